@@ -1,0 +1,35 @@
+// In the Worker, stdio servers cannot be spawned: each is reached through the
+// local-bridge, which serves it as Streamable HTTP at `/servers/{name}/mcp`. This maps
+// a parsed mcp.json onto those URLs so the same file drives the Worker and the bridge.
+// Runtime-neutral.
+import type { McpConfig, RemoteServerConfig, ServerConfig } from "./config";
+
+export interface BridgeEndpoint {
+  /** Base URL of the bridge, e.g. `http://127.0.0.1:8788`. */
+  url: string;
+  token?: string;
+}
+
+export function routeStdioThroughBridge(config: McpConfig, bridge: BridgeEndpoint): McpConfig {
+  // A trailing slash in BRIDGE_URL would otherwise produce `//servers/...`.
+  const base = bridge.url.replace(/\/+$/, "");
+  const headers = (): Record<string, string> => (bridge.token ? { Authorization: `Bearer ${bridge.token}` } : {});
+  const route = (server: ServerConfig): ServerConfig => {
+    if (server.transport !== "stdio") return server;
+    const { name, disabled, timeoutMs, alwaysAllow, dependencies, includeTools, excludeTools } = server;
+    const routed: RemoteServerConfig = {
+      name,
+      disabled,
+      timeoutMs,
+      alwaysAllow,
+      dependencies,
+      ...(includeTools ? { includeTools } : {}),
+      excludeTools,
+      transport: "http",
+      url: `${base}/servers/${encodeURIComponent(name)}/mcp`,
+      headers: headers(),
+    };
+    return routed;
+  };
+  return { servers: config.servers.map(route) };
+}

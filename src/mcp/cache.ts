@@ -1,0 +1,73 @@
+// TTL + LRU cache for resource reads and prompts. Map iteration order is insertion
+// order, so re-inserting on hit keeps the least recently used entry first.
+
+export interface CachePolicy {
+  ttlMs: number;
+  maxEntries: number;
+}
+
+export const defaultCache: CachePolicy = { ttlMs: 5 * 60_000, maxEntries: 500 };
+
+interface Entry<V> {
+  value: V;
+  expiresAt: number;
+}
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  evictions: number;
+  size: number;
+}
+
+export class TtlLruCache<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+  private hits = 0;
+  private misses = 0;
+  private evictions = 0;
+
+  constructor(
+    private readonly policy: CachePolicy,
+    private readonly now: () => number,
+  ) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.expiresAt <= this.now()) {
+      this.misses++;
+      return undefined;
+    }
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.hits++;
+    return entry.value;
+  }
+
+  /** An expired entry still held: served only as a fallback while its server is down. */
+  getStale(key: string): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, { value, expiresAt: this.now() + this.policy.ttlMs });
+    while (this.entries.size > this.policy.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+      this.evictions++;
+    }
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  deleteWhere(predicate: (key: string) => boolean): void {
+    for (const key of [...this.entries.keys()]) if (predicate(key)) this.entries.delete(key);
+  }
+
+  stats(): CacheStats {
+    return { hits: this.hits, misses: this.misses, evictions: this.evictions, size: this.entries.size };
+  }
+}

@@ -1,0 +1,123 @@
+// One tool call through a server connection: argument validation, the circuit
+// breaker, timeout and cancellation, output validation, metrics, and turning
+// whatever went wrong into one of the host's typed errors.
+import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerConnection } from "./connection";
+import {
+  CancelledError,
+  CircuitOpenError,
+  EdgehostError,
+  ProtocolError,
+  ServerUnavailableError,
+  ToolArgumentsError,
+  ToolNotFoundError,
+  ToolTimeoutError,
+} from "./errors";
+import type { Logger } from "./logger";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+
+export interface CallToolOptions {
+  signal?: AbortSignal;
+  /** Overrides the server's `timeout` from mcp.json. */
+  timeoutMs?: number;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+export async function callTool(
+  connection: ServerConnection,
+  toolName: string,
+  args: Record<string, unknown>,
+  options: CallToolOptions,
+  logger: Logger,
+  available: () => string[],
+): Promise<CallToolResult> {
+  const client = await connection.ready();
+  const tool = connection.tools.get(toolName);
+  if (!tool) throw new ToolNotFoundError(`${connection.name}.${toolName}`, available());
+  const issues = tool.validateArguments(args);
+  if (issues.length > 0) throw new ToolArgumentsError(tool.qualifiedName, issues);
+  const wait = tool.breaker.acquire();
+  if (wait > 0) throw new CircuitOpenError(connection.name, toolName, wait);
+
+  const timeoutMs = options.timeoutMs ?? connection.config.timeoutMs;
+  // A fresh controller per call: the SDK never removes its abort listener, so a
+  // long-lived caller signal would later "cancel" requests that already finished.
+  const controller = options.signal ? new AbortController() : undefined;
+  const forward = () => controller?.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", forward, { once: true });
+  const started = performance.now();
+  try {
+    if (options.signal?.aborted) throw new CancelledError(connection.name, `${toolName} call`);
+    // `request` rather than `callTool`: the SDK re-caches output validators per
+    // listTools page, so with pagination it would validate only the last page's tools.
+    const result = await client.request({ method: "tools/call", params: { name: toolName, arguments: args } }, CallToolResultSchema, {
+      signal: controller?.signal,
+      timeout: timeoutMs,
+      onprogress: options.onProgress,
+    });
+    if (tool.validateOutput && !result.isError) {
+      if (!result.structuredContent) throw new ProtocolError(connection.name, `${toolName} has an output schema but returned no structuredContent`);
+      const outputIssues = tool.validateOutput(result.structuredContent);
+      if (outputIssues.length > 0) {
+        throw new ProtocolError(connection.name, `${toolName} returned structuredContent that does not match its output schema: ${outputIssues.map((i) => `${i.path || "(root)"} ${i.message}`).join("; ")}`);
+      }
+    }
+    const ms = performance.now() - started;
+    connection.stats.record(toolName, ms, result.isError ? "error" : "ok");
+    tool.breaker.success();
+    logger.debug("tool call", { server: connection.name, tool: toolName, ms, isError: result.isError === true });
+    return result;
+  } catch (error) {
+    const translated = translateError(error, connection, toolName, timeoutMs, options.signal);
+    const ms = performance.now() - started;
+    if (translated instanceof CancelledError) {
+      tool.breaker.release();
+      connection.stats.record(toolName, ms, "error");
+    } else {
+      tool.breaker.failure();
+      connection.stats.record(toolName, ms, translated instanceof ToolTimeoutError ? "timeout" : "error");
+    }
+    logger.info("tool call failed", { server: connection.name, tool: toolName, ms, code: translated.code });
+    throw translated;
+  } finally {
+    options.signal?.removeEventListener("abort", forward);
+  }
+}
+
+/** Maps SDK and transport failures onto typed errors, updating the server's health. */
+export function translateError(
+  error: unknown,
+  connection: ServerConnection,
+  what: string | undefined,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): EdgehostError {
+  if (error instanceof EdgehostError) return error;
+  if (signal?.aborted) return new CancelledError(connection.name, what ? `${what} call` : "request");
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) {
+      connection.markUnavailable(`${what ?? "a request"} timed out after ${timeoutMs} ms`);
+      return new ToolTimeoutError(connection.name, what ?? "request", timeoutMs);
+    }
+    if (error.code === ErrorCode.ConnectionClosed) {
+      connection.markUnavailable("connection closed");
+      return new ServerUnavailableError(connection.name, "the connection closed during the request", connection.retryAfterMs());
+    }
+    return new ProtocolError(connection.name, error.message, error.code);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/not connected|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|network/i.test(message)) {
+    connection.markUnavailable(message);
+    return new ServerUnavailableError(connection.name, message, connection.retryAfterMs());
+  }
+  // zod failures of a result: the server answered with something MCP does not allow.
+  return new ProtocolError(connection.name, message);
+}
+
+/** Worth retrying for requests that are safe to repeat. */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof ServerUnavailableError) return error.retryAfterMs === undefined || error.retryAfterMs === 0;
+  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout;
+  const message = error instanceof Error ? error.message : "";
+  return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i.test(message);
+}

@@ -1,0 +1,380 @@
+// One MCP server as the host sees it: its SDK Client, its state, what it offers,
+// and the rules for when it is usable. Health comes from use only (no pinging):
+// a timeout or a closed connection makes the server unavailable, and the next
+// use after a backoff delay tries to connect again.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+  type Implementation,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { createArgumentsValidator, type ArgumentsValidator } from "./arguments";
+import { backoffDelay, type BackoffPolicy } from "./backoff";
+import { CircuitBreaker, type BreakerPolicy } from "./breaker";
+import type { ServerConfig } from "./config";
+import { ServerUnavailableError } from "./errors";
+import { errorMessage, type Logger } from "./logger";
+import { ServerStats } from "./metrics";
+import { qualify } from "./names";
+import type { ServerRequestHandlers } from "./server-requests";
+import { shouldFallBack, type TransportFactory, type TransportHandle, type TransportKind } from "./transports";
+
+export type ServerState = "connecting" | "ready" | "unavailable" | "closed" | "disabled";
+export type ChangeKind = "tools" | "prompts" | "resources" | "state";
+
+export interface DiscoveredTool {
+  name: string;
+  qualifiedName: string;
+  title?: string;
+  description?: string;
+  inputSchema: Tool["inputSchema"];
+  outputSchema?: Tool["outputSchema"];
+  annotations?: Tool["annotations"];
+  validateArguments: ArgumentsValidator;
+  validateOutput?: ArgumentsValidator;
+  breaker: CircuitBreaker;
+}
+
+export interface ConnectionPolicies {
+  connectTimeoutMs: number;
+  reconnect: Pick<BackoffPolicy, "initialMs" | "maxMs">;
+  breaker: BreakerPolicy;
+}
+
+export interface ConnectionDeps {
+  transports: TransportFactory;
+  clientInfo: Implementation;
+  capabilities: ClientCapabilities;
+  handlers: () => ServerRequestHandlers;
+  logger: Logger;
+  now: () => number;
+  policies: ConnectionPolicies;
+  onChange: (server: string, kind: ChangeKind) => void;
+  onResourceUpdated: (server: string, uri: string) => void;
+}
+
+// A server that keeps returning next cursors is broken; stop rather than loop.
+const MAX_PAGES = 100;
+
+export class ServerConnection {
+  state: ServerState;
+  lastError?: string;
+  since: number;
+  client?: Client;
+  transportKind?: TransportKind;
+  serverInfo?: Implementation;
+  serverCapabilities?: ServerCapabilities;
+  instructions?: string;
+  tools = new Map<string, DiscoveredTool>();
+  prompts: Prompt[] = [];
+  resources: Resource[] = [];
+  resourceTemplates: ResourceTemplate[] = [];
+  readonly stats = new ServerStats();
+  readonly subscribed = new Set<string>();
+
+  private handle?: TransportHandle;
+  private generation = 0;
+  private opening?: Promise<Client>;
+  private reconnectAttempts = 0;
+  private nextAttemptAt = 0;
+  private readonly breakers = new Map<string, CircuitBreaker>();
+  private readonly teardowns = new Set<Promise<void>>();
+
+  constructor(
+    readonly config: ServerConfig,
+    private readonly deps: ConnectionDeps,
+  ) {
+    this.state = config.disabled ? "disabled" : "connecting";
+    this.since = deps.now();
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  pid(): number | null {
+    return this.handle?.pid?.() ?? null;
+  }
+
+  /** Milliseconds until a reconnect may be tried, when unavailable. */
+  retryAfterMs(): number {
+    return this.state === "unavailable" ? Math.max(0, this.nextAttemptAt - this.deps.now()) : 0;
+  }
+
+  /** First connect (or a reconnect): single-flight, bounded by the connect timeout. */
+  connect(): Promise<Client> {
+    if (this.opening) return this.opening;
+    const opening = this.open().finally(() => {
+      if (this.opening === opening) this.opening = undefined;
+    });
+    this.opening = opening;
+    return opening;
+  }
+
+  /** The client, connecting again if the server is unavailable and its backoff has passed. */
+  async ready(): Promise<Client> {
+    if (this.state === "ready" && this.client) return this.client;
+    if (this.state === "connecting") return this.connect();
+    if (this.state === "disabled" || this.state === "closed") {
+      throw new ServerUnavailableError(this.name, this.state === "disabled" ? "disabled in mcp.json" : "closed");
+    }
+    const wait = this.retryAfterMs();
+    if (wait > 0) throw new ServerUnavailableError(this.name, this.lastError ?? "unavailable", wait);
+    return this.connect();
+  }
+
+  private async open(): Promise<Client> {
+    const generation = ++this.generation;
+    await this.teardown();
+    this.setState("connecting");
+    const started = this.deps.now();
+    const timeoutMs = this.deps.policies.connectTimeoutMs;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`did not start within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    });
+    try {
+      const attempt = this.openCandidates(generation);
+      // The loser of the race still settles later; its rejection is already handled below.
+      attempt.catch(() => undefined);
+      const client = await Promise.race([attempt, timeout]);
+      this.reconnectAttempts = 0;
+      this.lastError = undefined;
+      this.setState("ready");
+      this.deps.logger.info("server ready", {
+        server: this.name,
+        transport: this.transportKind,
+        tools: this.tools.size,
+        ms: Math.round(this.deps.now() - started),
+      });
+      return client;
+    } catch (error) {
+      const tail = this.handle?.stderrTail?.();
+      const reason = errorMessage(error) + (tail ? `; last stderr: ${tail.split("\n").slice(-5).join(" | ")}` : "");
+      if (generation === this.generation) {
+        this.generation++;
+        await this.teardown();
+        this.markFailed(reason);
+      }
+      throw new ServerUnavailableError(this.name, reason, this.retryAfterMs());
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async openCandidates(generation: number): Promise<Client> {
+    const candidates = this.deps.transports(this.config);
+    for (let i = 0; ; i++) {
+      const candidate = candidates[i];
+      if (!candidate) throw new Error("no transport for this server");
+      const handle = candidate.create();
+      const client = this.newClient();
+      this.handle = handle;
+      this.client = client;
+      try {
+        await client.connect(handle.transport, { timeout: this.deps.policies.connectTimeoutMs });
+        if (generation !== this.generation) throw new Error("superseded");
+        this.transportKind = handle.kind;
+        this.serverInfo = client.getServerVersion();
+        this.serverCapabilities = client.getServerCapabilities();
+        this.instructions = client.getInstructions();
+        this.listen(client, generation);
+        await this.discover(client);
+        if (generation !== this.generation) throw new Error("superseded");
+        return client;
+      } catch (error) {
+        await client.close().catch(() => undefined);
+        if (i + 1 < candidates.length && shouldFallBack(error)) {
+          this.deps.logger.info("falling back to the next transport", { server: this.name, from: handle.kind, reason: errorMessage(error) });
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  private newClient(): Client {
+    const client = new Client(this.deps.clientInfo, {
+      capabilities: this.deps.capabilities,
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    });
+    const caps = this.deps.capabilities;
+    const server = this.name;
+    if (caps.sampling) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => {
+        const handler = this.deps.handlers().sampling;
+        if (!handler) throw new McpError(ErrorCode.MethodNotFound, "sampling is not available");
+        return handler({ server, params: request.params, signal: extra.signal });
+      });
+    }
+    if (caps.elicitation) {
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+        const handler = this.deps.handlers().elicitation;
+        if (!handler) throw new McpError(ErrorCode.MethodNotFound, "elicitation is not available");
+        return handler({ server, params: request.params, signal: extra.signal });
+      });
+    }
+    if (caps.roots) {
+      client.setRequestHandler(ListRootsRequestSchema, async () => {
+        const handler = this.deps.handlers().roots;
+        return { roots: handler ? await handler({ server }) : [] };
+      });
+    }
+    return client;
+  }
+
+  private listen(client: Client, generation: number): void {
+    const current = () => generation === this.generation;
+    client.onclose = () => {
+      if (current() && this.state === "ready") this.markUnavailable("connection closed");
+    };
+    client.onerror = (error) => {
+      if (current()) this.deps.logger.debug("transport error", { server: this.name, error: errorMessage(error) });
+    };
+    const refresh = (kind: "tools" | "prompts" | "resources") => () => {
+      if (!current()) return;
+      this.refresh(client, kind).catch((error) =>
+        this.deps.logger.warn("refresh after list_changed failed", { server: this.name, kind, error: errorMessage(error) }),
+      );
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, refresh("tools"));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, refresh("prompts"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh("resources"));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      if (current()) this.deps.onResourceUpdated(this.name, notification.params.uri);
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      this.deps.logger.debug("server log", { server: this.name, level: notification.params.level, logger: notification.params.logger });
+    });
+  }
+
+  private async discover(client: Client): Promise<void> {
+    const caps = client.getServerCapabilities() ?? {};
+    await Promise.all([
+      caps.tools ? this.refresh(client, "tools", false) : undefined,
+      caps.prompts ? this.refresh(client, "prompts", false) : undefined,
+      caps.resources ? this.refresh(client, "resources", false) : undefined,
+    ]);
+  }
+
+  private async refresh(client: Client, kind: "tools" | "prompts" | "resources", announce = true): Promise<void> {
+    const options = { timeout: this.config.timeoutMs };
+    if (kind === "tools") {
+      const tools = await listAll((cursor) => client.listTools({ cursor }, options), (page) => page.tools);
+      this.tools = this.indexTools(tools);
+    } else if (kind === "prompts") {
+      this.prompts = await listAll((cursor) => client.listPrompts({ cursor }, options), (page) => page.prompts);
+    } else {
+      [this.resources, this.resourceTemplates] = await Promise.all([
+        listAll((cursor) => client.listResources({ cursor }, options), (page) => page.resources),
+        listAll((cursor) => client.listResourceTemplates({ cursor }, options), (page) => page.resourceTemplates),
+      ]);
+    }
+    if (announce) this.deps.onChange(this.name, kind);
+  }
+
+  private indexTools(tools: Tool[]): Map<string, DiscoveredTool> {
+    const { includeTools, excludeTools } = this.config;
+    const index = new Map<string, DiscoveredTool>();
+    for (const tool of tools) {
+      if (includeTools && !includeTools.includes(tool.name)) continue;
+      if (excludeTools.includes(tool.name)) continue;
+      // This host does not drive MCP tasks; a tool that only runs as a task cannot be called.
+      if (tool.execution?.taskSupport === "required") continue;
+      let breaker = this.breakers.get(tool.name);
+      if (!breaker) {
+        breaker = new CircuitBreaker(this.deps.policies.breaker, this.deps.now);
+        this.breakers.set(tool.name, breaker);
+      }
+      index.set(tool.name, {
+        name: tool.name,
+        qualifiedName: qualify(this.name, tool.name),
+        title: tool.title ?? tool.annotations?.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+        validateArguments: createArgumentsValidator(tool.inputSchema),
+        validateOutput: tool.outputSchema ? createArgumentsValidator(tool.outputSchema) : undefined,
+        breaker,
+      });
+    }
+    return index;
+  }
+
+  /** A timeout or a dead connection: hide the server, free its process, back off. */
+  markUnavailable(reason: string): void {
+    if (this.state !== "ready" && this.state !== "connecting") return;
+    this.generation++;
+    void this.teardown();
+    this.markFailed(reason);
+  }
+
+  private markFailed(reason: string): void {
+    this.lastError = reason;
+    this.nextAttemptAt = this.deps.now() + backoffDelay(this.reconnectAttempts, this.deps.policies.reconnect);
+    this.reconnectAttempts++;
+    this.setState("unavailable");
+    this.deps.logger.warn("server unavailable", { server: this.name, reason });
+  }
+
+  private setState(state: ServerState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.since = this.deps.now();
+    this.deps.onChange(this.name, "state");
+  }
+
+  /** Closes the current client (and so ends its child process); `close()` waits for every one still running. */
+  private teardown(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.subscribed.clear();
+    if (!client) return Promise.resolve();
+    client.onclose = undefined;
+    const done = client.close().catch(() => undefined);
+    this.teardowns.add(done);
+    void done.finally(() => this.teardowns.delete(done));
+    return done;
+  }
+
+  async close(): Promise<void> {
+    this.generation++;
+    await this.teardown();
+    await Promise.all(this.teardowns);
+    if (this.state !== "disabled") this.setState("closed");
+    this.deps.logger.info("server closed", { server: this.name });
+  }
+}
+
+async function listAll<P extends { nextCursor?: string }, T>(
+  fetchPage: (cursor: string | undefined) => Promise<P>,
+  items: (page: P) => T[],
+): Promise<T[]> {
+  const all: T[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await fetchPage(cursor);
+    all.push(...items(result));
+    cursor = result.nextCursor;
+    if (!cursor || seen.has(cursor)) return all;
+    seen.add(cursor);
+  }
+  return all;
+}

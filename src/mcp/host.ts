@@ -1,0 +1,296 @@
+// McpHost: every configured MCP server behind one API. Starts servers in
+// dependency order, routes `{server}.{tool}` calls after validating arguments,
+// enforces timeouts, cancellation, circuit breakers and health, and caches
+// resources and prompts. Runtime-neutral: the transport factory decides whether
+// a server is a child process (Node) or a URL (workerd).
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import type { CallToolResult, GetPromptResult, Implementation, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { defaultBackoff, withRetry, type BackoffPolicy } from "./backoff";
+import { defaultBreaker, type BreakerPolicy } from "./breaker";
+import { defaultCache, TtlLruCache, type CachePolicy, type CacheStats } from "./cache";
+import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type ToolView } from "./capabilities";
+import { callTool, isTransient, translateError, type CallToolOptions } from "./call";
+import type { McpConfig } from "./config";
+import { ServerConnection, type ChangeKind } from "./connection";
+import { NotFoundError, StartupError, ToolNotFoundError } from "./errors";
+import { serverGuide, type ServerGuide } from "./guide";
+import { errorMessage, silentLogger, type Logger } from "./logger";
+import type { ServerMetrics } from "./metrics";
+import { FunctionNameMap, splitQualified } from "./names";
+import { capabilitiesFor, type ServerRequestHandlers } from "./server-requests";
+import type { TransportFactory } from "./transports";
+
+export type { CallToolOptions } from "./call";
+
+export interface McpHostOptions {
+  transports: TransportFactory;
+  logger?: Logger;
+  now?: () => number;
+  clientInfo?: Implementation;
+  connectTimeoutMs?: number;
+  /** Safe-request retries (list/read/get) and reconnect backoff. */
+  retry?: BackoffPolicy;
+  breaker?: BreakerPolicy;
+  cache?: CachePolicy;
+}
+
+export interface ConnectOptions {
+  /** `all`: any failure closes everything and throws (the bridge). `available`: failures are reported, the rest serve (a chat session). */
+  require?: "all" | "available";
+}
+
+export interface ConnectReport {
+  ready: string[];
+  failed: { server: string; reason: string }[];
+}
+
+export interface RequestOptions {
+  bypassCache?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface HostMetrics {
+  servers: Record<string, ServerMetrics & { state: string }>;
+  cache: CacheStats;
+}
+
+type Cached = { kind: "resource"; value: ReadResourceResult } | { kind: "prompt"; value: GetPromptResult };
+
+export class McpHost {
+  private readonly connections = new Map<string, ServerConnection>();
+  private readonly listeners = new Set<(server: string, kind: ChangeKind) => void>();
+  private readonly cache: TtlLruCache<Cached>;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly retry: BackoffPolicy;
+  private handlers: ServerRequestHandlers = {};
+  private names?: FunctionNameMap;
+
+  constructor(private readonly options: McpHostOptions) {
+    this.logger = options.logger ?? silentLogger;
+    this.now = options.now ?? (() => performance.now());
+    this.retry = options.retry ?? defaultBackoff;
+    this.cache = new TtlLruCache(options.cache ?? defaultCache, this.now);
+  }
+
+  /** Register before `connect`: the capabilities advertised are exactly the handlers given. */
+  onServerRequest(handlers: ServerRequestHandlers): void {
+    this.handlers = { ...handlers };
+  }
+
+  /** Called when a server's state, tools, prompts or resources change. */
+  onChange(listener: (server: string, kind: ChangeKind) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async connect(config: McpConfig, options: ConnectOptions = {}): Promise<ConnectReport> {
+    const capabilities = capabilitiesFor(this.handlers);
+    for (const server of config.servers) {
+      if (this.connections.has(server.name)) throw new Error(`server "${server.name}" is already connected`);
+      this.connections.set(
+        server.name,
+        new ServerConnection(server, {
+          transports: this.options.transports,
+          clientInfo: this.options.clientInfo ?? { name: "edgehost", version: "0.1.0" },
+          capabilities,
+          handlers: () => this.handlers,
+          logger: this.logger,
+          now: this.now,
+          policies: {
+            connectTimeoutMs: this.options.connectTimeoutMs ?? 30_000,
+            reconnect: this.retry,
+            breaker: this.options.breaker ?? defaultBreaker,
+          },
+          onChange: (name, kind) => this.changed(name, kind),
+          onResourceUpdated: (name, uri) => this.cache.delete(resourceKey(name, uri)),
+        }),
+      );
+    }
+    const started = new Map<string, Promise<void>>();
+    const start = (name: string): Promise<void> => {
+      let promise = started.get(name);
+      if (promise) return promise;
+      const connection = this.connections.get(name);
+      if (!connection || connection.state === "disabled") return Promise.resolve();
+      promise = (async () => {
+        // Dependencies start first; independent servers start in parallel.
+        for (const dependency of connection.config.dependencies) {
+          await start(dependency).catch(() => {
+            throw new Error(`dependency "${dependency}" failed to start`);
+          });
+        }
+        await connection.connect();
+      })().catch((error) => {
+        connection.markUnavailable(errorMessage(error));
+        throw error;
+      });
+      started.set(name, promise);
+      return promise;
+    };
+    const names = config.servers.filter((s) => !s.disabled).map((s) => s.name);
+    const results = await Promise.allSettled(names.map(start));
+    const report: ConnectReport = { ready: [], failed: [] };
+    results.forEach((result, i) => {
+      const server = names[i] ?? "";
+      if (result.status === "fulfilled") report.ready.push(server);
+      else report.failed.push({ server, reason: this.connections.get(server)?.lastError ?? errorMessage(result.reason) });
+    });
+    if (report.failed.length > 0 && options.require === "all") {
+      await this.close();
+      throw new StartupError(report.failed);
+    }
+    return report;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.close()));
+  }
+
+  /** Servers that are ready, with everything they offer: what the model may see. */
+  listCapabilities(): ServerCapabilitiesView[] {
+    const names = this.functionNames();
+    return this.ready().map((c) => ({
+      name: c.name,
+      transport: c.transportKind ?? "unknown",
+      serverInfo: c.serverInfo,
+      instructions: c.instructions,
+      tools: [...c.tools.values()].map((t) => toPublicTool(t, names)),
+      prompts: c.prompts,
+      resources: c.resources,
+      resourceTemplates: c.resourceTemplates,
+    }));
+  }
+
+  /** Every configured server, whatever its state. */
+  servers(): ServerStatus[] {
+    return [...this.connections.values()].map((c) => ({
+      name: c.name,
+      state: c.state,
+      transport: c.transportKind,
+      toolCount: c.state === "ready" ? c.tools.size : 0,
+      lastError: c.lastError,
+      retryAfterMs: c.retryAfterMs() || undefined,
+      pid: c.pid() ?? undefined,
+    }));
+  }
+
+  tools(): ToolView[] {
+    const names = this.functionNames();
+    return this.ready().flatMap((c) => [...c.tools.values()].map((t) => toPublicTool(t, names)));
+  }
+
+  /** Function name (or qualified name) → qualified name, for routing what a model asked for. */
+  resolveToolName(name: string): string | undefined {
+    return this.functionNames().qualifiedName(name);
+  }
+
+  async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+    const qualified = splitQualified(name) ?? splitQualified(this.resolveToolName(name) ?? "");
+    const connection = qualified && this.connections.get(qualified.server);
+    if (!qualified || !connection) throw new ToolNotFoundError(name, this.availableToolNames());
+    return callTool(connection, qualified.tool, args, options, this.logger, () => this.availableToolNames());
+  }
+
+  async getPrompt(name: string, args: Record<string, string> = {}, options: RequestOptions = {}): Promise<GetPromptResult> {
+    const qualified = splitQualified(name);
+    const connection = qualified && this.connections.get(qualified.server);
+    if (!qualified || !connection) throw new NotFoundError("prompt", name);
+    const key = `prompt\u0000${connection.name}\u0000${qualified.tool}\u0000${JSON.stringify(Object.entries(args).sort())}`;
+    const value = await this.cached(key, connection, options, async (client, signal) => {
+      if (!connection.prompts.some((p) => p.name === qualified.tool)) throw new NotFoundError("prompt", name);
+      return client.getPrompt({ name: qualified.tool, arguments: args }, { signal, timeout: connection.config.timeoutMs });
+    });
+    return value as GetPromptResult;
+  }
+
+  /** Reads a resource from the server that lists it (or whose template matches), or from `server`. */
+  async readResource(uri: string, options: RequestOptions & { server?: string } = {}): Promise<ReadResourceResult> {
+    const connection = options.server ? this.connections.get(options.server) : this.resourceOwner(uri);
+    if (!connection) throw new NotFoundError("resource", uri);
+    const value = await this.cached(resourceKey(connection.name, uri), connection, options, async (client, signal) => {
+      const result = await client.readResource({ uri }, { signal, timeout: connection.config.timeoutMs });
+      // Subscribing is what makes `notifications/resources/updated` (and so invalidation) arrive.
+      if (connection.serverCapabilities?.resources?.subscribe && !connection.subscribed.has(uri)) {
+        connection.subscribed.add(uri);
+        client.subscribeResource({ uri }).catch(() => connection.subscribed.delete(uri));
+      }
+      return result;
+    });
+    return value as ReadResourceResult;
+  }
+
+  /** Guidance for the system prompt: each ready server's `tool-descriptions` prompt, or one generated from its tools. */
+  async guides(): Promise<ServerGuide[]> {
+    return Promise.all(this.ready().map((c) => serverGuide(c, (name) => this.getPrompt(`${c.name}.${name}`))));
+  }
+
+  metrics(): HostMetrics {
+    const servers: HostMetrics["servers"] = {};
+    for (const c of this.connections.values()) servers[c.name] = { state: c.state, ...c.stats.snapshot() };
+    return { servers, cache: this.cache.stats() };
+  }
+
+  private async cached(
+    key: string,
+    connection: ServerConnection,
+    options: RequestOptions,
+    load: (client: NonNullable<ServerConnection["client"]>, signal?: AbortSignal) => Promise<ReadResourceResult | GetPromptResult>,
+  ): Promise<ReadResourceResult | GetPromptResult> {
+    if (!options.bypassCache) {
+      const hit = this.cache.get(key);
+      if (hit) return hit.value;
+    }
+    const started = this.now();
+    try {
+      const value = await withRetry(
+        async () => load(await connection.ready(), options.signal),
+        this.retry,
+        (error) => isTransient(error) && !options.signal?.aborted,
+        options.signal,
+      );
+      connection.stats.record(undefined, this.now() - started, "ok");
+      this.cache.set(key, key.startsWith("prompt") ? { kind: "prompt", value: value as GetPromptResult } : { kind: "resource", value: value as ReadResourceResult });
+      return value;
+    } catch (error) {
+      const translated = translateError(error, connection, undefined, connection.config.timeoutMs, options.signal);
+      connection.stats.record(undefined, this.now() - started, translated.code === "tool_timeout" ? "timeout" : "error");
+      // Fallback while a server is down: an expired copy beats no answer.
+      const stale = translated.code === "server_unavailable" ? this.cache.getStale(key) : undefined;
+      if (stale) return stale.value;
+      throw translated;
+    }
+  }
+
+  private resourceOwner(uri: string): ServerConnection | undefined {
+    const all = [...this.connections.values()];
+    return (
+      all.find((c) => c.resources.some((r) => r.uri === uri)) ??
+      all.find((c) => c.resourceTemplates.some((t) => new UriTemplate(t.uriTemplate).match(uri) !== null))
+    );
+  }
+
+  private ready(): ServerConnection[] {
+    return [...this.connections.values()].filter((c) => c.state === "ready");
+  }
+
+  private availableToolNames(): string[] {
+    return this.ready().flatMap((c) => [...c.tools.values()].map((t) => t.qualifiedName));
+  }
+
+  private functionNames(): FunctionNameMap {
+    this.names ??= new FunctionNameMap(this.availableToolNames());
+    return this.names;
+  }
+
+  private changed(server: string, kind: ChangeKind): void {
+    if (kind === "tools" || kind === "state") this.names = undefined;
+    if (kind === "prompts") this.cache.deleteWhere((key) => key.startsWith(`prompt\u0000${server}\u0000`));
+    if (kind === "resources") this.cache.deleteWhere((key) => key.startsWith(`resource\u0000${server}\u0000`));
+    for (const listener of this.listeners) listener(server, kind);
+  }
+}
+
+function resourceKey(server: string, uri: string): string {
+  return `resource\u0000${server}\u0000${uri}`;
+}

@@ -1,0 +1,32 @@
+// Requests a server sends to the host (sampling, elicitation, roots). The host
+// advertises a client capability only when a handler for it is registered before
+// connecting, so a server never asks for something nobody will answer.
+import type {
+  ClientCapabilities,
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequest,
+  ElicitResult,
+  Root,
+} from "@modelcontextprotocol/sdk/types.js";
+
+export interface ServerRequestContext {
+  /** Name of the server that asked. */
+  server: string;
+  signal: AbortSignal;
+}
+
+export interface ServerRequestHandlers {
+  sampling?: (request: ServerRequestContext & { params: CreateMessageRequest["params"] }) => Promise<CreateMessageResult>;
+  elicitation?: (request: ServerRequestContext & { params: ElicitRequest["params"] }) => Promise<ElicitResult>;
+  roots?: (request: { server: string }) => Promise<Root[]> | Root[];
+}
+
+export function capabilitiesFor(handlers: ServerRequestHandlers): ClientCapabilities {
+  const capabilities: ClientCapabilities = {};
+  if (handlers.sampling) capabilities.sampling = {};
+  // Form mode only: URL-mode elicitation needs a browser flow this host does not offer.
+  if (handlers.elicitation) capabilities.elicitation = { form: {} };
+  if (handlers.roots) capabilities.roots = { listChanged: false };
+  return capabilities;
+}

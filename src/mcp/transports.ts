@@ -1,0 +1,63 @@
+// How the host reaches a server. A factory returns candidates tried in order, so
+// an `http` server that turns out to be an old SSE-only server is reached through
+// the legacy transport without the config saying so. Runtime-neutral: stdio lives
+// in node-transports.ts, which the Worker never imports.
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { RemoteServerConfig, ServerConfig } from "./config";
+
+export type TransportKind = "stdio" | "streamable-http" | "sse" | "in-memory";
+
+export interface TransportHandle {
+  transport: Transport;
+  kind: TransportKind;
+  /** Last lines the server wrote to stderr (stdio only), for startup errors. */
+  stderrTail?: () => string;
+  pid?: () => number | null;
+}
+
+export interface TransportCandidate {
+  kind: TransportKind;
+  create(): TransportHandle;
+}
+
+export type TransportFactory = (server: ServerConfig) => TransportCandidate[];
+
+export interface RemoteTransportOptions {
+  fetch?: typeof fetch;
+}
+
+export function remoteTransports(server: RemoteServerConfig, options: RemoteTransportOptions = {}): TransportCandidate[] {
+  const url = new URL(server.url);
+  const requestInit: RequestInit = { headers: server.headers };
+  const fetchImpl = options.fetch;
+  const streamable: TransportCandidate = {
+    kind: "streamable-http",
+    create: () => ({ kind: "streamable-http", transport: new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl }) }),
+  };
+  const sse: TransportCandidate = {
+    kind: "sse",
+    create: () => ({ kind: "sse", transport: new SSEClientTransport(url, { requestInit, fetch: fetchImpl, eventSourceInit: fetchImpl ? { fetch: fetchImpl } : undefined }) }),
+  };
+  return server.transport === "sse" ? [sse] : [streamable, sse];
+}
+
+/**
+ * The MCP spec's backwards-compatibility rule: a POST of `initialize` answered with
+ * 4xx (typically 404 or 405) means the server predates Streamable HTTP. Auth
+ * failures are real errors, not a reason to try another transport.
+ */
+export function shouldFallBack(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && typeof error.code === "number" && error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
+}
+
+/** Remote-only factory for the Worker: stdio servers must already be routed through the bridge. */
+export function workerTransports(options: RemoteTransportOptions = {}): TransportFactory {
+  return (server) => {
+    if (server.transport === "stdio") {
+      throw new Error(`server "${server.name}" is stdio: route it through the local bridge`);
+    }
+    return remoteTransports(server, options);
+  };
+}

@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { McpHost } from "../../src/mcp/host";
+import { nextChange, testHost, untilState, type ManualClock } from "../fixtures/host";
+import { ProbeLog } from "../fixtures/probe-log";
+import { everythingServer, probeServerBin, stdioServer } from "../fixtures/servers";
+
+let host: McpHost | undefined;
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+});
+
+async function probeHost(): Promise<{ host: McpHost; clock: ManualClock; log: ProbeLog }> {
+  const log = new ProbeLog();
+  const made = testHost({ cache: { ttlMs: 60_000, maxEntries: 3 } });
+  host = made.host;
+  await made.host.connect({ servers: [stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path } })] });
+  return { ...made, log };
+}
+
+const reads = (log: ProbeLog, uri: string) => log.events().filter((e) => e.event === "read" && e.uri === uri).length;
+
+describe("McpHost cache", () => {
+  it("serves repeated resource reads from the cache until the TTL passes", async () => {
+    const { host, clock, log } = await probeHost();
+    const first = await host.readResource("probe://counter");
+    expect(first.contents[0]).toMatchObject({ text: "0" });
+    await host.readResource("probe://counter");
+    expect(reads(log, "probe://counter")).toBe(1);
+    expect(host.metrics().cache).toMatchObject({ hits: 1, misses: 1 });
+    clock.advance(60_000);
+    await host.readResource("probe://counter");
+    expect(reads(log, "probe://counter")).toBe(2);
+  });
+
+  it("bypasses the cache on request", async () => {
+    const { host, log } = await probeHost();
+    await host.readResource("probe://counter");
+    await host.readResource("probe://counter", { bypassCache: true });
+    expect(reads(log, "probe://counter")).toBe(2);
+  });
+
+  it("subscribes to a cached resource and drops it on notifications/resources/updated", async () => {
+    const { host, log } = await probeHost();
+    await host.readResource("probe://counter");
+    await log.waitFor((e) => e.event === "subscribe" && e.uri === "probe://counter");
+    await host.callTool("probe.touch", {});
+    // The update notification precedes the tool's response on the same stdio stream.
+    const after = await host.readResource("probe://counter");
+    expect(after.contents[0]).toMatchObject({ text: "1" });
+    expect(reads(log, "probe://counter")).toBe(2);
+  });
+
+  it("routes template URIs to the server whose template matches, evicting the least recently used", async () => {
+    const { host, log } = await probeHost();
+    for (const id of ["1", "2", "3"]) await host.readResource(`probe://items/${id}`);
+    await host.readResource("probe://items/1"); // refreshes 1: 2 is now the oldest
+    await host.readResource("probe://counter"); // evicts 2
+    await host.readResource("probe://items/1");
+    await host.readResource("probe://items/2");
+    expect(reads(log, "probe://items/1")).toBe(1);
+    expect(reads(log, "probe://items/2")).toBe(2);
+    expect(host.metrics().cache.evictions).toBeGreaterThanOrEqual(1);
+    await expect(host.readResource("nowhere://x")).rejects.toThrow('No resource "nowhere://x"');
+  });
+
+  it("caches prompts by name and arguments", async () => {
+    const { host, log } = await probeHost();
+    const a = await host.getPrompt("probe.counted", { topic: "a" });
+    expect(a.messages[0]?.content).toMatchObject({ text: "read 1 about a" });
+    expect((await host.getPrompt("probe.counted", { topic: "a" })).messages[0]?.content).toMatchObject({ text: "read 1 about a" });
+    expect((await host.getPrompt("probe.counted", { topic: "b" })).messages[0]?.content).toMatchObject({ text: "read 2 about b" });
+    expect(log.events().filter((e) => e.event === "prompt")).toHaveLength(2);
+    await expect(host.getPrompt("probe.nope")).rejects.toThrow('No prompt "probe.nope"');
+  });
+
+  it("serves an expired copy while the server is down, and an error when it has none", async () => {
+    const log = new ProbeLog();
+    const made = testHost({ cache: { ttlMs: 60_000, maxEntries: 10 }, retry: { initialMs: 120_000, maxMs: 120_000, tries: 3 } });
+    host = made.host;
+    await made.host.connect({ servers: [stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path } })] });
+    await made.host.readResource("probe://counter");
+    await made.host.callTool("probe.crash", {}).catch(() => undefined);
+    await untilState(made.host, "probe", "unavailable");
+    made.clock.advance(60_000);
+    expect((await made.host.readResource("probe://counter")).contents[0]).toMatchObject({ text: "0" });
+    await expect(made.host.readResource("probe://items/9")).rejects.toThrow(/"probe" is unavailable/);
+  });
+});
+
+describe("McpHost list_changed", () => {
+  it("refreshes tools when the server announces tools/list_changed", async () => {
+    const { host } = await probeHost();
+    const changed = nextChange(host, "probe", "tools");
+    await host.callTool("probe.add_tool", { name: "fresh" });
+    await changed;
+    expect(host.tools().map((t) => t.qualifiedName)).toContain("probe.fresh");
+    expect(await host.callTool("probe.fresh", {})).toMatchObject({ content: [{ text: "added tool fresh" }] });
+  });
+
+  it("adds server-everything's conditional tools once sampling, elicitation and roots are served", async () => {
+    const made = testHost();
+    host = made.host;
+    made.host.onServerRequest({
+      sampling: async () => ({ role: "assistant", model: "m", content: { type: "text", text: "x" } }),
+      elicitation: async () => ({ action: "decline" }),
+      roots: () => [],
+    });
+    await made.host.connect({ servers: [everythingServer()] });
+    expect(made.host.tools().map((t) => t.name)).toEqual(expect.arrayContaining(["trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"]));
+  });
+});

@@ -1,0 +1,176 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  CancelledError,
+  CircuitOpenError,
+  ProtocolError,
+  ServerUnavailableError,
+  ToolArgumentsError,
+  ToolNotFoundError,
+  ToolTimeoutError,
+} from "../../src/mcp/errors";
+import type { McpHost } from "../../src/mcp/host";
+import { isAlive, testHost, untilState, type ManualClock } from "../fixtures/host";
+import { ProbeLog } from "../fixtures/probe-log";
+import { everythingServer, probeServerBin, stdioServer } from "../fixtures/servers";
+
+let host: McpHost | undefined;
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+});
+
+async function probeHost(options: Parameters<typeof testHost>[0] = {}): Promise<{ host: McpHost; clock: ManualClock; log: ProbeLog }> {
+  const log = new ProbeLog();
+  const made = testHost(options);
+  host = made.host;
+  await made.host.connect({ servers: [stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path }, timeoutMs: 5_000 }), everythingServer()] });
+  return { ...made, log };
+}
+
+describe("McpHost tool calls", () => {
+  it("routes qualified and function names to the right server", async () => {
+    const { host } = await probeHost();
+    expect(await host.callTool("everything.get-sum", { a: 2, b: 3 })).toEqual({ content: [{ type: "text", text: "The sum of 2 and 3 is 5." }] });
+    expect(await host.callTool("probe__echo", { text: "routed" })).toEqual({ content: [{ type: "text", text: "routed" }] });
+  });
+
+  it("rejects unknown servers and tools with the tools that exist", async () => {
+    const { host } = await probeHost();
+    await expect(host.callTool("nope.echo", {})).rejects.toBeInstanceOf(ToolNotFoundError);
+    const error = await host.callTool("probe.missing", {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolNotFoundError);
+    expect((error as ToolNotFoundError).available).toContain("probe.echo");
+    await expect(host.callTool("no-dot-at-all", {})).rejects.toBeInstanceOf(ToolNotFoundError);
+  });
+
+  it("validates arguments before routing and lists every bad field", async () => {
+    const { host, log } = await probeHost();
+    const error = await host.callTool("everything.get-sum", { a: "two" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolArgumentsError);
+    expect((error as ToolArgumentsError).issues).toEqual([
+      { path: "b", message: "is required" },
+      { path: "a", message: "expected number, got string" },
+    ]);
+    expect((error as ToolArgumentsError).toPublic()).toMatchObject({ code: "tool_arguments", tool: "everything.get-sum" });
+    await expect(host.callTool("probe.echo", {})).rejects.toThrow("Invalid arguments for probe.echo: text: is required");
+    expect(log.events().filter((e) => e.event === "call")).toEqual([]);
+  });
+
+  it("passes progress notifications to the caller", async () => {
+    const { host } = await probeHost();
+    const progress: string[] = [];
+    const result = await host.callTool("everything.trigger-long-running-operation", { duration: 0.3, steps: 3 }, { onProgress: (p) => progress.push(`${p.progress}/${p.total}`) });
+    // The SDK dispatches notifications a microtask later than responses, so a final
+    // progress that arrives in the same chunk as the result can be dropped by it.
+    expect(progress.slice(0, 2)).toEqual(["1/3", "2/3"]);
+    expect(result.content[0]).toMatchObject({ text: expect.stringContaining("completed") });
+  });
+
+  it("cancels a call when the caller aborts, and the server sees notifications/cancelled", async () => {
+    const { host, log } = await probeHost();
+    const controller = new AbortController();
+    const call = host.callTool("probe.slow", { ms: 30_000 }, { signal: controller.signal });
+    const started = await log.waitFor((e) => e.event === "call" && e.tool === "slow");
+    controller.abort("user pressed stop");
+    await expect(call).rejects.toBeInstanceOf(CancelledError);
+    const cancelled = await log.waitFor((e) => e.event === "cancelled");
+    expect(cancelled.requestId).toBe(started.requestId);
+    expect(cancelled.reason).toContain("user pressed stop");
+    // Cancelling is not a failure of the server: it stays ready.
+    expect(host.servers().find((s) => s.name === "probe")?.state).toBe("ready");
+    expect(await host.callTool("probe.echo", { text: "still here" })).toMatchObject({ content: [{ text: "still here" }] });
+  });
+
+  it("times out a slow tool: cancels it on the server, marks the server unavailable and hides its tools", async () => {
+    const { host, log } = await probeHost();
+    const error = await host.callTool("probe.slow", { ms: 30_000 }, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolTimeoutError);
+    expect((error as ToolTimeoutError).toPublic()).toMatchObject({ code: "tool_timeout", server: "probe", tool: "slow" });
+    await log.waitFor((e) => e.event === "cancelled");
+    expect(host.servers().find((s) => s.name === "probe")).toMatchObject({ state: "unavailable", toolCount: 0 });
+    expect(host.tools().some((t) => t.server === "probe")).toBe(false);
+    expect(host.metrics().servers.probe?.tools.slow).toMatchObject({ calls: 1, errors: 1, timeouts: 1 });
+  });
+
+  it("marks a server unavailable when its process is killed mid-call, then reconnects after the backoff", async () => {
+    const { host, clock, log } = await probeHost();
+    const pid = host.servers().find((s) => s.name === "probe")?.pid;
+    expect(pid).toBeGreaterThan(0);
+    const call = host.callTool("probe.slow", { ms: 30_000 });
+    await log.waitFor((e) => e.event === "call" && e.tool === "slow");
+    process.kill(pid as number, "SIGKILL");
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerUnavailableError);
+    expect((error as ServerUnavailableError).toPublic()).toMatchObject({ code: "server_unavailable", server: "probe" });
+    await untilState(host, "probe", "unavailable");
+
+    // Within the backoff: refused at once, with the wait.
+    const refused = await host.callTool("probe.echo", { text: "x" }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ServerUnavailableError);
+    expect((refused as ServerUnavailableError).retryAfterMs).toBe(1_000);
+
+    // After it: a later use starts a fresh process and the call goes through.
+    clock.advance(1_000);
+    expect(await host.callTool("probe.echo", { text: "back" })).toMatchObject({ content: [{ text: "back" }] });
+    const newPid = host.servers().find((s) => s.name === "probe")?.pid;
+    expect(newPid).not.toBe(pid);
+    expect(isAlive(pid as number)).toBe(false);
+    expect(log.events().filter((e) => e.event === "start")).toHaveLength(2);
+  });
+
+  it("reports a crash inside a tool as unavailable while the other servers keep serving", async () => {
+    const { host } = await probeHost();
+    await expect(host.callTool("probe.crash", {})).rejects.toBeInstanceOf(ServerUnavailableError);
+    await untilState(host, "probe", "unavailable");
+    expect(host.servers().find((s) => s.name === "probe")?.lastError).toBe("connection closed");
+    expect(await host.callTool("everything.echo", { message: "fine" })).toMatchObject({ content: [{ text: "Echo: fine" }] });
+  });
+
+  it("doubles the reconnect backoff each time a reconnect fails, with no restart loop in between", async () => {
+    const made = testHost();
+    host = made.host;
+    const log = new ProbeLog();
+    const script = `require("node:fs").appendFileSync(${JSON.stringify(log.path)}, JSON.stringify({ pid: process.pid, event: "start" }) + "\\n"); process.exit(1);`;
+    await made.host.connect({ servers: [stdioServer("broken", ["-e", script])] });
+    const retryAfter = async () => ((await made.host.callTool("broken.x", {}).catch((e: unknown) => e)) as ServerUnavailableError).retryAfterMs;
+    expect(await retryAfter()).toBe(1_000);
+    made.clock.advance(1_000);
+    expect(await retryAfter()).toBe(2_000);
+    made.clock.advance(2_000);
+    expect(await retryAfter()).toBe(4_000);
+    expect(await retryAfter()).toBe(4_000);
+    expect(log.events().filter((e) => e.event === "start")).toHaveLength(3);
+  });
+
+  it("opens the circuit after repeated failures and half-opens after the cool-down", async () => {
+    const { host, clock } = await probeHost({ breaker: { failureThreshold: 2, cooldownMs: 10_000 } });
+    await expect(host.callTool("probe.fail", {})).rejects.toBeInstanceOf(ProtocolError);
+    await expect(host.callTool("probe.fail", {})).rejects.toThrow("this tool always fails");
+    const open = await host.callTool("probe.fail", {}).catch((e: unknown) => e);
+    expect(open).toBeInstanceOf(CircuitOpenError);
+    expect((open as CircuitOpenError).retryAfterMs).toBe(10_000);
+    // Other tools of the same server are unaffected.
+    expect(await host.callTool("probe.echo", { text: "ok" })).toMatchObject({ content: [{ text: "ok" }] });
+    clock.advance(10_000);
+    await expect(host.callTool("probe.fail", {})).rejects.toBeInstanceOf(ProtocolError);
+    await expect(host.callTool("probe.fail", {})).rejects.toBeInstanceOf(CircuitOpenError);
+  });
+
+  it("validates structured output against the tool's output schema", async () => {
+    const { host } = await probeHost();
+    expect(await host.callTool("probe.structured", {})).toMatchObject({ structuredContent: { count: 1 } });
+    await expect(host.callTool("probe.structured", { bad: true })).rejects.toThrow(/does not match its output schema: count expected number, got string/);
+  });
+
+  it("counts calls, errors and latency per server and per tool", async () => {
+    const { host } = await probeHost();
+    for (let i = 0; i < 5; i++) await host.callTool("probe.echo", { text: String(i) });
+    await host.callTool("probe.fail", {}).catch(() => undefined);
+    const probe = host.metrics().servers.probe;
+    expect(probe).toMatchObject({ state: "ready", calls: 6, errors: 1, timeouts: 0 });
+    expect(probe?.tools.echo).toMatchObject({ calls: 5, errors: 0 });
+    expect(probe?.tools.echo?.p50Ms).toBeGreaterThan(0);
+    expect(probe?.tools.echo?.p95Ms).toBeGreaterThanOrEqual(probe?.tools.echo?.p50Ms ?? 0);
+    expect(host.metrics().servers.everything).toMatchObject({ calls: 0 });
+  });
+});
