@@ -1,7 +1,7 @@
 // One tool call through a server connection: argument validation, the circuit
 // breaker, timeout and cancellation, output validation, metrics, and turning
 // whatever went wrong into one of the host's typed errors.
-import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConnection } from "./connection";
 import {
   CancelledError,
@@ -14,7 +14,6 @@ import {
   ToolTimeoutError,
 } from "./errors";
 import type { Logger } from "./logger";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 
 export interface CallToolOptions {
   signal?: AbortSignal;
@@ -40,18 +39,14 @@ export async function callTool(
   if (wait > 0) throw new CircuitOpenError(connection.name, toolName, wait);
 
   const timeoutMs = options.timeoutMs ?? connection.config.timeoutMs;
-  // A fresh controller per call: the SDK never removes its abort listener, so a
-  // long-lived caller signal would later "cancel" requests that already finished.
-  const controller = options.signal ? new AbortController() : undefined;
-  const forward = () => controller?.abort(options.signal?.reason);
-  options.signal?.addEventListener("abort", forward, { once: true });
+  const link = linkSignal(options.signal);
   const started = performance.now();
   try {
     if (options.signal?.aborted) throw new CancelledError(connection.name, `${toolName} call`);
     // `request` rather than `callTool`: the SDK re-caches output validators per
     // listTools page, so with pagination it would validate only the last page's tools.
     const result = await client.request({ method: "tools/call", params: { name: toolName, arguments: args } }, CallToolResultSchema, {
-      signal: controller?.signal,
+      signal: link.signal,
       timeout: timeoutMs,
       onprogress: options.onProgress,
     });
@@ -80,8 +75,22 @@ export async function callTool(
     logger.info("tool call failed", { server: connection.name, tool: toolName, ms, code: translated.code });
     throw translated;
   } finally {
-    options.signal?.removeEventListener("abort", forward);
+    link.dispose();
   }
+}
+
+/**
+ * A fresh signal per request that follows the caller's. The SDK never removes the
+ * abort listener it adds, so handing it a long-lived session signal would pile up
+ * listeners and later "cancel" requests that finished long ago.
+ */
+export function linkSignal(signal: AbortSignal | undefined): { signal?: AbortSignal; dispose(): void } {
+  if (!signal) return { dispose() {} };
+  const controller = new AbortController();
+  const forward = () => controller.abort(signal.reason);
+  if (signal.aborted) forward();
+  else signal.addEventListener("abort", forward, { once: true });
+  return { signal: controller.signal, dispose: () => signal.removeEventListener("abort", forward) };
 }
 
 /** Maps SDK and transport failures onto typed errors, updating the server's health. */

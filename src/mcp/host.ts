@@ -9,7 +9,7 @@ import { defaultBackoff, withRetry, type BackoffPolicy } from "./backoff";
 import { defaultBreaker, type BreakerPolicy } from "./breaker";
 import { defaultCache, TtlLruCache, type CachePolicy, type CacheStats } from "./cache";
 import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type ToolView } from "./capabilities";
-import { callTool, isTransient, translateError, type CallToolOptions } from "./call";
+import { callTool, isTransient, linkSignal, translateError, type CallToolOptions } from "./call";
 import type { McpConfig } from "./config";
 import { ServerConnection, type ChangeKind } from "./connection";
 import { NotFoundError, StartupError, ToolNotFoundError } from "./errors";
@@ -244,7 +244,14 @@ export class McpHost {
     const started = this.now();
     try {
       const value = await withRetry(
-        async () => load(await connection.ready(), options.signal),
+        async () => {
+          const link = linkSignal(options.signal);
+          try {
+            return await load(await connection.ready(), link.signal);
+          } finally {
+            link.dispose();
+          }
+        },
         this.retry,
         (error) => isTransient(error) && !options.signal?.aborted,
         options.signal,
