@@ -130,4 +130,19 @@ describe("McpHost discovery", () => {
     expect(report.failed[0]?.reason).toMatch(/did not start within 1 s; last stderr: booting forever/);
     expect(host.servers()[0]).toMatchObject({ state: "unavailable", pid: undefined });
   });
+
+  it("builds per-server guidance from a tool-descriptions prompt, or from the tool list", async () => {
+    ({ host } = testHost());
+    await host.connect({ servers: [stdioServer("probe", [probeServerBin]), everythingServer()] });
+    const guides = await host.guides();
+    expect(guides.find((g) => g.server === "probe")).toEqual({
+      server: "probe",
+      source: "prompt",
+      text: "Use probe.echo to repeat text; never call probe.crash.",
+    });
+    const everything = guides.find((g) => g.server === "everything");
+    expect(everything?.source).toBe("generated");
+    expect(everything?.text).toContain("Everything Server – Server Instructions");
+    expect(everything?.text).toContain("- everything.get-sum(a, b): ");
+  });
 });
