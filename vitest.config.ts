@@ -12,6 +12,7 @@ export default defineConfig({
           include: ["tests/**/*.test.ts"],
           exclude: ["tests/workers/**", "**/node_modules/**"],
           environment: "node",
+          globalSetup: ["tests/global-setup.node.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -64,7 +64,7 @@ describe("McpHost discovery", () => {
     const log = new ProbeLog();
     ({ host } = testHost());
     await host.connect({ servers: [stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path } })] });
-    expect(host.tools().map((t) => t.name)).toEqual(["slow", "crash", "fail", "add_tool", "touch", "structured", "echo"]);
+    expect(host.tools().map((t) => t.name)).toEqual(["slow", "crash", "fail", "add_tool", "touch", "structured", "echo", "log"]);
     expect(log.events().filter((e) => e.event === "tools/list").map((e) => e.cursor)).toEqual([null, "3", "6"]);
   });
 

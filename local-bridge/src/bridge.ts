@@ -1,0 +1,186 @@
+// The bridge: one ServerProxy (one child) per stdio server in mcp.json, the HTTP
+// server in front of them, idle-session expiry, hot reload that touches only the
+// servers whose entries changed, and a shutdown that leaves no process behind.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { McpConfig, StdioServerConfig } from "../../src/mcp/config";
+import { dependencyOrder } from "../../src/mcp/dependency-graph";
+import { StartupError } from "../../src/mcp/errors";
+import { errorMessage, type Logger } from "../../src/mcp/logger";
+import { defaultHosts, defaultOrigins, type AccessPolicy } from "./auth";
+import { createRequestHandler, type HttpContext } from "./http";
+import { ServerProxy } from "./proxy";
+import type { LegacySseSession, StreamableSession } from "./sessions";
+
+export interface BridgeOptions {
+  host: string;
+  port: number;
+  token: string;
+  /** Directory of mcp.json: relative paths in it are resolved from here. */
+  baseDir: string;
+  logger: Logger;
+  allowHosts?: string[];
+  allowOrigins?: string[];
+  maxBodyBytes?: number;
+  startupTimeoutMs?: number;
+  shutdownTimeoutMs?: number;
+  sessionIdleMs?: number;
+  standaloneStream?: boolean;
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+export class Bridge {
+  private readonly proxies = new Map<string, ServerProxy>();
+  private readonly streamable = new Map<string, StreamableSession>();
+  private readonly legacy = new Map<string, LegacySseSession>();
+  private server?: Server;
+  private sweeper?: ReturnType<typeof setInterval>;
+  private access?: AccessPolicy;
+  private config: McpConfig = { servers: [] };
+
+  constructor(private readonly options: BridgeOptions) {}
+
+  /** Starts every stdio server (all or nothing), then listens. Returns the bound port. */
+  async start(config: McpConfig): Promise<number> {
+    this.config = config;
+    await this.startServers(stdioServers(config));
+    const server = createServer(createRequestHandler(this.handlerContext()));
+    // Keep-alive longer than typical clients' so idle pooled sockets are not cut mid-request.
+    server.keepAliveTimeout = 65_000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.options.port, this.options.host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    // The allow-list needs the real port (it may have been 0).
+    this.access = {
+      token: this.options.token,
+      allowedHosts: defaultHosts(port, this.options.allowHosts),
+      allowedOrigins: defaultOrigins(this.options.allowOrigins),
+    };
+    const idleMs = this.options.sessionIdleMs ?? 30 * 60_000;
+    this.sweeper = setInterval(() => this.expireIdle(idleMs), Math.min(idleMs, 60_000));
+    this.sweeper.unref();
+    return port;
+  }
+
+  private handlerContext(): HttpContext {
+    const bridge = this;
+    return {
+      // Read per request: the allow-list is only known once the port is bound.
+      get access(): AccessPolicy {
+        return bridge.access ?? { token: bridge.options.token, allowedHosts: new Set<string>(), allowedOrigins: new Set<string>() };
+      },
+      logger: this.options.logger,
+      maxBodyBytes: this.options.maxBodyBytes ?? 4 * 1024 * 1024,
+      standaloneStream: this.options.standaloneStream ?? false,
+      proxy: (name: string) => this.proxies.get(name),
+      health: () => this.health(),
+      metrics: () => this.metrics(),
+      streamable: this.streamable,
+      legacy: this.legacy,
+    };
+  }
+
+  private async startServers(servers: StdioServerConfig[]): Promise<void> {
+    const byName = new Map(servers.map((s) => [s.name, s]));
+    const started: ServerProxy[] = [];
+    for (const level of dependencyOrder(servers)) {
+      const proxies = level.flatMap((name) => {
+        const server = byName.get(name);
+        return server ? [this.createProxy(server)] : [];
+      });
+      const results = await Promise.allSettled(proxies.map((p) => p.start()));
+      started.push(...proxies);
+      const failures = results.flatMap((r, i) => (r.status === "rejected" ? [{ server: proxies[i]?.name ?? "", reason: errorMessage(r.reason) }] : []));
+      if (failures.length > 0) {
+        await Promise.all(started.map((p) => p.stop(this.shutdownTimeout())));
+        for (const p of started) this.proxies.delete(p.name);
+        throw new StartupError(failures);
+      }
+    }
+  }
+
+  private createProxy(server: StdioServerConfig): ServerProxy {
+    const proxy = new ServerProxy(server, {
+      baseDir: this.options.baseDir,
+      logger: this.options.logger,
+      startupTimeoutMs: this.options.startupTimeoutMs ?? 30_000,
+      clientInfo: { name: "mcp-local-bridge", version: "0.1.0" },
+      // The bridge answers these by asking the sessions that declared them.
+      clientCapabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } },
+      backoff: this.options.backoff ?? { initialMs: 1_000, maxMs: 30_000 },
+    });
+    this.proxies.set(server.name, proxy);
+    return proxy;
+  }
+
+  /** Applies a new mcp.json: starts added servers, restarts changed ones, stops removed ones. */
+  async reload(next: McpConfig): Promise<{ added: string[]; changed: string[]; removed: string[] }> {
+    const before = new Map(stdioServers(this.config).map((s) => [s.name, JSON.stringify(s)]));
+    const after = stdioServers(next);
+    const added = after.filter((s) => !before.has(s.name)).map((s) => s.name);
+    const changed = after.filter((s) => before.has(s.name) && before.get(s.name) !== JSON.stringify(s)).map((s) => s.name);
+    const removed = [...before.keys()].filter((name) => !after.some((s) => s.name === name));
+    await Promise.all([...removed, ...changed].map((name) => this.stopProxy(name)));
+    this.config = next;
+    const toStart = after.filter((s) => added.includes(s.name) || changed.includes(s.name));
+    for (const server of toStart) {
+      const proxy = this.createProxy(server);
+      // A server that fails to start on reload is reported and retried on use; the others keep serving.
+      await proxy.start().catch((error: unknown) => this.options.logger.error("server failed to start", { server: server.name, error: errorMessage(error) }));
+    }
+    this.options.logger.info("mcp.json reloaded", { added, changed, removed });
+    return { added, changed, removed };
+  }
+
+  private async stopProxy(name: string): Promise<boolean> {
+    const proxy = this.proxies.get(name);
+    if (!proxy) return true;
+    this.proxies.delete(name);
+    const { killed } = await proxy.stop(this.shutdownTimeout());
+    return !killed;
+  }
+
+  /** Closes sessions and stops every child (SIGTERM, then SIGKILL). True when all stopped on SIGTERM. */
+  async stop(): Promise<boolean> {
+    clearInterval(this.sweeper);
+    const closing = this.server ? new Promise<void>((resolve) => this.server?.close(() => resolve())) : Promise.resolve();
+    this.server?.closeAllConnections();
+    const results = await Promise.all([...this.proxies.keys()].map((name) => this.stopProxy(name)));
+    await closing;
+    return results.every(Boolean);
+  }
+
+  private expireIdle(idleMs: number): void {
+    const cutoff = Date.now() - idleMs;
+    for (const session of [...this.streamable.values(), ...this.legacy.values()]) {
+      if (session.lastSeen < cutoff) session.close();
+    }
+  }
+
+  private shutdownTimeout(): number {
+    return this.options.shutdownTimeoutMs ?? 10_000;
+  }
+
+  childPids(): number[] {
+    return [...this.proxies.values()].flatMap((p) => (p.child?.pid ? [p.child.pid] : []));
+  }
+
+  health(): Record<string, unknown> {
+    const servers: Record<string, unknown> = {};
+    for (const [name, proxy] of this.proxies) servers[name] = proxy.health();
+    return { ok: [...this.proxies.values()].every((p) => p.state === "ready"), servers };
+  }
+
+  metrics(): Record<string, unknown> {
+    const servers: Record<string, unknown> = {};
+    for (const [name, proxy] of this.proxies) servers[name] = { state: proxy.state, ...proxy.stats.snapshot() };
+    return { servers, sessions: { streamable: this.streamable.size, sse: this.legacy.size } };
+  }
+}
+
+function stdioServers(config: McpConfig): StdioServerConfig[] {
+  return config.servers.filter((s): s is StdioServerConfig => s.transport === "stdio" && !s.disabled);
+}

@@ -1,0 +1,214 @@
+// One stdio MCP server process: spawn (optionally under Linux resource limits),
+// newline-delimited JSON-RPC framing (the SDK's ReadBuffer / serializeMessage),
+// the initialize handshake, stderr capture, and a stop that escalates from
+// SIGTERM to SIGKILL. It knows nothing about HTTP sessions: the proxy does.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import {
+  LATEST_PROTOCOL_VERSION,
+  isJSONRPCErrorResponse,
+  isJSONRPCResultResponse,
+  type ClientCapabilities,
+  type Implementation,
+  type JSONRPCMessage,
+  type ServerCapabilities,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { StdioServerConfig } from "../../src/mcp/config";
+import { errorMessage, type Logger } from "../../src/mcp/logger";
+
+const STDERR_TAIL = 20;
+// Ids the bridge uses for its own handshake; forwarded requests use positive integers.
+const HANDSHAKE_ID = -1;
+
+export interface ChildInfo {
+  protocolVersion: string;
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation;
+  instructions?: string;
+}
+
+export interface ChildOptions {
+  /** Directory relative `command`/`args`/`cwd` are resolved from: the mcp.json's folder. */
+  baseDir: string;
+  logger: Logger;
+  startupTimeoutMs: number;
+  clientInfo: Implementation;
+  clientCapabilities: ClientCapabilities;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** True when this process was stopped on purpose. */
+  expected: boolean;
+}
+
+export class ChildProcess {
+  info?: ChildInfo;
+  onmessage?: (message: JSONRPCMessage) => void;
+  onexit?: (exit: ExitInfo) => void;
+  readonly startedAt = Date.now();
+
+  private process?: ChildProcessWithoutNullStreams;
+  private readonly buffer = new ReadBuffer();
+  private readonly tail: string[] = [];
+  private stopping = false;
+  private exited?: Promise<ExitInfo>;
+
+  constructor(
+    readonly config: StdioServerConfig,
+    private readonly options: ChildOptions,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.process?.pid;
+  }
+
+  stderrTail(lines = 5): string {
+    return this.tail.slice(-lines).join(" | ");
+  }
+
+  /** Spawns the process and completes initialize; rejects with the reason and the last stderr lines. */
+  async start(): Promise<ChildInfo> {
+    const { command, args } = this.commandLine();
+    const child = spawn(command, args, {
+      cwd: this.config.cwd ? resolvePath(this.options.baseDir, this.config.cwd) : this.options.baseDir,
+      env: { ...getDefaultEnvironment(), ...this.config.env },
+      stdio: ["pipe", "pipe", "pipe"],
+      shell: false,
+    });
+    this.process = child;
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => {
+        const exit = { code, signal, expected: this.stopping };
+        resolve(exit);
+        this.onexit?.(exit);
+      });
+    });
+    child.stdout.on("data", (chunk: Buffer) => this.read(chunk));
+    child.stderr.on("data", (chunk: Buffer) => this.captureStderr(chunk));
+    // EPIPE when the child died with writes queued: the exit handler reports it.
+    child.stdin.on("error", () => undefined);
+
+    const spawned = new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`did not finish initialize within ${this.options.startupTimeoutMs} ms`)), this.options.startupTimeoutMs);
+    });
+    const died = this.exited.then((exit) => {
+      throw new Error(`exited during startup (${describeExit(exit)})`);
+    });
+    try {
+      await Promise.race([spawned, died, timeout]);
+      this.info = await Promise.race([this.handshake(), died, timeout]);
+      return this.info;
+    } catch (error) {
+      await this.stop(1_000);
+      const tail = this.stderrTail();
+      throw new Error(`${errorMessage(error)}${tail ? `; last stderr: ${tail}` : ""}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  send(message: JSONRPCMessage): boolean {
+    const stdin = this.process?.stdin;
+    if (!stdin || stdin.destroyed || !stdin.writable) return false;
+    stdin.write(serializeMessage(message));
+    return true;
+  }
+
+  /** Ends stdin and sends SIGTERM; SIGKILL after `timeoutMs`. Resolves with how it ended. */
+  async stop(timeoutMs: number): Promise<ExitInfo & { killed: boolean }> {
+    const child = this.process;
+    if (!child || !this.exited) return { code: null, signal: null, expected: true, killed: false };
+    this.stopping = true;
+    if (child.exitCode !== null || child.signalCode !== null) return { ...(await this.exited), killed: false };
+    child.stdin.end();
+    child.kill("SIGTERM");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const forced = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        resolve(true);
+      }, timeoutMs);
+    });
+    const killed = await Promise.race([this.exited.then(() => false), forced]);
+    const exit = await this.exited;
+    clearTimeout(timer);
+    return { ...exit, killed };
+  }
+
+  private handshake(): Promise<ChildInfo> {
+    return new Promise((resolve, reject) => {
+      const previous = this.onmessage;
+      this.onmessage = (message) => {
+        if (!("id" in message) || message.id !== HANDSHAKE_ID) return previous?.(message);
+        this.onmessage = previous;
+        if (isJSONRPCErrorResponse(message)) return reject(new Error(`initialize failed: ${message.error.message}`));
+        if (!isJSONRPCResultResponse(message)) return reject(new Error("initialize got no result"));
+        const result = message.result as unknown as ChildInfo;
+        this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+        resolve({
+          protocolVersion: result.protocolVersion,
+          capabilities: result.capabilities ?? {},
+          serverInfo: result.serverInfo,
+          instructions: result.instructions,
+        });
+      };
+      this.send({
+        jsonrpc: "2.0",
+        id: HANDSHAKE_ID,
+        method: "initialize",
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: this.options.clientCapabilities, clientInfo: this.options.clientInfo },
+      });
+    });
+  }
+
+  private read(chunk: Buffer): void {
+    this.buffer.append(chunk);
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (error) {
+        // A line that is not JSON-RPC (a stray console.log): skip it, keep the stream.
+        this.options.logger.warn("server wrote a line that is not JSON-RPC", { server: this.config.name, error: errorMessage(error) });
+        continue;
+      }
+      if (!message) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  private captureStderr(chunk: Buffer): void {
+    for (const line of chunk.toString("utf8").split("\n")) {
+      if (!line.trim()) continue;
+      this.tail.push(line);
+      if (this.tail.length > STDERR_TAIL) this.tail.shift();
+      this.options.logger.info("server stderr", { server: this.config.name, line });
+    }
+  }
+
+  /** Wraps the command in `prlimit` when the config asks for resource limits. */
+  private commandLine(): { command: string; args: string[] } {
+    const { command, args, limits } = this.config;
+    if (!limits || process.platform !== "linux") return { command, args };
+    const wrapped: string[] = [];
+    if (limits.memoryMb) wrapped.push(`--as=${limits.memoryMb * 1024 * 1024}`);
+    if (limits.cpuSeconds) wrapped.push(`--cpu=${limits.cpuSeconds}`);
+    return { command: "prlimit", args: [...wrapped, "--", command, ...args] };
+  }
+}
+
+export function describeExit(exit: Pick<ExitInfo, "code" | "signal">): string {
+  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+function resolvePath(base: string, path: string): string {
+  return path.startsWith("/") ? path : `${base.replace(/\/$/, "")}/${path}`;
+}

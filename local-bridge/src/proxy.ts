@@ -1,0 +1,378 @@
+// One configured stdio server shared by every HTTP session: the bridge is an MCP
+// client to the child and an MCP server to each session. Request ids and progress
+// tokens are remapped so sessions never see each other's traffic; responses,
+// progress and server-initiated requests go back to the session they belong to.
+import {
+  SUPPORTED_PROTOCOL_VERSIONS,
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type ClientCapabilities,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCResultResponse,
+  type JSONRPCRequest,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+import { backoffDelay } from "../../src/mcp/backoff";
+import type { StdioServerConfig } from "../../src/mcp/config";
+import { errorMessage, type Logger } from "../../src/mcp/logger";
+import { ServerStats } from "../../src/mcp/metrics";
+import { ChildProcess, describeExit, type ChildOptions, type ExitInfo } from "./child";
+import { rpcError, RPC } from "./rpc";
+
+export type ProxyState = "starting" | "ready" | "unavailable" | "stopped";
+
+/** A connected HTTP session (Streamable HTTP or legacy SSE), as the proxy sees it. */
+export interface Downstream {
+  readonly id: string;
+  clientCapabilities: ClientCapabilities;
+  /** Sends to the client; `related` is the session's own request the message belongs to. False if undeliverable. */
+  deliver(message: JSONRPCMessage, related?: RequestId): boolean;
+  close(): void;
+}
+
+interface Pending {
+  session: Downstream;
+  id: RequestId;
+  method: string;
+  tool?: string;
+  started: number;
+  progressToken?: string | number;
+}
+
+interface ServerRequest {
+  childId: RequestId;
+  sessions: Set<string>;
+}
+
+const CAPABILITY_FOR: Record<string, keyof ClientCapabilities> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+
+export interface ProxyOptions extends Omit<ChildOptions, "logger"> {
+  logger: Logger;
+  backoff: { initialMs: number; maxMs: number };
+  now?: () => number;
+}
+
+export class ServerProxy {
+  state: ProxyState = "starting";
+  restarts = 0;
+  lastError?: string;
+  child?: ChildProcess;
+  readonly stats = new ServerStats();
+  readonly sessions = new Map<string, Downstream>();
+
+  private nextId = 1;
+  private nextServerRequest = 1;
+  private attempts = 0;
+  private nextStartAt = 0;
+  private launching?: Promise<ChildProcess>;
+  private readonly pending = new Map<number, Pending>();
+  private readonly bySessionRequest = new Map<string, number>();
+  private readonly serverRequests = new Map<string, ServerRequest>();
+  private readonly subscriptions = new Map<string, Set<string>>();
+  private readonly now: () => number;
+
+  constructor(
+    readonly config: StdioServerConfig,
+    private readonly options: ProxyOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  /** First start: rejects with the reason (and stderr tail) so the bridge can refuse to start. */
+  async start(): Promise<void> {
+    await this.launch();
+  }
+
+  /** The running child, restarting a crashed one once its backoff has passed. */
+  ensureChild(): Promise<ChildProcess> {
+    if (this.state === "ready" && this.child) return Promise.resolve(this.child);
+    if (this.launching) return this.launching;
+    if (this.state === "stopped") return Promise.reject(new Error(`MCP server "${this.name}" is stopped`));
+    const wait = this.nextStartAt - this.now();
+    if (wait > 0) {
+      return Promise.reject(new Error(`MCP server "${this.name}" is unavailable (${this.lastError ?? "not running"}); next restart in ${Math.ceil(wait / 100) / 10} s`));
+    }
+    this.restarts++;
+    return this.launch();
+  }
+
+  private launch(): Promise<ChildProcess> {
+    const child = new ChildProcess(this.config, this.options);
+    child.onmessage = (message) => this.fromChild(message);
+    this.state = "starting";
+    const launching = child
+      .start()
+      .then(() => {
+        child.onexit = (exit) => this.childExited(child, exit);
+        this.child = child;
+        this.state = "ready";
+        this.attempts = 0;
+        this.lastError = undefined;
+        this.options.logger.info("server ready", { server: this.name, pid: child.pid });
+        // A restarted child knows nothing of earlier subscriptions: renew them.
+        for (const uri of this.subscriptions.keys()) this.sendToChild({ jsonrpc: "2.0", id: this.nextId++, method: "resources/subscribe", params: { uri } });
+        return child;
+      })
+      .catch((error: unknown) => {
+        this.markUnavailable(errorMessage(error));
+        throw error;
+      })
+      .finally(() => {
+        this.launching = undefined;
+      });
+    this.launching = launching;
+    return launching;
+  }
+
+  private markUnavailable(reason: string): void {
+    this.child = undefined;
+    this.lastError = reason;
+    this.nextStartAt = this.now() + backoffDelay(this.attempts, this.options.backoff);
+    this.attempts++;
+    if (this.state !== "stopped") this.state = "unavailable";
+    this.options.logger.warn("server unavailable", { server: this.name, reason });
+  }
+
+  private childExited(child: ChildProcess, exit: ExitInfo): void {
+    if (this.child !== child) return;
+    const reason = exit.expected ? "stopped" : `crashed (${describeExit(exit)})`;
+    if (!exit.expected) this.markUnavailable(`${reason}${child.stderrTail() ? `; last stderr: ${child.stderrTail(3)}` : ""}`);
+    // In-flight calls fail at once rather than waiting for a timeout.
+    const message = exit.expected
+      ? `MCP server "${this.name}" was stopped`
+      : `MCP server "${this.name}" ${reason} while handling this request; it restarts on the next request`;
+    for (const [childId, pending] of this.pending) {
+      this.finish(childId, pending, rpcError(pending.id, RPC.serverError, message));
+    }
+    for (const [id, request] of this.serverRequests) {
+      for (const sessionId of request.sessions) {
+        this.sessions.get(sessionId)?.deliver({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "server stopped" } });
+      }
+    }
+    this.serverRequests.clear();
+  }
+
+  // ---- messages from a session ----
+
+  async fromSession(session: Downstream, message: JSONRPCMessage): Promise<void> {
+    if (isJSONRPCRequest(message)) return this.request(session, message);
+    if (isJSONRPCNotification(message)) return this.notification(session, message);
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) return this.answer(session, message);
+  }
+
+  private async request(session: Downstream, request: JSONRPCRequest): Promise<void> {
+    if (request.method === "ping") {
+      session.deliver({ jsonrpc: "2.0", id: request.id, result: {} }, request.id);
+      return;
+    }
+    let child: ChildProcess;
+    try {
+      child = await this.ensureChild();
+    } catch (error) {
+      session.deliver(rpcError(request.id, RPC.serverError, errorMessage(error)), request.id);
+      return;
+    }
+    if (request.method === "initialize") {
+      session.deliver({ jsonrpc: "2.0", id: request.id, result: this.initializeResult(session, request, child) }, request.id);
+      return;
+    }
+    const childId = this.nextId++;
+    const params = request.params ? { ...request.params } : undefined;
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    const progressToken = meta?.progressToken as string | number | undefined;
+    if (params && meta && progressToken !== undefined) params._meta = { ...meta, progressToken: childId };
+    const tool = request.method === "tools/call" ? String((params as { name?: unknown } | undefined)?.name ?? "") : undefined;
+    this.pending.set(childId, { session, id: request.id, method: request.method, tool, started: performance.now(), progressToken });
+    this.bySessionRequest.set(requestKey(session.id, request.id), childId);
+    if (request.method === "resources/subscribe" || request.method === "resources/unsubscribe") this.trackSubscription(session, request);
+    if (!this.sendToChild({ ...request, id: childId, params })) {
+      this.finish(childId, this.pending.get(childId), rpcError(request.id, RPC.serverError, `MCP server "${this.name}" is not running`));
+    }
+  }
+
+  private initializeResult(session: Downstream, request: JSONRPCRequest, child: ChildProcess): Record<string, unknown> {
+    const params = (request.params ?? {}) as { protocolVersion?: string; capabilities?: ClientCapabilities };
+    session.clientCapabilities = params.capabilities ?? {};
+    const info = child.info;
+    const requested = params.protocolVersion ?? "";
+    // Never promise a newer protocol than the child itself speaks.
+    const version = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) && info && requested <= info.protocolVersion ? requested : info?.protocolVersion;
+    return { protocolVersion: version, capabilities: info?.capabilities ?? {}, serverInfo: info?.serverInfo, instructions: info?.instructions };
+  }
+
+  private notification(session: Downstream, notification: JSONRPCNotification): void {
+    if (notification.method === "notifications/initialized") return;
+    if (notification.method === "notifications/cancelled") {
+      const requestId = (notification.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (requestId !== undefined) this.cancel(session, requestId, String(notification.params?.reason ?? "cancelled by the client"));
+      return;
+    }
+    this.sendToChild(notification);
+  }
+
+  /** Cancels a session's request at the child and ends its HTTP exchange. */
+  cancel(session: Downstream, requestId: RequestId, reason: string): void {
+    const childId = this.bySessionRequest.get(requestKey(session.id, requestId));
+    if (childId === undefined) return;
+    const pending = this.pending.get(childId);
+    this.sendToChild({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: childId, reason } });
+    this.finish(childId, pending, rpcError(requestId, RPC.requestCancelled, "Request cancelled"));
+  }
+
+  private answer(session: Downstream, response: JSONRPCResultResponse | JSONRPCErrorResponse): void {
+    if (response.id === undefined) return;
+    const key = String(response.id);
+    const request = this.serverRequests.get(key);
+    if (!request || !request.sessions.has(session.id)) return;
+    this.serverRequests.delete(key);
+    this.sendToChild({ ...response, id: request.childId } as JSONRPCMessage);
+  }
+
+  /** A session went away: cancel what it left running and forget its subscriptions. */
+  detach(session: Downstream): void {
+    this.sessions.delete(session.id);
+    for (const [childId, pending] of this.pending) {
+      if (pending.session === session) {
+        this.sendToChild({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: childId, reason: "session closed" } });
+        this.finish(childId, pending, undefined);
+      }
+    }
+    for (const [uri, sessions] of this.subscriptions) {
+      sessions.delete(session.id);
+      if (sessions.size === 0) {
+        this.subscriptions.delete(uri);
+        this.sendToChild({ jsonrpc: "2.0", id: this.nextId++, method: "resources/unsubscribe", params: { uri } });
+      }
+    }
+  }
+
+  // ---- messages from the child ----
+
+  private fromChild(message: JSONRPCMessage): void {
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      const childId = typeof message.id === "number" ? message.id : Number.NaN;
+      const pending = this.pending.get(childId);
+      if (pending) this.finish(childId, pending, { ...message, id: pending.id });
+      return;
+    }
+    if (isJSONRPCRequest(message)) return this.serverRequest(message);
+    if (isJSONRPCNotification(message)) this.childNotification(message);
+  }
+
+  private finish(childId: number, pending: Pending | undefined, response: JSONRPCMessage | undefined): void {
+    this.pending.delete(childId);
+    if (!pending) return;
+    this.bySessionRequest.delete(requestKey(pending.session.id, pending.id));
+    const failed = !response || isJSONRPCErrorResponse(response) || (isJSONRPCResultResponse(response) && response.result.isError === true);
+    this.stats.record(pending.tool, performance.now() - pending.started, failed ? "error" : "ok");
+    if (response) pending.session.deliver(response, pending.id);
+  }
+
+  private childNotification(notification: JSONRPCNotification): void {
+    const params = notification.params as Record<string, unknown> | undefined;
+    if (notification.method === "notifications/progress") {
+      const pending = this.pending.get(Number(params?.progressToken));
+      if (pending?.progressToken !== undefined) {
+        pending.session.deliver({ ...notification, params: { ...params, progressToken: pending.progressToken } }, pending.id);
+      }
+      return;
+    }
+    if (notification.method === "notifications/cancelled") {
+      // The child withdrew a request it had sent to sessions.
+      const childId = params?.requestId;
+      for (const [id, request] of this.serverRequests) {
+        if (request.childId !== childId) continue;
+        this.serverRequests.delete(id);
+        for (const sessionId of request.sessions) this.sessions.get(sessionId)?.deliver({ ...notification, params: { ...params, requestId: id } });
+      }
+      return;
+    }
+    if (notification.method === "notifications/resources/updated") {
+      for (const sessionId of this.subscriptions.get(String(params?.uri)) ?? []) this.sessions.get(sessionId)?.deliver(notification);
+      return;
+    }
+    // list_changed, logging and anything else concern every session.
+    for (const session of this.sessions.values()) session.deliver(notification);
+  }
+
+  private serverRequest(request: JSONRPCRequest): void {
+    if (request.method === "ping") {
+      this.sendToChild({ jsonrpc: "2.0", id: request.id, result: {} });
+      return;
+    }
+    const capability = CAPABILITY_FOR[request.method];
+    const capable = [...this.sessions.values()].filter((s) => !capability || s.clientCapabilities[capability] !== undefined);
+    // Over stdio nothing says which call caused a server request: the oldest call
+    // in flight from a capable session is the one waiting on it.
+    let cause: Pending | undefined;
+    for (const pending of this.pending.values()) {
+      if (capable.includes(pending.session)) {
+        cause = pending;
+        break;
+      }
+    }
+    const targets = cause ? [cause.session] : capable;
+    const id = `bridge-${this.nextServerRequest++}`;
+    const entry: ServerRequest = { childId: request.id, sessions: new Set() };
+    for (const session of targets) {
+      if (session.deliver({ ...request, id }, cause?.id)) entry.sessions.add(session.id);
+    }
+    if (entry.sessions.size === 0) {
+      const what = capability ? `supports ${capability}` : "can take the request";
+      this.sendToChild(rpcError(request.id, RPC.methodNotFound, `no connected session ${what}`));
+      return;
+    }
+    this.serverRequests.set(id, entry);
+  }
+
+  private trackSubscription(session: Downstream, request: JSONRPCRequest): void {
+    const uri = String((request.params as { uri?: unknown } | undefined)?.uri ?? "");
+    const sessions = this.subscriptions.get(uri) ?? new Set<string>();
+    if (request.method === "resources/subscribe") sessions.add(session.id);
+    else sessions.delete(session.id);
+    if (sessions.size > 0) this.subscriptions.set(uri, sessions);
+    else this.subscriptions.delete(uri);
+  }
+
+  private sendToChild(message: JSONRPCMessage): boolean {
+    return this.child?.send(message) ?? false;
+  }
+
+  async stop(timeoutMs: number): Promise<{ killed: boolean }> {
+    this.state = "stopped";
+    for (const session of this.sessions.values()) session.close();
+    this.sessions.clear();
+    const child = this.child ?? (await this.launching?.catch(() => undefined));
+    if (!child) return { killed: false };
+    const result = await child.stop(timeoutMs);
+    this.options.logger.info("server stopped", { server: this.name, how: result.killed ? "SIGKILL" : describeExit(result) });
+    return { killed: result.killed };
+  }
+
+  health(): Record<string, unknown> {
+    return {
+      state: this.state,
+      pid: this.child?.pid ?? null,
+      uptimeMs: this.child && this.state === "ready" ? this.now() - this.child.startedAt : 0,
+      restarts: this.restarts,
+      lastError: this.lastError ?? null,
+      sessions: this.sessions.size,
+    };
+  }
+}
+
+function requestKey(sessionId: string, id: RequestId): string {
+  return `${sessionId}\u0000${typeof id}\u0000${id}`;
+}
