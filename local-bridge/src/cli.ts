@@ -25,7 +25,8 @@ const USAGE = `usage: mcp-local-bridge --config mcp.json [options]
   --startup-timeout S    seconds a server may take to initialize (default 30)
   --shutdown-timeout S   seconds between SIGTERM and SIGKILL on stop (default 10)
   --idle-timeout S       seconds before an idle session expires (default 1800)
-  --max-body BYTES       request body limit (default 4194304)`;
+  --max-body BYTES       request body limit (default 4194304)
+  --restart-backoff MS   first delay before restarting a crashed server; doubles to 30 s (default 1000)`;
 
 export async function main(argv: string[]): Promise<void> {
   let values: ReturnType<typeof parse>["values"];
@@ -73,6 +74,7 @@ export async function main(argv: string[]): Promise<void> {
     shutdownTimeoutMs: seconds(values["shutdown-timeout"], 10_000),
     sessionIdleMs: seconds(values["idle-timeout"], 30 * 60_000),
     standaloneStream: values["sse-stream"] ?? false,
+    backoff: { initialMs: values["restart-backoff"] ? Number(values["restart-backoff"]) : 1_000, maxMs: 30_000 },
   });
 
   let port: number;
@@ -82,13 +84,6 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`mcp-local-bridge could not start: ${error instanceof EdgehostError ? error.message : errorMessage(error)}\n`);
     process.exit(1);
   }
-  const url = `http://${values.host ?? "127.0.0.1"}:${port}`;
-  if (!given) {
-    writeDevVars(devVarsPath, { BRIDGE_URL: url, BRIDGE_TOKEN: token });
-    process.stdout.write(`mcp-local-bridge: generated a token, written to ${basename(devVarsPath)} for wrangler dev:\n  BRIDGE_TOKEN=${token}\n`);
-  }
-  process.stdout.write(`mcp-local-bridge listening on ${url} (servers: ${config.servers.filter((s) => s.transport === "stdio" && !s.disabled).map((s) => s.name).join(", ") || "none"})\n`);
-
   let reloading = Promise.resolve();
   if (values.watch !== false) {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -124,6 +119,14 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+
+  // Printed last: whoever waits for this line may send a signal or edit mcp.json at once.
+  const url = `http://${values.host ?? "127.0.0.1"}:${port}`;
+  if (!given) {
+    writeDevVars(devVarsPath, { BRIDGE_URL: url, BRIDGE_TOKEN: token });
+    process.stdout.write(`mcp-local-bridge: generated a token, written to ${basename(devVarsPath)} for wrangler dev:\n  BRIDGE_TOKEN=${token}\n`);
+  }
+  process.stdout.write(`mcp-local-bridge listening on ${url} (servers: ${config.servers.filter((s) => s.transport === "stdio" && !s.disabled).map((s) => s.name).join(", ") || "none"})\n`);
 }
 
 function parse(argv: string[]) {
@@ -145,6 +148,7 @@ function parse(argv: string[]) {
       "shutdown-timeout": { type: "string" },
       "idle-timeout": { type: "string" },
       "max-body": { type: "string" },
+      "restart-backoff": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
