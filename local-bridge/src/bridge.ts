@@ -153,10 +153,23 @@ export class Bridge {
     return results.every(Boolean);
   }
 
+  /** Immediate SIGKILL of every child, for a forced exit. */
+  kill(): void {
+    for (const pid of this.childPids()) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+
   private expireIdle(idleMs: number): void {
     const cutoff = Date.now() - idleMs;
     for (const session of [...this.streamable.values(), ...this.legacy.values()]) {
-      if (session.lastSeen < cutoff) session.close();
+      if (session.lastSeen >= cutoff) continue;
+      this.options.logger.info("session expired", { session: session.id, idleMs });
+      session.close();
     }
   }
 

@@ -107,7 +107,9 @@ export async function main(argv: string[]): Promise<void> {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) {
-      logger.warn("second signal: exiting now", { signal });
+      // A second Ctrl+C means "now": kill the children outright rather than orphan them.
+      logger.warn("second signal: killing servers now", { signal });
+      bridge.kill();
       process.exit(3);
     }
     stopping = true;

@@ -135,4 +135,13 @@ describe("bridge HTTP surface", () => {
       await new Promise<void>((resolve) => hop.close(() => resolve()));
     }
   });
+
+  it("never logs tool arguments or results at info level", async () => {
+    const { client } = await connectClient(bridge, "everything");
+    const result = await client.callTool({ name: "echo", arguments: { message: "PRIVATE-ARGUMENT-7731" } });
+    expect(JSON.stringify(result)).toContain("PRIVATE-ARGUMENT-7731");
+    await client.close();
+    expect(bridge.stderr()).not.toContain("PRIVATE-ARGUMENT-7731");
+    expect(bridge.stderr()).not.toContain(bridge.token);
+  });
 });

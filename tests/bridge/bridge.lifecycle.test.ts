@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isAlive } from "../fixtures/host";
@@ -109,5 +109,25 @@ describe("bridge lifecycle", () => {
     bridge = await startBridge({ second: probe(log, { dependencies: ["first"] }), first: probe(log) });
     const health = (await bridge.health()).servers;
     expect(log.events().filter((e) => e.event === "start").map((e) => e.pid)).toEqual([health.first?.pid, health.second?.pid]);
+  });
+
+  it("applies Linux resource limits from mcp.json to the child", async () => {
+    const log = new ProbeLog();
+    bridge = await startBridge({ limited: probe(log, { limits: { memoryMb: 2048, cpuSeconds: 120 } }) });
+    const pid = (await bridge.health()).servers.limited?.pid ?? 0;
+    const limits = readFileSync(`/proc/${pid}/limits`, "utf8");
+    expect(limits).toMatch(/Max address space\s+2147483648\s+2147483648/);
+    expect(limits).toMatch(/Max cpu time\s+120\s+120/);
+    expect(childrenOf(bridge.pid)).toEqual([pid]);
+  });
+
+  it("expires idle sessions", async () => {
+    const log = new ProbeLog();
+    bridge = await startBridge({ probe: probe(log) }, ["--idle-timeout", "0.2"]);
+    const { client, transport } = await connectClient(bridge, "probe");
+    const line = await bridge.waitForLog(/"msg":"session expired"/);
+    expect(line).toContain(transport.sessionId ?? "none");
+    await expect(client.callTool({ name: "echo", arguments: { text: "late" } })).rejects.toThrow(/session not found/);
+    await client.close();
   });
 });
