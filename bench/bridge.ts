@@ -17,7 +17,7 @@
 // Every process started here is stopped in a finally block, descendants included.
 // Run: npm run bench:bridge (or npx tsx bench/bridge.ts).
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { connect, connectTimes, manySessions, rawThroughput, sdkThroughput, sequential, type Connected, type Target, type Throughput } from "./lib/measure";
@@ -169,8 +169,11 @@ async function runPath(path: Path): Promise<Row> {
       row.notes.push(`children 1 s after the 20 sessions were DELETEd: ${left}`);
     }
     if (managed?.name === "bridge") {
-      const lines = managed.output().split("\n").filter((l) => /"level":"(warn|error)"/.test(l));
-      if (lines.length > 0) row.notes.push(`bridge logged ${lines.length} warn/error lines, e.g. ${lines[0]?.slice(0, 200)}`);
+      const lines = managed.output().split("\n");
+      const bad = lines.filter((l) => /"level":"(warn|error)"/.test(l));
+      if (bad.length > 0) row.notes.push(`bridge logged ${bad.length} warn/error lines, e.g. ${bad[0]?.slice(0, 200)}`);
+      const childErrors = lines.filter((l) => /"msg":"server stderr"/.test(l) && /error|fail/i.test(l));
+      if (childErrors.length > 0) row.notes.push(`server stderr via the bridge: ${childErrors.length} error-like lines, e.g. ${childErrors[0]?.slice(0, 220)}`);
     }
   } finally {
     if (main) await main.close();
@@ -232,12 +235,13 @@ function printGoals(rows: Row[]): void {
 
 async function main(): Promise<void> {
   const began = Date.now();
+  const loadBefore = loadavg()[0]?.toFixed(2);
   const rows: Row[] = [];
   for (const path of paths) {
     process.stderr.write(`bench: ${path.name}...\n`);
     rows.push(await runPath(path));
   }
-  console.log(`\n## MCP bridge benchmark (server-everything echo; node ${process.version}; ${((Date.now() - began) / 1000).toFixed(0)} s)\n`);
+  console.log(`\n## MCP bridge benchmark (server-everything echo; node ${process.version}; ${((Date.now() - began) / 1000).toFixed(0)} s; load avg ${loadBefore} → ${loadavg()[0]?.toFixed(2)})\n`);
   printTable(rows);
   printGoals(rows);
   console.log("\nCommand lines:");

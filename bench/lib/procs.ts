@@ -27,6 +27,7 @@ export function errorText(error: unknown): string {
 }
 
 interface ProcStat {
+  state: string;
   ppid: number;
   start: string;
 }
@@ -36,7 +37,7 @@ function statOf(pid: number): ProcStat | undefined {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // fields[0] is field 3 (state): ppid is field 4, starttime field 22.
-    return { ppid: Number(fields[1]), start: fields[19] ?? "" };
+    return { state: fields[0] ?? "", ppid: Number(fields[1]), start: fields[19] ?? "" };
   } catch {
     return undefined; // gone
   }
@@ -162,7 +163,11 @@ export function startManaged(name: string, command: string, args: string[], env?
   }, 500);
   tracker.unref();
 
-  const alive = (p: number, start: string) => statOf(p)?.start === start;
+  // A zombie (Z) has ended; it only waits for its parent (or init) to reap it.
+  const alive = (p: number, start: string) => {
+    const stat = statOf(p);
+    return stat?.start === start && stat.state !== "Z";
+  };
   return {
     name,
     pid,
@@ -174,7 +179,11 @@ export function startManaged(name: string, command: string, args: string[], env?
         const check = () => {
           const match = pattern.exec(output);
           if (match) done(undefined, match);
-          else if (exitInfo !== undefined) done(new Error(`${name} ended (${exitInfo}) before ready: ${output.trim().slice(-300)}`));
+          else if (exitInfo !== undefined) {
+            const lines = output.split("\n").filter((l) => l.trim());
+            const reason = lines.find((l) => /error/i.test(l)) ?? lines.at(-1) ?? "no output";
+            done(new Error(`${name} ended (${exitInfo}) before ready: ${reason.trim()}`));
+          }
         };
         const done = (error?: Error, match?: RegExpExecArray) => {
           clearTimeout(timer);
