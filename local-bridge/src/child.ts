@@ -3,7 +3,6 @@
 // the initialize handshake, stderr capture, and a stop that escalates from
 // SIGTERM to SIGKILL. It knows nothing about HTTP sessions: the proxy does.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import {
   LATEST_PROTOCOL_VERSION,
@@ -18,6 +17,20 @@ import type { StdioServerConfig } from "../../src/mcp/config";
 import { errorMessage, type Logger } from "../../src/mcp/logger";
 
 const STDERR_TAIL = 20;
+// What a child inherits from the bridge's environment, as the SDK's stdio client
+// does (sudo's list); the rest comes from mcp.json. Kept here rather than imported
+// from the SDK's client/stdio module, which would load cross-spawn for six names.
+const INHERITED_ENV = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of INHERITED_ENV) {
+    const value = process.env[name];
+    // Exported shell functions are a known injection vector.
+    if (value !== undefined && !value.startsWith("()")) env[name] = value;
+  }
+  return env;
+}
 // Ids the bridge uses for its own handshake; forwarded requests use positive integers.
 const HANDSHAKE_ID = -1;
 
@@ -74,7 +87,7 @@ export class ChildProcess {
     const { command, args } = this.commandLine();
     const child = spawn(command, args, {
       cwd: this.config.cwd ? resolvePath(this.options.baseDir, this.config.cwd) : this.options.baseDir,
-      env: { ...getDefaultEnvironment(), ...this.config.env },
+      env: { ...inheritedEnv(), ...this.config.env },
       stdio: ["pipe", "pipe", "pipe"],
       shell: false,
     });

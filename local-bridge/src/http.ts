@@ -4,7 +4,6 @@
 // (legacy SSE). Every error is JSON; bodies are size-limited and validated.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { JSONRPCMessageSchema, isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../../src/mcp/logger";
 import { checkOrigin, checkToken, type AccessPolicy } from "./auth";
@@ -129,6 +128,8 @@ async function streamable(ctx: HttpContext, proxy: ServerProxy, req: IncomingMes
 }
 
 async function openLegacy(ctx: HttpContext, proxy: ServerProxy, name: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Loaded on first use: most deployments never see a legacy client, and it costs memory.
+  const { SSEServerTransport } = await import("@modelcontextprotocol/sdk/server/sse.js");
   const transport = new SSEServerTransport(`/servers/${encodeURIComponent(name)}/messages`, res);
   const session = new LegacySseSession(transport);
   transport.onmessage = (message) => {

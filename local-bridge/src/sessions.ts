@@ -6,7 +6,7 @@
 // in JSON mode, which is why this part is the bridge's own. Legacy SSE sessions
 // use the SDK's SSEServerTransport as is.
 import type { ServerResponse } from "node:http";
-import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"; // type only: loaded lazily
 import {
   isJSONRPCErrorResponse,
   isJSONRPCResultResponse,
