@@ -82,6 +82,24 @@ export function treeRssMb(pid: number): number | undefined {
   return descendantsOf(pid).reduce((sum, p) => sum + (rssMb(p) ?? 0), own);
 }
 
+/** Own VmRSS in MB, and as text: "own (tree whole-tree)", or "gone". */
+export function rssText(pid: number): { own: number | undefined; text: string } {
+  const own = rssMb(pid);
+  const tree = treeRssMb(pid);
+  return { own, text: own === undefined ? "gone" : `${own.toFixed(1)} (tree ${(tree ?? own).toFixed(0)})` };
+}
+
+/** Notes on the bridge's JSON log: warn/error lines, and error-like stderr lines of its servers. */
+export function bridgeLogProblems(output: string): string[] {
+  const lines = output.split("\n");
+  const notes: string[] = [];
+  const bad = lines.filter((line) => /"level":"(warn|error)"/.test(line));
+  if (bad.length > 0) notes.push(`bridge logged ${bad.length} warn/error lines, e.g. ${bad[0]?.slice(0, 200)}`);
+  const childErrors = lines.filter((line) => /"msg":"server stderr"/.test(line) && /error|fail/i.test(line));
+  if (childErrors.length > 0) notes.push(`server stderr via the bridge: ${childErrors.length} error-like lines, e.g. ${childErrors[0]?.slice(0, 220)}`);
+  return notes;
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {

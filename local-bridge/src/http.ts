@@ -4,9 +4,10 @@
 // (legacy SSE). Every error is JSON; bodies are size-limited and validated.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { JSONRPCMessageSchema, isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../../src/mcp/logger";
 import { checkOrigin, checkToken, type AccessPolicy } from "./auth";
+import { isRequest } from "./messages";
 import type { ServerProxy } from "./proxy";
 import { RPC, rpcError } from "./rpc";
 import { Exchange, LegacySseSession, StreamableSession } from "./sessions";
@@ -92,7 +93,7 @@ async function streamable(ctx: HttpContext, proxy: ServerProxy, req: IncomingMes
   const body = await readJson(req, ctx.maxBodyBytes);
   const batch = Array.isArray(body);
   const messages = parseMessages(body);
-  const initialize = messages.find((m) => isJSONRPCRequest(m) && m.method === "initialize");
+  const initialize = messages.find((m) => isRequest(m) && m.method === "initialize");
   let session: StreamableSession | undefined;
   if (initialize) {
     if (messages.length > 1) throw new HttpError(400, RPC.invalidRequest, "initialize must be sent alone");
@@ -109,7 +110,7 @@ async function streamable(ctx: HttpContext, proxy: ServerProxy, req: IncomingMes
     if (!session || !proxy.sessions.has(session.id)) throw new HttpError(404, RPC.sessionNotFound, "session not found: initialize again");
   }
   session.lastSeen = Date.now();
-  const requestIds = messages.filter(isJSONRPCRequest).map((m) => m.id);
+  const requestIds = messages.filter(isRequest).map((m) => m.id);
   if (requestIds.length === 0) {
     for (const message of messages) await proxy.fromSession(session, message);
     res.writeHead(202).end();

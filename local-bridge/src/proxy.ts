@@ -4,10 +4,6 @@
 // progress and server-initiated requests go back to the session they belong to.
 import {
   SUPPORTED_PROTOCOL_VERSIONS,
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type ClientCapabilities,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
@@ -21,6 +17,7 @@ import type { StdioServerConfig } from "../../src/mcp/config";
 import { errorMessage, type Logger } from "../../src/mcp/logger";
 import { ServerStats } from "../../src/mcp/metrics";
 import { ChildProcess, describeExit, type ChildOptions, type ExitInfo } from "./child";
+import { isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
 import { rpcError, RPC } from "./rpc";
 
 export type ProxyState = "starting" | "ready" | "unavailable" | "stopped";
@@ -167,9 +164,9 @@ export class ServerProxy {
   // ---- messages from a session ----
 
   async fromSession(session: Downstream, message: JSONRPCMessage): Promise<void> {
-    if (isJSONRPCRequest(message)) return this.request(session, message);
-    if (isJSONRPCNotification(message)) return this.notification(session, message);
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) return this.answer(session, message);
+    if (isRequest(message)) return this.request(session, message);
+    if (isNotification(message)) return this.notification(session, message);
+    if (isResponse(message)) return this.answer(session, message);
   }
 
   private async request(session: Downstream, request: JSONRPCRequest): Promise<void> {
@@ -261,21 +258,21 @@ export class ServerProxy {
   // ---- messages from the child ----
 
   private fromChild(message: JSONRPCMessage): void {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+    if (isResponse(message)) {
       const childId = typeof message.id === "number" ? message.id : Number.NaN;
       const pending = this.pending.get(childId);
       if (pending) this.finish(childId, pending, { ...message, id: pending.id });
       return;
     }
-    if (isJSONRPCRequest(message)) return this.serverRequest(message);
-    if (isJSONRPCNotification(message)) this.childNotification(message);
+    if (isRequest(message)) return this.serverRequest(message);
+    if (isNotification(message)) this.childNotification(message);
   }
 
   private finish(childId: number, pending: Pending | undefined, response: JSONRPCMessage | undefined): void {
     this.pending.delete(childId);
     if (!pending) return;
     this.bySessionRequest.delete(requestKey(pending.session.id, pending.id));
-    const failed = !response || isJSONRPCErrorResponse(response) || (isJSONRPCResultResponse(response) && response.result.isError === true);
+    const failed = !response || isErrorResponse(response) || (isResponse(response) && "result" in response && response.result.isError === true);
     this.stats.record(pending.tool, performance.now() - pending.started, failed ? "error" : "ok");
     if (response) pending.session.deliver(response, pending.id);
   }

@@ -7,13 +7,8 @@
 // use the SDK's SSEServerTransport as is.
 import type { ServerResponse } from "node:http";
 import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"; // type only: loaded lazily
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCResultResponse,
-  type ClientCapabilities,
-  type JSONRPCMessage,
-  type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { isResponse } from "./messages";
 import type { Downstream } from "./proxy";
 
 const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" };
@@ -44,8 +39,8 @@ export class Exchange {
 
   write(message: JSONRPCMessage): boolean {
     if (this.done || this.res.destroyed) return false;
-    const isResponse = (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && this.waiting.delete(key(message.id));
-    if (isResponse && !this.streaming) this.responses.push(message);
+    const answers = isResponse(message) && this.waiting.delete(key(message.id));
+    if (answers && !this.streaming) this.responses.push(message);
     else {
       this.startStream();
       this.res.write(sseEvent(message));
@@ -104,11 +99,11 @@ export class StreamableSession implements Downstream {
     if (related !== undefined) {
       const exchange = this.exchanges.get(key(related));
       if (exchange) {
-        const isFinal = (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && key(message.id) === key(related);
+        const isFinal = isResponse(message) && key(message.id) === key(related);
         if (isFinal) this.exchanges.delete(key(related));
         return exchange.write(message);
       }
-      if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) return false;
+      if (isResponse(message)) return false;
     }
     if (this.standalone && !this.standalone.writableEnded) {
       this.standalone.write(sseEvent(message));
