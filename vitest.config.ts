@@ -19,15 +19,30 @@ export default defineConfig({
       },
       {
         plugins: [
-          cloudflareTest({
+          cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
-          }),
+            miniflare: {
+              // The Worker under test reaches the servers global-setup started.
+              bindings: {
+                GEMINI_API_KEY: inject("sessionLlmKey"),
+                GEMINI_BASE_URL: inject("fakeLlmUrl"),
+                BRIDGE_URL: inject("bridgeUrl"),
+                BRIDGE_TOKEN: inject("bridgeToken"),
+                MCP_CONFIG: inject("mcpConfig"),
+                LLM_RETRY_INITIAL_MS: "10",
+                RATE_LIMIT_PER_MINUTE: "600",
+                RATE_LIMIT_BURST: "100",
+              },
+            },
+          })),
         ],
         test: {
           name: "workers",
           include: ["tests/workers/**/*.test.ts"],
           globalSetup: ["tests/workers/global-setup.ts"],
           testTimeout: 30_000,
+          // Session tests share one scripted model key: files run one at a time.
+          fileParallelism: false,
         },
       },
     ],

@@ -143,6 +143,12 @@ export class McpHost {
     return report;
   }
 
+  /** Tries again every unavailable server whose backoff has passed (a chat session calls this at each turn). */
+  async reconnect(): Promise<void> {
+    const due = [...this.connections.values()].filter((c) => c.state === "unavailable" && c.retryAfterMs() === 0);
+    await Promise.all(due.map((c) => c.connect().catch(() => undefined)));
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.close()));
   }

@@ -1,10 +1,240 @@
-// The chat session Durable Object. The WebSocket protocol, history and tool loop
-// arrive with the chat-session work; until then the class exists so the SQLite
-// migration in wrangler.toml has its class.
-import { DurableObject } from "cloudflare:workers";
+// The chat session Durable Object (one per session id) on agents' `Agent`, which
+// gives WebSocket hibernation, connection tracking and keep-alive for long turns.
+// It keeps history in SQLite, replays it to every (re)connecting socket,
+// broadcasts each event to all sockets, runs one turn at a time, and owns the
+// session's MCP connections. Agent protocol frames are switched off: the page
+// speaks only the protocol of protocol.ts.
+import { Agent, type Connection, type ConnectionContext } from "agents";
+import { readSettings, type Env, type Settings } from "../env";
+import { createProvider, type ProviderSelection } from "../llm/select";
+import type { LlmProvider } from "../llm/provider";
+import { EdgehostError } from "../mcp/errors";
+import { errorMessage } from "../mcp/logger";
+import { runTurn } from "../orchestrator/turn";
+import { HistoryStore, type NewEntry } from "./history";
+import { PendingAnswers } from "./pending";
+import { parseClientFrame, type ClientMessage, type HistoryEntry, type ServerMessage } from "./protocol";
+import { RateLimiter } from "./rate-limit";
+import { SessionMcp } from "./session-mcp";
 
-export class ChatSession extends DurableObject {
-  override async fetch(): Promise<Response> {
-    return Response.json({ error: { code: "not_implemented", message: "chat sessions are not available yet" } }, { status: 501 });
+const TURN_KEY = "runningTurn";
+const ALWAYS_KEY = "alwaysAllowed";
+
+export class ChatSession extends Agent<Env> {
+  private store?: HistoryStore;
+  private settingsCache?: Settings;
+  private mcpCache?: SessionMcp;
+  private turn?: { id: string; controller: AbortController };
+  private limiter?: RateLimiter;
+  private selected?: ProviderSelection;
+  readonly approvals = new PendingAnswers<boolean>();
+
+  private get history(): HistoryStore {
+    this.store ??= new HistoryStore(this.ctx.storage.sql);
+    return this.store;
+  }
+
+  private get settings(): Settings {
+    this.settingsCache ??= readSettings(this.env).settings;
+    return this.settingsCache;
+  }
+
+  private get sessionMcp(): SessionMcp {
+    this.mcpCache ??= new SessionMcp({
+      env: this.env,
+      settings: this.settings,
+      store: this.history,
+      broadcast: (message) => this.send(message),
+      record: (entry) => this.record(entry),
+      approvals: this.approvals,
+      provider: () => this.provider(),
+    });
+    return this.mcpCache;
+  }
+
+  override shouldSendProtocolMessages(): boolean {
+    return false;
+  }
+
+  override async onStart(): Promise<void> {
+    // Heartbeats answered by the runtime itself, so they never wake the object.
+    this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
+    const interrupted = this.history.getSetting<string>(TURN_KEY);
+    if (interrupted) {
+      // The object was evicted or restarted mid-turn: say so instead of leaving the turn open.
+      this.history.setSetting(TURN_KEY, undefined);
+      this.record({ turnId: interrupted, kind: "error", text: "This turn was interrupted (the session restarted). Send your message again." });
+    }
+  }
+
+  override onConnect(connection: Connection, _context: ConnectionContext): void {
+    const selected = this.selection();
+    const model = "provider" in selected ? { provider: selected.provider.name, model: selected.provider.model } : null;
+    this.sendTo(connection, {
+      type: "connection",
+      sessionId: this.name,
+      model,
+      notice: "missing" in selected ? selected.missing : undefined,
+      toolApproval: this.settings.TOOL_APPROVAL,
+    });
+    this.sendTo(connection, { type: "history", entries: this.history.entries() });
+    // Started before the status is sent: the servers then show as "connecting", not as absent.
+    const connecting = this.sessionMcp.ensureConnected();
+    this.sendTo(connection, { type: "servers", servers: this.sessionMcp.status() });
+    // Questions still open (a reload mid-approval) are asked again on the new socket.
+    this.sessionMcp.resendOpenQuestions((message) => this.sendTo(connection, message));
+    void this.keepAliveWhile(() => connecting);
+  }
+
+  override async onMessage(connection: Connection, raw: string | ArrayBuffer): Promise<void> {
+    const parsed = parseClientFrame(raw);
+    if (!parsed.ok) return this.sendTo(connection, { type: "error", code: parsed.code, message: parsed.message });
+    try {
+      await this.handle(connection, parsed.message);
+    } catch (error) {
+      this.sendTo(connection, { type: "error", code: error instanceof EdgehostError ? error.code : "internal", message: error instanceof EdgehostError ? error.message : "internal error" });
+    }
+  }
+
+  override onClose(): void {
+    // Nothing to do: sockets are tracked by the runtime, history is in storage.
+  }
+
+  private async handle(connection: Connection, message: ClientMessage): Promise<void> {
+    switch (message.type) {
+      case "message":
+        return this.startTurn(connection, message.text);
+      case "cancel":
+        if (this.turn && (!message.turnId || message.turnId === this.turn.id)) this.turn.controller.abort("cancelled by the user");
+        return;
+      case "approval":
+        if (message.approved && message.remember) this.remember(message.callId);
+        if (!this.approvals.answer(message.callId, message.approved)) {
+          this.sendTo(connection, { type: "error", code: "unknown_approval", message: `no pending approval ${message.callId}` });
+          return;
+        }
+        this.send({ type: "approval_resolved", callId: message.callId, approved: message.approved });
+        return;
+      case "elicitation_response":
+        if (!this.sessionMcp.answerElicitation(message)) this.sendTo(connection, { type: "error", code: "unknown_elicitation", message: `no pending elicitation ${message.requestId}` });
+        return;
+      case "set_servers":
+        this.sessionMcp.setEnabled(message.enabled);
+        this.send({ type: "servers", servers: this.sessionMcp.status() });
+        return;
+      case "reset":
+        this.turn?.controller.abort("reset");
+        this.history.clear();
+        this.send({ type: "history", entries: [] });
+        return;
+    }
+  }
+
+  private async startTurn(connection: Connection, text: string): Promise<void> {
+    if (this.turn) {
+      // One turn at a time; a message during a turn is rejected, not queued (README).
+      return this.sendTo(connection, { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." });
+    }
+    this.limiter ??= new RateLimiter(this.settings.RATE_LIMIT_PER_MINUTE, this.settings.RATE_LIMIT_BURST);
+    const wait = this.limiter.take();
+    if (wait > 0) return this.sendTo(connection, { type: "error", code: "rate_limited", message: `Too many messages: try again in ${Math.ceil(wait / 1000)} s.` });
+    const turnId = crypto.randomUUID();
+    this.record({ turnId, kind: "user", text });
+    const provider = this.provider();
+    if (!provider) {
+      const selected = this.selection();
+      this.record({ turnId, kind: "notice", text: "missing" in selected ? selected.missing : "No model is configured." });
+      this.send({ type: "turn_end", turnId, reason: "no_model" });
+      return;
+    }
+    const controller = new AbortController();
+    this.turn = { id: turnId, controller };
+    this.history.setSetting(TURN_KEY, turnId);
+    this.send({ type: "turn_start", turnId });
+    void this.keepAliveWhile(() => this.runTurn(turnId, provider, controller));
+  }
+
+  private async runTurn(turnId: string, provider: LlmProvider, controller: AbortController): Promise<void> {
+    let reason: "complete" | "cancelled" | "error" | "max_steps" = "error";
+    let usage: { inputTokens: number; outputTokens: number } | undefined;
+    try {
+      await this.sessionMcp.prepareTurn(turnId);
+      const outcome = await runTurn({
+        turnId,
+        provider,
+        host: this.sessionMcp.host(),
+        tools: () => this.sessionMcp.tools(),
+        history: () => this.history.entries(),
+        record: (entry) => this.record(entry),
+        emit: (message) => this.send(message),
+        approve: (call) => this.sessionMcp.approve(turnId, call, controller.signal),
+        signal: controller.signal,
+        limits: { maxSteps: this.settings.MAX_STEPS, tokenBudget: this.settings.HISTORY_TOKEN_BUDGET, toolResultChars: this.settings.TOOL_RESULT_CHARS },
+        systemExtra: this.settings.SYSTEM_PROMPT,
+      });
+      reason = outcome.reason;
+      usage = outcome.usage;
+      if (reason === "cancelled") this.record({ turnId, kind: "notice", text: "Cancelled." });
+    } catch (error) {
+      const message = error instanceof EdgehostError ? error.message : `Unexpected error: ${errorMessage(error)}`;
+      this.record({ turnId, kind: "error", text: message });
+      this.send({ type: "error", code: error instanceof EdgehostError ? error.code : "internal", message, turnId });
+    } finally {
+      this.turn = undefined;
+      this.history.setSetting(TURN_KEY, undefined);
+      this.send({ type: "turn_end", turnId, reason, usage });
+    }
+  }
+
+  private selection(): ProviderSelection {
+    this.selected ??= createProvider(this.env, { retry: { initialMs: this.settings.LLM_RETRY_INITIAL_MS } });
+    return this.selected;
+  }
+
+  private provider(): LlmProvider | undefined {
+    const selected = this.selection();
+    return "provider" in selected ? selected.provider : undefined;
+  }
+
+  private remember(callId: string): void {
+    const tool = this.sessionMcp.approvalTool(callId);
+    if (!tool) return;
+    const always = new Set(this.history.getSetting<string[]>(ALWAYS_KEY) ?? []);
+    always.add(tool);
+    this.history.setSetting(ALWAYS_KEY, [...always]);
+  }
+
+  private record(entry: NewEntry): HistoryEntry {
+    const saved = this.history.append(entry);
+    this.send({ type: "entry", entry: saved });
+    return saved;
+  }
+
+  private send(message: ServerMessage): void {
+    const frame = JSON.stringify(message);
+    for (const connection of this.getConnections()) {
+      // getConnections() can include sockets still closing.
+      if (connection.readyState === WebSocket.OPEN) connection.send(frame);
+    }
+  }
+
+  private sendTo(connection: Connection, message: ServerMessage): void {
+    if (connection.readyState === WebSocket.OPEN) connection.send(JSON.stringify(message));
+  }
+
+  // ---- RPC for the HTTP API ----
+
+  getHistory(): HistoryEntry[] {
+    return this.history.entries();
+  }
+
+  async deleteSession(): Promise<void> {
+    this.turn?.controller.abort("session deleted");
+    await this.mcpCache?.close();
+    this.mcpCache = undefined;
+    for (const connection of this.getConnections()) connection.close(1000, "session deleted");
+    this.history.clear();
+    this.history.setSetting(ALWAYS_KEY, undefined);
+    this.history.setSetting("enabledServers", undefined);
   }
 }

@@ -1,16 +1,37 @@
 // Starts the real servers the workerd tests reach over 127.0.0.1 and hands their
-// URLs in through `provide` (workerd cannot spawn processes itself).
+// URLs in through `provide` (workerd cannot spawn processes itself): server-everything
+// over HTTP for the host test, the fake model server, and the bridge behind the
+// chat sessions. vitest.config.ts turns the session values into Worker bindings.
 import type { TestProject } from "vitest/node";
+import { startFakeLlm } from "../fixtures/fake-gemini";
 import { startEverythingHttp } from "../fixtures/http-servers";
+import { startSessionServers } from "./session-servers";
 
 declare module "vitest" {
   export interface ProvidedContext {
     everythingUrl: string;
+    /** Fake Gemini + OpenAI-compatible server, scripted per API key (tests/fixtures/fake-llm-script.ts). */
+    fakeLlmUrl: string;
+    /** The GEMINI_API_KEY binding of the Worker under test: the fake's script key for session tests. */
+    sessionLlmKey: string;
+    bridgeUrl: string;
+    bridgeToken: string;
+    /** The folder server-filesystem serves behind the bridge (holds notes.txt and sub/). */
+    fsRoot: string;
+    mcpConfig: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const everything = await startEverythingHttp("streamableHttp");
+  const [everything, fakeLlm, session] = await Promise.all([startEverythingHttp("streamableHttp"), startFakeLlm(), startSessionServers()]);
   project.provide("everythingUrl", everything.url);
-  return () => everything.stop();
+  project.provide("fakeLlmUrl", fakeLlm.url);
+  project.provide("sessionLlmKey", "session-tests");
+  project.provide("bridgeUrl", session.bridge.url);
+  project.provide("bridgeToken", session.bridge.token);
+  project.provide("fsRoot", session.fsRoot);
+  project.provide("mcpConfig", session.mcpConfig);
+  return async () => {
+    await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop()]);
+  };
 }

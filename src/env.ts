@@ -1,0 +1,43 @@
+// The Worker's environment: bindings as wrangler gives them, parsed once with zod
+// into the settings the rest of the code receives.
+import { z } from "zod";
+import type { ChatSession } from "./session/ChatSession";
+
+export interface Env {
+  CHAT_SESSION: DurableObjectNamespace<ChatSession>;
+  ASSETS?: Fetcher;
+  [name: string]: unknown;
+}
+
+const flag = z.enum(["on", "off", "true", "false", "1", "0"]).transform((v) => v === "on" || v === "true" || v === "1");
+const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+const SettingsSchema = z.object({
+  TOOL_APPROVAL: flag.default(true),
+  MAX_STEPS: int(8, 1, 50),
+  HISTORY_TOKEN_BUDGET: int(32_000, 1_000, 1_000_000),
+  TOOL_RESULT_CHARS: int(20_000, 500, 500_000),
+  RATE_LIMIT_PER_MINUTE: int(20, 1, 10_000),
+  RATE_LIMIT_BURST: int(5, 1, 1_000),
+  MCP_CONNECT_TIMEOUT_MS: int(15_000, 100, 120_000),
+  LLM_RETRY_INITIAL_MS: int(1_000, 0, 60_000),
+  SYSTEM_PROMPT: z.string().max(20_000).optional(),
+  BRIDGE_URL: z.url().optional(),
+  BRIDGE_TOKEN: z.string().optional(),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+/** Parses the env once; a bad value is reported with the variable name and the default is used instead. */
+export function readSettings(env: Record<string, unknown>): { settings: Settings; problems: string[] } {
+  const problems: string[] = [];
+  const input: Record<string, unknown> = {};
+  for (const key of Object.keys(SettingsSchema.shape)) {
+    const value = env[key];
+    if (value === undefined || value === "") continue;
+    const single = SettingsSchema.shape[key as keyof typeof SettingsSchema.shape].safeParse(value);
+    if (single.success) input[key] = value;
+    // Never echo the value: it may be a secret.
+    else problems.push(`${key} is invalid (${single.error.issues[0]?.message ?? "bad value"}); using the default`);
+  }
+  return { settings: SettingsSchema.parse(input), problems };
+}

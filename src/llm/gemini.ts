@@ -1,0 +1,202 @@
+// Gemini through @google/genai: streams `generateContentStream` with native
+// function calling. History maps onto Gemini contents (tool calls as model
+// `functionCall` parts carrying their thoughtSignature back, tool results as user
+// `functionResponse` parts); schemas go through sanitizeForGemini. Runs in workerd.
+import { GoogleGenAI, type Content, type FunctionCall, type GenerateContentConfig, type GenerateContentResponse, type Part } from "@google/genai";
+import { callIdGenerator } from "./call-ids";
+import { abortError, clip, errorText, interrupted, isRetryableStatus, parseDuration, parseRetryAfter } from "./errors";
+import { sanitizeForGemini } from "./gemini-schema";
+import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type ToolCallRequest } from "./provider";
+
+export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
+
+export interface GeminiProviderOptions {
+  apiKey: string;
+  model?: string;
+  /** Replaces https://generativelanguage.googleapis.com (tests, proxies, AI Gateway). */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+}
+
+/** Keys this provider keeps in `ToolCallRequest.providerData`. */
+interface GeminiCallData {
+  /** Must be sent back with the call, or Gemini 3 rejects the next request. */
+  thoughtSignature?: string;
+  /** The id Gemini gave the call, if it gave one (ours are generated and never sent). */
+  functionCallId?: string;
+}
+
+export class GeminiProvider implements LlmProvider {
+  readonly name = "gemini";
+  readonly model: string;
+
+  constructor(private readonly options: GeminiProviderOptions) {
+    this.model = options.model ?? DEFAULT_GEMINI_MODEL;
+  }
+
+  async *stream(request: LlmRequest): AsyncGenerator<LlmEvent> {
+    // ApiError drops the response headers, so Retry-After is caught on the way through.
+    let retryAfter: string | undefined;
+    const baseFetch = this.options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    const client = new GoogleGenAI({
+      apiKey: this.options.apiKey,
+      httpOptions: {
+        ...(this.options.baseUrl ? { baseUrl: this.options.baseUrl } : {}),
+        fetch: async (input, init) => {
+          const response = await baseFetch(input, init);
+          if (!response.ok) retryAfter = response.headers.get("retry-after") ?? undefined;
+          return response;
+        },
+      },
+    });
+    const config: GenerateContentConfig = {
+      abortSignal: request.signal,
+      ...(request.system ? { systemInstruction: request.system } : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.tools.length > 0
+        ? {
+            tools: [
+              {
+                functionDeclarations: request.tools.map((tool) => ({
+                  name: tool.name,
+                  description: tool.description,
+                  parametersJsonSchema: sanitizeForGemini(tool.parameters),
+                })),
+              },
+            ],
+          }
+        : {}),
+    };
+    const fail = (error: unknown, started: boolean): Error => (request.signal?.aborted ? abortError(request.signal) : toLlmError(error, retryAfter, started));
+
+    let chunks: AsyncGenerator<GenerateContentResponse>;
+    try {
+      chunks = await client.models.generateContentStream({ model: this.model, contents: toContents(request.messages), config });
+    } catch (error) {
+      throw fail(error, false);
+    }
+
+    const nextId = callIdGenerator(request.messages);
+    const calls: ToolCallRequest[] = [];
+    let finishReason: string | undefined;
+    let blockReason: string | undefined;
+    let usage: GenerateContentResponse["usageMetadata"];
+    try {
+      for await (const chunk of chunks) {
+        const candidate = chunk.candidates?.[0];
+        for (const part of candidate?.content?.parts ?? []) {
+          if (part.thought) continue; // Thought summaries are not answer text.
+          if (part.functionCall) calls.push(toCall(part.functionCall, part.thoughtSignature, nextId));
+          else if (part.text) yield { type: "text", delta: part.text };
+        }
+        finishReason = candidate?.finishReason ?? finishReason;
+        blockReason = chunk.promptFeedback?.blockReason ?? blockReason;
+        usage = chunk.usageMetadata ?? usage;
+      }
+    } catch (error) {
+      throw fail(error, true);
+    }
+    // Calls are released only once the stream finished: a call from a broken stream must never run.
+    for (const call of calls) yield { type: "tool_call", call };
+    if (usage) {
+      yield {
+        type: "usage",
+        inputTokens: usage.promptTokenCount ?? 0,
+        // Thinking tokens are billed as output.
+        outputTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
+      };
+    }
+    yield { type: "done", finishReason: finishReason ?? blockReason ?? "FINISH_REASON_UNSPECIFIED" };
+  }
+}
+
+function toCall(functionCall: FunctionCall, thoughtSignature: string | undefined, nextId: () => string): ToolCallRequest {
+  const data: GeminiCallData = {};
+  if (thoughtSignature) data.thoughtSignature = thoughtSignature;
+  if (functionCall.id) data.functionCallId = functionCall.id;
+  return {
+    id: functionCall.id ?? nextId(),
+    name: functionCall.name ?? "",
+    arguments: functionCall.args ?? {},
+    ...(Object.keys(data).length > 0 ? { providerData: { ...data } } : {}),
+  };
+}
+
+function callData(call: ToolCallRequest | undefined): GeminiCallData {
+  const data = call?.providerData ?? {};
+  return {
+    thoughtSignature: typeof data.thoughtSignature === "string" ? data.thoughtSignature : undefined,
+    functionCallId: typeof data.functionCallId === "string" ? data.functionCallId : undefined,
+  };
+}
+
+/** Our history as Gemini contents. Exported for tests of the mapping. */
+export function toContents(messages: ChatMessage[]): Content[] {
+  const calls = new Map<string, ToolCallRequest>();
+  const contents: Content[] = [];
+  for (const message of messages) {
+    if (message.role === "user") {
+      contents.push({ role: "user", parts: [{ text: message.text }] });
+    } else if (message.role === "assistant") {
+      const parts: Part[] = message.text ? [{ text: message.text }] : [];
+      for (const call of message.toolCalls ?? []) {
+        calls.set(call.id, call);
+        const { thoughtSignature, functionCallId } = callData(call);
+        parts.push({
+          functionCall: { name: call.name, args: call.arguments, ...(functionCallId ? { id: functionCallId } : {}) },
+          ...(thoughtSignature ? { thoughtSignature } : {}),
+        });
+      }
+      // Gemini rejects contents without parts; an empty assistant turn carries nothing anyway.
+      if (parts.length > 0) contents.push({ role: "model", parts });
+    } else if (message.results.length > 0) {
+      contents.push({
+        role: "user",
+        parts: message.results.map((result) => {
+          const { functionCallId } = callData(calls.get(result.id));
+          return {
+            functionResponse: {
+              name: result.name,
+              ...(functionCallId ? { id: functionCallId } : {}),
+              // `response` must be an object (a protobuf Struct).
+              response: result.error !== undefined ? { error: result.error } : { result: result.result ?? null },
+            },
+          };
+        }),
+      });
+    }
+  }
+  return contents;
+}
+
+interface GoogleErrorBody {
+  error?: { code?: number; message?: string; status?: string; details?: { "@type"?: string; retryDelay?: string }[] };
+}
+
+/** SDK failures as LlmError: ApiError carries the status and the JSON body as its message. */
+function toLlmError(error: unknown, retryAfterHeader: string | undefined, started: boolean): LlmError {
+  if (error instanceof LlmError) return error;
+  const status = error instanceof Error && "status" in error && typeof error.status === "number" ? error.status : undefined;
+  if (status === undefined) {
+    // No HTTP status: the connection failed or the stream broke; transient by nature.
+    return started ? interrupted("Gemini", error) : new LlmError(`Gemini API unreachable: ${errorText(error)}`, undefined, true);
+  }
+  const body = parseBody(errorText(error));
+  const retryInfo = body?.error?.details?.find((d) => d["@type"]?.endsWith("google.rpc.RetryInfo"));
+  const retryAfterMs = parseRetryAfter(retryAfterHeader) ?? parseDuration(retryInfo?.retryDelay);
+  const reason = body?.error?.status ? ` ${body.error.status}` : "";
+  const detail = body?.error?.message ?? clip(errorText(error));
+  return new LlmError(`Gemini API error ${status}${reason}: ${detail}`, status, isRetryableStatus(status), retryAfterMs);
+}
+
+function parseBody(text: string): GoogleErrorBody | undefined {
+  // Mid-stream errors are prefixed "got status: ...": the JSON starts at the first brace.
+  const start = text.indexOf("{");
+  if (start < 0) return undefined;
+  try {
+    const value: unknown = JSON.parse(text.slice(start));
+    return typeof value === "object" && value !== null ? (value as GoogleErrorBody) : undefined;
+  } catch {
+    return undefined;
+  }
+}

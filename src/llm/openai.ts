@@ -1,0 +1,198 @@
+// Any OpenAI-compatible `/chat/completions` endpoint (OpenAI, OpenRouter, Ollama,
+// vLLM, llama.cpp) with `stream: true` and native tools, over fetch. The SSE is
+// parsed by eventsource-parser; streamed `tool_calls` deltas are assembled by
+// index and released only when the stream ended cleanly.
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import { callIdGenerator } from "./call-ids";
+import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
+import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type ToolCallRequest } from "./provider";
+
+export interface OpenAiProviderOptions {
+  /** Up to and including the version segment, e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1`. */
+  baseUrl: string;
+  model: string;
+  /** Optional: local servers (Ollama, llama.cpp) need none. */
+  apiKey?: string;
+  fetch?: typeof fetch;
+}
+
+interface ToolCallDelta {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+interface StreamChunk {
+  choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  error?: { message?: string; code?: number | string };
+}
+interface PartialCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export class OpenAiProvider implements LlmProvider {
+  readonly name = "openai";
+  readonly model: string;
+
+  constructor(private readonly options: OpenAiProviderOptions) {
+    this.model = options.model;
+  }
+
+  async *stream(request: LlmRequest): AsyncGenerator<LlmEvent> {
+    const { signal } = request;
+    const url = `${this.options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+    const body = {
+      model: this.model,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: toOpenAiMessages(request.system, request.messages),
+      ...(request.tools.length > 0
+        ? { tools: request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+        : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    };
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    const doFetch = this.options.fetch ?? fetch;
+
+    let response: Response;
+    try {
+      response = await doFetch(url, { method: "POST", headers, body: JSON.stringify(body), signal });
+    } catch (error) {
+      throw signal?.aborted ? abortError(signal) : new LlmError(`OpenAI-compatible endpoint unreachable: ${errorText(error)}`, undefined, true);
+    }
+    if (!response.ok) throw await httpError(response);
+    if (!response.body) throw new LlmError("OpenAI-compatible endpoint answered without a body", response.status, true);
+
+    const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+    const reader = events.getReader();
+    const partial: PartialCall[] = [];
+    let finishReason: string | undefined;
+    let usage: StreamChunk["usage"];
+    let sawDone = false;
+    try {
+      for (;;) {
+        let next: ReadableStreamReadResult<{ data: string }>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          throw signal?.aborted ? abortError(signal) : interrupted("OpenAI-compatible", error);
+        }
+        if (next.done) break;
+        if (next.value.data === "[DONE]") {
+          sawDone = true;
+          break;
+        }
+        const chunk = parseChunk(next.value.data);
+        if (chunk.error) {
+          const code = typeof chunk.error.code === "number" ? chunk.error.code : undefined;
+          throw new LlmError(`OpenAI-compatible stream error: ${chunk.error.message ?? "unknown"}`, code, code !== undefined && isRetryableStatus(code));
+        }
+        usage = chunk.usage ?? usage;
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        if (choice.delta?.content) yield { type: "text", delta: choice.delta.content };
+        for (const delta of choice.delta?.tool_calls ?? []) accumulate(partial, delta);
+        finishReason = choice.finish_reason ?? finishReason;
+      }
+    } finally {
+      reader.releaseLock();
+      // Stops the download when the consumer quits early or the stream failed.
+      await events.cancel().catch(() => undefined);
+    }
+    // A body that ends with neither a finish reason nor [DONE] was cut: its calls may be half-written.
+    if (!sawDone && finishReason === undefined) throw interrupted("OpenAI-compatible", new Error("the stream ended before the model finished"));
+
+    const nextId = callIdGenerator(request.messages);
+    for (const call of partial) if (call) yield { type: "tool_call", call: complete(call, nextId) };
+    if (usage) yield { type: "usage", inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
+    yield { type: "done", finishReason: finishReason ?? "stop" };
+  }
+}
+
+function parseChunk(data: string): StreamChunk {
+  try {
+    const value: unknown = JSON.parse(data);
+    if (typeof value === "object" && value !== null) return value as StreamChunk;
+  } catch {
+    // Falls through to the error below.
+  }
+  throw new LlmError(`OpenAI-compatible stream sent an unreadable chunk: ${clip(data, 120)}`, undefined, true);
+}
+
+function accumulate(partial: PartialCall[], delta: ToolCallDelta): void {
+  const index = typeof delta.index === "number" ? delta.index : partial.length === 0 ? 0 : partial.length - 1;
+  const call = (partial[index] ??= { id: "", name: "", arguments: "" });
+  if (delta.id) call.id = delta.id;
+  // Most servers send the name once; some repeat it in every delta, a few split it.
+  const name = delta.function?.name;
+  if (name && name !== call.name) call.name += name;
+  call.arguments += delta.function?.arguments ?? "";
+}
+
+/** Arguments that are not a JSON object are reported, not guessed at: the orchestrator feeds the error back. */
+function complete(call: PartialCall, nextId: () => string): ToolCallRequest {
+  const id = call.id || nextId();
+  const raw = call.arguments.trim();
+  if (raw === "") return { id, name: call.name, arguments: {} };
+  let problem: string;
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return { id, name: call.name, arguments: value as Record<string, unknown> };
+    problem = "arguments must be a JSON object";
+  } catch (error) {
+    problem = `arguments are not valid JSON: ${errorText(error)}`;
+  }
+  return { id, name: call.name, arguments: {}, providerData: { argumentsError: problem, rawArguments: call.arguments } };
+}
+
+type OpenAiMessage =
+  | { role: "system" | "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+/** Our history as chat-completions messages. Exported for tests of the mapping. */
+export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenAiMessage[] {
+  const out: OpenAiMessage[] = system ? [{ role: "system", content: system }] : [];
+  for (const message of messages) {
+    if (message.role === "user") out.push({ role: "user", content: message.text });
+    else if (message.role === "assistant") {
+      const calls = message.toolCalls ?? [];
+      out.push({
+        role: "assistant",
+        content: message.text || null,
+        ...(calls.length > 0
+          ? {
+              tool_calls: calls.map((call) => ({
+                id: call.id,
+                type: "function" as const,
+                // What the model wrote, even if it was broken: it reads its own mistake next to our error.
+                function: { name: call.name, arguments: typeof call.providerData?.rawArguments === "string" ? call.providerData.rawArguments : JSON.stringify(call.arguments) },
+              })),
+            }
+          : {}),
+      });
+    } else {
+      for (const result of message.results) {
+        const content = result.error !== undefined ? JSON.stringify({ error: result.error }) : typeof result.result === "string" ? result.result : JSON.stringify(result.result ?? null);
+        out.push({ role: "tool", tool_call_id: result.id, content });
+      }
+    }
+  }
+  return out;
+}
+
+async function httpError(response: Response): Promise<LlmError> {
+  const text = await response.text().catch(() => "");
+  let detail = clip(text) || response.statusText;
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
+    detail = (typeof body.error === "string" ? body.error : body.error?.message) ?? body.message ?? detail;
+  } catch {
+    // Not JSON (an HTML error page, plain text): the clipped text is the detail.
+  }
+  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after-ms") ? String(Number(response.headers.get("retry-after-ms")) / 1000) : response.headers.get("retry-after"));
+  return new LlmError(`OpenAI-compatible API error ${response.status}: ${detail}`, response.status, isRetryableStatus(response.status), retryAfterMs);
+}

@@ -1,0 +1,70 @@
+// The interface every model provider implements, and the messages the
+// orchestrator hands them. Providers know nothing about WebSockets or MCP: they
+// turn a conversation plus tool declarations into a stream of events.
+import { EdgehostError, type PublicError } from "../mcp/errors";
+
+/** A tool as the model sees it: a function name valid for Gemini and OpenAI, and a JSON Schema. */
+export interface ToolDeclaration {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolCallRequest {
+  /** Stable id of this call within the conversation (the provider's, or generated). */
+  id: string;
+  /** Function name as the model wrote it (may be unknown: the orchestrator checks). */
+  name: string;
+  arguments: Record<string, unknown>;
+  /** Opaque data a provider must get back with this call in later requests (e.g. Gemini's thoughtSignature). */
+  providerData?: Record<string, unknown>;
+}
+
+export interface ToolCallResult {
+  id: string;
+  name: string;
+  /** What the tool returned (already reduced to JSON the model can read), or the error text. */
+  result?: unknown;
+  error?: string;
+}
+
+export type ChatMessage =
+  | { role: "user"; text: string }
+  | { role: "assistant"; text: string; toolCalls?: ToolCallRequest[] }
+  | { role: "tool"; results: ToolCallResult[] };
+
+export interface LlmRequest {
+  system: string;
+  messages: ChatMessage[];
+  tools: ToolDeclaration[];
+  temperature?: number;
+  signal?: AbortSignal;
+}
+
+export type LlmEvent =
+  | { type: "text"; delta: string }
+  | { type: "tool_call"; call: ToolCallRequest }
+  | { type: "usage"; inputTokens: number; outputTokens: number }
+  | { type: "done"; finishReason: string };
+
+export interface LlmProvider {
+  readonly name: "gemini" | "openai" | "prompted";
+  readonly model: string;
+  stream(request: LlmRequest): AsyncIterable<LlmEvent>;
+}
+
+/** A model call that failed. `retryable` covers 429 and 5xx; `retryAfterMs` comes from the server when it said. */
+export class LlmError extends EdgehostError {
+  readonly code = "llm";
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly retryable = false,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+  override toPublic(): PublicError {
+    return { code: this.code, message: this.message, retryAfterMs: this.retryAfterMs };
+  }
+}

@@ -1,0 +1,44 @@
+// The system prompt of a turn: base rules, tool-call rules, the tool list, and
+// each server's guidance (its `tool-descriptions` prompt or a generated guide).
+import type { ToolView } from "../mcp/capabilities";
+import type { ServerGuide } from "../mcp/guide";
+
+const BASE = `You are a helpful assistant in a chat. Answer in Markdown. Be concise and accurate.`;
+
+const TOOL_RULES = `You can call tools. Rules:
+- Call a tool only when it helps answer the user; never invent tool names or arguments.
+- Use the exact function names given. Arguments must match the tool's JSON schema.
+- Independent calls may be made together in one step; dependent calls one after another.
+- If a tool returns an error, read it, fix the call if you can, or explain the problem to the user.
+- Some calls need the user's approval; a denied call must not be retried in the same way.`;
+
+export interface PromptInput {
+  tools: ToolView[];
+  guides: ServerGuide[];
+  /** Extra instructions from the deployment (SYSTEM_PROMPT). */
+  extra?: string;
+}
+
+export function buildSystemPrompt(input: PromptInput): string {
+  const parts = [BASE];
+  if (input.extra) parts.push(input.extra.trim());
+  if (input.tools.length > 0) {
+    parts.push(TOOL_RULES);
+    parts.push(
+      `Available tools:\n${input.tools
+        .map((t) => `- ${t.functionName} (${t.qualifiedName})${t.description ? `: ${firstLine(t.description)}` : ""}`)
+        .join("\n")}`,
+    );
+    const servers = new Set(input.tools.map((t) => t.server));
+    const guides = input.guides.filter((g) => servers.has(g.server) && g.source === "prompt");
+    for (const guide of guides) parts.push(`Guidance from the "${guide.server}" server:\n${guide.text}`);
+  } else {
+    parts.push("No tools are available in this conversation.");
+  }
+  return parts.join("\n\n");
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim()) ?? "";
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line.trim();
+}

@@ -1,0 +1,62 @@
+// The session's history and settings in the Durable Object's SQLite storage.
+// Everything that must survive eviction or a restart lives here; the object
+// keeps nothing that matters only in memory.
+import type { HistoryEntry } from "./protocol";
+
+export type NewEntry = Omit<HistoryEntry, "seq" | "createdAt">;
+
+const MAX_REPLAY = 1_000;
+
+export class HistoryStore {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly now: () => number = Date.now,
+  ) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS history (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      turn_id TEXT,
+      kind TEXT NOT NULL,
+      data TEXT NOT NULL,
+      created_at INTEGER NOT NULL
+    )`);
+    sql.exec("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  }
+
+  append(entry: NewEntry): HistoryEntry {
+    const createdAt = this.now();
+    const { turnId, kind, ...rest } = entry;
+    const row = this.sql
+      .exec<{ seq: number }>("INSERT INTO history (turn_id, kind, data, created_at) VALUES (?, ?, ?, ?) RETURNING seq", turnId, kind, JSON.stringify(rest), createdAt)
+      .one();
+    return { ...entry, seq: row.seq, createdAt };
+  }
+
+  /** The most recent entries in order (at most 1,000: older ones stay stored but are not replayed). */
+  entries(limit = MAX_REPLAY): HistoryEntry[] {
+    const rows = this.sql
+      .exec<{ seq: number; turn_id: string | null; kind: HistoryEntry["kind"]; data: string; created_at: number }>(
+        "SELECT * FROM (SELECT seq, turn_id, kind, data, created_at FROM history ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC",
+        limit,
+      )
+      .toArray();
+    return rows.map((row) => ({ ...(JSON.parse(row.data) as object), seq: row.seq, turnId: row.turn_id, kind: row.kind, createdAt: row.created_at }) as HistoryEntry);
+  }
+
+  count(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM history").one().n;
+  }
+
+  clear(): void {
+    this.sql.exec("DELETE FROM history");
+  }
+
+  getSetting<T>(key: string): T | undefined {
+    const row = this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = ?", key).toArray()[0];
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  setSetting(key: string, value: unknown): void {
+    if (value === undefined) this.sql.exec("DELETE FROM settings WHERE key = ?", key);
+    else this.sql.exec("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
+  }
+}

@@ -1,0 +1,38 @@
+// The session's view of mcp.json: the embedded file (or MCP_CONFIG), with stdio
+// servers routed through the local bridge. Problems become notices for the user,
+// never a failed session.
+import { routeStdioThroughBridge } from "../mcp/bridge-routing";
+import { parseMcpConfig, type McpConfig } from "../mcp/config";
+import { ConfigError } from "../mcp/errors";
+import type { Settings } from "../env";
+import { MCP_JSON } from "../generated/mcp-config";
+
+export interface SessionMcpConfig {
+  config: McpConfig;
+  /** Servers that cannot be reached from here, with why. */
+  unreachable: { server: string; reason: string }[];
+  problems: string[];
+}
+
+export function loadSessionMcpConfig(env: Record<string, unknown>, settings: Settings): SessionMcpConfig {
+  const text = typeof env.MCP_CONFIG === "string" && env.MCP_CONFIG.trim() ? env.MCP_CONFIG : MCP_JSON;
+  const vars: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(env)) if (typeof value === "string") vars[key] = value;
+  let config: McpConfig;
+  try {
+    config = parseMcpConfig(text, { fileName: "mcp.json", env: vars });
+  } catch (error) {
+    const message = error instanceof ConfigError ? error.message : "mcp.json could not be read";
+    return { config: { servers: [] }, unreachable: [], problems: [`MCP servers are off: ${message}`] };
+  }
+  const enabled = { servers: config.servers.filter((s) => !s.disabled) };
+  if (settings.BRIDGE_URL) {
+    return { config: routeStdioThroughBridge(enabled, { url: settings.BRIDGE_URL, token: settings.BRIDGE_TOKEN }), unreachable: [], problems: [] };
+  }
+  const stdio = enabled.servers.filter((s) => s.transport === "stdio");
+  return {
+    config: { servers: enabled.servers.filter((s) => s.transport !== "stdio") },
+    unreachable: stdio.map((s) => ({ server: s.name, reason: "it is a stdio server and BRIDGE_URL is not set (run the local bridge)" })),
+    problems: [],
+  };
+}

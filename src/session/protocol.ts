@@ -1,0 +1,138 @@
+// Every WebSocket message between the page and a chat session, as zod schemas:
+// the single source of truth for the protocol (README documents it). Client
+// frames are parsed here and nowhere else; anything that fails gets an `error`
+// frame naming what was wrong, and the socket stays open.
+import { z } from "zod";
+
+export const MAX_FRAME_BYTES = 64 * 1024;
+export const MAX_MESSAGE_CHARS = 16_000;
+
+const id = z.string().min(1).max(128);
+
+export const ClientMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("message"), text: z.string().trim().min(1, "text is empty").max(MAX_MESSAGE_CHARS, `text is longer than ${MAX_MESSAGE_CHARS} characters`) }),
+  z.object({ type: z.literal("cancel"), turnId: id.optional() }),
+  z.object({ type: z.literal("approval"), callId: id, approved: z.boolean(), remember: z.boolean().optional() }),
+  z.object({
+    type: z.literal("elicitation_response"),
+    requestId: id,
+    action: z.enum(["accept", "decline", "cancel"]),
+    content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+  }),
+  z.object({ type: z.literal("set_servers"), enabled: z.array(z.string().max(64)).max(100) }),
+  z.object({ type: z.literal("reset") }),
+]);
+export type ClientMessage = z.infer<typeof ClientMessageSchema>;
+
+export const HistoryEntrySchema = z.object({
+  seq: z.number().int(),
+  turnId: z.string().nullable(),
+  kind: z.enum(["user", "assistant", "tool_call", "tool_result", "notice", "error"]),
+  text: z.string().optional(),
+  callId: z.string().optional(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  result: z.unknown().optional(),
+  error: z.string().optional(),
+  durationMs: z.number().optional(),
+  /** Tool calls an assistant message asked for (what the model needs back next step). */
+  toolCalls: z
+    .array(z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()), providerData: z.record(z.string(), z.unknown()).optional() }))
+    .optional(),
+  /** Assistant text cut short by a cancel or an error. */
+  partial: z.boolean().optional(),
+  createdAt: z.number(),
+});
+export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
+
+export const ServerStatusSchema = z.object({
+  name: z.string(),
+  state: z.string(),
+  enabled: z.boolean(),
+  toolCount: z.number().int(),
+  lastError: z.string().optional(),
+});
+
+const ProgressSchema = z.object({ progress: z.number(), total: z.number().optional(), message: z.string().optional() });
+
+export const ServerMessageSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("connection"),
+    sessionId: z.string(),
+    model: z.object({ provider: z.string(), model: z.string() }).nullable(),
+    /** Set when no model is configured: says how to set one. */
+    notice: z.string().optional(),
+    toolApproval: z.boolean(),
+  }),
+  z.object({ type: z.literal("history"), entries: z.array(HistoryEntrySchema) }),
+  z.object({ type: z.literal("entry"), entry: HistoryEntrySchema }),
+  z.object({ type: z.literal("text"), turnId: z.string(), messageId: z.string(), delta: z.string() }),
+  z.object({
+    type: z.literal("status"),
+    turnId: z.string(),
+    callId: z.string(),
+    server: z.string(),
+    tool: z.string(),
+    state: z.enum(["processing", "progress", "complete", "error"]),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    result: z.unknown().optional(),
+    error: z.string().optional(),
+    durationMs: z.number().optional(),
+    progress: ProgressSchema.optional(),
+  }),
+  z.object({
+    type: z.literal("approval_request"),
+    turnId: z.string().nullable(),
+    callId: z.string(),
+    kind: z.enum(["tool", "sampling"]),
+    server: z.string(),
+    tool: z.string().optional(),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    /** For sampling: what the server wants the model to answer. */
+    prompt: z.string().optional(),
+  }),
+  z.object({ type: z.literal("approval_resolved"), callId: z.string(), approved: z.boolean() }),
+  z.object({
+    type: z.literal("elicitation_request"),
+    requestId: z.string(),
+    server: z.string(),
+    message: z.string(),
+    schema: z.record(z.string(), z.unknown()),
+  }),
+  z.object({ type: z.literal("elicitation_resolved"), requestId: z.string() }),
+  z.object({ type: z.literal("servers"), servers: z.array(ServerStatusSchema) }),
+  z.object({ type: z.literal("turn_start"), turnId: z.string() }),
+  z.object({
+    type: z.literal("turn_end"),
+    turnId: z.string(),
+    reason: z.enum(["complete", "cancelled", "error", "max_steps", "no_model"]),
+    usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
+  }),
+  z.object({ type: z.literal("error"), code: z.string(), message: z.string(), turnId: z.string().optional() }),
+]);
+export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+
+export type ParsedFrame = { ok: true; message: ClientMessage } | { ok: false; code: string; message: string };
+
+/** Parses one client frame; never throws. */
+export function parseClientFrame(frame: string | ArrayBuffer): ParsedFrame {
+  if (typeof frame !== "string") return { ok: false, code: "bad_frame", message: "binary frames are not supported: send JSON text" };
+  if (frame.length > MAX_FRAME_BYTES) return { ok: false, code: "frame_too_large", message: `frame larger than ${MAX_FRAME_BYTES} bytes` };
+  let data: unknown;
+  try {
+    data = JSON.parse(frame);
+  } catch {
+    return { ok: false, code: "bad_json", message: "frame is not valid JSON" };
+  }
+  const parsed = ClientMessageSchema.safeParse(data);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+  const type = typeof data === "object" && data !== null && "type" in data ? String((data as { type: unknown }).type).slice(0, 40) : undefined;
+  const known = ClientMessageSchema.options.map((o) => o.shape.type.value);
+  if (type !== undefined && !known.includes(type as never)) {
+    return { ok: false, code: "unknown_type", message: `unknown message type "${type}" (expected one of ${known.join(", ")})` };
+  }
+  return { ok: false, code: "bad_message", message: `${type ?? "message"}: ${where}${issue?.message ?? "invalid"}` };
+}

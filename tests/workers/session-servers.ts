@@ -1,0 +1,32 @@
+// What the chat-session tests in workerd talk to: the real bridge (CLI) serving
+// server-filesystem on a temp folder and server-everything, plus the mcp.json the
+// Worker gets as MCP_CONFIG (stdio entries reach it through the bridge).
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startBridge, type RunningBridge } from "../fixtures/bridge";
+import { everythingBin, filesystemBin } from "../fixtures/servers";
+
+export interface SessionServers {
+  bridge: RunningBridge;
+  fsRoot: string;
+  mcpConfig: string;
+}
+
+export async function startSessionServers(): Promise<SessionServers> {
+  const fsRoot = mkdtempSync(join(tmpdir(), "session-fs-"));
+  writeFileSync(join(fsRoot, "notes.txt"), "remember the milk\n");
+  mkdirSync(join(fsRoot, "sub"));
+  const servers = {
+    filesystem: { command: process.execPath, args: [filesystemBin, fsRoot] },
+    everything: { command: process.execPath, args: [everythingBin, "stdio"] },
+  };
+  const bridge = await startBridge(servers);
+  const mcpConfig = JSON.stringify({
+    servers: {
+      filesystem: { ...servers.filesystem, alwaysAllow: ["list_directory", "read_text_file", "list_allowed_directories"] },
+      everything: { ...servers.everything, alwaysAllow: ["get-sum", "trigger-long-running-operation", "trigger-sampling-request", "trigger-elicitation-request"] },
+    },
+  });
+  return { bridge, fsRoot, mcpConfig };
+}

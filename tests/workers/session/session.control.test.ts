@@ -1,0 +1,134 @@
+// Approval, cancel, sampling and elicitation: the user's side of a turn.
+import { beforeEach, describe, expect, inject, it } from "vitest";
+import type { ServerMessage } from "../../../src/session/protocol";
+import { hangsClosed, reply, requests, script } from "../../fixtures/fake-llm-script";
+import { TestSocket } from "./socket";
+
+const llm = inject("fakeLlmUrl");
+const KEY = inject("sessionLlmKey");
+const root = inject("fsRoot");
+
+beforeEach(async () => {
+  await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
+});
+
+type Of<T extends ServerMessage["type"]> = Extract<ServerMessage, { type: T }>;
+const is =
+  <T extends ServerMessage["type"]>(type: T) =>
+  (m: ServerMessage): m is Of<T> =>
+    m.type === type;
+
+function send(socket: TestSocket, text: string): number {
+  const from = socket.received.length;
+  socket.send({ type: "message", text });
+  return from;
+}
+
+describe("tool approval", () => {
+  it("asks before a tool not in alwaysAllow runs, and runs it once approved", async () => {
+    await script(llm, KEY, [reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "info-1" }), reply.text("ok")]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const from = send(socket, "info please");
+    const request = await socket.next(is("approval_request"), from);
+    expect(request).toMatchObject({ kind: "tool", callId: "info-1", server: "filesystem", tool: "get_file_info", arguments: { path: `${root}/notes.txt` } });
+    // Nothing ran yet.
+    expect(socket.received.slice(from).some((m) => m.type === "status" && m.state === "complete")).toBe(false);
+    socket.send({ type: "approval", callId: "info-1", approved: true });
+    const { end, messages } = await socket.turnEnd(from);
+    expect(end.reason).toBe("complete");
+    expect(messages.find((m) => m.type === "status" && m.state === "complete")).toMatchObject({ callId: "info-1" });
+    expect(messages).toContainEqual({ type: "approval_resolved", callId: "info-1", approved: true });
+    socket.close();
+  });
+
+  it("tells the model when the user denies a call", async () => {
+    await script(llm, KEY, [reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "deny-1" }), reply.text("understood")]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const from = send(socket, "info please");
+    await socket.next(is("approval_request"), from);
+    socket.send({ type: "approval", callId: "deny-1", approved: false });
+    const { messages } = await socket.turnEnd(from);
+    expect(messages.find((m) => m.type === "entry" && m.entry.kind === "tool_result")).toMatchObject({ entry: { error: "The user denied this tool call." } });
+    expect(JSON.stringify((await requests(llm, KEY))[1]?.body.contents)).toContain("The user denied this tool call.");
+    socket.close();
+  });
+
+  it("remembers 'always allow' for the rest of the session", async () => {
+    await script(llm, KEY, [
+      reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "always-1" }),
+      reply.text("first"),
+      reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "always-2" }),
+      reply.text("second"),
+    ]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const from = send(socket, "one");
+    await socket.next(is("approval_request"), from);
+    socket.send({ type: "approval", callId: "always-1", approved: true, remember: true });
+    await socket.turnEnd(from);
+    const again = send(socket, "two");
+    const { end, messages } = await socket.turnEnd(again);
+    expect(end.reason).toBe("complete");
+    expect(messages.some((m) => m.type === "approval_request")).toBe(false);
+    socket.close();
+  });
+});
+
+describe("cancel", () => {
+  it("stops the model stream mid-answer and keeps the partial text", async () => {
+    await script(llm, KEY, [reply.hang("I was saying ")]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const from = send(socket, "talk");
+    const start = await socket.next(is("turn_start"), from);
+    await socket.next(is("text"), from);
+    socket.send({ type: "cancel", turnId: start.turnId });
+    const { end, messages } = await socket.turnEnd(from);
+    expect(end.reason).toBe("cancelled");
+    expect(messages.find((m) => m.type === "entry" && m.entry.kind === "assistant")).toMatchObject({ entry: { text: "I was saying ", partial: true } });
+    await hangsClosed(llm, KEY);
+    socket.close();
+  });
+
+  it("stops a running tool call and tells the server", async () => {
+    await script(llm, KEY, [reply.callReply("everything__trigger-long-running-operation", { duration: 30, steps: 30 }, { id: "long-1" })]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const from = send(socket, "run the long thing");
+    await socket.next((m) => m.type === "status" && m.state === "progress", from);
+    socket.send({ type: "cancel" });
+    const { end, messages } = await socket.turnEnd(from);
+    expect(end.reason).toBe("cancelled");
+    expect(messages.find((m) => m.type === "entry" && m.entry.kind === "tool_result")).toMatchObject({ entry: { callId: "long-1", error: "Cancelled by the user." } });
+    socket.close();
+  });
+});
+
+describe("requests from MCP servers", () => {
+  it("answers a sampling request with the model after the user approves", async () => {
+    await script(llm, KEY, [
+      reply.callReply("everything__trigger-sampling-request", { prompt: "say hi", maxTokens: 20 }, { id: "s-1" }),
+      reply.text("sampled hello"),
+      reply.text("The server got its answer."),
+    ]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const from = send(socket, "trigger sampling");
+    const approval = await socket.next((m) => m.type === "approval_request" && m.kind === "sampling", from);
+    expect(approval).toMatchObject({ server: "everything", prompt: expect.stringContaining("say hi") });
+    socket.send({ type: "approval", callId: (approval as Of<"approval_request">).callId, approved: true });
+    const { end, messages } = await socket.turnEnd(from);
+    expect(end.reason).toBe("complete");
+    expect(JSON.stringify(messages.find((m) => m.type === "status" && m.state === "complete"))).toContain("sampled hello");
+    socket.close();
+  });
+
+  it("forwards an elicitation to the user and the answer back to the server", async () => {
+    await script(llm, KEY, [reply.callReply("everything__trigger-elicitation-request", {}, { id: "e-1" }), reply.text("Thanks.")]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const from = send(socket, "ask me");
+    const request = await socket.next(is("elicitation_request"), from);
+    expect(request).toMatchObject({ server: "everything", message: "Please provide inputs for the following fields:", schema: { type: "object" } });
+    socket.send({ type: "elicitation_response", requestId: request.requestId, action: "accept", content: { name: "Ada Lovelace", check: true } });
+    const { messages } = await socket.turnEnd(from);
+    expect(messages).toContainEqual({ type: "elicitation_resolved", requestId: request.requestId });
+    expect(JSON.stringify(messages.find((m) => m.type === "status" && m.state === "complete"))).toContain("Ada Lovelace");
+    socket.close();
+  });
+});

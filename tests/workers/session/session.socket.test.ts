@@ -1,0 +1,128 @@
+// Sockets, frames and history: what every (re)connecting page relies on.
+import { abortAllDurableObjects, SELF } from "cloudflare:test";
+import { beforeEach, describe, expect, inject, it } from "vitest";
+import { MAX_FRAME_BYTES } from "../../../src/session/protocol";
+import { reply, script } from "../../fixtures/fake-llm-script";
+import { TestSocket } from "./socket";
+
+const llm = inject("fakeLlmUrl");
+const KEY = inject("sessionLlmKey");
+
+beforeEach(async () => {
+  await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
+});
+
+async function chat(socket: TestSocket, text: string): Promise<void> {
+  const from = socket.received.length;
+  socket.send({ type: "message", text });
+  await socket.turnEnd(from);
+}
+
+describe("session sockets", () => {
+  it("opens with connection, history and servers", async () => {
+    const socket = await TestSocket.open(crypto.randomUUID());
+    expect(socket.received[0]).toMatchObject({ type: "connection", model: { provider: "gemini", model: "gemini-2.5-flash" }, toolApproval: true });
+    expect(socket.received[1]).toEqual({ type: "history", entries: [] });
+    expect(await socket.next((m) => m.type === "servers")).toMatchObject({ servers: [{ name: "filesystem" }, { name: "everything" }] });
+    const servers = await socket.next((m) => m.type === "servers" && m.servers.length > 0 && m.servers.every((s) => s.state !== "connecting"));
+    expect(servers).toMatchObject({
+      servers: expect.arrayContaining([
+        expect.objectContaining({ name: "filesystem", state: "ready", toolCount: 14, enabled: true }),
+        expect.objectContaining({ name: "everything", state: "ready", enabled: true }),
+      ]),
+    });
+    socket.close();
+  });
+
+  it("answers malformed, unknown, oversized and binary frames with an error and keeps the socket open", async () => {
+    await script(llm, KEY, [reply.text("still here")]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const errors = async (frame: string | ArrayBuffer) => {
+      const from = socket.received.length;
+      socket.sendRaw(frame);
+      return socket.next((m) => m.type === "error", from);
+    };
+    expect(await errors("{not json")).toEqual({ type: "error", code: "bad_json", message: "frame is not valid JSON" });
+    expect(await errors(JSON.stringify({ type: "dance" }))).toMatchObject({ code: "unknown_type", message: expect.stringContaining('unknown message type "dance"') });
+    expect(await errors(JSON.stringify({ type: "message", text: "   " }))).toEqual({ type: "error", code: "bad_message", message: "message: text: text is empty" });
+    expect(await errors(JSON.stringify({ type: "approval", callId: "x" }))).toMatchObject({ code: "bad_message", message: expect.stringContaining("approved") });
+    expect(await errors("x".repeat(MAX_FRAME_BYTES + 1))).toMatchObject({ code: "frame_too_large" });
+    expect(await errors(new Uint8Array([1, 2, 3]).buffer)).toMatchObject({ code: "bad_frame" });
+    expect(await errors(JSON.stringify({ type: "approval", callId: "nobody", approved: true }))).toMatchObject({ code: "unknown_approval" });
+    await chat(socket, "hello?");
+    expect(socket.closed).toBe(false);
+    expect(socket.received.some((m) => m.type === "entry" && m.entry.kind === "assistant" && m.entry.text === "still here")).toBe(true);
+    socket.close();
+  });
+
+  it("broadcasts one turn to every socket of the session", async () => {
+    await script(llm, KEY, [reply.text("to ", "both")]);
+    const id = crypto.randomUUID();
+    const a = await TestSocket.open(id);
+    const b = await TestSocket.open(id);
+    const fromB = b.received.length;
+    await chat(a, "hi all");
+    const { messages } = await b.turnEnd(fromB);
+    const deltas = (s: typeof messages) => s.flatMap((m) => (m.type === "text" ? [m.delta] : []));
+    expect(deltas(messages)).toEqual(["to ", "both"]);
+    expect(messages.find((m) => m.type === "entry" && m.entry.kind === "user")).toMatchObject({ entry: { text: "hi all" } });
+    a.close();
+    b.close();
+  });
+
+  it("rejects a second message while a turn runs", async () => {
+    await script(llm, KEY, [reply.hang("thinking")]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const from = socket.received.length;
+    socket.send({ type: "message", text: "first" });
+    await socket.next((m) => m.type === "text", from);
+    socket.send({ type: "message", text: "second" });
+    expect(await socket.next((m) => m.type === "error", from)).toMatchObject({ code: "turn_in_progress" });
+    socket.send({ type: "cancel" });
+    await socket.turnEnd(from);
+    socket.close();
+  });
+
+  it("replays history to a reconnecting socket and after the object restarts", async () => {
+    await script(llm, KEY, [reply.text("remembered")]);
+    const id = crypto.randomUUID();
+    const first = await TestSocket.open(id);
+    await chat(first, "remember this");
+    first.close();
+    const again = await TestSocket.open(id);
+    const replay = again.received.find((m) => m.type === "history");
+    expect(replay).toMatchObject({ entries: [{ kind: "user", text: "remember this" }, { kind: "assistant", text: "remembered" }] });
+    again.close();
+
+    await abortAllDurableObjects();
+    const afterRestart = await TestSocket.open(id);
+    expect(afterRestart.received.find((m) => m.type === "history")).toEqual(replay);
+    const history = (await (await SELF.fetch(`http://edgehost.test/sessions/${id}/history`)).json()) as { entries: unknown[] };
+    expect(history.entries).toHaveLength(2);
+    afterRestart.close();
+  });
+
+  it("marks a turn cut off by a restart as interrupted", async () => {
+    await script(llm, KEY, [reply.hang("half")]);
+    const id = crypto.randomUUID();
+    const socket = await TestSocket.open(id);
+    const from = socket.received.length;
+    socket.send({ type: "message", text: "long one" });
+    await socket.next((m) => m.type === "text", from);
+    await abortAllDurableObjects();
+    const back = await TestSocket.open(id);
+    const entries = back.received.find((m) => m.type === "history");
+    expect(entries).toMatchObject({ entries: [{ kind: "user" }, { kind: "error", text: expect.stringContaining("interrupted") }] });
+    back.close();
+  });
+
+  it("deletes a session with its history", async () => {
+    await script(llm, KEY, [reply.text("gone soon")]);
+    const id = crypto.randomUUID();
+    const socket = await TestSocket.open(id);
+    await chat(socket, "hi");
+    expect((await SELF.fetch(`http://edgehost.test/sessions/${id}`, { method: "DELETE" })).status).toBe(204);
+    const history = (await (await SELF.fetch(`http://edgehost.test/sessions/${id}/history`)).json()) as { entries: unknown[] };
+    expect(history.entries).toEqual([]);
+  });
+});

@@ -1,0 +1,143 @@
+// The tool loop end to end inside workerd: the real ChatSession Durable Object,
+// the real bridge with server-filesystem and server-everything behind it, and the
+// fake Gemini answering with what each test scripts.
+import { SELF } from "cloudflare:test";
+import { beforeEach, describe, expect, inject, it } from "vitest";
+import type { ServerMessage } from "../../../src/session/protocol";
+import { reply, requests, script } from "../../fixtures/fake-llm-script";
+import { TestSocket } from "./socket";
+
+const llm = inject("fakeLlmUrl");
+const KEY = inject("sessionLlmKey");
+const root = inject("fsRoot");
+
+beforeEach(async () => {
+  await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
+});
+
+/** Message kinds in order, `servers` updates left out (they arrive whenever connections settle). */
+function kinds(messages: ServerMessage[]): string[] {
+  return messages
+    .filter((m) => m.type !== "servers")
+    .map((m) => (m.type === "entry" ? `entry:${m.entry.kind}` : m.type === "status" ? `status:${m.state}` : m.type));
+}
+
+const texts = (messages: ServerMessage[]) =>
+  messages.flatMap((m) => (m.type === "text" ? [m.delta] : [])).join("");
+
+async function turn(socket: TestSocket, text: string) {
+  const from = socket.received.length;
+  socket.send({ type: "message", text });
+  return socket.turnEnd(from);
+}
+
+describe("chat turns", () => {
+  it("streams a plain answer and stores it", async () => {
+    await script(llm, KEY, [reply.stream(["Hel", "lo ", "world"], { usage: { input: 12, output: 3 } })]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const { end, messages } = await turn(socket, "hi");
+    expect(end).toMatchObject({ reason: "complete", usage: { inputTokens: 12, outputTokens: 3 } });
+    expect(kinds(messages)).toEqual(["entry:user", "turn_start", "text", "text", "text", "entry:assistant", "turn_end"]);
+    expect(texts(messages)).toBe("Hello world");
+    const [request] = await requests(llm, KEY);
+    expect(JSON.stringify(request?.body.contents)).toContain('"text":"hi"');
+    socket.close();
+  });
+
+  it("runs one filesystem tool call through the bridge with the exact message sequence", async () => {
+    await script(llm, KEY, [reply.callReply("filesystem__list_directory", { path: root }, { id: "call-1" }), reply.text("You have ", "notes.txt.")]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const { end, messages } = await turn(socket, "what files do I have?");
+    expect(end.reason).toBe("complete");
+    expect(kinds(messages)).toEqual([
+      "entry:user",
+      "turn_start",
+      "entry:assistant",
+      "entry:tool_call",
+      "status:processing",
+      "entry:tool_result",
+      "status:complete",
+      "text",
+      "text",
+      "entry:assistant",
+      "turn_end",
+    ]);
+    const complete = messages.find((m) => m.type === "status" && m.state === "complete");
+    expect(complete).toMatchObject({ callId: "call-1", server: "filesystem", tool: "list_directory" });
+    expect(JSON.stringify(complete)).toContain("[FILE] notes.txt");
+    const second = (await requests(llm, KEY))[1];
+    expect(JSON.stringify(second?.body.contents)).toContain("functionResponse");
+    expect(JSON.stringify(second?.body.contents)).toContain("[FILE] notes.txt");
+    socket.close();
+  });
+
+  it("runs independent calls of one step in parallel", async () => {
+    await script(llm, KEY, [
+      reply.text(reply.call("filesystem__list_directory", { path: root }, { id: "a" }), reply.call("filesystem__read_text_file", { path: `${root}/notes.txt` }, { id: "b" })),
+      reply.text("done"),
+    ]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const { messages } = await turn(socket, "list and read");
+    const statuses = messages.flatMap((m) => (m.type === "status" ? [`${m.callId}:${m.state}`] : []));
+    // Both started before either finished.
+    expect(statuses.slice(0, 2).sort()).toEqual(["a:processing", "b:processing"]);
+    expect(statuses.slice(2).sort()).toEqual(["a:complete", "b:complete"]);
+    expect(JSON.stringify(messages)).toContain("remember the milk");
+    socket.close();
+  });
+
+  it("feeds a tool error back to the model", async () => {
+    await script(llm, KEY, [reply.callReply("filesystem__list_directory", { path: "/etc" }), reply.text("I cannot look there.")]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const { messages } = await turn(socket, "list /etc");
+    const error = messages.find((m) => m.type === "status" && m.state === "error");
+    expect(error).toMatchObject({ tool: "list_directory" });
+    expect(JSON.stringify(error)).toMatch(/Access denied|outside allowed/i);
+    const second = (await requests(llm, KEY))[1];
+    expect(JSON.stringify(second?.body.contents)).toMatch(/Access denied|outside allowed/i);
+    socket.close();
+  });
+
+  it("answers a hallucinated tool name with the real ones, and the model corrects itself", async () => {
+    await script(llm, KEY, [
+      reply.callReply("filesystem__list_files", { path: root }),
+      reply.callReply("filesystem__list_directory", { path: root }),
+      reply.text("Fixed."),
+    ]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const { end, messages } = await turn(socket, "list");
+    expect(end.reason).toBe("complete");
+    const results = messages.flatMap((m) => (m.type === "entry" && m.entry.kind === "tool_result" ? [m.entry] : []));
+    expect(results[0]?.error).toMatch(/^Unknown tool "filesystem__list_files"\. Available tools: .*filesystem__list_directory/);
+    expect(results[1]?.error).toBeUndefined();
+    expect(JSON.stringify((await requests(llm, KEY))[1]?.body.contents)).toContain('Unknown tool \\"filesystem__list_files\\"');
+    socket.close();
+  });
+
+  it("retries a 429 and goes on", async () => {
+    await script(llm, KEY, [reply.error(429, { "retry-after": "0" }), reply.text("after the wait")]);
+    const socket = await TestSocket.open(crypto.randomUUID());
+    const { end, messages } = await turn(socket, "hello");
+    expect(end.reason).toBe("complete");
+    expect(texts(messages)).toBe("after the wait");
+    expect(await requests(llm, KEY)).toHaveLength(2);
+    socket.close();
+  });
+
+  it("gives a clear error after three 500s, keeps history consistent, and the next turn works", async () => {
+    await script(llm, KEY, [reply.error(500), reply.error(500), reply.error(500), reply.text("back")]);
+    const id = crypto.randomUUID();
+    const socket = await TestSocket.open(id);
+    const { end, messages } = await turn(socket, "first");
+    expect(end.reason).toBe("error");
+    const error = messages.find((m) => m.type === "error");
+    expect(error).toMatchObject({ code: "llm" });
+    expect((error as { message: string }).message).toMatch(/3 attempts/);
+    const next = await turn(socket, "second");
+    expect(next.end.reason).toBe("complete");
+    const history = (await (await SELF.fetch(`http://edgehost.test/sessions/${id}/history`)).json()) as { entries: { kind: string; text?: string }[] };
+    expect(history.entries.map((e) => e.kind)).toEqual(["user", "error", "user", "assistant"]);
+    expect(history.entries[3]?.text).toBe("back");
+    socket.close();
+  });
+});
