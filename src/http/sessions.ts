@@ -4,6 +4,7 @@ import { getAgentByName } from "agents";
 import { Hono } from "hono";
 import type { Env } from "../env";
 import type { ChatSession } from "../session/ChatSession";
+import { errorBody } from "./api";
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -13,7 +14,7 @@ function stub(env: Env, id: string): Promise<DurableObjectStub<ChatSession>> {
   return getAgentByName<Env, ChatSession>(env.CHAT_SESSION, id);
 }
 
-const badId = { error: { code: "bad_session_id", message: "session ids are 1-64 letters, digits, '_' or '-'" } };
+const badId = errorBody("bad_session_id", "session ids are 1-64 letters, digits, '_' or '-'");
 
 sessions.post("/", (c) => c.json({ id: crypto.randomUUID() }, 201));
 
@@ -21,7 +22,7 @@ sessions.get("/:id/ws", async (c) => {
   const id = c.req.param("id");
   if (!SESSION_ID.test(id)) return c.json(badId, 400);
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
-    return c.json({ error: { code: "upgrade_required", message: "open this URL as a WebSocket" } }, 426);
+    return c.json(errorBody("upgrade_required", "open this URL as a WebSocket"), 426);
   }
   return (await stub(c.env, id)).fetch(c.req.raw);
 });

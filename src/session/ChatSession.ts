@@ -16,6 +16,9 @@ import { PendingAnswers } from "./pending";
 import { parseClientFrame, type ClientMessage, type HistoryEntry, type ServerMessage } from "./protocol";
 import { RateLimiter } from "./rate-limit";
 import { SessionMcp } from "./session-mcp";
+import { callDirect, serversInfo } from "./direct-calls";
+import type { DirectCallOutcome, ServerInfo } from "../http/schemas";
+import type { HostMetrics } from "../mcp/host";
 
 const TURN_KEY = "runningTurn";
 const ALWAYS_KEY = "alwaysAllowed";
@@ -223,6 +226,23 @@ export class ChatSession extends Agent<Env> {
   }
 
   // ---- RPC for the HTTP API ----
+
+  async serversInfo(): Promise<ServerInfo[]> {
+    return serversInfo(this.sessionMcp);
+  }
+
+  metricsInfo(): HostMetrics {
+    return this.sessionMcp.host().metrics();
+  }
+
+  async callTool(name: string, args: Record<string, unknown>, approved: boolean): Promise<DirectCallOutcome> {
+    return this.keepAliveWhile(() => callDirect(this.sessionMcp, (entry) => this.record(entry), name, args, approved));
+  }
+
+  modelInfo(): { model: { provider: string; model: string } | null; notice?: string } {
+    const selected = this.selection();
+    return "provider" in selected ? { model: { provider: selected.provider.name, model: selected.provider.model } } : { model: null, notice: selected.missing };
+  }
 
   getHistory(): HistoryEntry[] {
     return this.history.entries();

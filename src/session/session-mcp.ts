@@ -6,6 +6,7 @@ import { McpError, ErrorCode, type CreateMessageResult, type ElicitResult } from
 import type { Settings } from "../env";
 import type { LlmProvider } from "../llm/provider";
 import type { ToolView } from "../mcp/capabilities";
+import type { McpConfig } from "../mcp/config";
 import { McpHost } from "../mcp/host";
 import { workerTransports } from "../mcp/transports";
 import type { HistoryStore, NewEntry } from "./history";
@@ -107,7 +108,11 @@ export class SessionMcp {
     return this.ask(call.callId, message, `${call.server}.${call.tool}`, signal);
   }
 
-  private needsApproval(server: string, tool: string): boolean {
+  configuredServers(): McpConfig["servers"] {
+    return this.config.config.servers;
+  }
+
+  needsApproval(server: string, tool: string): boolean {
     if (!this.deps.settings.TOOL_APPROVAL) return false;
     const configured = this.config.config.servers.find((s) => s.name === server);
     if (configured?.alwaysAllow.includes(tool)) return false;

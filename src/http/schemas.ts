@@ -1,0 +1,73 @@
+// Response shapes of the HTTP API. Every route builds its body through one of
+// these, so what leaves the Worker is exactly what is documented (and no secret
+// from the config can slip into a response by accident).
+import { z } from "zod";
+
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    retryAfterMs: z.number().optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+export const HealthSchema = z.object({
+  ok: z.literal(true),
+  service: z.literal("edgehost"),
+  model: z.object({ provider: z.string(), model: z.string() }).nullable(),
+  notice: z.string().optional(),
+});
+
+const ToolSchema = z.object({
+  name: z.string(),
+  qualifiedName: z.string(),
+  functionName: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  needsApproval: z.boolean(),
+});
+
+export const ServerInfoSchema = z.object({
+  name: z.string(),
+  transport: z.string(),
+  state: z.string(),
+  enabled: z.boolean(),
+  toolCount: z.number().int(),
+  lastError: z.string().optional(),
+  alwaysAllow: z.array(z.string()),
+  tools: z.array(ToolSchema),
+  prompts: z.array(z.object({ name: z.string(), description: z.string().optional() })),
+  resources: z.array(z.object({ uri: z.string(), name: z.string() })),
+});
+export type ServerInfo = z.infer<typeof ServerInfoSchema>;
+
+export const ServersSchema = z.object({ servers: z.array(ServerInfoSchema) });
+
+const StatsSchema = z.object({ calls: z.number(), errors: z.number(), timeouts: z.number(), p50Ms: z.number().nullable(), p95Ms: z.number().nullable() });
+export const MetricsSchema = z.object({
+  servers: z.record(z.string(), StatsSchema.extend({ state: z.string(), tools: z.record(z.string(), StatsSchema) })),
+  cache: z.object({ hits: z.number(), misses: z.number(), evictions: z.number(), size: z.number() }),
+});
+
+export const ToolCallRequestSchema = z.object({
+  arguments: z.record(z.string(), z.unknown()).default({}),
+  /** The caller (the page's tool console) confirmed a tool that needs approval. */
+  approved: z.boolean().optional(),
+  sessionId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+});
+
+export const ToolCallResponseSchema = z.object({
+  result: z.object({
+    content: z.array(z.record(z.string(), z.unknown())),
+    structuredContent: z.record(z.string(), z.unknown()).optional(),
+    isError: z.boolean().optional(),
+  }),
+  durationMs: z.number(),
+});
+export type ToolCallResponse = z.infer<typeof ToolCallResponseSchema>;
+
+/** What a session answers to a direct tool call: a response, or an error with its HTTP status. */
+export type DirectCallOutcome = { ok: true; body: ToolCallResponse } | { ok: false; status: number; body: ErrorBody };

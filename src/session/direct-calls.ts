@@ -1,0 +1,81 @@
+// What a session answers to the HTTP API: its servers with their capabilities,
+// its metrics, and direct tool calls from the page's tool console (same argument
+// validation and approval policy as a model's call; recorded in the history).
+import type { ToolCallResponse, DirectCallOutcome, ServerInfo } from "../http/schemas";
+import { EdgehostError } from "../mcp/errors";
+import type { SessionMcp } from "./session-mcp";
+import type { NewEntry } from "./history";
+
+const STATUS_FOR: Record<string, number> = {
+  tool_not_found: 404,
+  not_found: 404,
+  tool_arguments: 400,
+  server_unavailable: 503,
+  circuit_open: 503,
+  tool_timeout: 504,
+  protocol: 502,
+  cancelled: 499,
+};
+
+export async function serversInfo(mcp: SessionMcp): Promise<ServerInfo[]> {
+  await mcp.ensureConnected();
+  const capabilities = new Map(mcp.host().listCapabilities().map((c) => [c.name, c]));
+  const configured = new Map(mcp.configuredServers().map((s) => [s.name, s]));
+  return mcp.status().map((status) => {
+    const caps = capabilities.get(status.name);
+    return {
+      name: status.name,
+      transport: caps?.transport ?? configured.get(status.name)?.transport ?? "unknown",
+      state: status.state,
+      enabled: status.enabled,
+      toolCount: status.toolCount,
+      lastError: status.lastError,
+      alwaysAllow: configured.get(status.name)?.alwaysAllow ?? [],
+      tools: (caps?.tools ?? []).map((t) => ({
+        name: t.name,
+        qualifiedName: t.qualifiedName,
+        functionName: t.functionName,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        needsApproval: mcp.needsApproval(t.server, t.name),
+      })),
+      prompts: (caps?.prompts ?? []).map((p) => ({ name: p.name, description: p.description })),
+      resources: (caps?.resources ?? []).map((r) => ({ uri: r.uri, name: r.name })),
+    };
+  });
+}
+
+export async function callDirect(
+  mcp: SessionMcp,
+  record: (entry: NewEntry) => void,
+  name: string,
+  args: Record<string, unknown>,
+  approved: boolean,
+): Promise<DirectCallOutcome> {
+  await mcp.ensureConnected();
+  const tool = mcp.host().tools().find((t) => t.qualifiedName === name);
+  if (tool && mcp.needsApproval(tool.server, tool.name) && !approved) {
+    return { ok: false, status: 403, body: { error: { code: "approval_required", message: `${name} needs approval: send "approved": true once the user confirmed` } } };
+  }
+  const callId = crypto.randomUUID();
+  const [server = "", toolName = name] = name.split(/\.(.*)/s);
+  record({ turnId: null, kind: "tool_call", callId, server, tool: toolName, arguments: args });
+  const started = Date.now();
+  try {
+    const result = await mcp.host().callTool(name, args);
+    const durationMs = Date.now() - started;
+    record({ turnId: null, kind: "tool_result", callId, server, tool: toolName, durationMs, ...(result.isError ? { error: "the tool reported an error" } : { result: result.content }) });
+    const body: ToolCallResponse = { result: { content: result.content as Record<string, unknown>[], structuredContent: result.structuredContent, isError: result.isError }, durationMs };
+    return { ok: true, body };
+  } catch (error) {
+    const durationMs = Date.now() - started;
+    const publicError = error instanceof EdgehostError ? error.toPublic() : { code: "internal", message: "the tool call failed" };
+    record({ turnId: null, kind: "tool_result", callId, server, tool: toolName, durationMs, error: publicError.message });
+    return {
+      ok: false,
+      status: STATUS_FOR[publicError.code] ?? 500,
+      body: { error: { code: publicError.code, message: publicError.message, issues: publicError.issues, retryAfterMs: publicError.retryAfterMs } },
+    };
+  }
+}
