@@ -21,6 +21,7 @@ const SettingsSchema = z.object({
   RATE_LIMIT_BURST: int(5, 1, 1_000),
   MCP_CONNECT_TIMEOUT_MS: int(15_000, 100, 120_000),
   LLM_RETRY_INITIAL_MS: int(1_000, 0, 60_000),
+  MCP_RETRY_INITIAL_MS: int(1_000, 0, 60_000),
   SYSTEM_PROMPT: z.string().max(20_000).optional(),
   BRIDGE_URL: z.url().optional(),
   BRIDGE_TOKEN: z.string().optional(),

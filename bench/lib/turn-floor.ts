@@ -10,8 +10,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { withTimeout } from "./procs";
 
 export interface Floor {
-  /** One iteration; resolves with its duration in ms, throws on anything unexpected. */
-  iteration(text: string): Promise<number>;
+  /** One iteration; resolves with its duration in ms (and when the first model call and the tool call ended), throws on anything unexpected. */
+  iteration(text: string): Promise<{ ms: number; marks: Record<string, number> }>;
   close(): Promise<void>;
 }
 
@@ -41,20 +41,22 @@ export async function startFloor(o: { fakeUrl: string; apiKey: string; bridgeUrl
     return parts;
   };
 
-  const iteration = async (text: string): Promise<number> => {
+  const iteration = async (text: string): Promise<{ ms: number; marks: Record<string, number> }> => {
     const start = performance.now();
     const contents: Content[] = [{ role: "user", parts: [{ text }] }];
     const first = await generate(contents);
     const call = first.find((p) => p.functionCall)?.functionCall;
     if (!call?.name) throw new Error(`model answered no function call: ${JSON.stringify(first).slice(0, 120)}`);
+    const model1 = performance.now() - start;
     const tool = call.name.slice(SERVER.length + 2);
     const result = await client.callTool({ name: tool, arguments: call.args ?? {} }, undefined, { timeout: CALL_TIMEOUT_MS });
     if (result.isError) throw new Error(`${tool} returned isError: ${JSON.stringify(result.content).slice(0, 120)}`);
+    const toolDone = performance.now() - start;
     contents.push({ role: "model", parts: [{ functionCall: call }] });
     contents.push({ role: "user", parts: [{ functionResponse: { name: call.name, response: { result: result.content } } }] });
     const second = await generate(contents);
     if (!second.some((p) => p.text)) throw new Error(`second model call answered no text: ${JSON.stringify(second).slice(0, 120)}`);
-    return performance.now() - start;
+    return { ms: performance.now() - start, marks: { model1, toolDone } };
   };
 
   return {

@@ -30,10 +30,13 @@ export interface TurnResult {
   ms: number;
   /** Why the turn counts as an error, if it does. */
   error?: string;
+  /** When (ms after sending) milestones arrived: turn_start, tool (status processing), toolDone (complete), text (first delta). */
+  marks?: Record<string, number>;
 }
 
 interface Waiter {
   started: boolean;
+  marks: Record<string, number>;
   toolOk: boolean;
   problems: string[];
   finish(result: { reason?: string; problem?: string }): void;
@@ -44,6 +47,8 @@ export class SessionClient {
   private serversReady?: () => void;
   private ready = false;
   private closed?: string;
+  private sentAt = 0;
+  private pong?: () => void;
 
   private constructor(
     readonly id: string,
@@ -107,6 +112,7 @@ export class SessionClient {
       const timer = setTimeout(() => waiter.finish({ problem: `no turn_end within ${timeoutMs} ms` }), timeoutMs);
       const waiter: Waiter = {
         started: false,
+        marks: {},
         toolOk: false,
         problems: [],
         finish: ({ reason, problem }) => {
@@ -117,11 +123,29 @@ export class SessionClient {
           if (problem) waiter.problems.push(problem);
           if (reason !== undefined && reason !== "complete") waiter.problems.push(`turn_end ${reason}`);
           if (reason === "complete" && !waiter.toolOk) waiter.problems.push("no tool call completed");
-          resolve(waiter.problems.length > 0 ? { ms, error: waiter.problems.join("; ") } : { ms });
+          resolve(waiter.problems.length > 0 ? { ms, error: waiter.problems.join("; ") } : { ms, marks: waiter.marks });
         },
       };
       this.waiter = waiter;
+      this.sentAt = start;
       this.socket.send(JSON.stringify({ type: "message", text }));
+    });
+  }
+
+  /** `{"type":"ping"}` → `{"type":"pong"}` round trip (answered by the runtime, no object code), ms. */
+  ping(timeoutMs: number): Promise<number> {
+    const start = performance.now();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pong = undefined;
+        reject(new Error(`no pong within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pong = () => {
+        clearTimeout(timer);
+        this.pong = undefined;
+        resolve(performance.now() - start);
+      };
+      this.socket.send('{"type":"ping"}');
     });
   }
 
@@ -139,7 +163,13 @@ export class SessionClient {
       return;
     }
     const w = this.waiter;
+    const mark = (name: string) => {
+      if (w && w.marks[name] === undefined) w.marks[name] = performance.now() - this.sentAt;
+    };
     switch (frame.type) {
+      case "pong":
+        this.pong?.();
+        return;
       case "servers": {
         const list = (frame.servers ?? []) as { state?: string; enabled?: boolean }[];
         if (list.length > 0 && list.every((s) => s.state === "ready" || s.enabled === false)) {
@@ -150,8 +180,15 @@ export class SessionClient {
       }
       case "turn_start":
         if (w) w.started = true;
+        mark("turn_start");
+        return;
+      case "text":
+        mark("text");
         return;
       case "status":
+        if (frame.state === "processing") mark("tool");
+        if (frame.state === "complete") mark("toolDone");
+        if (w && typeof frame.durationMs === "number") w.marks.toolReported ??= frame.durationMs;
         if (w && frame.state === "complete") w.toolOk = true;
         if (w && frame.state === "error") w.problems.push(`tool error: ${String(frame.error).slice(0, 120)}`);
         return;

@@ -41,7 +41,11 @@ export class SessionMcp {
 
   constructor(private readonly deps: SessionMcpDeps) {
     this.config = loadSessionMcpConfig(deps.env, deps.settings);
-    this.mcpHost = new McpHost({ transports: workerTransports(), connectTimeoutMs: deps.settings.MCP_CONNECT_TIMEOUT_MS });
+    this.mcpHost = new McpHost({
+      transports: workerTransports(),
+      connectTimeoutMs: deps.settings.MCP_CONNECT_TIMEOUT_MS,
+      retry: { initialMs: deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
+    });
     this.mcpHost.onServerRequest({
       sampling: (request) => this.sample(request.server, request.params, request.signal),
       elicitation: (request) => this.elicit(request.server, request.params, request.signal),

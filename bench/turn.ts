@@ -1,0 +1,298 @@
+// End-to-end cost of one chat turn with one tool call, through the real Worker
+// (`wrangler dev`: ChatSession Durable Object over WebSocket → fake Gemini →
+// local bridge → @modelcontextprotocol/server-filesystem `list_directory` → fake
+// Gemini again → `turn_end`), against the floor: the same three calls made
+// directly from Node (bench/lib/turn-floor.ts). Measured in one run:
+//   1. warm-up: 20 Worker turns (own session) and 20 floor iterations;
+//   2. 200 sequential turns on one fresh session, `message` sent → `turn_end`
+//      received, p50/p99, errors (an `error` frame, a tool error, turn_end ≠ complete);
+//   3. 50 sessions in parallel (own sockets), 5 sequential turns each: p50/p99 over
+//      the 250, errors, wall time;
+//   4. the floor, 200 iterations. Floor and sequential Worker turns run in 10
+//      alternating blocks of 20 (order flipped each block) so drift of this small
+//      machine (CPU frequency, other load, GC) hits both alike instead of whichever
+//      ran last; the goal is Worker p50 / floor p50 ≤ 1.5;
+//   5. the deploy bundle's gzip size from `wrangler deploy --dry-run` (goal < 800 KiB).
+// Everything runs on 127.0.0.1 with temp dirs: `--persist-to` for wrangler state, an
+// empty `--env-file` so the repo's .dev.vars is not read; RATE_LIMIT_* are env.ts's
+// maxima (10,000/min, burst 1,000: larger values fall back to 20/5). Every process
+// started is stopped in `finally` and on SIGINT/SIGTERM (wrangler dev → workerd via
+// its own process group). Run: npm run bench:turn
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
+import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
+import { filesystemBin } from "../tests/fixtures/servers";
+import { descendantsOf, errorText, freePort } from "./lib/procs";
+import { startFloor, type Floor } from "./lib/turn-floor";
+import { runToEnd, startGroup, type Group } from "./lib/turn-procs";
+import { breakdown, count, fmt, p, row, table, type Row } from "./lib/turn-report";
+import { SessionClient, type TurnResult } from "./lib/turn-ws";
+
+const WARMUP = 20;
+const BLOCKS = 10;
+const BLOCK = 20;
+const PARALLEL = { sessions: 50, turns: 5 };
+const BUDGET_MS = 215_000; // phases still pending after this are skipped (reported as such)
+const TURN_TIMEOUT_MS = 20_000;
+const WORKER_KEY = "bench-turn-worker";
+const FLOOR_KEY = "bench-turn-floor";
+const MODEL = "gemini-2.5-flash";
+const GOAL_RATIO = 1.5;
+const GOAL_GZIP_KIB = 800;
+
+const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const started = Date.now();
+const overBudget = () => Date.now() - started > BUDGET_MS;
+
+const floorRow = row("floor: Node, genai stream → MCP callTool → genai stream");
+const seqRow = row("Worker: 1 session, sequential turns");
+const parRow = row(`Worker: ${PARALLEL.sessions} sessions × ${PARALLEL.turns} turns in parallel`);
+const bundleRow = row("bundle: wrangler deploy --dry-run");
+const observations: string[] = [];
+
+// ---- what gets cleaned up ----
+const groups = new Set<Group>();
+const clients = new Set<SessionClient>();
+let fake: FakeLlm | undefined;
+let bridge: RunningBridge | undefined;
+let floor: Floor | undefined;
+let tmp: string | undefined;
+let cleaning: Promise<void> | undefined;
+
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const c of clients) c.close();
+    await floor?.close().catch(() => undefined);
+    for (const g of groups) {
+      const note = await g.stop();
+      if (note) log(note);
+    }
+    if (bridge) {
+      const tree = descendantsOf(bridge.pid);
+      await bridge.stop().catch(() => undefined);
+      for (const pid of tree) {
+        const cmd = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8") : "";
+        if (cmd.includes("server-filesystem")) {
+          log(`bridge left pid ${pid} running: SIGKILL`);
+          process.kill(pid, "SIGKILL");
+        }
+      }
+    }
+    await fake?.stop().catch(() => undefined);
+    if (bridge) rmSync(bridge.dir, { recursive: true, force: true }); // startBridge's own temp dir
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, stopping everything\n`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+process.once("exit", () => {
+  for (const g of groups) g.killNow();
+  if (bridge?.process.exitCode === null) bridge.process.kill("SIGKILL");
+});
+
+const log = (text: string) => process.stderr.write(`bench: ${text}\n`);
+
+async function setAuto(url: string, key: string, root: string): Promise<void> {
+  const body = { call: { call: { name: "filesystem__list_directory", args: { path: root } } }, text: "done" };
+  const res = await fetch(`${url}/__auto/${key}`, { method: "POST", body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`fake LLM auto mode: HTTP ${res.status}`);
+}
+
+async function startWorker(root: string, fakeUrl: string, b: RunningBridge): Promise<{ url: string; group: Group }> {
+  const [port, inspector] = [await freePort(), await freePort()];
+  const envFile = join(tmp ?? tmpdir(), "empty.env"); // so the repo's .dev.vars is not read
+  writeFileSync(envFile, "");
+  const mcpConfig = { servers: { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, root], alwaysAllow: ["list_directory"] } } };
+  const vars = { GEMINI_API_KEY: WORKER_KEY, GEMINI_BASE_URL: fakeUrl, BRIDGE_URL: b.url, BRIDGE_TOKEN: b.token, MCP_CONFIG: JSON.stringify(mcpConfig), RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" };
+  const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false"];
+  args.push("--persist-to", join(tmp ?? tmpdir(), "wrangler-state"), "--env-file", envFile);
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  const group = startGroup("wrangler dev", process.execPath, args, wranglerEnv);
+  groups.add(group);
+  await group.waitFor(/Ready on http:\/\/\S+/, 90_000);
+  return { url: `http://127.0.0.1:${port}`, group };
+}
+
+async function openSession(url: string, id: string): Promise<SessionClient> {
+  const client = await SessionClient.open(url, id, 15_000);
+  clients.add(client);
+  if (!(await client.waitForServers(15_000))) observations.push(`session ${id}: servers not ready after 15 s; turns started anyway`);
+  return client;
+}
+
+async function workerTurns(client: SessionClient, r: Row | undefined, n: number, label: string): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const result = await client.turn(`${label}: list the files (${i + 1})`, TURN_TIMEOUT_MS);
+    if (r) count(r, result);
+    if (result.error === undefined) ms.push(result.ms);
+  }
+  return ms;
+}
+
+async function floorTurns(f: Floor, r: Row | undefined, n: number): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const result: TurnResult = await f.iteration(`floor: list the files (${i + 1})`).then((t) => t, (e: unknown) => ({ ms: 0, error: errorText(e) }));
+    if (r) count(r, result);
+    if (result.error === undefined) ms.push(result.ms);
+  }
+  return ms;
+}
+
+async function transportProbe(seq: SessionClient, url: string): Promise<void> {
+  const pings: number[] = [];
+  const health: number[] = [];
+  for (let i = 0; i < 100; i++) pings.push(await seq.ping(5_000));
+  for (let i = 0; i < 100; i++) {
+    const t = performance.now();
+    await (await fetch(`${url}/api/health`)).text();
+    health.push(performance.now() - t);
+  }
+  observations.push(`transport through wrangler dev: WebSocket ping→pong p50 ${fmt(p(pings, 50))} ms, GET /api/health p50 ${fmt(p(health, 50))} ms (100 each)`);
+}
+
+/** Runs a phase; a failure is written into its rows and the run goes on. */
+async function phase(name: string, rows: Row[], body: () => Promise<void>): Promise<void> {
+  if (overBudget()) return void rows.forEach((r) => r.notes.push(`${name} skipped: over the time budget`));
+  log(`${name} (${((Date.now() - started) / 1000).toFixed(0)} s in)`);
+  try {
+    await body();
+  } catch (error) {
+    for (const r of rows) r.notes.push(`${name} failed: ${errorText(error)}`);
+  }
+}
+
+async function main(): Promise<void> {
+  tmp = mkdtempSync(join(tmpdir(), "bench-turn-"));
+  const root = join(tmp, "root");
+  mkdirSync(root);
+  for (const name of ["notes.txt", "todo.md", "data.json"]) writeFileSync(join(root, name), `${name}\n`);
+  const rootPath = realpathSync(root);
+  const all = [floorRow, seqRow, parRow];
+  let worker: { url: string; group: Group } | undefined;
+  await phase("start fake model, bridge, wrangler dev", all, async () => {
+    fake = await startFakeLlm();
+    await setAuto(fake.url, WORKER_KEY, rootPath);
+    await setAuto(fake.url, FLOOR_KEY, rootPath);
+    const servers = { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } };
+    bridge = await startBridge(servers, ["--log-level", "warn", "--no-watch", "--shutdown-timeout", "3"]);
+    const t0 = performance.now();
+    worker = await startWorker(rootPath, fake.url, bridge);
+    observations.push(`wrangler dev ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  });
+  const mark = worker?.group.seen() ?? 0;
+  if (fake && bridge) {
+    const [fakeUrl, b] = [fake.url, bridge];
+    await phase("floor connect", [floorRow], async () => void (floor = await startFloor({ fakeUrl, apiKey: FLOOR_KEY, bridgeUrl: b.url, token: b.token, model: MODEL })));
+  }
+
+  await phase(`warm-up: ${WARMUP} turns each`, [floorRow, seqRow], async () => {
+    const notes: string[] = [];
+    if (worker) {
+      const warm = await openSession(worker.url, `bench-warm-${Date.now()}`);
+      const w = row("warm");
+      const first = await warm.turn("warm-up: list the files (first)", TURN_TIMEOUT_MS);
+      count(w, first);
+      await workerTurns(warm, w, WARMUP - 1, "warm-up");
+      notes.push(`Worker first turn ${fmt(first.ms)} ms, errors ${w.errors}/${w.turns}`);
+      warm.close();
+    }
+    if (floor) {
+      const f = row("warm");
+      await floorTurns(floor, f, WARMUP);
+      notes.push(`floor errors ${f.errors}/${f.turns}`);
+    }
+    observations.push(`warm-up: ${notes.join("; ")}`);
+  });
+
+  const blockP50: { worker: number[]; floor: number[] } = { worker: [], floor: [] };
+  await phase(`sequential: ${BLOCKS} alternating blocks × ${BLOCK}`, [floorRow, seqRow], async () => {
+    const seq = worker ? await openSession(worker.url, `bench-seq-${Date.now()}`) : undefined;
+    for (let b = 0; b < BLOCKS; b++) {
+      if (overBudget()) throw new Error(`over the time budget after ${b} blocks`);
+      log(`  block ${b + 1}/${BLOCKS}`);
+      const runWorker = async () => void (seq && blockP50.worker.push(p(await workerTurns(seq, seqRow, BLOCK, `seq b${b}`), 50)));
+      const runFloor = async () => void (floor && blockP50.floor.push(p(await floorTurns(floor, floorRow, BLOCK), 50)));
+      for (const run of b % 2 === 0 ? [runFloor, runWorker] : [runWorker, runFloor]) await run();
+    }
+    // Transport alone: a ping the runtime answers without running object code, and an HTTP route with no object.
+    if (seq && worker) await transportProbe(seq, worker.url).catch((e: unknown) => observations.push(`transport probe failed: ${errorText(e)}`));
+    seq?.close();
+  });
+
+  await phase(`parallel: ${PARALLEL.sessions} sessions × ${PARALLEL.turns} turns`, [parRow], async () => {
+    if (!worker) throw new Error("no Worker");
+    const url = worker.url;
+    const t0 = performance.now();
+    const opened = await Promise.allSettled(Array.from({ length: PARALLEL.sessions }, (_, i) => openSession(url, `bench-par-${Date.now()}-${i}`)));
+    const openMs = performance.now() - t0;
+    const sessions = opened.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+    for (const o of opened) if (o.status === "rejected") count(parRow, { ms: 0, error: `open failed: ${errorText(o.reason)}` });
+    await Promise.all(sessions.map((s, i) => workerTurns(s, parRow, PARALLEL.turns, `par ${i}`)));
+    const wall = performance.now() - t0;
+    const turnsS = (wall - openMs) / 1000;
+    parRow.notes.push(`wall ${(wall / 1000).toFixed(2)} s (opening ${sessions.length} sockets + MCP connect ${(openMs / 1000).toFixed(2)} s, turns ${turnsS.toFixed(2)} s = ${(parRow.samples.length / turnsS).toFixed(0)} ok turns/s)`);
+    for (const s of sessions) s.close();
+  });
+
+  await phase("bundle size", [bundleRow], async () => {
+    const out = join(tmp ?? tmpdir(), "bundle");
+    const { ended, output } = await runToEnd("wrangler deploy --dry-run", process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", out], wranglerEnv, 60_000, groups);
+    const m = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output);
+    if (!m) throw new Error(`${ended}, no "Total Upload" line: ${output.trim().split("\n").slice(-3).join(" | ").slice(0, 200)}`);
+    const gzip = Number(m[2]);
+    bundleRow.notes.push(`gzip ${gzip} KiB (total ${m[1]} KiB), goal < ${GOAL_GZIP_KIB} KiB: ${gzip < GOAL_GZIP_KIB ? "MET" : "NOT MET"}`);
+  });
+
+  if (worker) {
+    const lines = worker.group.since(mark).split("\n").filter((l) => /error|warn|✘|▲|exception|uncaught/i.test(l));
+    observations.push(`wrangler dev output during the run: ${lines.length} error/warn lines${lines.length ? `, e.g.:\n    ${[...new Set(lines.map((l) => l.trim().slice(0, 220)))].slice(0, 5).join("\n    ")}` : ""}`);
+    if (/Reloading|Detected changes/i.test(worker.group.since(mark))) observations.push("wrangler dev RELOADED during the run (a source file changed): sockets may have been cut");
+  }
+  if (bridge) {
+    const bad = bridge.stderr().split("\n").filter((l) => /"level":"(warn|error)"/.test(l));
+    if (bad.length) observations.push(`bridge logged ${bad.length} warn/error lines, e.g. ${bad[0]?.slice(0, 220)}`);
+  }
+  report(blockP50);
+}
+
+function report(blockP50: { worker: number[]; floor: number[] }): void {
+  const out = ["", ...table([floorRow, seqRow, parRow], [bundleRow])];
+  const ratio = p(seqRow.samples, 50) / p(floorRow.samples, 50);
+  out.push("", Number.isFinite(ratio) ? `Worker p50 / floor p50 = ${ratio.toFixed(2)} (goal ≤ ${GOAL_RATIO}): ${ratio <= GOAL_RATIO ? "MET" : "NOT MET"}` : "Worker p50 / floor p50: not measured (see the table)");
+  out.push(`Parallel errors across all sessions: ${parRow.errors} (goal 0): ${parRow.turns > 0 && parRow.errors === 0 ? "MET" : "NOT MET"}`);
+  out.push(`Per-block p50 ms, floor:  ${blockP50.floor.map(fmt).join(" ")}`, `Per-block p50 ms, Worker: ${blockP50.worker.map(fmt).join(" ")}`);
+  out.push("", "Where the time goes (median ms; Worker marks are frame arrivals, which leave the isolate only when it waits on I/O):");
+  out.push(`  floor: ${breakdown(floorRow, [["model call 1", "", "model1"], ["tool call", "model1", "toolDone"], ["model call 2", "toolDone", "end"]])}`);
+  const segments: [string, string, string][] = [
+    ["send→turn_start", "", "turn_start"],
+    ["turn_start→tool start (prepare, prompt, model call 1)", "turn_start", "tool"],
+    ["tool call (client-seen)", "tool", "toolDone"],
+    ["tool durationMs (session-reported)", "", "toolReported"],
+    ["tool done→first text (model call 2)", "toolDone", "text"],
+    ["first text→turn_end", "text", "end"],
+  ];
+  out.push(`  Worker, sequential: ${breakdown(seqRow, segments)}`, `  Worker, parallel:   ${breakdown(parRow, segments)}`);
+  out.push("", "Observations:", ...observations.map((o) => `  - ${o}`), `  - load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(out.join("\n"));
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`bench failed: ${errorText(error)}`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
+process.exit(process.exitCode ?? 0);
