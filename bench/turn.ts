@@ -259,6 +259,8 @@ async function main(): Promise<void> {
     observations.push(`wrangler dev output during the run: ${lines.length} error/warn lines${lines.length ? `, e.g.:\n    ${[...new Set(lines.map((l) => l.trim().slice(0, 220)))].slice(0, 5).join("\n    ")}` : ""}`);
     if (/Reloading|Detected changes/i.test(worker.group.since(mark))) observations.push("wrangler dev RELOADED during the run (a source file changed): sockets may have been cut");
   }
+  const strays = [...clients].flatMap((c) => c.strays);
+  if (strays.length) observations.push(`${strays.length} error frames outside any turn, e.g. ${strays[0]}`);
   if (bridge) {
     const bad = bridge.stderr().split("\n").filter((l) => /"level":"(warn|error)"/.test(l));
     if (bad.length) observations.push(`bridge logged ${bad.length} warn/error lines, e.g. ${bad[0]?.slice(0, 220)}`);

@@ -47,6 +47,8 @@ export class SessionClient {
   private serversReady?: () => void;
   private ready = false;
   private closed?: string;
+  /** `error` frames that arrived outside a turn. */
+  readonly strays: string[] = [];
   private sentAt = 0;
   private pong?: () => void;
 
@@ -199,7 +201,7 @@ export class SessionClient {
       }
       case "error": {
         const what = `error ${String(frame.code)}: ${String(frame.message).slice(0, 120)}`;
-        if (!w) return;
+        if (!w) return void this.strays.push(what);
         // Rejected before the turn started (rate_limited, turn_in_progress): no turn_end follows.
         if (!w.started) w.finish({ problem: what });
         else w.problems.push(what);
