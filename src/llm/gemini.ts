@@ -26,6 +26,18 @@ interface GeminiCallData {
   functionCallId?: string;
 }
 
+// Tool schemas come from the MCP host and stay the same objects between calls:
+// sanitize each once, not at every model step.
+const sanitizedSchemas = new WeakMap<object, ReturnType<typeof sanitizeForGemini>>();
+function sanitizedOnce(schema: Record<string, unknown>): ReturnType<typeof sanitizeForGemini> {
+  let sanitized = sanitizedSchemas.get(schema);
+  if (!sanitized) {
+    sanitized = sanitizeForGemini(schema);
+    sanitizedSchemas.set(schema, sanitized);
+  }
+  return sanitized;
+}
+
 export class GeminiProvider implements LlmProvider {
   readonly name = "gemini";
   readonly model: string;
@@ -60,7 +72,7 @@ export class GeminiProvider implements LlmProvider {
                 functionDeclarations: request.tools.map((tool) => ({
                   name: tool.name,
                   description: tool.description,
-                  parametersJsonSchema: sanitizeForGemini(tool.parameters),
+                  parametersJsonSchema: sanitizedOnce(tool.parameters),
                 })),
               },
             ],

@@ -8,6 +8,11 @@ export type NewEntry = Omit<HistoryEntry, "seq" | "createdAt">;
 const MAX_REPLAY = 1_000;
 
 export class HistoryStore {
+  // The replayable tail in memory: a turn reads the history at every model step,
+  // and parsing a thousand rows each time cost more than the model call itself.
+  private cache?: HistoryEntry[];
+  private readonly settingsCache = new Map<string, unknown>();
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly now: () => number = Date.now,
@@ -28,11 +33,21 @@ export class HistoryStore {
     const row = this.sql
       .exec<{ seq: number }>("INSERT INTO history (turn_id, kind, data, created_at) VALUES (?, ?, ?, ?) RETURNING seq", turnId, kind, JSON.stringify(rest), createdAt)
       .one();
-    return { ...entry, seq: row.seq, createdAt };
+    const saved = { ...entry, seq: row.seq, createdAt };
+    if (this.cache) {
+      this.cache.push(saved);
+      if (this.cache.length > MAX_REPLAY) this.cache.shift();
+    }
+    return saved;
   }
 
   /** The most recent entries in order (at most 1,000: older ones stay stored but are not replayed). */
-  entries(limit = MAX_REPLAY): HistoryEntry[] {
+  entries(): HistoryEntry[] {
+    this.cache ??= this.load(MAX_REPLAY);
+    return this.cache.slice();
+  }
+
+  private load(limit: number): HistoryEntry[] {
     const rows = this.sql
       .exec<{ seq: number; turn_id: string | null; kind: HistoryEntry["kind"]; data: string; created_at: number }>(
         "SELECT * FROM (SELECT seq, turn_id, kind, data, created_at FROM history ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC",
@@ -48,14 +63,19 @@ export class HistoryStore {
 
   clear(): void {
     this.sql.exec("DELETE FROM history");
+    this.cache = [];
   }
 
   getSetting<T>(key: string): T | undefined {
+    if (this.settingsCache.has(key)) return this.settingsCache.get(key) as T | undefined;
     const row = this.sql.exec<{ value: string }>("SELECT value FROM settings WHERE key = ?", key).toArray()[0];
-    return row ? (JSON.parse(row.value) as T) : undefined;
+    const value = row ? (JSON.parse(row.value) as T) : undefined;
+    this.settingsCache.set(key, value);
+    return value;
   }
 
   setSetting(key: string, value: unknown): void {
+    this.settingsCache.set(key, value);
     if (value === undefined) this.sql.exec("DELETE FROM settings WHERE key = ?", key);
     else this.sql.exec("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
   }
