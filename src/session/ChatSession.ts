@@ -30,6 +30,7 @@ export class ChatSession extends Agent<Env> {
   private turn?: { id: string; controller: AbortController };
   private limiter?: RateLimiter;
   private selected?: ProviderSelection;
+  private settingProblems: string[] = [];
   readonly approvals = new PendingAnswers<boolean>();
 
   private get history(): HistoryStore {
@@ -38,7 +39,13 @@ export class ChatSession extends Agent<Env> {
   }
 
   private get settings(): Settings {
-    this.settingsCache ??= readSettings(this.env).settings;
+    if (!this.settingsCache) {
+      const { settings, problems } = readSettings(this.env);
+      this.settingsCache = settings;
+      this.settingProblems = problems;
+      // Names only: a value may be a secret.
+      for (const problem of problems) console.warn(`edgehost: ${problem}`);
+    }
     return this.settingsCache;
   }
 
@@ -143,6 +150,8 @@ export class ChatSession extends Agent<Env> {
     if (wait > 0) return this.sendTo(connection, { type: "error", code: "rate_limited", message: `Too many messages: try again in ${Math.ceil(wait / 1000)} s.` });
     const turnId = crypto.randomUUID();
     this.record({ turnId, kind: "user", text });
+    // Reported once per wake-up, in the conversation where the user sees it.
+    for (const problem of this.settingProblems.splice(0)) this.record({ turnId, kind: "notice", text: `Configuration: ${problem}.` });
     const provider = this.provider();
     if (!provider) {
       const selected = this.selection();
