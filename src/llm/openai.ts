@@ -106,7 +106,15 @@ export class OpenAiProvider implements LlmProvider {
     if (!sawDone && finishReason === undefined) throw interrupted("OpenAI-compatible", new Error("the stream ended before the model finished"));
 
     const nextId = callIdGenerator(request.messages);
-    for (const call of partial) if (call) yield { type: "tool_call", call: complete(call, nextId) };
+    // Some servers number calls per response (call_0 every time): an id already in the conversation is replaced.
+    const taken = new Set(request.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.id) : [])));
+    for (const call of partial) {
+      if (!call) continue;
+      if (taken.has(call.id)) call.id = "";
+      const done = complete(call, nextId);
+      taken.add(done.id);
+      yield { type: "tool_call", call: done };
+    }
     if (usage) yield { type: "usage", inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
     yield { type: "done", finishReason: finishReason ?? "stop" };
   }

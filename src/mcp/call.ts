@@ -1,6 +1,7 @@
 // One tool call through a server connection: argument validation, the circuit
 // breaker, timeout and cancellation, output validation, metrics, and turning
 // whatever went wrong into one of the host's typed errors.
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConnection } from "./connection";
 import {
@@ -30,7 +31,7 @@ export async function callTool(
   logger: Logger,
   available: () => string[],
 ): Promise<CallToolResult> {
-  const client = await connection.ready();
+  let client = await connection.ready();
   const tool = connection.tools.get(toolName);
   if (!tool) throw new ToolNotFoundError(`${connection.name}.${toolName}`, available());
   const issues = tool.validateArguments(args);
@@ -45,11 +46,22 @@ export async function callTool(
     if (options.signal?.aborted) throw new CancelledError(connection.name, `${toolName} call`);
     // `request` rather than `callTool`: the SDK re-caches output validators per
     // listTools page, so with pagination it would validate only the last page's tools.
-    const result = await client.request({ method: "tools/call", params: { name: toolName, arguments: args } }, CallToolResultSchema, {
-      signal: link.signal,
-      timeout: timeoutMs,
-      onprogress: options.onProgress,
-    });
+    const send = (c: typeof client) =>
+      c.request({ method: "tools/call", params: { name: toolName, arguments: args } }, CallToolResultSchema, {
+        signal: link.signal,
+        timeout: timeoutMs,
+        onprogress: options.onProgress,
+      });
+    let result: CallToolResult;
+    try {
+      result = await send(client);
+    } catch (error) {
+      // 404 on a request carrying a session id: the server forgot the session (it restarted). The call
+      // never ran there, so start a new session (MCP spec) and send it once more.
+      if (!(error instanceof StreamableHTTPError && error.code === 404)) throw error;
+      client = await connection.connect();
+      result = await send(client);
+    }
     if (tool.validateOutput && !result.isError) {
       if (!result.structuredContent) throw new ProtocolError(connection.name, `${toolName} has an output schema but returned no structuredContent`);
       const outputIssues = tool.validateOutput(result.structuredContent);
@@ -104,6 +116,11 @@ export function translateError(
   if (error instanceof EdgehostError) return error;
   if (signal?.aborted) return new CancelledError(connection.name, what ? `${what} call` : "request");
   if (error instanceof McpError) {
+    // -32000/-32001 are also ordinary server error codes (the bridge uses them): only the SDK's own
+    // errors (a timeout carries `data.timeout`, a closed transport has no data) mean timeout / closed.
+    const data = error.data as { timeout?: unknown } | undefined;
+    const local = error.code === ErrorCode.RequestTimeout ? typeof data?.timeout === "number" : error.code === ErrorCode.ConnectionClosed ? data === undefined && /Connection closed$/.test(error.message) : true;
+    if (!local) return new ProtocolError(connection.name, error.message, error.code);
     if (error.code === ErrorCode.RequestTimeout) {
       connection.markUnavailable(`${what ?? "a request"} timed out after ${timeoutMs} ms`);
       return new ToolTimeoutError(connection.name, what ?? "request", timeoutMs);

@@ -183,6 +183,7 @@ export class ServerConnection {
       const candidate = candidates[i];
       if (!candidate) throw new Error("no transport for this server");
       const handle = candidate.create();
+      this.trackSends(handle);
       const client = this.newClient();
       this.handle = handle;
       this.client = client;
@@ -244,7 +245,11 @@ export class ServerConnection {
       if (current() && this.state === "ready") this.markUnavailable("connection closed");
     };
     client.onerror = (error) => {
-      if (current()) this.deps.logger.debug("transport error", { server: this.name, error: errorMessage(error) });
+      if (!current()) return;
+      this.deps.logger.debug("transport error", { server: this.name, error: errorMessage(error) });
+      // A response stream that broke before its answer: the SDK only reports it, and the request would
+      // wait for its timeout. Closing the client fails the requests in flight at once.
+      if (/SSE stream disconnected/.test(errorMessage(error))) this.markUnavailable(`the connection was lost (${errorMessage(error)})`);
     };
     const refresh = (kind: "tools" | "prompts" | "resources") => () => {
       if (!current()) return;
@@ -340,6 +345,20 @@ export class ServerConnection {
     this.deps.onChange(this.name, "state");
   }
 
+  private readonly sending = new Set<Promise<void>>();
+
+  /** Remembers messages still being sent, so a teardown lets them (e.g. a cancellation) go out first. */
+  private trackSends(handle: TransportHandle): void {
+    const transport = handle.transport;
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const sent = send(message, options);
+      this.sending.add(sent);
+      void sent.catch(() => undefined).finally(() => this.sending.delete(sent));
+      return sent;
+    };
+  }
+
   /** Closes the current client (and so ends its child process); `close()` waits for every one still running. */
   private teardown(): Promise<void> {
     const client = this.client;
@@ -347,7 +366,8 @@ export class ServerConnection {
     this.subscribed.clear();
     if (!client) return Promise.resolve();
     client.onclose = undefined;
-    const done = client.close().catch(() => undefined);
+    const flushed = Promise.race([Promise.allSettled([...this.sending]), new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    const done = flushed.then(() => client.close()).catch(() => undefined);
     this.teardowns.add(done);
     void done.finally(() => this.teardowns.delete(done));
     return done;

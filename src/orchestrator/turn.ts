@@ -48,6 +48,7 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
     const { messages } = pruneToBudget(historyToTurns(deps.history()), deps.limits.tokenBudget);
     const messageId = `${turnId}-${step}`;
     let text = "";
+    let finishReason: string | undefined;
     const calls: ToolCallRequest[] = [];
     try {
       for await (const event of deps.provider.stream({
@@ -61,6 +62,8 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
           deps.emit({ type: "text", turnId, messageId, delta: event.delta });
         } else if (event.type === "tool_call") {
           calls.push(event.call);
+        } else if (event.type === "done") {
+          finishReason = event.finishReason;
         } else if (event.type === "usage") {
           usage.inputTokens += event.inputTokens;
           usage.outputTokens += event.outputTokens;
@@ -76,7 +79,8 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
       return { reason: "cancelled", usage };
     }
     if (!text && calls.length === 0) {
-      deps.record({ turnId, kind: "notice", text: "The model returned an empty answer." });
+      const why = finishReason && !/^(STOP|stop|FINISH_REASON_UNSPECIFIED)$/.test(finishReason) ? ` (finish reason: ${finishReason})` : "";
+      deps.record({ turnId, kind: "notice", text: `The model returned an empty answer${why}.` });
       return { reason: "complete", usage };
     }
     deps.record({ turnId, kind: "assistant", text, toolCalls: calls.length > 0 ? calls : undefined });
@@ -115,7 +119,7 @@ async function runCall(call: ToolCallRequest, tools: ToolView[], deps: TurnDeps)
   }
   const argumentsError = call.providerData?.argumentsError;
   if (typeof argumentsError === "string") {
-    finish({ error: `The arguments were not valid JSON: ${argumentsError}` }, 0);
+    finish({ error: `The call could not be run: ${argumentsError}` }, 0);
     return;
   }
   deps.emit({ type: "status", turnId, callId: call.id, server, tool: toolName, state: "processing", arguments: call.arguments });

@@ -73,6 +73,11 @@ export class ChatSession extends Agent<Env> {
     if (interrupted) {
       // The object was evicted or restarted mid-turn: say so instead of leaving the turn open.
       this.history.setSetting(TURN_KEY, undefined);
+      const entries = this.history.entries().filter((e) => e.turnId === interrupted);
+      for (const call of entries.filter((e) => e.kind === "tool_call")) {
+        if (entries.some((e) => e.kind === "tool_result" && e.callId === call.callId)) continue;
+        this.record({ turnId: interrupted, kind: "tool_result", callId: call.callId, server: call.server, tool: call.tool, error: "The call was interrupted (the session restarted).", durationMs: 0 });
+      }
       this.record({ turnId: interrupted, kind: "error", text: "This turn was interrupted (the session restarted). Send your message again." });
     }
   }
@@ -93,6 +98,8 @@ export class ChatSession extends Agent<Env> {
     this.sendTo(connection, { type: "servers", servers: this.sessionMcp.status() });
     // Questions still open (a reload mid-approval) are asked again on the new socket.
     this.sessionMcp.resendOpenQuestions((message) => this.sendTo(connection, message));
+    // A socket that (re)connects during a turn learns it is running.
+    if (this.turn) this.sendTo(connection, { type: "turn_start", turnId: this.turn.id });
     void this.keepAliveWhile(() => connecting);
   }
 
