@@ -131,9 +131,17 @@ export class ChildProcess {
   send(message: JSONRPCMessage): boolean {
     const stdin = this.process?.stdin;
     if (!stdin || stdin.destroyed || !stdin.writable) return false;
-    stdin.write(serializeMessage(message));
+    try {
+      stdin.write(serializeMessage(message));
+    } catch {
+      // Not serializable (e.g. nested too deep): the caller answers the request with an error.
+      return false;
+    }
     return true;
   }
+
+  /** Why this process was killed by the bridge itself, if it was. */
+  fatal?: string;
 
   /** Ends stdin and sends SIGTERM; SIGKILL after `timeoutMs`. Resolves with how it ended. */
   async stop(timeoutMs: number): Promise<ExitInfo & { killed: boolean }> {
@@ -183,7 +191,17 @@ export class ChildProcess {
   }
 
   private read(chunk: Buffer): void {
-    this.buffer.append(chunk);
+    try {
+      this.buffer.append(chunk);
+    } catch {
+      // A single message over the SDK's 10 MiB line limit: the stream cannot be resynchronised,
+      // so this child goes; its in-flight calls fail and it restarts on the next request.
+      this.fatal = "sent a message larger than 10 MiB";
+      this.buffer.clear();
+      this.options.logger.error("server message too large: restarting it", { server: this.config.name });
+      this.process?.kill("SIGKILL");
+      return;
+    }
     for (;;) {
       let message: JSONRPCMessage | null;
       try {

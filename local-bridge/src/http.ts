@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../../src/mcp/logger";
 import { checkOrigin, checkToken, type AccessPolicy } from "./auth";
+import { tooDeep } from "../../src/http/limits";
 import { isRequest } from "./messages";
 import type { ServerProxy } from "./proxy";
 import { RPC, rpcError } from "./rpc";
@@ -35,6 +36,7 @@ class HttpError extends Error {
 }
 
 const ROUTE = /^\/servers\/([^/]+)\/(mcp|sse|messages)$/;
+const MAX_DEPTH = 100;
 
 export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -42,9 +44,10 @@ export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, r
       const status = error instanceof HttpError ? error.status : 500;
       const code = error instanceof HttpError ? error.rpcCode : RPC.serverError;
       if (!(error instanceof HttpError)) ctx.logger.error("request failed", { path: pathOf(req), error: errorMessage(error) });
+      // An oversized body is still arriving: answer and drain the rest (destroying or
+      // closing now would reset the socket while the client writes, losing the answer).
       sendJson(res, status, rpcError(null, code, error instanceof HttpError ? error.message : "internal error"));
-      // An oversized body is still arriving: stop reading it.
-      if (status === 413) req.destroy();
+      if (status === 413) req.resume();
     });
   };
 }
@@ -57,7 +60,12 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
   if (path === "/metrics" && req.method === "GET") return sendJson(res, 200, ctx.metrics());
   const match = ROUTE.exec(path);
   if (!match) throw new HttpError(404, RPC.methodNotFound, `no route ${req.method} ${path}`);
-  const name = decodeURIComponent(match[1] ?? "");
+  let name: string;
+  try {
+    name = decodeURIComponent(match[1] ?? "");
+  } catch {
+    throw new HttpError(404, RPC.methodNotFound, "unknown MCP server (the name is not valid URL encoding)");
+  }
   const proxy = ctx.proxy(name);
   if (!proxy) throw new HttpError(404, RPC.methodNotFound, `unknown MCP server "${name}"`);
   if (match[2] === "mcp") return streamable(ctx, proxy, req, res);
@@ -116,6 +124,9 @@ async function streamable(ctx: HttpContext, proxy: ServerProxy, req: IncomingMes
     res.writeHead(202).end();
     return;
   }
+  const keys = requestIds.map((id) => `${typeof id}:${id}`);
+  const duplicate = requestIds.find((id, i) => keys.indexOf(keys[i] as string) !== i || session?.inFlight(id));
+  if (duplicate !== undefined) throw new HttpError(400, RPC.invalidRequest, `request id ${JSON.stringify(duplicate)} is already in use in this session`);
   const exchange = new Exchange(res, requestIds, { "mcp-session-id": session.id }, batch);
   session.register(exchange);
   const owner = session;
@@ -158,6 +169,8 @@ async function postLegacy(ctx: HttpContext, proxy: ServerProxy, req: IncomingMes
 function parseMessages(body: unknown): JSONRPCMessage[] {
   const items = Array.isArray(body) ? body : [body];
   if (items.length === 0) throw new HttpError(400, RPC.invalidRequest, "empty batch");
+  // Deeper than any real tool call: it would overflow the stack of the next JSON.stringify.
+  if (tooDeep(body, MAX_DEPTH)) throw new HttpError(400, RPC.invalidRequest, `the message nests deeper than ${MAX_DEPTH} levels`);
   return items.map((item, i) => {
     const parsed = JSONRPCMessageSchema.safeParse(item);
     if (!parsed.success) {
@@ -187,6 +200,7 @@ function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
       if (size > limit) {
         reject(new HttpError(413, RPC.invalidRequest, `body larger than ${limit} bytes`));
         req.removeAllListeners("data");
+        req.resume();
         return;
       }
       chunks.push(chunk);

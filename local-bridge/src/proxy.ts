@@ -144,7 +144,7 @@ export class ServerProxy {
 
   private childExited(child: ChildProcess, exit: ExitInfo): void {
     if (this.child !== child) return;
-    const reason = exit.expected ? "stopped" : `crashed (${describeExit(exit)})`;
+    const reason = exit.expected ? "stopped" : child.fatal ? `was restarted: it ${child.fatal}` : `crashed (${describeExit(exit)})`;
     if (!exit.expected) this.markUnavailable(`${reason}${child.stderrTail() ? `; last stderr: ${child.stderrTail(3)}` : ""}`);
     // In-flight calls fail at once rather than waiting for a timeout.
     const message = exit.expected
@@ -195,7 +195,7 @@ export class ServerProxy {
     this.bySessionRequest.set(requestKey(session.id, request.id), childId);
     if (request.method === "resources/subscribe" || request.method === "resources/unsubscribe") this.trackSubscription(session, request);
     if (!this.sendToChild({ ...request, id: childId, params })) {
-      this.finish(childId, this.pending.get(childId), rpcError(request.id, RPC.serverError, `MCP server "${this.name}" is not running`));
+      this.finish(childId, this.pending.get(childId), rpcError(request.id, RPC.serverError, `could not forward the request to MCP server "${this.name}"`));
     }
   }
 

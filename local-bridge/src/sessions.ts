@@ -77,6 +77,10 @@ export class StreamableSession implements Downstream {
 
   constructor(readonly id: string) {}
 
+  inFlight(id: RequestId): boolean {
+    return this.exchanges.has(key(id));
+  }
+
   register(exchange: Exchange): void {
     for (const id of exchange.ids) this.exchanges.set(key(id), exchange);
   }

@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { readSettings, type Env } from "../env";
 import { createProvider } from "../llm/select";
 import type { ChatSession } from "../session/ChatSession";
+import { MAX_JSON_DEPTH, MAX_TOOL_BODY_BYTES, tooDeep } from "./limits";
 import { ErrorBodySchema, HealthSchema, MetricsSchema, ServersSchema, ToolCallRequestSchema, ToolCallResponseSchema, type ErrorBody } from "./schemas";
 
 const CONSOLE_SESSION = "_console";
@@ -43,12 +44,18 @@ api.post("/tools/:name", async (c) => {
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\..+$/.test(name)) {
     return c.json(errorBody("bad_tool_name", "tool names are {server}.{tool}"), 400);
   }
+  const declared = Number(c.req.header("content-length") ?? 0);
+  const text = declared > MAX_TOOL_BODY_BYTES ? "" : await c.req.text();
+  if (declared > MAX_TOOL_BODY_BYTES || text.length > MAX_TOOL_BODY_BYTES) {
+    return c.json(errorBody("payload_too_large", `the body is larger than ${MAX_TOOL_BODY_BYTES} bytes`), 413);
+  }
   let raw: unknown;
   try {
-    raw = await c.req.json();
+    raw = JSON.parse(text);
   } catch {
     return c.json(errorBody("bad_json", "the body is not valid JSON"), 400);
   }
+  if (tooDeep(raw)) return c.json(errorBody("bad_request", `the body nests deeper than ${MAX_JSON_DEPTH} levels`), 400);
   const parsed = ToolCallRequestSchema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));

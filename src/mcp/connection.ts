@@ -3,6 +3,7 @@
 // a timeout or a closed connection makes the server unavailable, and the next
 // use after a backoff delay tries to connect again.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import {
   CreateMessageRequestSchema,
@@ -366,8 +367,13 @@ export class ServerConnection {
     this.subscribed.clear();
     if (!client) return Promise.resolve();
     client.onclose = undefined;
-    const flushed = Promise.race([Promise.allSettled([...this.sending]), new Promise((resolve) => setTimeout(resolve, 1_000))]);
-    const done = flushed.then(() => client.close()).catch(() => undefined);
+    const transport = this.handle?.transport;
+    const within = <T>(promise: Promise<T>, ms: number) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms))]);
+    const flushed = within(Promise.allSettled([...this.sending]), 1_000);
+    // Closing only aborts locally: DELETE ends the server's session, or it would live on until its idle expiry.
+    const ended = () =>
+      transport instanceof StreamableHTTPClientTransport && transport.sessionId ? within(transport.terminateSession().catch(() => undefined), 2_000) : undefined;
+    const done = flushed.then(ended).then(() => client.close()).catch(() => undefined);
     this.teardowns.add(done);
     void done.finally(() => this.teardowns.delete(done));
     return done;

@@ -21,6 +21,8 @@ import type { DirectCallOutcome, ServerInfo } from "../http/schemas";
 import type { HostMetrics } from "../mcp/host";
 
 const TURN_KEY = "runningTurn";
+// Frames agents would handle itself: `{"type":"rpc"…}` and `{"type":"cf_agent_…"}`, however spaced.
+const AGENT_FRAME = /"type"\s*:\s*"(rpc|cf_agent_[^"]*)"/;
 const ALWAYS_KEY = "alwaysAllowed";
 
 export class ChatSession extends Agent<Env> {
@@ -60,6 +62,16 @@ export class ChatSession extends Agent<Env> {
       provider: () => this.provider(),
     });
     return this.mcpCache;
+  }
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    // agents answers its own frames (`rpc`, `cf_agent_*`) before onMessage sees them:
+    // a client could call methods or write the Agent's state. This session speaks only
+    // protocol.ts, so those frames get the same answer as any unknown type.
+    const agentOnMessage = this.onMessage;
+    this.onMessage = (connection: Connection, message: string | ArrayBuffer) =>
+      typeof message === "string" && AGENT_FRAME.test(message) ? this.handleFrame(connection, message) : agentOnMessage.call(this, connection, message);
   }
 
   override shouldSendProtocolMessages(): boolean {
@@ -103,18 +115,28 @@ export class ChatSession extends Agent<Env> {
     void this.keepAliveWhile(() => connecting);
   }
 
-  override async onMessage(connection: Connection, raw: string | ArrayBuffer): Promise<void> {
-    const parsed = parseClientFrame(raw);
-    if (!parsed.ok) return this.sendTo(connection, { type: "error", code: parsed.code, message: parsed.message });
+  override onMessage(connection: Connection, raw: string | ArrayBuffer): Promise<void> {
+    return this.handleFrame(connection, raw);
+  }
+
+  private async handleFrame(connection: Connection, raw: string | ArrayBuffer): Promise<void> {
     try {
+      const parsed = parseClientFrame(raw);
+      if (!parsed.ok) return this.sendTo(connection, { type: "error", code: parsed.code, message: parsed.message });
       await this.handle(connection, parsed.message);
     } catch (error) {
       this.sendTo(connection, { type: "error", code: error instanceof EdgehostError ? error.code : "internal", message: error instanceof EdgehostError ? error.message : "internal error" });
     }
   }
 
-  override onClose(): void {
-    // Nothing to do: sockets are tracked by the runtime, history is in storage.
+  override async onClose(): Promise<void> {
+    // The last page went away and nothing runs: end the MCP sessions rather than leave
+    // them open at the servers (the bridge would keep them until its idle expiry).
+    const open = [...this.getConnections()].filter((c) => c.readyState === WebSocket.OPEN);
+    if (open.length > 0 || this.turn || !this.mcpCache) return;
+    const mcp = this.mcpCache;
+    this.mcpCache = undefined;
+    await this.keepAliveWhile(() => mcp.close());
   }
 
   private async handle(connection: Connection, message: ClientMessage): Promise<void> {
@@ -138,6 +160,9 @@ export class ChatSession extends Agent<Env> {
       case "set_servers":
         this.sessionMcp.setEnabled(message.enabled);
         this.send({ type: "servers", servers: this.sessionMcp.status() });
+        return;
+      case "ping":
+        this.sendTo(connection, { type: "pong" });
         return;
       case "reset":
         this.turn?.controller.abort("reset");

@@ -6,6 +6,25 @@ import type { HistoryEntry } from "./protocol";
 export type NewEntry = Omit<HistoryEntry, "seq" | "createdAt">;
 
 const MAX_REPLAY = 1_000;
+// A Durable Object's SQLite row holds at most 2 MB; huge tool results are cut to this.
+const MAX_ENTRY_CHARS = 256 * 1024;
+
+/** The entry's data as stored: cut when too large, and never a throw (deep or odd values). */
+function storable(rest: Record<string, unknown>): string {
+  let data: string | undefined;
+  try {
+    data = JSON.stringify(rest);
+  } catch {
+    data = undefined;
+  }
+  if (data !== undefined && data.length <= MAX_ENTRY_CHARS) return data;
+  const cut = (value: unknown) => {
+    if (value === undefined) return undefined;
+    if (typeof value === "string") return value.length > MAX_ENTRY_CHARS / 4 ? `${value.slice(0, MAX_ENTRY_CHARS / 4)}…[truncated]` : value;
+    return "[too large to store]";
+  };
+  return JSON.stringify({ ...rest, arguments: rest.arguments === undefined ? undefined : { truncated: true }, result: cut(rest.result), text: cut(rest.text), error: cut(rest.error) });
+}
 
 export class HistoryStore {
   // The replayable tail in memory: a turn reads the history at every model step,
@@ -31,7 +50,7 @@ export class HistoryStore {
     const createdAt = this.now();
     const { turnId, kind, ...rest } = entry;
     const row = this.sql
-      .exec<{ seq: number }>("INSERT INTO history (turn_id, kind, data, created_at) VALUES (?, ?, ?, ?) RETURNING seq", turnId, kind, JSON.stringify(rest), createdAt)
+      .exec<{ seq: number }>("INSERT INTO history (turn_id, kind, data, created_at) VALUES (?, ?, ?, ?) RETURNING seq", turnId, kind, storable(rest), createdAt)
       .one();
     const saved = { ...entry, seq: row.seq, createdAt };
     if (this.cache) {

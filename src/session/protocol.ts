@@ -21,6 +21,8 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("set_servers"), enabled: z.array(z.string().max(64)).max(100) }),
   z.object({ type: z.literal("reset") }),
+  // Heartbeat; the exact bytes {"type":"ping"} are answered by the runtime without waking the object.
+  z.object({ type: z.literal("ping") }).loose(),
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 
@@ -110,6 +112,7 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
   }),
   z.object({ type: z.literal("error"), code: z.string(), message: z.string(), turnId: z.string().optional() }),
+  z.object({ type: z.literal("pong") }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 
@@ -118,7 +121,10 @@ export type ParsedFrame = { ok: true; message: ClientMessage } | { ok: false; co
 /** Parses one client frame; never throws. */
 export function parseClientFrame(frame: string | ArrayBuffer): ParsedFrame {
   if (typeof frame !== "string") return { ok: false, code: "bad_frame", message: "binary frames are not supported: send JSON text" };
-  if (frame.length > MAX_FRAME_BYTES) return { ok: false, code: "frame_too_large", message: `frame larger than ${MAX_FRAME_BYTES} bytes` };
+  // length counts UTF-16 units; a frame of CJK text is up to three times as many bytes.
+  if (frame.length > MAX_FRAME_BYTES || (frame.length * 3 > MAX_FRAME_BYTES && new TextEncoder().encode(frame).length > MAX_FRAME_BYTES)) {
+    return { ok: false, code: "frame_too_large", message: `frame larger than ${MAX_FRAME_BYTES} bytes` };
+  }
   let data: unknown;
   try {
     data = JSON.parse(frame);
@@ -129,7 +135,9 @@ export function parseClientFrame(frame: string | ArrayBuffer): ParsedFrame {
   if (parsed.success) return { ok: true, message: parsed.data };
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-  const type = typeof data === "object" && data !== null && "type" in data ? String((data as { type: unknown }).type).slice(0, 40) : undefined;
+  const rawType = typeof data === "object" && data !== null && "type" in data ? (data as { type: unknown }).type : undefined;
+  if (rawType !== undefined && typeof rawType !== "string") return { ok: false, code: "bad_message", message: "type: expected a string" };
+  const type = rawType?.slice(0, 40);
   const known = ClientMessageSchema.options.map((o) => o.shape.type.value);
   if (type !== undefined && !known.includes(type as never)) {
     return { ok: false, code: "unknown_type", message: `unknown message type "${type}" (expected one of ${known.join(", ")})` };
