@@ -37,6 +37,8 @@ class HttpError extends Error {
 
 const ROUTE = /^\/servers\/([^/]+)\/(mcp|sse|messages)$/;
 const MAX_DEPTH = 100;
+// Past this, an oversized body is cut off rather than read to its end.
+const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -44,10 +46,7 @@ export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, r
       const status = error instanceof HttpError ? error.status : 500;
       const code = error instanceof HttpError ? error.rpcCode : RPC.serverError;
       if (!(error instanceof HttpError)) ctx.logger.error("request failed", { path: pathOf(req), error: errorMessage(error) });
-      // An oversized body is still arriving: answer and drain the rest (destroying or
-      // closing now would reset the socket while the client writes, losing the answer).
       sendJson(res, status, rpcError(null, code, error instanceof HttpError ? error.message : "internal error"));
-      if (status === 413) req.resume();
     });
   };
 }
@@ -188,24 +187,17 @@ function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
       reject(new HttpError(415, RPC.invalidRequest, "Content-Type must be application/json"));
       return;
     }
-    const declared = Number(req.headers["content-length"] ?? 0);
-    if (declared > limit) {
-      reject(new HttpError(413, RPC.invalidRequest, `body larger than ${limit} bytes`));
-      return;
-    }
+    // Over the limit: read the rest and drop it, then answer 413. Answering while the
+    // client still writes makes Node close the socket, and the client sees EPIPE instead.
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        reject(new HttpError(413, RPC.invalidRequest, `body larger than ${limit} bytes`));
-        req.removeAllListeners("data");
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
+      if (size > DRAIN_LIMIT) req.destroy();
+      else if (size <= limit) chunks.push(chunk);
     });
     req.on("end", () => {
+      if (size > limit) return reject(new HttpError(413, RPC.invalidRequest, `body larger than ${limit} bytes`));
       try {
         resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
       } catch {

@@ -395,7 +395,10 @@ export function workerCase(rng: Rng, ctx: HttpContext): HttpCase {
     }
     case 4: {
       const [name, expect, codes] = rng.pick(TOOL_NAMES);
-      return w("tool-name", "POST", `/api/tools/${name}`, expect, codes, obj([["arguments", toolArgs(rng, ctx, true)]]), { "content-type": "application/json" });
+      const body = obj([["arguments", toolArgs(rng, ctx, true)]]);
+      // A body nested too deep is refused before the tool name is looked at.
+      const deep = (() => { try { return tooDeep(JSON.parse(body)); } catch { return false; } })();
+      return w("tool-name", "POST", `/api/tools/${name}`, deep ? [400, ...expect] : expect, deep ? ["bad_request", ...codes] : codes, body, { "content-type": "application/json" });
     }
     case 5:
       return w("create-session", "POST", "/sessions", [201], undefined, rng.chance(0.5) ? oddValue(rng) : undefined, { "content-type": rng.pick(CTYPES) });
