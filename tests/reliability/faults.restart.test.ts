@@ -3,28 +3,13 @@
 // SQLite storage), and a browser socket dropped and reopened while a turn runs.
 // Each test checks what the user sees, that the stored history is whole, and
 // that the next turn works.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished, type TestContext } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { startBadMcpServer, type BadMcpServer } from "../fixtures/bad-mcp-server";
 import { hangsClosed, reply, requests, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
 import { createSession, expectWholeHistory, functionName, SessionSocket, type Message } from "../fixtures/ws-client";
-import { recordRow } from "./record";
+import { faultCase } from "./record";
 
-/** A test that reports its row: the figure it returns, or the first failure (thrown or soft). */
-function faultCase(scenario: string, done: string, run: () => Promise<string>): (context: TestContext) => Promise<void> {
-  const failed = (error: unknown) => `FAILED: ${String(typeof error === "object" && error && "message" in error ? (error as { message: unknown }).message : error).split("\n")[0]?.slice(0, 160)}`;
-  return async ({ task }) => {
-    let figure: string;
-    try {
-      figure = await run();
-    } catch (error) {
-      recordRow({ suite: "Faults", scenario, done, figure: failed(task.result?.errors?.[0] ?? error), pass: false });
-      throw error;
-    }
-    const soft = task.result?.errors ?? [];
-    recordRow({ suite: "Faults", scenario, done, figure: soft.length > 0 ? `${figure}; ${failed(soft[0])}` : figure, pass: soft.length === 0 });
-  };
-}
 
 let stack: Stack;
 let bad: BadMcpServer;

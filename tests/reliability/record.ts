@@ -3,6 +3,7 @@
 // table from the rows. Under `npm test` (no RELIABILITY_OUT) recording is a no-op.
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import type { TestContext } from "vitest";
 
 export interface ReliabilityRow {
   /** Load, Faults, Bad input or Security. */
@@ -18,4 +19,20 @@ export function recordRow(row: ReliabilityRow): void {
   if (!out) return;
   mkdirSync(dirname(out), { recursive: true });
   appendFileSync(out, `${JSON.stringify({ ...row, at: new Date().toISOString() })}\n`);
+}
+
+/** A fault test that reports its row: the figure it returns, or the first failure (thrown or soft). */
+export function faultCase(scenario: string, done: string, run: () => Promise<string>): (context: TestContext) => Promise<void> {
+  const failed = (error: unknown) => `FAILED: ${String(typeof error === "object" && error && "message" in error ? (error as { message: unknown }).message : error).split("\n")[0]?.slice(0, 160)}`;
+  return async ({ task }) => {
+    let figure: string;
+    try {
+      figure = await run();
+    } catch (error) {
+      recordRow({ suite: "Faults", scenario, done, figure: failed(task.result?.errors?.[0] ?? error), pass: false });
+      throw error;
+    }
+    const soft = task.result?.errors ?? [];
+    recordRow({ suite: "Faults", scenario, done, figure: soft.length > 0 ? `${figure}; ${failed(soft[0])}` : figure, pass: soft.length === 0 });
+  };
 }
