@@ -18,14 +18,14 @@
 // maxima (10,000/min, burst 1,000: larger values fall back to 20/5). Every process
 // started is stopped in `finally` and on SIGINT/SIGTERM (wrangler dev → workerd via
 // its own process group). Run: npm run bench:turn
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
 import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../tests/fixtures/servers";
-import { descendantsOf, errorText, freePort } from "./lib/procs";
+import { errorText, freePort, stopBridgeTree } from "./lib/procs";
 import { startFloor, type Floor } from "./lib/turn-floor";
 import { runToEnd, startGroup, type Group } from "./lib/turn-procs";
 import { breakdown, count, fmt, p, row, table, type Row } from "./lib/turn-report";
@@ -72,15 +72,7 @@ function cleanup(): Promise<void> {
       if (note) log(note);
     }
     if (bridge) {
-      const tree = descendantsOf(bridge.pid);
-      await bridge.stop().catch(() => undefined);
-      for (const pid of tree) {
-        const cmd = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8") : "";
-        if (cmd.includes("server-filesystem")) {
-          log(`bridge left pid ${pid} running: SIGKILL`);
-          process.kill(pid, "SIGKILL");
-        }
-      }
+      for (const note of await stopBridgeTree(bridge)) log(note);
     }
     await fake?.stop().catch(() => undefined);
     if (bridge) rmSync(bridge.dir, { recursive: true, force: true }); // startBridge's own temp dir

@@ -3,7 +3,7 @@
 // with every descendant it left behind (by pid, checked against its start time so
 // a recycled pid is never signalled).
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -242,4 +242,22 @@ export function startManaged(name: string, command: string, args: string[], env?
       return forced;
     },
   };
+}
+
+/**
+ * Stops a bridge and SIGKILLs any server-filesystem it left behind (a bridge killed
+ * hard cannot stop its children). Returns notes on what had to be killed.
+ */
+export async function stopBridgeTree(bridge: { pid: number; stop(): Promise<unknown> }): Promise<string[]> {
+  const tree = descendantsOf(bridge.pid);
+  await bridge.stop().catch(() => undefined);
+  const notes: string[] = [];
+  for (const pid of tree) {
+    const cmd = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8") : "";
+    if (cmd.includes("server-filesystem")) {
+      notes.push(`bridge left pid ${pid} running: SIGKILL`);
+      process.kill(pid, "SIGKILL");
+    }
+  }
+  return notes;
 }

@@ -5,14 +5,14 @@
 // an empty --env-file so the repo's .dev.vars is not read, a temp --persist-to,
 // RATE_LIMIT_* at env.ts's maxima). `stop()` ends everything that was started, by
 // pid / by the process group created here; it is also run on SIGINT/SIGTERM.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startBridge, type RunningBridge } from "../../tests/fixtures/bridge";
 import { startFakeLlm, type FakeLlm } from "../../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../../tests/fixtures/servers";
-import { descendantsOf, freePort } from "../lib/procs";
+import { freePort, stopBridgeTree } from "../lib/procs";
 import { startGroup, type Group } from "../lib/turn-procs";
 
 export const MODEL_KEY = "bench-reliability-load";
@@ -83,15 +83,7 @@ export class LoadStack {
       if (note) this.log(note);
       const bridge = this.bridge;
       if (bridge) {
-        const tree = descendantsOf(bridge.pid);
-        await bridge.stop().catch(() => undefined);
-        for (const pid of tree) {
-          const cmd = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8") : "";
-          if (cmd.includes("server-filesystem")) {
-            this.log(`bridge left pid ${pid} running: SIGKILL`);
-            process.kill(pid, "SIGKILL");
-          }
-        }
+        for (const note of await stopBridgeTree(bridge)) this.log(note);
         rmSync(bridge.dir, { recursive: true, force: true });
       }
       await this.fake?.stop().catch(() => undefined);

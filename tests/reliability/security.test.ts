@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
-import { openSession, type SessionSocket } from "./session-socket";
+import { SessionSocket } from "../fixtures/ws-client";
 import { recordRow } from "./record";
 
 let stack: Stack;
@@ -89,13 +89,13 @@ describe("security", () => {
     }
     // Through the model too: the traversal comes back as a tool error.
     await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__read_text_file", { path: `${root}/../../../etc/passwd` }), reply.text("Not allowed.")]);
-    const socket = await openSession(stack.url, crypto.randomUUID());
-    const { messages } = await socket.turn("read /etc/passwd via ..");
+    const socket = await SessionSocket.open(stack.url, crypto.randomUUID());
+    const { messages } = await socket.turnEnd(socket.say("read /etc/passwd via .."));
     seen.push(JSON.stringify(messages));
     const status = messages.find((m) => m.type === "status" && m.state !== "processing");
     expect(status).toMatchObject({ state: "error" });
     expect(JSON.stringify(messages)).not.toContain("root:x:0:0");
-    socket.close();
+    await socket.close();
     recordRow({ suite: "Security", scenario: "path traversal through the filesystem tools", done: `${attempts.length} paths outside the root (.., absolute, symlink, encoded) via the API, 1 via a model call`, figure: `all refused (statuses ${outcomes.join(",")}); no file content leaked`, pass: true });
   });
 
@@ -107,15 +107,15 @@ describe("security", () => {
     expect(existsSync(target("api.txt"))).toBe(false);
     // Model call, denied.
     await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__write_file", { path: target("denied.txt"), content: "x" }, { id: "w1" }), reply.text("ok")]);
-    const socket: SessionSocket = await openSession(stack.url, crypto.randomUUID());
-    const denied = socket.turn("write it");
+    const socket: SessionSocket = await SessionSocket.open(stack.url, crypto.randomUUID());
+    const denied = socket.turnEnd(socket.say("write it"));
     await socket.next((m) => m.type === "approval_request");
     socket.send({ type: "approval", callId: "w1", approved: false });
     await denied;
     expect(existsSync(target("denied.txt"))).toBe(false);
     // Model call, never answered, then cancelled.
     await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__write_file", { path: target("ignored.txt"), content: "x" }, { id: "w2" })]);
-    const ignored = socket.turn("write another");
+    const ignored = socket.turnEnd(socket.say("write another"));
     await socket.next((m) => m.type === "approval_request" && m.callId === "w2");
     socket.send({ type: "cancel" });
     const { end } = await ignored;
@@ -126,7 +126,7 @@ describe("security", () => {
     await socket.next((m) => m.type === "error" && m.code === "unknown_approval");
     expect(existsSync(target("ignored.txt"))).toBe(false);
     seen.push(JSON.stringify(socket.received));
-    socket.close();
+    await socket.close();
     recordRow({ suite: "Security", scenario: "approval cannot be skipped", done: "write_file via the API without approved, via the model denied, unanswered then cancelled, late approval of a finished call", figure: "0 of 4 writes happened", pass: true });
   });
 
