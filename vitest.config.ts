@@ -2,6 +2,7 @@
 // (code that ships in the Worker, run inside real workerd).
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { ACCESS_TOKENS } from "./tests/workers/test-users";
 
 export default defineConfig({
   test: {
@@ -32,6 +33,9 @@ export default defineConfig({
                 LLM_RETRY_INITIAL_MS: "10",
                 RATE_LIMIT_PER_MINUTE: "600",
                 RATE_LIMIT_BURST: "100",
+                // The production sign-in path: tests call as named bearer-token users.
+                AUTH_MODE: "token",
+                ACCESS_TOKENS,
               },
             },
           })),

@@ -2,13 +2,16 @@
 // into the settings the rest of the code receives.
 import { z } from "zod";
 import type { ChatSession } from "./session/ChatSession";
+import type { UserAccount } from "./users/UserAccount";
 
 export interface Env {
   CHAT_SESSION: DurableObjectNamespace<ChatSession>;
+  USER_ACCOUNT: DurableObjectNamespace<UserAccount>;
   ASSETS?: Fetcher;
   [name: string]: unknown;
 }
 
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const flag = z.enum(["on", "off", "true", "false", "1", "0"]).transform((v) => v === "on" || v === "true" || v === "1");
 const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -23,8 +26,17 @@ const SettingsSchema = z.object({
   LLM_RETRY_INITIAL_MS: int(1_000, 0, 60_000),
   MCP_RETRY_INITIAL_MS: int(1_000, 0, 60_000),
   SYSTEM_PROMPT: z.string().max(20_000).optional(),
-  BRIDGE_URL: z.url().optional(),
+  /** Model tokens (input + output) one user may spend per UTC day; unset: no limit. */
+  DAILY_TOKEN_BUDGET: z.coerce.number().int().min(1).optional(),
+  // A bridge anywhere but this machine must be reached over TLS: the bearer token crosses the network.
+  BRIDGE_URL: z
+    .url()
+    .refine((u) => new URL(u).protocol === "https:" || (new URL(u).protocol === "http:" && LOOPBACK.has(new URL(u).hostname)), "must be https:// unless it is on this machine (localhost / 127.0.0.1)")
+    .optional(),
   BRIDGE_TOKEN: z.string().optional(),
+  /** A Cloudflare Access service token, sent to a bridge behind a tunnel protected by Access. */
+  BRIDGE_ACCESS_CLIENT_ID: z.string().optional(),
+  BRIDGE_ACCESS_CLIENT_SECRET: z.string().optional(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

@@ -1,18 +1,33 @@
 // Worker entry: the Hono app and the Durable Object classes wrangler binds.
+// Every request passes `identify` (who is calling, or 401/503) and `sameOrigin`
+// (no cross-site upgrade or state change) before any route sees it.
 import { Hono } from "hono";
-import type { Env } from "./env";
-import { api, errorBody } from "./http/api";
+import { HTTPException } from "hono/http-exception";
+import { identify, type AppEnv } from "./identity/identify";
+import { sameOrigin } from "./identity/same-origin";
+import { api } from "./http/api";
+import { auth } from "./http/auth";
+import { errorBody } from "./http/errors";
 import { sessions } from "./http/sessions";
 
 export { ChatSession } from "./session/ChatSession";
+export { UserAccount } from "./users/UserAccount";
 export type { Env } from "./env";
 
-const app = new Hono<{ Bindings: Env }>();
+const app = new Hono<AppEnv>();
 
+app.use("*", identify({ optional: (c) => c.req.path === "/auth/login" || c.req.path === "/auth/logout" }));
+app.use("*", sameOrigin());
 app.route("/api", api);
+app.route("/auth", auth);
 app.route("/sessions", sessions);
 app.notFound((c) => c.json(errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
 // Never a stack trace or an internal path in a response.
-app.onError((_error, c) => c.json(errorBody("internal", "internal error"), 500));
+app.onError((error, c) => {
+  // Hono's validator throws 400 on a body that is not JSON.
+  if (error instanceof HTTPException && error.status === 400) return c.json(errorBody("bad_json", "the body is not valid JSON"), 400);
+  if (error instanceof HTTPException) return c.json(errorBody("http_error", error.message || "request refused"), error.status);
+  return c.json(errorBody("internal", "internal error"), 500);
+});
 
 export default app;

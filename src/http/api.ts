@@ -1,67 +1,76 @@
-// /api routes: health, servers (config, state, capabilities), metrics, and direct
-// tool calls. Server state lives in Durable Objects (MCP connections cannot be
-// shared across requests in a Worker isolate): `?session=` picks the session whose
-// view to use, else a shared "console" object answers.
-import { getAgentByName } from "agents";
+// /api routes: who am I, my sessions, health, servers (config, state,
+// capabilities), metrics, and direct tool calls. Server state lives in Durable
+// Objects (MCP connections cannot be shared across requests in a Worker isolate):
+// `?session=` picks one of the caller's sessions, else the caller's own console
+// session answers.
 import { Hono } from "hono";
-import { readSettings, type Env } from "../env";
+import { bodyLimit } from "hono/body-limit";
+import { validator } from "hono/validator";
+import { readSettings } from "../env";
+import type { AppEnv } from "../identity/identify";
 import { createProvider } from "../llm/select";
-import type { ChatSession } from "../session/ChatSession";
+import { userAccount } from "../users/account";
+import { errorBody } from "./errors";
 import { MAX_JSON_DEPTH, MAX_TOOL_BODY_BYTES, tooDeep } from "./limits";
-import { ErrorBodySchema, HealthSchema, MetricsSchema, ServersSchema, ToolCallRequestSchema, ToolCallResponseSchema, type ErrorBody } from "./schemas";
+import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
+import { ErrorBodySchema, HealthSchema, MeSchema, MetricsSchema, ServersSchema, SessionListSchema, ToolCallRequestSchema, ToolCallResponseSchema } from "./schemas";
 
-const CONSOLE_SESSION = "_console";
-const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export const api = new Hono<AppEnv>();
 
-export const api = new Hono<{ Bindings: Env }>();
+api.get("/me", (c) => c.json(MeSchema.parse({ user: { id: c.var.identity.id, name: c.var.identity.name }, authMode: c.var.auth.mode })));
 
-export function errorBody(code: string, message: string, extra: Partial<ErrorBody["error"]> = {}): ErrorBody {
-  return ErrorBodySchema.parse({ error: { code, message, ...extra } });
-}
-
-async function session(env: Env, id: string | undefined): Promise<DurableObjectStub<ChatSession>> {
-  return getAgentByName<Env, ChatSession>(env.CHAT_SESSION, id && SESSION_ID.test(id) ? id : CONSOLE_SESSION);
-}
+api.get("/sessions", async (c) => {
+  const sessions = await userAccount(c.env, c.var.identity.id).listSessions();
+  return c.json(SessionListSchema.parse({ sessions }));
+});
 
 api.get("/health", (c) => {
-  const selected = createProvider(c.env, { retry: { initialMs: readSettings(c.env).settings.LLM_RETRY_INITIAL_MS } });
+  const selected = createProvider(c.env as unknown as Record<string, unknown>, { retry: { initialMs: readSettings(c.env as unknown as Record<string, unknown>).settings.LLM_RETRY_INITIAL_MS } });
   const model = "provider" in selected ? { provider: selected.provider.name, model: selected.provider.model } : null;
   return c.json(HealthSchema.parse({ ok: true, service: "edgehost", model, notice: "missing" in selected ? selected.missing : undefined }));
 });
 
-api.get("/servers", async (c) => {
-  const servers = await (await session(c.env, c.req.query("session"))).serversInfo();
-  return c.json(ServersSchema.parse({ servers }));
+const sessionQuery = validator("query", (value, c) => {
+  const session = typeof value.session === "string" ? value.session : undefined;
+  if (session !== undefined && !SESSION_ID.test(session)) return c.json(badSessionId(), 400);
+  return { session };
 });
 
-api.get("/metrics", async (c) => {
-  const metrics = await (await session(c.env, c.req.query("session"))).metricsInfo();
-  return c.json(MetricsSchema.parse(metrics));
+api.get("/servers", sessionQuery, async (c) => {
+  const stub = await sessionOrConsole(c, c.req.valid("query").session);
+  if (stub instanceof Response) return stub;
+  return c.json(ServersSchema.parse({ servers: await stub.serversInfo() }));
 });
 
-api.post("/tools/:name", async (c) => {
-  const name = c.req.param("name");
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\..+$/.test(name)) {
-    return c.json(errorBody("bad_tool_name", "tool names are {server}.{tool}"), 400);
-  }
-  const declared = Number(c.req.header("content-length") ?? 0);
-  const text = declared > MAX_TOOL_BODY_BYTES ? "" : await c.req.text();
-  if (declared > MAX_TOOL_BODY_BYTES || text.length > MAX_TOOL_BODY_BYTES) {
-    return c.json(errorBody("payload_too_large", `the body is larger than ${MAX_TOOL_BODY_BYTES} bytes`), 413);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return c.json(errorBody("bad_json", "the body is not valid JSON"), 400);
-  }
-  if (tooDeep(raw)) return c.json(errorBody("bad_request", `the body nests deeper than ${MAX_JSON_DEPTH} levels`), 400);
-  const parsed = ToolCallRequestSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-    return c.json(errorBody("bad_request", "the body must be {\"arguments\": {...}, \"approved\"?: boolean, \"sessionId\"?: string}", { issues }), 400);
-  }
-  const outcome = await (await session(c.env, parsed.data.sessionId)).callTool(name, parsed.data.arguments, parsed.data.approved ?? false);
-  if (!outcome.ok) return c.json(ErrorBodySchema.parse(outcome.body), outcome.status as 400);
-  return c.json(ToolCallResponseSchema.parse(outcome.body));
+api.get("/metrics", sessionQuery, async (c) => {
+  const stub = await sessionOrConsole(c, c.req.valid("query").session);
+  if (stub instanceof Response) return stub;
+  return c.json(MetricsSchema.parse(await stub.metricsInfo()));
 });
+
+const toolBody = validator("json", (value, c) => {
+  if (tooDeep(value)) return c.json(errorBody("bad_request", `the body nests deeper than ${MAX_JSON_DEPTH} levels`), 400);
+  const parsed = ToolCallRequestSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+  return c.json(errorBody("bad_request", 'the body must be {"arguments": {...}, "approved"?: boolean, "remember"?: boolean, "sessionId"?: string}', { issues }), 400);
+});
+
+api.post(
+  "/tools/:name",
+  // Counts bytes as they arrive (a declared Content-Length cannot lie its way past it).
+  bodyLimit({ maxSize: MAX_TOOL_BODY_BYTES, onError: (c) => c.json(errorBody("payload_too_large", `the body is larger than ${MAX_TOOL_BODY_BYTES} bytes`), 413) }),
+  toolBody,
+  async (c) => {
+    const name = c.req.param("name");
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\..+$/.test(name)) return c.json(errorBody("bad_tool_name", "tool names are {server}.{tool}"), 400);
+    const body = c.req.valid("json");
+    const stub = await sessionOrConsole(c, body.sessionId);
+    if (stub instanceof Response) return stub;
+    // `approved` counts here only because every route before this one checked who is
+    // calling, that the request is same-origin, and that the session is theirs.
+    const outcome = await stub.callTool(name, body.arguments, { approved: body.approved ?? false, remember: body.remember ?? false });
+    if (!outcome.ok) return c.json(ErrorBodySchema.parse(outcome.body), outcome.status as 400);
+    return c.json(ToolCallResponseSchema.parse(outcome.body));
+  },
+);

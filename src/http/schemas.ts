@@ -9,9 +9,22 @@ export const ErrorBodySchema = z.object({
     message: z.string(),
     issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     retryAfterMs: z.number().optional(),
+    /** On 401: how to sign in ("token": the page shows its login form). */
+    authMode: z.enum(["access", "token", "none"]).optional(),
   }),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+export const MeSchema = z.object({
+  user: z.object({ id: z.string(), name: z.string() }),
+  authMode: z.enum(["access", "token", "none"]),
+});
+
+export const SessionListSchema = z.object({
+  sessions: z.array(z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number() })),
+});
+
+export const LoginRequestSchema = z.object({ token: z.string().min(1).max(4096) });
 
 export const HealthSchema = z.object({
   ok: z.literal(true),
@@ -56,6 +69,8 @@ export const ToolCallRequestSchema = z.object({
   arguments: z.record(z.string(), z.unknown()).default({}),
   /** The caller (the page's tool console) confirmed a tool that needs approval. */
   approved: z.boolean().optional(),
+  /** With `approved`: stop asking for this tool in that session. */
+  remember: z.boolean().optional(),
   sessionId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
 });
 

@@ -1,42 +1,46 @@
 // Session routes: create an id, open the WebSocket, read the history, delete.
-// Each session id names one ChatSession Durable Object.
-import { getAgentByName } from "agents";
+// Each session id names one ChatSession Durable Object, owned by the user who
+// first opened it; everyone else gets 404.
 import { Hono } from "hono";
-import type { Env } from "../env";
-import type { ChatSession } from "../session/ChatSession";
-import { errorBody } from "./api";
+import type { AppEnv } from "../identity/identify";
+import { SESSION_USER_HEADER } from "../session/ChatSession";
+import { errorBody } from "./errors";
+import { ownedSession } from "./owned-session";
 
-const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export const sessions = new Hono<AppEnv>();
 
-export const sessions = new Hono<{ Bindings: Env }>();
-
-function stub(env: Env, id: string): Promise<DurableObjectStub<ChatSession>> {
-  return getAgentByName<Env, ChatSession>(env.CHAT_SESSION, id);
-}
-
-const badId = errorBody("bad_session_id", "session ids are 1-64 letters, digits, '_' or '-'");
-
-sessions.post("/", (c) => c.json({ id: crypto.randomUUID() }, 201));
+sessions.post("/", async (c) => {
+  const id = crypto.randomUUID();
+  const owned = await ownedSession(c, id, { claim: true });
+  if (owned instanceof Response) return owned;
+  return c.json({ id }, 201);
+});
 
 sessions.get("/:id/ws", async (c) => {
-  const id = c.req.param("id");
-  if (!SESSION_ID.test(id)) return c.json(badId, 400);
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
     return c.json(errorBody("upgrade_required", "open this URL as a WebSocket"), 426);
   }
-  return (await stub(c.env, id)).fetch(c.req.raw);
+  const owned = await ownedSession(c, c.req.param("id"), { claim: true });
+  if (owned instanceof Response) return owned;
+  // A fresh request, not the client's: only the headers set here reach the object,
+  // so nothing a client sends can name another user or steer agents' routing.
+  const headers = new Headers({ Upgrade: "websocket", [SESSION_USER_HEADER]: c.var.identity.id });
+  for (const name of ["sec-websocket-key", "sec-websocket-version", "sec-websocket-protocol"]) {
+    const value = c.req.header(name);
+    if (value) headers.set(name, value);
+  }
+  return owned.fetch(new Request(`https://session.internal/sessions/${c.req.param("id")}/ws`, { headers }));
 });
 
 sessions.get("/:id/history", async (c) => {
-  const id = c.req.param("id");
-  if (!SESSION_ID.test(id)) return c.json(badId, 400);
-  const entries = await (await stub(c.env, id)).getHistory();
-  return c.json({ id, entries });
+  const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+  if (owned instanceof Response) return owned;
+  return c.json({ id: c.req.param("id"), entries: await owned.getHistory() });
 });
 
 sessions.delete("/:id", async (c) => {
-  const id = c.req.param("id");
-  if (!SESSION_ID.test(id)) return c.json(badId, 400);
-  await (await stub(c.env, id)).deleteSession();
+  const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+  if (owned instanceof Response) return owned;
+  await owned.deleteSession();
   return c.body(null, 204);
 });

@@ -8,12 +8,18 @@ export interface BridgeEndpoint {
   /** Base URL of the bridge, e.g. `http://127.0.0.1:8788`. */
   url: string;
   token?: string;
+  /** A Cloudflare Access service token, for a bridge behind a tunnel that Access protects. */
+  access?: { clientId: string; clientSecret: string };
 }
 
 export function routeStdioThroughBridge(config: McpConfig, bridge: BridgeEndpoint): McpConfig {
   // A trailing slash in BRIDGE_URL would otherwise produce `//servers/...`.
   const base = bridge.url.replace(/\/+$/, "");
-  const headers = (): Record<string, string> => (bridge.token ? { Authorization: `Bearer ${bridge.token}` } : {});
+  // Access checks its service token at the edge; the bridge still checks its own bearer token.
+  const headers = (): Record<string, string> => ({
+    ...(bridge.token ? { Authorization: `Bearer ${bridge.token}` } : {}),
+    ...(bridge.access ? { "CF-Access-Client-Id": bridge.access.clientId, "CF-Access-Client-Secret": bridge.access.clientSecret } : {}),
+  });
   const route = (server: ServerConfig): ServerConfig => {
     if (server.transport !== "stdio") return server;
     const { name, disabled, timeoutMs, alwaysAllow, dependencies, includeTools, excludeTools } = server;

@@ -14,23 +14,27 @@ import { runTurn } from "../orchestrator/turn";
 import { HistoryStore, type NewEntry } from "./history";
 import { PendingAnswers } from "./pending";
 import { parseClientFrame, type ClientMessage, type HistoryEntry, type ServerMessage } from "./protocol";
-import { RateLimiter } from "./rate-limit";
 import { SessionMcp } from "./session-mcp";
 import { callDirect, serversInfo } from "./direct-calls";
 import type { DirectCallOutcome, ServerInfo } from "../http/schemas";
 import type { HostMetrics } from "../mcp/host";
+import { userAccount } from "../users/account";
+import type { SpendDecision, SpendKind } from "../users/UserAccount";
 
 const TURN_KEY = "runningTurn";
-// Frames agents would handle itself: `{"type":"rpc"…}` and `{"type":"cf_agent_…"}`, however spaced.
-const AGENT_FRAME = /"type"\s*:\s*"(rpc|cf_agent_[^"]*)"/;
 const ALWAYS_KEY = "alwaysAllowed";
+const OWNER_KEY = "owner";
+const LISTED_KEY = "listed";
+/** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
+export const SESSION_USER_HEADER = "x-edgehost-user";
+
+export type Admission = "owner" | "claimed" | "denied";
 
 export class ChatSession extends Agent<Env> {
   private store?: HistoryStore;
   private settingsCache?: Settings;
   private mcpCache?: SessionMcp;
   private turn?: { id: string; controller: AbortController };
-  private limiter?: RateLimiter;
   private selected?: ProviderSelection;
   private settingProblems: string[] = [];
   readonly approvals = new PendingAnswers<boolean>();
@@ -66,12 +70,11 @@ export class ChatSession extends Agent<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // agents answers its own frames (`rpc`, `cf_agent_*`) before onMessage sees them:
-    // a client could call methods or write the Agent's state. This session speaks only
-    // protocol.ts, so those frames get the same answer as any unknown type.
-    const agentOnMessage = this.onMessage;
-    this.onMessage = (connection: Connection, message: string | ArrayBuffer) =>
-      typeof message === "string" && AGENT_FRAME.test(message) ? this.handleFrame(connection, message) : agentOnMessage.call(this, connection, message);
+    // agents wraps onMessage to answer its own frames (`rpc`, `cf_agent_*` state writes)
+    // before ours sees them: a client could call methods or write the Agent's state.
+    // This session speaks only protocol.ts, so every frame goes straight to our parser,
+    // which parses once and decides on the parsed `type`: no escape can smuggle one in.
+    this.onMessage = (connection: Connection, message: string | ArrayBuffer) => this.handleFrame(connection, message);
   }
 
   override shouldSendProtocolMessages(): boolean {
@@ -94,7 +97,15 @@ export class ChatSession extends Agent<Env> {
     }
   }
 
-  override onConnect(connection: Connection, _context: ConnectionContext): void {
+  override onConnect(connection: Connection, context: ConnectionContext): void {
+    // The Worker admitted this user before forwarding the upgrade; checked again here so
+    // a socket is never attached to a session its user does not own.
+    const user = context.request.headers.get(SESSION_USER_HEADER);
+    if (!user || user !== this.owner()) {
+      connection.close(1008, "not found");
+      return;
+    }
+    connection.setState({ user });
     const selected = this.selection();
     const model = "provider" in selected ? { provider: selected.provider.name, model: selected.provider.model } : null;
     this.sendTo(connection, {
@@ -147,6 +158,7 @@ export class ChatSession extends Agent<Env> {
         if (this.turn && (!message.turnId || message.turnId === this.turn.id)) this.turn.controller.abort("cancelled by the user");
         return;
       case "approval":
+        if (!this.fromOwner(connection)) return;
         if (message.approved && message.remember) this.remember(message.callId);
         if (!this.approvals.answer(message.callId, message.approved)) {
           this.sendTo(connection, { type: "error", code: "unknown_approval", message: `no pending approval ${message.callId}` });
@@ -155,6 +167,7 @@ export class ChatSession extends Agent<Env> {
         this.send({ type: "approval_resolved", callId: message.callId, approved: message.approved });
         return;
       case "elicitation_response":
+        if (!this.fromOwner(connection)) return;
         if (!this.sessionMcp.answerElicitation(message)) this.sendTo(connection, { type: "error", code: "unknown_elicitation", message: `no pending elicitation ${message.requestId}` });
         return;
       case "set_servers":
@@ -177,22 +190,33 @@ export class ChatSession extends Agent<Env> {
       // One turn at a time; a message during a turn is rejected, not queued (README).
       return this.sendTo(connection, { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." });
     }
-    this.limiter ??= new RateLimiter(this.settings.RATE_LIMIT_PER_MINUTE, this.settings.RATE_LIMIT_BURST);
-    const wait = this.limiter.take();
-    if (wait > 0) return this.sendTo(connection, { type: "error", code: "rate_limited", message: `Too many messages: try again in ${Math.ceil(wait / 1000)} s.` });
+    // Claimed before the first await: a second message arriving meanwhile sees a turn.
     const turnId = crypto.randomUUID();
+    const controller = new AbortController();
+    this.turn = { id: turnId, controller };
+    let spend: SpendDecision;
+    try {
+      spend = await this.spend("turn");
+    } catch (error) {
+      this.turn = undefined;
+      throw error;
+    }
+    if (!spend.ok) {
+      this.turn = undefined;
+      return this.sendTo(connection, { type: "error", code: spend.code, message: spend.message });
+    }
     this.record({ turnId, kind: "user", text });
+    if (this.history.getSetting<boolean>(LISTED_KEY)) void this.account()?.touchSession(this.name, text).catch(() => undefined);
     // Reported once per wake-up, in the conversation where the user sees it.
     for (const problem of this.settingProblems.splice(0)) this.record({ turnId, kind: "notice", text: `Configuration: ${problem}.` });
     const provider = this.provider();
     if (!provider) {
+      this.turn = undefined;
       const selected = this.selection();
       this.record({ turnId, kind: "notice", text: "missing" in selected ? selected.missing : "No model is configured." });
       this.send({ type: "turn_end", turnId, reason: "no_model" });
       return;
     }
-    const controller = new AbortController();
-    this.turn = { id: turnId, controller };
     this.history.setSetting(TURN_KEY, turnId);
     this.send({ type: "turn_start", turnId });
     void this.keepAliveWhile(() => this.runTurn(turnId, provider, controller));
@@ -227,7 +251,30 @@ export class ChatSession extends Agent<Env> {
       this.turn = undefined;
       this.history.setSetting(TURN_KEY, undefined);
       this.send({ type: "turn_end", turnId, reason, usage });
+      if (usage) await this.account()?.addUsage(usage.inputTokens + usage.outputTokens).catch(() => undefined);
     }
+  }
+
+  private owner(): string | undefined {
+    return this.history.getSetting<string>(OWNER_KEY);
+  }
+
+  private fromOwner(connection: Connection): boolean {
+    const state = connection.state as { user?: unknown } | null;
+    return typeof state?.user === "string" && state.user === this.owner();
+  }
+
+  private account() {
+    const owner = this.owner();
+    return owner ? userAccount(this.env, owner) : undefined;
+  }
+
+  /** Counts a turn or direct call against the owner's limits, kept in their account across sessions and restarts. */
+  private async spend(kind: SpendKind): Promise<SpendDecision> {
+    const account = this.account();
+    if (!account) return { ok: false, code: "rate_limited", message: "This session has no owner.", retryAfterMs: 0 };
+    const limits = { perMinute: this.settings.RATE_LIMIT_PER_MINUTE, burst: this.settings.RATE_LIMIT_BURST, dailyTokens: this.settings.DAILY_TOKEN_BUDGET };
+    return account.admit(kind, limits);
   }
 
   private selection(): ProviderSelection {
@@ -242,7 +289,10 @@ export class ChatSession extends Agent<Env> {
 
   private remember(callId: string): void {
     const tool = this.sessionMcp.approvalTool(callId);
-    if (!tool) return;
+    if (tool) this.rememberTool(tool);
+  }
+
+  private rememberTool(tool: string): void {
     const always = new Set(this.history.getSetting<string[]>(ALWAYS_KEY) ?? []);
     always.add(tool);
     this.history.setSetting(ALWAYS_KEY, [...always]);
@@ -266,7 +316,18 @@ export class ChatSession extends Agent<Env> {
     if (connection.readyState === WebSocket.OPEN) connection.send(JSON.stringify(message));
   }
 
-  // ---- RPC for the HTTP API ----
+  // ---- RPC for the HTTP API (the Worker checked the caller's identity; each call is checked against the owner) ----
+
+  /** Whether `user` owns this session; the first user to open it becomes its owner. */
+  async admit(user: string, options: { claim: boolean; listed?: boolean }): Promise<Admission> {
+    const owner = this.owner();
+    if (owner !== undefined) return owner === user ? "owner" : "denied";
+    if (!options.claim) return "denied";
+    this.history.setSetting(OWNER_KEY, user);
+    this.history.setSetting(LISTED_KEY, options.listed ?? true);
+    if (options.listed ?? true) await userAccount(this.env, user).addSession(this.name);
+    return "claimed";
+  }
 
   async serversInfo(): Promise<ServerInfo[]> {
     return serversInfo(this.sessionMcp);
@@ -276,8 +337,11 @@ export class ChatSession extends Agent<Env> {
     return this.sessionMcp.host().metrics();
   }
 
-  async callTool(name: string, args: Record<string, unknown>, approved: boolean): Promise<DirectCallOutcome> {
-    return this.keepAliveWhile(() => callDirect(this.sessionMcp, (entry) => this.record(entry), name, args, approved));
+  async callTool(name: string, args: Record<string, unknown>, approval: { approved: boolean; remember: boolean }): Promise<DirectCallOutcome> {
+    const spend = await this.spend("call");
+    if (!spend.ok) return { ok: false, status: 429, body: { error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } } };
+    if (approval.approved && approval.remember) this.rememberTool(name);
+    return this.keepAliveWhile(() => callDirect(this.sessionMcp, (entry) => this.record(entry), name, args, approval.approved));
   }
 
   modelInfo(): { model: { provider: string; model: string } | null; notice?: string } {
@@ -290,6 +354,8 @@ export class ChatSession extends Agent<Env> {
   }
 
   async deleteSession(): Promise<void> {
+    // The owner stays recorded: a deleted id can never be claimed by someone else.
+    if (this.history.getSetting<boolean>(LISTED_KEY)) await this.account()?.removeSession(this.name);
     this.turn?.controller.abort("session deleted");
     await this.mcpCache?.close();
     this.mcpCache = undefined;

@@ -27,12 +27,19 @@ export function loadSessionMcpConfig(env: Record<string, unknown>, settings: Set
   }
   const enabled = { servers: config.servers.filter((s) => !s.disabled) };
   if (settings.BRIDGE_URL) {
-    return { config: routeStdioThroughBridge(enabled, { url: settings.BRIDGE_URL, token: settings.BRIDGE_TOKEN }), unreachable: [], problems: [] };
+    const access = settings.BRIDGE_ACCESS_CLIENT_ID && settings.BRIDGE_ACCESS_CLIENT_SECRET ? { clientId: settings.BRIDGE_ACCESS_CLIENT_ID, clientSecret: settings.BRIDGE_ACCESS_CLIENT_SECRET } : undefined;
+    return { config: routeStdioThroughBridge(enabled, { url: settings.BRIDGE_URL, token: settings.BRIDGE_TOKEN, access }), unreachable: [], problems: [] };
   }
   const stdio = enabled.servers.filter((s) => s.transport === "stdio");
+  const refused = typeof env.BRIDGE_URL === "string" && env.BRIDGE_URL.trim() !== "";
   return {
     config: { servers: enabled.servers.filter((s) => s.transport !== "stdio") },
-    unreachable: stdio.map((s) => ({ server: s.name, reason: "it is a stdio server and BRIDGE_URL is not set (run the local bridge)" })),
+    unreachable: stdio.map((s) => ({
+      server: s.name,
+      reason: refused
+        ? "it is a stdio server and BRIDGE_URL was refused (it must be https:// unless the bridge is on this machine)"
+        : "it is a stdio server and BRIDGE_URL is not set (run the local bridge)",
+    })),
     problems: [],
   };
 }

@@ -1,12 +1,12 @@
 // The HTTP API inside workerd: typed bodies, stable error codes, no secrets.
-import { SELF } from "cloudflare:test";
+import { workerFetch } from "../worker-fetch";
 import { describe, expect, inject, it } from "vitest";
 
 const root = inject("fsRoot");
 const token = inject("bridgeToken");
 
 async function json(path: string, init?: RequestInit): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await SELF.fetch(`http://edgehost.test${path}`, init);
+  const response = await workerFetch(path, init);
   expect(response.headers.get("content-type")).toContain("application/json");
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
@@ -42,11 +42,11 @@ describe("HTTP API", () => {
     expect(approved.status).toBe(200);
     expect(await json("/api/tools/filesystem.nope", post({ arguments: {} }))).toMatchObject({ status: 404, body: { error: { code: "tool_not_found" } } });
     expect(await json("/api/tools/nodots", post({}))).toMatchObject({ status: 400, body: { error: { code: "bad_tool_name" } } });
-    expect(await json("/api/tools/filesystem.list_directory", { method: "POST", body: "{oops" })).toMatchObject({ status: 400, body: { error: { code: "bad_json" } } });
+    expect(await json("/api/tools/filesystem.list_directory", { method: "POST", headers: { "content-type": "application/json" }, body: "{oops" })).toMatchObject({ status: 400, body: { error: { code: "bad_json" } } });
   });
 
   it("records direct calls in the session they name, and counts them in metrics", async () => {
-    const id = crypto.randomUUID();
+    const { id } = (await json("/sessions", post({}))).body as { id: string };
     await json("/api/tools/filesystem.list_directory", post({ arguments: { path: root }, sessionId: id }));
     const history = await json(`/sessions/${id}/history`);
     expect((history.body.entries as { kind: string }[]).map((e) => e.kind)).toEqual(["tool_call", "tool_result"]);

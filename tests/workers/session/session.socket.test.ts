@@ -1,5 +1,6 @@
 // Sockets, frames and history: what every (re)connecting page relies on.
-import { abortAllDurableObjects, SELF } from "cloudflare:test";
+import { abortAllDurableObjects } from "cloudflare:test";
+import { workerFetch } from "../worker-fetch";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { MAX_FRAME_BYTES } from "../../../src/session/protocol";
 import { reply, script } from "../../fixtures/fake-llm-script";
@@ -97,7 +98,7 @@ describe("session sockets", () => {
     await abortAllDurableObjects();
     const afterRestart = await TestSocket.open(id);
     expect(afterRestart.received.find((m) => m.type === "history")).toEqual(replay);
-    const history = (await (await SELF.fetch(`http://edgehost.test/sessions/${id}/history`)).json()) as { entries: unknown[] };
+    const history = (await (await workerFetch(`/sessions/${id}/history`)).json()) as { entries: unknown[] };
     expect(history.entries).toHaveLength(2);
     afterRestart.close();
   });
@@ -121,8 +122,8 @@ describe("session sockets", () => {
     const id = crypto.randomUUID();
     const socket = await TestSocket.open(id);
     await chat(socket, "hi");
-    expect((await SELF.fetch(`http://edgehost.test/sessions/${id}`, { method: "DELETE" })).status).toBe(204);
-    const history = (await (await SELF.fetch(`http://edgehost.test/sessions/${id}/history`)).json()) as { entries: unknown[] };
+    expect((await workerFetch(`/sessions/${id}`, { method: "DELETE" })).status).toBe(204);
+    const history = (await (await workerFetch(`/sessions/${id}/history`)).json()) as { entries: unknown[] };
     expect(history.entries).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // The tool loop end to end inside workerd: the real ChatSession Durable Object,
 // the real bridge with server-filesystem and server-everything behind it, and the
 // fake Gemini answering with what each test scripts.
-import { SELF } from "cloudflare:test";
+import { workerFetch } from "../worker-fetch";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import type { ServerMessage } from "../../../src/session/protocol";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
@@ -135,7 +135,7 @@ describe("chat turns", () => {
     expect((error as { message: string }).message).toMatch(/3 attempts/);
     const next = await turn(socket, "second");
     expect(next.end.reason).toBe("complete");
-    const history = (await (await SELF.fetch(`http://edgehost.test/sessions/${id}/history`)).json()) as { entries: { kind: string; text?: string }[] };
+    const history = (await (await workerFetch(`/sessions/${id}/history`)).json()) as { entries: { kind: string; text?: string }[] };
     expect(history.entries.map((e) => e.kind)).toEqual(["user", "error", "user", "assistant"]);
     expect(history.entries[3]?.text).toBe("back");
     socket.close();

@@ -2,6 +2,7 @@
 // the Worker (SELF) and lets a test await messages by predicate, never by time.
 import { SELF } from "cloudflare:test";
 import type { ServerMessage } from "../../../src/session/protocol";
+import { authHeaders, type TestUser } from "../test-users";
 
 export class TestSocket {
   readonly received: ServerMessage[] = [];
@@ -19,8 +20,8 @@ export class TestSocket {
     });
   }
 
-  static async open(sessionId: string): Promise<TestSocket> {
-    const response = await SELF.fetch(`http://edgehost.test/sessions/${sessionId}/ws`, { headers: { Upgrade: "websocket" } });
+  static async open(sessionId: string, user: TestUser = "alice"): Promise<TestSocket> {
+    const response = await SELF.fetch(`http://edgehost.test/sessions/${sessionId}/ws`, { headers: authHeaders(user, { Upgrade: "websocket" }) });
     const ws = response.webSocket;
     if (!ws) throw new Error(`no WebSocket: ${response.status} ${await response.text()}`);
     ws.accept();

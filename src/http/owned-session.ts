@@ -1,0 +1,34 @@
+// Finding a session for the caller: a well-formed id, owned by them (or claimed
+// when it is new and the route opens it). Anything else is 404, the same answer
+// as a session that does not exist, so ids cannot be probed.
+import { getAgentByName } from "agents";
+import type { Context } from "hono";
+import type { AppEnv } from "../identity/identify";
+import type { ChatSession } from "../session/ChatSession";
+import { consoleSessionId } from "../users/account";
+import { errorBody } from "./errors";
+
+export const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export type SessionStub = DurableObjectStub<ChatSession>;
+
+export function sessionStub(c: Context<AppEnv>, id: string): Promise<SessionStub> {
+  return getAgentByName<AppEnv["Bindings"], ChatSession>(c.env.CHAT_SESSION, id);
+}
+
+export const badSessionId = () => errorBody("bad_session_id", "session ids are 1-64 letters, digits, '_' or '-'");
+export const noSession = () => errorBody("not_found", "no such session");
+
+/** The caller's session `id`, or the response to send instead (400 bad id, 404 not theirs). */
+export async function ownedSession(c: Context<AppEnv>, id: string, options: { claim: boolean }): Promise<SessionStub | Response> {
+  if (!SESSION_ID.test(id)) return c.json(badSessionId(), 400);
+  const stub = await sessionStub(c, id);
+  const admission = await stub.admit(c.var.identity.id, { claim: options.claim, listed: !id.startsWith("console-") });
+  return admission === "denied" ? c.json(noSession(), 404) : stub;
+}
+
+/** `?session=` when given (it must be the caller's), else the caller's own console session. */
+export async function sessionOrConsole(c: Context<AppEnv>, id: string | undefined): Promise<SessionStub | Response> {
+  if (id !== undefined) return ownedSession(c, id, { claim: false });
+  return ownedSession(c, await consoleSessionId(c.var.identity.id), { claim: true });
+}

@@ -1,0 +1,88 @@
+// The one middleware that decides who is calling, for every route and the
+// WebSocket upgrade, from AUTH_MODE (see auth-config.ts). A deployment without a
+// usable mode answers 503 naming what to set; a caller without a valid identity
+// answers 401. Downstream code reads `c.var.identity` and nothing else.
+import type { Context, MiddlewareHandler } from "hono";
+import type { Env } from "../env";
+import { errorBody } from "../http/errors";
+import { accessVerifier, AccessTokenError } from "./access-jwt";
+import { LOOPBACK_HOSTS, misconfiguredMessage, readAuthConfig, type AuthConfig, type AuthMode } from "./auth-config";
+import { bearerToken, nameForToken, nameFromCookie } from "./tokens";
+
+export interface Identity {
+  /** Stable and unique across modes: what sessions and spend are keyed by. */
+  id: string;
+  /** For display: the email, token name, or "local". */
+  name: string;
+  mode: AuthMode;
+}
+
+export type ActiveAuth = Exclude<AuthConfig, { mode: "misconfigured" }>;
+
+export interface IdentityVariables {
+  identity: Identity;
+  auth: ActiveAuth;
+}
+
+export type AppEnv = { Bindings: Env; Variables: IdentityVariables };
+
+export const ACCESS_JWT_HEADER = "Cf-Access-Jwt-Assertion";
+
+// The env object is the same for every request of an isolate: parse it once.
+const parsedConfigs = new WeakMap<object, AuthConfig>();
+
+export function authConfigOf(env: Env): AuthConfig {
+  let config = parsedConfigs.get(env);
+  if (!config) {
+    config = readAuthConfig(env as unknown as Record<string, unknown>);
+    parsedConfigs.set(env, config);
+  }
+  return config;
+}
+
+export function isLoopback(c: Context): boolean {
+  return LOOPBACK_HOSTS.has(new URL(c.req.url).hostname);
+}
+
+async function resolve(c: Context, auth: ActiveAuth): Promise<Identity | { code: string; message: string }> {
+  switch (auth.mode) {
+    case "none":
+      return { id: "local", name: "local", mode: "none" };
+    case "access": {
+      const token = c.req.header(ACCESS_JWT_HEADER);
+      if (!token) return { code: "unauthenticated", message: "sign in through Cloudflare Access (no Cf-Access-Jwt-Assertion header)" };
+      try {
+        const claims = await accessVerifier(auth).verify(token);
+        return { id: `access:${claims.subject}`, name: claims.email ?? claims.subject, mode: "access" };
+      } catch (error) {
+        return { code: "unauthenticated", message: error instanceof AccessTokenError ? error.message : "the Access token could not be verified" };
+      }
+    }
+    case "token": {
+      const presented = bearerToken(c.req.header("authorization"));
+      if (presented !== undefined) {
+        const name = await nameForToken(auth.tokens, presented);
+        return name ? { id: `token:${name}`, name, mode: "token" } : { code: "bad_token", message: "the bearer token is not valid" };
+      }
+      const name = await nameFromCookie(c, auth.cookieSecret, auth.tokens);
+      return name ? { id: `token:${name}`, name, mode: "token" } : { code: "unauthenticated", message: "sign in with a token (Authorization: Bearer, or the page's login form)" };
+    }
+  }
+}
+
+/** `optional`: routes that work signed out (login, logout) still get the config checks. */
+export function identify(options: { optional?: (c: Context) => boolean } = {}): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const auth = authConfigOf(c.env);
+    const host = new URL(c.req.url).host;
+    // Fail closed: a bad configuration, or no mode outside loopback, serves nothing.
+    if (auth.mode === "misconfigured" || (auth.mode === "none" && !isLoopback(c))) {
+      return c.json(errorBody("auth_not_configured", misconfiguredMessage(auth, host)), 503);
+    }
+    c.set("auth", auth);
+    const who = await resolve(c, auth);
+    if ("id" in who) c.set("identity", who);
+    else if (!options.optional?.(c)) return c.json(errorBody(who.code, who.message, { authMode: auth.mode }), 401);
+    await next();
+  };
+}

@@ -1,0 +1,38 @@
+// No cross-site requests: the WebSocket upgrade and every state-changing request
+// must come from this origin (or one listed in ALLOWED_ORIGINS), and a request
+// with a body must say it is JSON. Hono's csrf() only looks at form-like content
+// types on unsafe methods, so it would pass a cross-site WebSocket upgrade (a
+// GET) and a JSON body sent without a preflight; this covers both. A request
+// with no Origin (curl, API clients) is not a browser's cross-site request.
+import type { MiddlewareHandler } from "hono";
+import { errorBody } from "../http/errors";
+import { authConfigOf, type AppEnv } from "./identify";
+
+const SAFE_METHOD = /^(GET|HEAD|OPTIONS)$/;
+
+function hasBody(headers: Headers): boolean {
+  const length = headers.get("content-length");
+  return headers.has("transfer-encoding") || (length !== null && length !== "0");
+}
+
+export function sameOrigin(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const upgrade = c.req.header("upgrade")?.toLowerCase() === "websocket";
+    if (!upgrade && SAFE_METHOD.test(c.req.method)) return next();
+    const auth = authConfigOf(c.env);
+    const allowed = auth.mode === "misconfigured" ? [] : auth.allowedOrigins;
+    const origin = c.req.header("origin");
+    const own = new URL(c.req.url).origin;
+    const listed = origin !== undefined && (origin === own || allowed.includes(origin));
+    if (origin !== undefined && !listed) {
+      return c.json(errorBody("forbidden_origin", `requests from ${origin === "null" ? "an opaque origin" : "another origin"} are refused; add it to ALLOWED_ORIGINS to allow it`), 403);
+    }
+    if (c.req.header("sec-fetch-site") === "cross-site" && !listed) {
+      return c.json(errorBody("forbidden_origin", "cross-site requests are refused"), 403);
+    }
+    if (!upgrade && hasBody(c.req.raw.headers) && !/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
+      return c.json(errorBody("unsupported_media_type", "send the body as Content-Type: application/json"), 415);
+    }
+    return next();
+  };
+}

@@ -1,0 +1,89 @@
+// One Durable Object per user (named by the identity's id): the user's list of
+// chat sessions, and their spend — request rates and daily model tokens —
+// counted across all their sessions and kept across restarts in SQLite.
+import { DurableObject } from "cloudflare:workers";
+import { z } from "zod";
+import { takeToken, type Bucket, type BucketLimits } from "./token-bucket";
+
+export const SessionSummarySchema = z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number() });
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
+
+export type SpendKind = "turn" | "call";
+
+export type SpendDecision =
+  | { ok: true }
+  | { ok: false; code: "rate_limited"; message: string; retryAfterMs: number }
+  | { ok: false; code: "budget_exhausted"; message: string };
+
+const TITLE_CHARS = 80;
+const MAX_LISTED = 500;
+
+const BucketSchema = z.object({ tokens: z.number(), at: z.number() });
+
+/** The UTC day a usage figure counts towards. */
+const today = (now: number) => new Date(now).toISOString().slice(0, 10);
+
+export class UserAccount extends DurableObject<unknown> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT, created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS buckets (kind TEXT PRIMARY KEY, state TEXT NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS usage (day TEXT PRIMARY KEY, tokens INTEGER NOT NULL)`);
+  }
+
+  addSession(id: string, now = Date.now()): void {
+    this.sql.exec("INSERT INTO sessions (id, title, created_at, last_activity) VALUES (?, NULL, ?, ?) ON CONFLICT(id) DO NOTHING", id, now, now);
+    // A runaway client creating sessions must not grow the list without end: the oldest go.
+    this.sql.exec("DELETE FROM sessions WHERE id NOT IN (SELECT id FROM sessions ORDER BY last_activity DESC LIMIT ?)", MAX_LISTED);
+  }
+
+  /** Marks activity; the first message of a session becomes its title. */
+  touchSession(id: string, firstMessage: string | undefined, now = Date.now()): void {
+    const title = firstMessage?.replace(/\s+/g, " ").trim().slice(0, TITLE_CHARS) || null;
+    this.addSession(id, now);
+    this.sql.exec("UPDATE sessions SET last_activity = ?, title = COALESCE(title, ?) WHERE id = ?", now, title, id);
+  }
+
+  removeSession(id: string): void {
+    this.sql.exec("DELETE FROM sessions WHERE id = ?", id);
+  }
+
+  listSessions(): SessionSummary[] {
+    return this.sql
+      .exec<{ id: string; title: string | null; last_activity: number }>("SELECT id, title, last_activity FROM sessions ORDER BY last_activity DESC, created_at DESC")
+      .toArray()
+      .map((row) => SessionSummarySchema.parse({ id: row.id, title: row.title, lastActivity: row.last_activity }));
+  }
+
+  /** Counts one turn or direct call against the user's rate, and for turns checks the daily token budget. */
+  admit(kind: SpendKind, limits: BucketLimits & { dailyTokens?: number }, now = Date.now()): SpendDecision {
+    if (kind === "turn" && limits.dailyTokens !== undefined && this.tokensUsed(now) >= limits.dailyTokens) {
+      return { ok: false, code: "budget_exhausted", message: `Your daily model budget of ${limits.dailyTokens} tokens is used up; it renews at 00:00 UTC.` };
+    }
+    const row = this.sql.exec<{ state: string }>("SELECT state FROM buckets WHERE kind = ?", kind).toArray()[0];
+    const stored = row ? BucketSchema.safeParse(JSON.parse(row.state)) : undefined;
+    const { bucket, waitMs } = takeToken(stored?.success ? (stored.data as Bucket) : undefined, limits, now);
+    this.sql.exec("INSERT INTO buckets (kind, state) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET state = excluded.state", kind, JSON.stringify(bucket));
+    if (waitMs > 0) {
+      const what = kind === "turn" ? "messages" : "tool calls";
+      return { ok: false, code: "rate_limited", message: `Too many ${what}: try again in ${Math.ceil(waitMs / 1000)} s.`, retryAfterMs: waitMs };
+    }
+    return { ok: true };
+  }
+
+  addUsage(tokens: number, now = Date.now()): number {
+    if (!Number.isFinite(tokens) || tokens <= 0) return this.tokensUsed(now);
+    const day = today(now);
+    this.sql.exec("INSERT INTO usage (day, tokens) VALUES (?, ?) ON CONFLICT(day) DO UPDATE SET tokens = tokens + excluded.tokens", day, Math.round(tokens));
+    // Only today's figure matters; older days are dropped.
+    this.sql.exec("DELETE FROM usage WHERE day <> ?", day);
+    return this.tokensUsed(now);
+  }
+
+  tokensUsed(now = Date.now()): number {
+    return this.sql.exec<{ tokens: number }>("SELECT tokens FROM usage WHERE day = ?", today(now)).toArray()[0]?.tokens ?? 0;
+  }
+}
