@@ -2,7 +2,6 @@
 // (code that ships in the Worker, run inside real workerd).
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
-import { ACCESS_TOKENS } from "./tests/workers/test-users";
 
 export default defineConfig({
   test: {
@@ -35,7 +34,10 @@ export default defineConfig({
                 RATE_LIMIT_BURST: "100",
                 // The production sign-in path: tests call as named bearer-token users.
                 AUTH_MODE: "token",
-                ACCESS_TOKENS,
+                DAILY_TOKEN_BUDGET: "10000000",
+                ACCESS_TOKENS: Object.entries(inject("testUsers"))
+                  .map(([name, token]) => `${name}:${token}`)
+                  .join(","),
               },
             },
           })),

@@ -7,6 +7,7 @@ import type { UserAccount } from "./users/UserAccount";
 export interface Env {
   CHAT_SESSION: DurableObjectNamespace<ChatSession>;
   USER_ACCOUNT: DurableObjectNamespace<UserAccount>;
+  DAILY_TOKEN_BUDGET?: string;
   ASSETS?: Fetcher;
   [name: string]: unknown;
 }

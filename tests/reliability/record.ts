@@ -36,3 +36,29 @@ export function faultCase(scenario: string, done: string, run: () => Promise<str
     recordRow({ suite: "Faults", scenario, done, figure: soft.length > 0 ? `${figure}; ${failed(soft[0])}` : figure, pass: soft.length === 0 });
   };
 }
+
+/** Attacks tried so far in this process, and how many got through (a failed attack test counts as through). */
+export const attackTally = { tried: 0, through: 0 };
+
+/**
+ * A security test that plays an outsider: `run` makes the attempts (asserting each is
+ * refused) and returns how many it made and what it saw; the row and the tally follow.
+ */
+export function attackCase(scenario: string, done: string, run: () => Promise<{ tried: number; figure: string }>): (context: TestContext) => Promise<void> {
+  return async ({ task }) => {
+    let outcome: { tried: number; figure: string };
+    try {
+      outcome = await run();
+    } catch (error) {
+      attackTally.tried += 1;
+      attackTally.through += 1;
+      const message = String(typeof error === "object" && error && "message" in error ? (error as { message: unknown }).message : error).split("\n")[0]?.slice(0, 160);
+      recordRow({ suite: "Security", scenario, done, figure: `GOT THROUGH or failed: ${message}`, pass: false });
+      throw error;
+    }
+    const soft = task.result?.errors ?? [];
+    attackTally.tried += outcome.tried;
+    if (soft.length > 0) attackTally.through += 1;
+    recordRow({ suite: "Security", scenario, done, figure: outcome.figure, pass: soft.length === 0 });
+  };
+}

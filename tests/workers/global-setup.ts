@@ -19,6 +19,8 @@ declare module "vitest" {
     /** The folder server-filesystem serves behind the bridge (holds notes.txt and sub/). */
     fsRoot: string;
     mcpConfig: string;
+    /** Bearer tokens of the Worker's users (AUTH_MODE=token), by name; fresh for each run. */
+    testUsers: Record<"alice" | "bob" | "carol", string>;
   }
 }
 
@@ -31,6 +33,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("bridgeToken", session.bridge.token);
   project.provide("fsRoot", session.fsRoot);
   project.provide("mcpConfig", session.mcpConfig);
+  const token = () => crypto.randomUUID().replace(/-/g, "");
+  project.provide("testUsers", { alice: token(), bob: token(), carol: token() });
   return async () => {
     await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop()]);
   };

@@ -1,0 +1,62 @@
+// Spend is bounded per user, across all their sessions and across restarts: the
+// UserAccount object's durable counters, consulted by every session of the user.
+import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { Env } from "../../../src/env";
+import { userAccount } from "../../../src/users/account";
+import { TestSocket } from "../session/socket";
+import { workerFetch } from "../worker-fetch";
+
+const bindings = env as unknown as Env;
+
+describe("per-user spend", () => {
+  it("limits a user's rate with a bucket that survives a restart", async () => {
+    const user = `token:rate-${crypto.randomUUID()}`;
+    const account = userAccount(bindings, user);
+    const limits = { perMinute: 1, burst: 2 };
+    expect(await account.admit("turn", limits)).toEqual({ ok: true });
+    expect(await account.admit("turn", limits)).toEqual({ ok: true });
+    const third = await account.admit("turn", limits);
+    expect(third).toMatchObject({ ok: false, code: "rate_limited" });
+    expect((third as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(50_000);
+    // Direct calls have a bucket of their own.
+    expect(await account.admit("call", limits)).toEqual({ ok: true });
+    await abortAllDurableObjects();
+    expect(await userAccount(bindings, user).admit("turn", limits)).toMatchObject({ ok: false, code: "rate_limited" });
+  });
+
+  it("refuses turns in every session of a user whose bucket is empty, and not other users' turns", async () => {
+    const carol = userAccount(bindings, "token:carol");
+    // Carol has used her messages: the bucket is empty for the next hour.
+    await runInDurableObject(carol, (_instance, state) => {
+      state.storage.sql.exec("INSERT INTO buckets (kind, state) VALUES ('turn', ?) ON CONFLICT(kind) DO UPDATE SET state = excluded.state", JSON.stringify({ tokens: 0, at: Date.now() + 3_600_000 }));
+    });
+    for (const id of [crypto.randomUUID(), crypto.randomUUID()]) {
+      const socket = await TestSocket.open(id, "carol");
+      const from = socket.received.length;
+      socket.send({ type: "message", text: "hello" });
+      expect(await socket.next((m) => m.type === "error", from)).toMatchObject({ type: "error", code: "rate_limited" });
+      socket.close();
+      // Refused before anything was recorded.
+      expect(((await (await workerFetch(`/sessions/${id}/history`, {}, "carol")).json()) as { entries: unknown[] }).entries).toEqual([]);
+    }
+    const direct = await workerFetch("/api/tools/filesystem.list_directory", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { path: "/" } }) }, "bob");
+    expect(direct.status).not.toBe(429);
+  });
+
+  it("stops new turns once the daily token budget is used, with a clear message", async () => {
+    const user = "token:carol";
+    await runInDurableObject(userAccount(bindings, user), (_instance, state) => {
+      state.storage.sql.exec("DELETE FROM buckets");
+    });
+    const used = await userAccount(bindings, user).addUsage(Number(bindings.DAILY_TOKEN_BUDGET));
+    expect(used).toBeGreaterThanOrEqual(Number(bindings.DAILY_TOKEN_BUDGET));
+    const socket = await TestSocket.open(crypto.randomUUID(), "carol");
+    const from = socket.received.length;
+    socket.send({ type: "message", text: "hello" });
+    const error = await socket.next((m) => m.type === "error", from);
+    expect(error).toMatchObject({ type: "error", code: "budget_exhausted" });
+    expect((error as { message: string }).message).toMatch(/daily model budget of \d+ tokens is used up; it renews at 00:00 UTC/);
+    socket.close();
+  });
+});
