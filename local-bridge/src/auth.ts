@@ -1,5 +1,6 @@
-// Who may talk to the bridge: a bearer token on every route but /health, and a
-// Host / Origin allow-list so a web page cannot reach it through DNS rebinding.
+// Who may talk to the bridge: a bearer token on every route (an open /health says
+// only ok or not), and a Host / Origin allow-list so a web page cannot reach it
+// through DNS rebinding.
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 

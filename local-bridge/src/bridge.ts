@@ -1,6 +1,7 @@
 // The bridge: one ServerProxy (one child) per stdio server in mcp.json, the HTTP
 // server in front of them, idle-session expiry, hot reload that touches only the
 // servers whose entries changed, and a shutdown that leaves no process behind.
+// The port is bound before any child starts, so a taken port costs no process.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { McpConfig, StdioServerConfig } from "../../src/mcp/config";
@@ -12,6 +13,7 @@ import { createRequestHandler, type HttpContext } from "./http";
 import { ServerProxy } from "./proxy";
 import type { LegacySseSession, StreamableSession } from "./sessions";
 
+/** Every value is given: the defaults live with the command line (options.ts). */
 export interface BridgeOptions {
   host: string;
   port: number;
@@ -19,15 +21,23 @@ export interface BridgeOptions {
   /** Directory of mcp.json: relative paths in it are resolved from here. */
   baseDir: string;
   logger: Logger;
-  allowHosts?: string[];
-  allowOrigins?: string[];
-  maxBodyBytes?: number;
-  startupTimeoutMs?: number;
-  shutdownTimeoutMs?: number;
-  sessionIdleMs?: number;
-  standaloneStream?: boolean;
-  backoff?: { initialMs: number; maxMs: number };
+  allowHosts: string[];
+  allowOrigins: string[];
+  maxBodyBytes: number;
+  startupTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  sessionIdleMs: number;
+  standaloneStream: boolean;
+  backoff: { initialMs: number; maxMs: number };
 }
+
+export interface BridgeHealth {
+  ok: boolean;
+  servers: Record<string, Record<string, unknown>>;
+}
+
+/** The port could not be bound; the message says what to do. */
+export class ListenError extends Error {}
 
 export class Bridge {
   private readonly proxies = new Map<string, ServerProxy>();
@@ -40,18 +50,14 @@ export class Bridge {
 
   constructor(private readonly options: BridgeOptions) {}
 
-  /** Starts every stdio server (all or nothing), then listens. Returns the bound port. */
+  /** Listens, then starts every stdio server (all or nothing). Returns the bound port. */
   async start(config: McpConfig): Promise<number> {
     this.config = config;
-    await this.startServers(stdioServers(config));
     const server = createServer(createRequestHandler(this.handlerContext()));
     // Keep-alive longer than typical clients' so idle pooled sockets are not cut mid-request.
     server.keepAliveTimeout = 65_000;
+    await listen(server, this.options.host, this.options.port);
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(this.options.port, this.options.host, () => resolve());
-    });
     const port = (server.address() as AddressInfo).port;
     // The allow-list needs the real port (it may have been 0).
     this.access = {
@@ -59,7 +65,13 @@ export class Bridge {
       allowedHosts: defaultHosts(port, this.options.allowHosts),
       allowedOrigins: defaultOrigins(this.options.allowOrigins),
     };
-    const idleMs = this.options.sessionIdleMs ?? 30 * 60_000;
+    try {
+      await this.startServers(stdioServers(config));
+    } catch (error) {
+      await this.closeServer();
+      throw error;
+    }
+    const idleMs = this.options.sessionIdleMs;
     this.sweeper = setInterval(() => this.expireIdle(idleMs), Math.min(idleMs, 60_000));
     this.sweeper.unref();
     return port;
@@ -73,8 +85,8 @@ export class Bridge {
         return bridge.access ?? { token: bridge.options.token, allowedHosts: new Set<string>(), allowedOrigins: new Set<string>() };
       },
       logger: this.options.logger,
-      maxBodyBytes: this.options.maxBodyBytes ?? 4 * 1024 * 1024,
-      standaloneStream: this.options.standaloneStream ?? false,
+      maxBodyBytes: this.options.maxBodyBytes,
+      standaloneStream: this.options.standaloneStream,
       proxy: (name: string) => this.proxies.get(name),
       health: () => this.health(),
       metrics: () => this.metrics(),
@@ -106,11 +118,12 @@ export class Bridge {
     const proxy = new ServerProxy(server, {
       baseDir: this.options.baseDir,
       logger: this.options.logger,
-      startupTimeoutMs: this.options.startupTimeoutMs ?? 30_000,
+      startupTimeoutMs: this.options.startupTimeoutMs,
       clientInfo: { name: "mcp-local-bridge", version: "0.1.0" },
-      // The bridge answers these by asking the sessions that declared them.
-      clientCapabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } },
-      backoff: this.options.backoff ?? { initialMs: 1_000, maxMs: 30_000 },
+      // The bridge answers these by asking the sessions that declared them. Roots are
+      // added per child only while a session that declared them is attached (proxy.ts).
+      clientCapabilities: { sampling: {}, elicitation: { form: {} } },
+      backoff: this.options.backoff,
     });
     this.proxies.set(server.name, proxy);
     return proxy;
@@ -146,11 +159,18 @@ export class Bridge {
   /** Closes sessions and stops every child (SIGTERM, then SIGKILL). True when all stopped on SIGTERM. */
   async stop(): Promise<boolean> {
     clearInterval(this.sweeper);
-    const closing = this.server ? new Promise<void>((resolve) => this.server?.close(() => resolve())) : Promise.resolve();
-    this.server?.closeAllConnections();
+    const closing = this.closeServer();
     const results = await Promise.all([...this.proxies.keys()].map((name) => this.stopProxy(name)));
     await closing;
     return results.every(Boolean);
+  }
+
+  private closeServer(): Promise<void> {
+    const server = this.server;
+    if (!server?.listening) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    return closed;
   }
 
   /** Immediate SIGKILL of every child, for a forced exit. */
@@ -174,15 +194,15 @@ export class Bridge {
   }
 
   private shutdownTimeout(): number {
-    return this.options.shutdownTimeoutMs ?? 10_000;
+    return this.options.shutdownTimeoutMs;
   }
 
   childPids(): number[] {
     return [...this.proxies.values()].flatMap((p) => (p.child?.pid ? [p.child.pid] : []));
   }
 
-  health(): Record<string, unknown> {
-    const servers: Record<string, unknown> = {};
+  health(): BridgeHealth {
+    const servers: Record<string, Record<string, unknown>> = {};
     for (const [name, proxy] of this.proxies) servers[name] = proxy.health();
     return { ok: [...this.proxies.values()].every((p) => p.state === "ready"), servers };
   }
@@ -192,6 +212,18 @@ export class Bridge {
     for (const [name, proxy] of this.proxies) servers[name] = { state: proxy.state, ...proxy.stats.snapshot() };
     return { servers, sessions: { streamable: this.streamable.size, sse: this.legacy.size } };
   }
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") reject(new ListenError(`port ${port} is in use; pass --port or set BRIDGE_PORT`));
+      else if (error.code === "EACCES") reject(new ListenError(`not allowed to listen on ${host}:${port}; pass --port or set BRIDGE_PORT`));
+      else if (error.code === "EADDRNOTAVAIL") reject(new ListenError(`${host} is not an address of this machine; pass --host`));
+      else reject(error);
+    });
+    server.listen(port, host, () => resolve());
+  });
 }
 
 function stdioServers(config: McpConfig): StdioServerConfig[] {

@@ -1,6 +1,7 @@
 // Shares the bridge's token and URL with `wrangler dev` through .dev.vars, keeping
-// every other line of the file as it was.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+// every other line of the file as it was. The file holds secrets: it is left
+// owner-only (0600) whenever the bridge writes it, including a file created looser.
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 
 export function readDevVar(path: string, name: string): string | undefined {
   if (!existsSync(path)) return undefined;
@@ -11,8 +12,10 @@ export function readDevVar(path: string, name: string): string | undefined {
   return undefined;
 }
 
-export function writeDevVars(path: string, values: Record<string, string>): void {
-  const lines = existsSync(path) ? readFileSync(path, "utf8").split("\n") : [];
+/** Sets `values` in the file; returns false when they were already there (the file is not rewritten). */
+export function writeDevVars(path: string, values: Record<string, string>): boolean {
+  const before = existsSync(path) ? readFileSync(path, "utf8") : undefined;
+  const lines = before === undefined ? [] : before.split("\n");
   const pending = new Map(Object.entries(values));
   const updated = lines.map((line) => {
     const name = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line)?.[1];
@@ -23,7 +26,11 @@ export function writeDevVars(path: string, values: Record<string, string>): void
   });
   while (updated.length > 0 && updated[updated.length - 1] === "") updated.pop();
   for (const [name, value] of pending) updated.push(`${name}=${JSON.stringify(value)}`);
-  writeFileSync(path, `${updated.join("\n")}\n`, { mode: 0o600 });
+  const after = `${updated.join("\n")}\n`;
+  // An unchanged file is not rewritten: tools watching it would restart for nothing.
+  if (after !== before) writeFileSync(path, after, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return after !== before;
 }
 
 function unquote(value: string): string {

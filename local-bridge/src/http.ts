@@ -19,7 +19,7 @@ export interface HttpContext {
   maxBodyBytes: number;
   standaloneStream: boolean;
   proxy(name: string): ServerProxy | undefined;
-  health(): unknown;
+  health(): { ok: boolean };
   metrics(): unknown;
   streamable: Map<string, StreamableSession>;
   legacy: Map<string, LegacySseSession>;
@@ -52,9 +52,13 @@ export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, r
 }
 
 async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const denied = checkOrigin(req, ctx.access) ?? (pathOf(req) === "/health" ? undefined : checkToken(req, ctx.access));
-  if (denied) throw new HttpError(denied.status, RPC.serverError, denied.message);
   const path = pathOf(req);
+  const foreign = checkOrigin(req, ctx.access);
+  if (foreign) throw new HttpError(foreign.status, RPC.serverError, foreign.message);
+  // An open /health says only whether all is well: pids and stderr lines are for token holders.
+  if (path === "/health" && req.method === "GET" && req.headers.authorization === undefined) return sendJson(res, 200, { ok: ctx.health().ok });
+  const denied = checkToken(req, ctx.access);
+  if (denied) throw new HttpError(denied.status, RPC.serverError, denied.message);
   if (path === "/health" && req.method === "GET") return sendJson(res, 200, ctx.health());
   if (path === "/metrics" && req.method === "GET") return sendJson(res, 200, ctx.metrics());
   const match = ROUTE.exec(path);

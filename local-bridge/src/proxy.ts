@@ -106,7 +106,7 @@ export class ServerProxy {
   }
 
   private launch(): Promise<ChildProcess> {
-    const child = new ChildProcess(this.config, this.options);
+    const child = new ChildProcess(this.config, { ...this.options, clientCapabilities: this.childCapabilities() });
     child.onmessage = (message) => this.fromChild(message);
     this.state = "starting";
     const launching = child
@@ -131,6 +131,16 @@ export class ServerProxy {
       });
     this.launching = launching;
     return launching;
+  }
+
+  /**
+   * Roots only while a session that declared them is attached: a server told the
+   * client has roots asks for them right after initialize, and with nobody to answer
+   * it logs a failure at every start (server-filesystem: "Failed to request roots").
+   */
+  private childCapabilities(): ClientCapabilities {
+    const declared = [...this.sessions.values()].find((s) => s.clientCapabilities.roots !== undefined);
+    return declared ? { ...this.options.clientCapabilities, roots: { listChanged: true } } : this.options.clientCapabilities;
   }
 
   private markUnavailable(reason: string): void {
@@ -174,6 +184,8 @@ export class ServerProxy {
       session.deliver({ jsonrpc: "2.0", id: request.id, result: {} }, request.id);
       return;
     }
+    // Known before a (re)start, so a child started for this session hears of its roots.
+    if (request.method === "initialize") session.clientCapabilities = (request.params as { capabilities?: ClientCapabilities } | undefined)?.capabilities ?? {};
     let child: ChildProcess;
     try {
       child = await this.ensureChild();
@@ -182,7 +194,7 @@ export class ServerProxy {
       return;
     }
     if (request.method === "initialize") {
-      session.deliver({ jsonrpc: "2.0", id: request.id, result: this.initializeResult(session, request, child) }, request.id);
+      session.deliver({ jsonrpc: "2.0", id: request.id, result: this.initializeResult(request, child) }, request.id);
       return;
     }
     const childId = this.nextId++;
@@ -199,9 +211,8 @@ export class ServerProxy {
     }
   }
 
-  private initializeResult(session: Downstream, request: JSONRPCRequest, child: ChildProcess): Record<string, unknown> {
-    const params = (request.params ?? {}) as { protocolVersion?: string; capabilities?: ClientCapabilities };
-    session.clientCapabilities = params.capabilities ?? {};
+  private initializeResult(request: JSONRPCRequest, child: ChildProcess): Record<string, unknown> {
+    const params = (request.params ?? {}) as { protocolVersion?: string };
     const info = child.info;
     const requested = params.protocolVersion ?? "";
     // Never promise a newer protocol than the child itself speaks.

@@ -42,10 +42,13 @@ function rawGet(path: string, headers: Record<string, string>): Promise<{ status
 }
 
 describe("bridge HTTP surface", () => {
-  it("requires the bearer token everywhere but /health", async () => {
+  it("requires the bearer token everywhere; an open /health says only whether all is well", async () => {
     const open = await fetch(`${bridge.url}/health`);
     expect(open.status).toBe(200);
-    expect(await open.json()).toMatchObject({ ok: true, servers: { everything: { state: "ready" } } });
+    expect(await open.json()).toEqual({ ok: true });
+    const detailed = await fetch(`${bridge.url}/health`, { headers: { authorization: `Bearer ${bridge.token}` } });
+    expect(await detailed.json()).toMatchObject({ ok: true, servers: { everything: { state: "ready", pid: expect.any(Number) } } });
+    expect((await fetch(`${bridge.url}/health`, { headers: { authorization: "Bearer nope" } })).status).toBe(401);
     const none = await fetch(`${bridge.url}/metrics`);
     expect(none.status).toBe(401);
     expect(await none.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "missing bearer token (Authorization: Bearer <BRIDGE_TOKEN>)" } });
