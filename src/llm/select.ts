@@ -59,7 +59,9 @@ export function createProvider(env: Record<string, unknown>, options: SelectOpti
   let base: LlmProvider;
   if ((config.LLM_PROVIDER ?? "gemini") === "gemini") {
     if (!config.GEMINI_API_KEY) {
-      return { missing: `No model is configured: set GEMINI_API_KEY ${where("GEMINI_API_KEY", true)}.` };
+      return {
+        missing: `No model is configured: set GEMINI_API_KEY ${where("GEMINI_API_KEY", true)}; or use any OpenAI-compatible endpoint with LLM_PROVIDER=openai, OPENAI_BASE_URL and OPENAI_MODEL. Meanwhile the Tool console calls tools without a model.`,
+      };
     }
     base = new GeminiProvider({ apiKey: config.GEMINI_API_KEY, model: config.GEMINI_MODEL ?? DEFAULT_GEMINI_MODEL, baseUrl: config.GEMINI_BASE_URL, fetch: options.fetch });
   } else {

@@ -1,12 +1,13 @@
 // The HTTP API inside workerd: typed bodies, stable error codes, no secrets.
+import type { TestUser } from "../test-users";
 import { workerFetch } from "../worker-fetch";
 import { describe, expect, inject, it } from "vitest";
 
 const root = inject("fsRoot");
 const token = inject("bridgeToken");
 
-async function json(path: string, init?: RequestInit): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await workerFetch(path, init);
+async function json(path: string, init?: RequestInit, user: TestUser = "alice"): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await workerFetch(path, init, user);
   expect(response.headers.get("content-type")).toContain("application/json");
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
@@ -45,6 +46,21 @@ describe("HTTP API", () => {
     expect(await json("/api/tools/filesystem.list_directory", { method: "POST", headers: { "content-type": "application/json" }, body: "{oops" })).toMatchObject({ status: 400, body: { error: { code: "bad_json" } } });
   });
 
+  it("remembers 'always allow' for direct calls in the caller's own console session only", async () => {
+    const info = (user: TestUser, extra: Record<string, unknown> = {}) => json("/api/tools/filesystem.get_file_info", post({ arguments: { path: `${root}/notes.txt` }, ...extra }), user);
+    const needsApproval = async (user: TestUser) => {
+      const servers = (await json("/api/servers", undefined, user)).body.servers as { name: string; tools: { name: string; needsApproval: boolean }[] }[];
+      return servers.find((s) => s.name === "filesystem")?.tools.find((t) => t.name === "get_file_info")?.needsApproval;
+    };
+    expect(await needsApproval("bob")).toBe(true);
+    expect((await info("bob", { approved: true, remember: true })).status).toBe(200);
+    expect(await needsApproval("bob")).toBe(false);
+    expect((await info("bob")).status).toBe(200);
+    // Another user's console is untouched.
+    expect(await needsApproval("carol")).toBe(true);
+    expect((await info("carol")).status).toBe(403);
+  });
+
   it("records direct calls in the session they name, and counts them in metrics", async () => {
     const { id } = (await json("/sessions", post({}))).body as { id: string };
     await json("/api/tools/filesystem.list_directory", post({ arguments: { path: root }, sessionId: id }));
@@ -57,6 +73,8 @@ describe("HTTP API", () => {
   it("answers unknown routes and bad ids with JSON errors", async () => {
     expect(await json("/api/nope")).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
     expect(await json("/sessions/bad%20id/history")).toMatchObject({ status: 400, body: { error: { code: "bad_session_id" } } });
+    expect(await json("/api/servers?session=bad%20id")).toMatchObject({ status: 400, body: { error: { code: "bad_session_id" } } });
+    expect(await json("/api/metrics?session=bad%20id")).toMatchObject({ status: 400, body: { error: { code: "bad_session_id" } } });
     expect(await json("/sessions/x/ws")).toMatchObject({ status: 426, body: { error: { code: "upgrade_required" } } });
     expect(await json("/sessions", { method: "POST" })).toMatchObject({ status: 201, body: { id: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
   });
