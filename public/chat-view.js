@@ -1,12 +1,26 @@
 // Renders the conversation: user and assistant messages (streamed Markdown), a
 // card per tool call (server, tool, arguments, progress, result or error,
 // duration), and notices. Works from history entries and from live events alike.
-import { escapeHtml, renderMarkdown } from "./markdown.js";
+// Each notice or error is shown once: a line identical to the one just above it
+// is not repeated, an `error` event that repeats its turn's stored error entry is
+// dropped, and the no-model notice lives in the banner, not after every message.
+import { renderInline, renderMarkdown } from "./markdown.js";
 
 const list = document.getElementById("messages");
+const banner = document.getElementById("notice");
 const cards = new Map();
 let streaming = null;
 let pendingRender = false;
+let bannerText = "";
+/** `${turnId}\u0000${text}` of the errors already shown, so a turn's error shows once. */
+const shownErrors = new Set();
+
+/** Server sentences are joined from parts that may end in punctuation already: "lost.)" → "lost)", "lost.." → "lost.". */
+export function tidy(text) {
+  return String(text ?? "")
+    .replace(/(\w)\.(\)[;,.]?)/g, "$1$2")
+    .replace(/(?<!\.)([.!?])\.(?=\s|$)/g, "$1");
+}
 
 const pretty = (value) => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
 
@@ -17,14 +31,57 @@ function scroll() {
 function item(className) {
   const li = document.createElement("li");
   li.className = className;
-  list.append(li);
+  // Messages waiting for the connection stay last.
+  list.insertBefore(li, list.querySelector(":scope > .pending"));
+  return li;
+}
+
+/** The last shown line (not counting queued messages). */
+function lastLine() {
+  const settled = list.querySelectorAll(":scope > li:not(.pending)");
+  return settled[settled.length - 1];
+}
+
+/** A notice or error line, unless the line just above says exactly the same. */
+function systemLine(kind, text) {
+  const clean = tidy(text);
+  const last = lastLine();
+  if (last && last.classList.contains(kind) && last.classList.contains("msg") && last.textContent === clean) return null;
+  const li = item(`msg ${kind}`);
+  li.textContent = clean;
   return li;
 }
 
 export function clearChat() {
   list.replaceChildren();
   cards.clear();
+  shownErrors.clear();
   streaming = null;
+}
+
+/** The banner above the chat (the no-model notice); inline Markdown such as `code` is rendered. */
+export function setBanner(text) {
+  bannerText = text ? String(text) : "";
+  banner.hidden = !bannerText;
+  banner.innerHTML = bannerText ? renderInline(tidy(bannerText)) : "";
+}
+
+/** Messages typed while disconnected, shown greyed at the end until they are sent. */
+export function showPending(texts) {
+  for (const old of list.querySelectorAll(":scope > .pending")) old.remove();
+  for (const text of texts) {
+    const li = document.createElement("li");
+    li.className = "msg user pending";
+    const body = document.createElement("span");
+    body.className = "text";
+    body.textContent = text;
+    const note = document.createElement("small");
+    note.className = "pending-note";
+    note.textContent = "will send when reconnected";
+    li.append(body, note);
+    list.append(li);
+  }
+  scroll();
 }
 
 /** Applies one stored entry (history replay or a live `entry` event). */
@@ -55,11 +112,14 @@ export function showEntry(entry) {
       finishCard(entry.callId, entry, entry.error === undefined ? "complete" : "error");
       break;
     case "notice":
-    case "error": {
-      const li = item(`msg ${entry.kind}`);
-      li.textContent = entry.text ?? "";
+      // The banner says it already (the server records the no-model notice per turn).
+      if (bannerText && tidy(entry.text) === tidy(bannerText)) break;
+      systemLine("notice", entry.text);
       break;
-    }
+    case "error":
+      if (entry.turnId) shownErrors.add(`${entry.turnId}\u0000${entry.text ?? ""}`);
+      systemLine("error", entry.text);
+      break;
   }
   scroll();
 }
@@ -101,7 +161,10 @@ function card(callId, server, tool, args) {
       <h4>Arguments</h4><pre class="tool-args"></pre>
       <h4 class="result-title" hidden>Result</h4><pre class="tool-result" hidden></pre>
     </details>`;
-  el.querySelector(".tool-name").textContent = `${server}.${tool}`;
+  // A tool the model made up has no server ("unknown"): show its name as it was sent.
+  const known = server && server !== "unknown" && server !== "?";
+  el.querySelector(".tool-name").textContent = known ? `${server}.${tool}` : (tool ?? "?");
+  if (!known) el.classList.add("unknown-tool");
   el.querySelector(".tool-args").textContent = pretty(args ?? {});
   c = { el };
   cards.set(callId, c);
@@ -111,7 +174,7 @@ function card(callId, server, tool, args) {
 function finishCard(callId, outcome, state) {
   const c = cards.get(callId) ?? card(callId, outcome.server ?? "?", outcome.tool ?? "?", outcome.arguments);
   const { el } = c;
-  el.classList.remove("running");
+  el.classList.remove("running", "waiting");
   el.classList.add(state === "error" ? "failed" : "done");
   el.querySelector(".tool-status").textContent = state === "error" ? "error" : "done";
   if (outcome.durationMs !== undefined) el.querySelector(".tool-duration").textContent = `${outcome.durationMs} ms`;
@@ -120,7 +183,15 @@ function finishCard(callId, outcome, state) {
   el.querySelector(".result-title").hidden = false;
   el.querySelector(".result-title").textContent = state === "error" ? "Error" : "Result";
   result.hidden = false;
-  result.textContent = state === "error" ? outcome.error : pretty(outcome.result);
+  result.textContent = state === "error" ? tidy(outcome.error) : pretty(outcome.result);
+}
+
+/** The card of a call waiting for the user's approval says so (not "running…"). */
+export function markApproval(callId, waiting) {
+  const el = cards.get(callId)?.el;
+  if (!el || !el.classList.contains("running")) return;
+  el.classList.toggle("waiting", waiting);
+  el.querySelector(".tool-status").textContent = waiting ? "waiting for approval" : "running…";
 }
 
 /** Live `status` events: the card appears at `processing`, shows progress, then the outcome. */
@@ -139,8 +210,13 @@ export function showStatus(status) {
   scroll();
 }
 
-export function showSystem(text, kind = "notice") {
-  const li = item(`msg ${kind}`);
-  li.innerHTML = escapeHtml(text);
+/** A live `error` event (or a page notice): shown unless its turn's error entry said it already. */
+export function showSystem(text, kind = "notice", turnId) {
+  if (kind === "error" && turnId) {
+    const key = `${turnId}\u0000${text}`;
+    if (shownErrors.has(key)) return;
+    shownErrors.add(key);
+  }
+  systemLine(kind, text);
   scroll();
 }

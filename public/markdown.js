@@ -70,4 +70,7 @@ export function renderMarkdown(source) {
   return html.join("");
 }
 
+/** One line of inline Markdown (code, emphasis, links) as safe HTML: for notices. */
+export const renderInline = (text) => inline(String(text));
+
 export { escapeHtml };

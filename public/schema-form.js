@@ -1,6 +1,8 @@
 // Builds a form from a JSON Schema (tool inputs, elicitation requests) and reads
 // the values back as typed JSON. Handles the shapes tools use: strings, numbers,
 // integers, booleans, enums, arrays of scalars; anything else is a JSON textarea.
+// `read.missing()` names the required fields left empty (and marks them invalid),
+// so a caller can say so before it asks for anything else.
 
 let counter = 0;
 
@@ -81,9 +83,10 @@ export function buildSchemaForm(container, schema) {
       row.append(hint);
     }
     container.append(row);
-    readers.push([name, read]);
+    readers.push([name, read, input, prop.title || name]);
+    input.addEventListener("input", () => input.removeAttribute("aria-invalid"));
   }
-  return () => {
+  const readAll = () => {
     const values = {};
     for (const [name, read] of readers) {
       const value = read();
@@ -91,4 +94,24 @@ export function buildSchemaForm(container, schema) {
     }
     return values;
   };
+  /** Required fields with no value: [{ name, label, input }]; each gets aria-invalid. */
+  readAll.missing = () => {
+    const missing = [];
+    for (const [name, read, input, label] of readers) {
+      if (!required.has(name) || input.type === "checkbox") continue;
+      let value;
+      try {
+        value = read();
+      } catch {
+        continue; // present but unreadable: read() reports it
+      }
+      const empty = value === undefined || (typeof value === "string" && value.trim() === "");
+      if (empty) {
+        input.setAttribute("aria-invalid", "true");
+        missing.push({ name, label, input });
+      } else input.removeAttribute("aria-invalid");
+    }
+    return missing;
+  };
+  return readAll;
 }

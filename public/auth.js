@@ -1,0 +1,95 @@
+// Who is signed in: GET /api/me, the token login form (POST /auth/login) and
+// sign-out (POST /auth/logout). With AUTH_MODE=none (or a server without
+// /api/me) there is nobody to show and no login.
+import { NetworkError, request } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+
+/**
+ * @returns {Promise<{ state: "signed-in", user: { id: string, name: string }, authMode: string }
+ *   | { state: "signed-out", authMode: string, message?: string }
+ *   | { state: "unknown", reason: "offline" | "unsupported" }>}
+ */
+export async function whoAmI() {
+  let answer;
+  try {
+    answer = await request("/api/me");
+  } catch (error) {
+    if (error instanceof NetworkError) return { state: "unknown", reason: "offline" };
+    throw error;
+  }
+  if (answer.ok && answer.data?.user) return { state: "signed-in", user: answer.data.user, authMode: answer.data.authMode ?? "none" };
+  if (answer.status === 401) return { state: "signed-out", authMode: answer.data?.error?.authMode ?? "token", message: answer.data?.error?.message };
+  return { state: "unknown", reason: "unsupported" };
+}
+
+let showing = null;
+
+/** Shows the login form alone; resolves once a token was accepted (204). */
+export function showLogin(message = "") {
+  $("app").hidden = true;
+  $("login").hidden = false;
+  const form = $("login-form");
+  const input = $("login-token");
+  const error = $("login-error");
+  const submit = $("login-submit");
+  error.textContent = message;
+  input.focus();
+  if (showing) return showing;
+  input.value = "";
+  input.removeAttribute("aria-invalid");
+  showing = new Promise((resolve) => {
+    const onSubmit = async (event) => {
+      event.preventDefault();
+      const token = input.value.trim();
+      if (!token) {
+        error.textContent = "Enter your access token.";
+        input.setAttribute("aria-invalid", "true");
+        input.focus();
+        return;
+      }
+      submit.disabled = true;
+      error.textContent = "";
+      try {
+        const answer = await request("/auth/login", { method: "POST", body: { token } });
+        if (answer.status === 204 || answer.ok) {
+          form.removeEventListener("submit", onSubmit);
+          input.value = "";
+          $("login").hidden = true;
+          showing = null;
+          resolve();
+          return;
+        }
+        error.textContent =
+          answer.status === 401 ? "That token was not accepted. Check it and try again." : (answer.data?.error?.message ?? `Sign-in failed (${answer.status}).`);
+        input.setAttribute("aria-invalid", "true");
+        input.select();
+      } catch (failure) {
+        error.textContent = failure instanceof NetworkError ? failure.message : "Sign-in failed.";
+      } finally {
+        submit.disabled = false;
+      }
+    };
+    form.addEventListener("submit", onSubmit);
+  });
+  return showing;
+}
+
+/** The header's "name · Sign out" (only when there is a sign-in to end). */
+export function showAccount(me, onSignOut) {
+  const account = $("account");
+  const show = me.state === "signed-in" && me.authMode !== "none";
+  account.hidden = !show;
+  if (!show) return;
+  $("user-name").textContent = me.user.name;
+  $("user-name").title = `Signed in as ${me.user.name} (${me.user.id})`;
+  $("sign-out").onclick = onSignOut;
+}
+
+export async function signOut() {
+  try {
+    await request("/auth/logout", { method: "POST", body: {} });
+  } catch {
+    // Offline: the cookie stays, but the page still forgets everything below.
+  }
+}

@@ -1,0 +1,88 @@
+// The modal dialogs: tool approval, elicitation and confirmation. Native
+// <dialog> gives Escape and an inert page behind it; Tab and Shift+Tab are kept
+// inside the dialog here (the browser would otherwise move focus out of it once
+// the last button is passed), and focus returns where it was when it closes.
+import { buildSchemaForm } from "./schema-form.js";
+
+const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+function trapFocus(dialog) {
+  dialog.addEventListener("keydown", (event) => {
+    if (event.key !== "Tab") return;
+    const items = [...dialog.querySelectorAll(FOCUSABLE)].filter((el) => el.getClientRects().length > 0);
+    if (items.length === 0) return;
+    const first = items[0];
+    const last = items[items.length - 1];
+    const inside = dialog.contains(document.activeElement);
+    if (event.shiftKey && (document.activeElement === first || !inside)) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && (document.activeElement === last || !inside)) {
+      event.preventDefault();
+      first.focus();
+    }
+  });
+}
+
+for (const dialog of document.querySelectorAll("dialog")) trapFocus(dialog);
+
+function showDialog(dialog, fallback) {
+  const before = document.activeElement;
+  return new Promise((resolve) => {
+    dialog.returnValue = "";
+    dialog.addEventListener(
+      "close",
+      () => {
+        if (before instanceof HTMLElement && before.isConnected) before.focus();
+        resolve(dialog.returnValue || fallback);
+      },
+      { once: true },
+    );
+    dialog.showModal();
+  });
+}
+
+/**
+ * Shows one approval; resolves with "approve" | "always" | "deny" (or whatever
+ * closeIfShowing closed it with). `always` labels the remembering button.
+ */
+export function askApproval(request, { always = "Always allow in this session" } = {}) {
+  const dialog = document.getElementById("approval-dialog");
+  const sampling = request.kind === "sampling";
+  document.getElementById("approval-title").textContent = sampling ? `"${request.server}" asks the model to answer` : "Allow this tool call?";
+  document.getElementById("approval-what").textContent = sampling ? "The server wants this prompt sent to the model:" : `${request.server}.${request.tool}`;
+  document.getElementById("approval-args").textContent = sampling ? (request.prompt ?? "") : JSON.stringify(request.arguments ?? {}, null, 2);
+  document.getElementById("approve-always").textContent = always;
+  document.getElementById("approve-always").hidden = sampling;
+  dialog.dataset.callId = request.callId;
+  return showDialog(dialog, "deny");
+}
+
+export function askElicitation(request) {
+  const dialog = document.getElementById("elicitation-dialog");
+  document.getElementById("elicitation-message").textContent = `${request.server}: ${request.message}`;
+  const read = buildSchemaForm(document.getElementById("elicitation-fields"), request.schema);
+  dialog.dataset.requestId = request.requestId;
+  return showDialog(dialog, "cancel").then((action) => ({ action, content: action === "accept" ? read() : undefined }));
+}
+
+/** A yes/no question; resolves true only when the user confirmed. */
+export async function confirmAction({ title, text, confirm }) {
+  const dialog = document.getElementById("confirm-dialog");
+  document.getElementById("confirm-title").textContent = title;
+  document.getElementById("confirm-text").textContent = text;
+  document.getElementById("confirm-ok").textContent = confirm;
+  return (await showDialog(dialog, "cancel")) === "confirm";
+}
+
+/** Closes a dialog another tab (or the server) already answered. */
+export function closeIfShowing(id, value) {
+  for (const dialog of document.querySelectorAll("dialog[open]")) {
+    if (dialog.dataset.callId === id || dialog.dataset.requestId === id) dialog.close(value);
+  }
+}
+
+/** Closes every open dialog (sign-out, session switch). */
+export function closeAll(value = "handled") {
+  for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close(value);
+}
