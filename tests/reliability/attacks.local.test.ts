@@ -21,6 +21,38 @@ let evil: Server;
 let evilOrigin = "";
 let victim = "";
 
+// What the attacker's page runs in the developer's browser: open the victim session's
+// socket, POST a tool call (no-cors text/plain, then a classic form), read the history.
+const ATTACK = `
+(async () => {
+  const q = new URLSearchParams(location.search);
+  const worker = q.get("worker"), id = q.get("id"), path = q.get("path");
+  const socket = await new Promise((resolve) => {
+    const ws = new WebSocket(worker.replace("http", "ws") + "/sessions/" + id + "/ws");
+    const frames = [];
+    let opened = false;
+    ws.onopen = () => (opened = true);
+    ws.onmessage = (e) => frames.push(String(e.data));
+    ws.onclose = () => resolve({ opened, frames });
+  });
+  const body = JSON.stringify({ arguments: { path, content: "pwned" }, approved: true });
+  const post = await fetch(worker + "/api/tools/filesystem.write_file", { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body }).then((r) => r.type, (e) => "error: " + e.message);
+  const frame = document.createElement("iframe");
+  frame.name = "sink";
+  document.body.append(frame);
+  const form = Object.assign(document.createElement("form"), { method: "POST", action: worker + "/api/tools/filesystem.write_file", target: "sink", enctype: "text/plain" });
+  form.append(Object.assign(document.createElement("input"), { name: body.slice(0, -1) + ',"x":"', value: '"}' }));
+  document.body.append(form);
+  const loaded = new Promise((resolve) => frame.addEventListener("load", resolve, { once: true }));
+  form.submit();
+  await loaded;
+  const corsRead = await fetch(worker + "/sessions/" + id + "/history").then((r) => r.text(), (e) => "error: " + e.message);
+  const opaqueRead = await fetch(worker + "/sessions/" + id + "/history", { mode: "no-cors" }).then(async (r) => r.type + ":" + (await r.text()).length);
+  window.attack = { socket, post, corsRead, opaqueRead };
+  window.attackDone = true;
+})();
+`;
+
 beforeAll(async () => {
   [stack, browser] = await Promise.all([
     startStack(),
@@ -30,7 +62,7 @@ beforeAll(async () => {
     }),
   ]);
   // The attacker's page: any site the developer has open, here on another loopback port.
-  evil = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>cats</title>"));
+  evil = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>cats</title><script>${ATTACK}</script>`));
   await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
   evilOrigin = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`;
   // A conversation worth stealing.
@@ -52,37 +84,10 @@ describe("a page from another origin, in Chromium", () => {
     "cannot open a session's WebSocket, read its history or run a tool",
     attackCase("Foreign page (another loopback port) against wrangler dev", "in Chromium: WebSocket to a session with history; no-cors text/plain POST of write_file with approved=true; a form POST; a CORS read of the history; a no-cors read", async () => {
       const page = await browser.newPage();
-      await page.goto(evilOrigin);
       const target = join(stack.fsRoot, "from-evil.txt");
-      const outcome = await page.evaluate(
-        async ({ worker, id, path }) => {
-          const socket = await new Promise<{ opened: boolean; frames: string[] }>((resolve) => {
-            const ws = new WebSocket(`${worker.replace("http", "ws")}/sessions/${id}/ws`);
-            const seen: string[] = [];
-            let opened = false;
-            ws.onopen = () => (opened = true);
-            ws.onmessage = (e) => seen.push(String(e.data));
-            ws.onclose = () => resolve({ opened, frames: seen });
-          });
-          const body = JSON.stringify({ arguments: { path, content: "pwned" }, approved: true });
-          const post = await fetch(`${worker}/api/tools/filesystem.write_file`, { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body }).then((r) => r.type, (e: Error) => `error: ${e.message}`);
-          // A classic form post into a hidden frame.
-          const frame = document.createElement("iframe");
-          frame.name = "sink";
-          document.body.append(frame);
-          const form = Object.assign(document.createElement("form"), { method: "POST", action: `${worker}/api/tools/filesystem.write_file`, target: "sink", enctype: "text/plain" });
-          const field = Object.assign(document.createElement("input"), { name: body.slice(0, -1) + ',"x":"', value: '"}' });
-          form.append(field);
-          document.body.append(form);
-          const loaded = new Promise((resolve) => frame.addEventListener("load", resolve, { once: true }));
-          form.submit();
-          await loaded;
-          const corsRead = await fetch(`${worker}/sessions/${id}/history`).then((r) => r.text(), (e: Error) => `error: ${e.message}`);
-          const opaqueRead = await fetch(`${worker}/sessions/${id}/history`, { mode: "no-cors" }).then(async (r) => `${r.type}:${(await r.text()).length}`);
-          return { socket, post, corsRead, opaqueRead };
-        },
-        { worker: stack.url, id: victim, path: target },
-      );
+      await page.goto(`${evilOrigin}/?${new URLSearchParams({ worker: stack.url, id: victim, path: target })}`);
+      await page.waitForFunction("window.attackDone === true");
+      const outcome = (await page.evaluate("window.attack")) as { socket: { opened: boolean; frames: string[] }; post: string; corsRead: string; opaqueRead: string };
       await page.close();
       expect(outcome.socket).toEqual({ opened: false, frames: [] });
       expect(outcome.corsRead).toMatch(/^error/);
