@@ -60,7 +60,10 @@ export class ChatSession extends Agent<Env> {
       env: this.env,
       settings: this.settings,
       store: this.history,
-      broadcast: (message) => this.send(message),
+      broadcast: (message) => {
+        this.send(message);
+        if (message.type === "servers") this.watchUnavailable();
+      },
       record: (entry) => this.record(entry),
       approvals: this.approvals,
       provider: () => this.provider(),
@@ -253,6 +256,30 @@ export class ChatSession extends Agent<Env> {
       this.send({ type: "turn_end", turnId, reason, usage });
       if (usage) await this.account()?.addUsage(usage.inputTokens + usage.outputTokens).catch(() => undefined);
     }
+  }
+
+  private hasOpenSockets(): boolean {
+    return [...this.getConnections()].some((c) => c.readyState === WebSocket.OPEN);
+  }
+
+  /**
+   * While a page is open, an unavailable server is retried in the background (on the
+   * host's backoff, through an alarm that survives hibernation), so the panel turns
+   * ready when the server is back rather than at the next turn. Nobody watching: no retries.
+   */
+  private watchUnavailable(): void {
+    if (!this.mcpCache || !this.hasOpenSockets()) return;
+    const waits = this.mcpCache.host().servers().filter((s) => s.state === "unavailable").map((s) => s.retryAfterMs ?? 0);
+    if (waits.length === 0) return;
+    const seconds = Math.max(1, Math.ceil(Math.min(...waits) / 1000));
+    void this.schedule(seconds, "retryUnavailable", undefined, { idempotent: true }).catch((error: unknown) => console.warn(`edgehost: could not schedule a server retry: ${errorMessage(error)}`));
+  }
+
+  /** Alarm callback (see watchUnavailable); the reconnect broadcasts any state change. */
+  async retryUnavailable(): Promise<void> {
+    if (!this.mcpCache || !this.hasOpenSockets()) return;
+    await this.mcpCache.host().reconnect();
+    this.watchUnavailable();
   }
 
   private owner(): string | undefined {

@@ -123,10 +123,13 @@ describe("faults: MCP servers", () => {
       expect(end.reason).toBe("complete");
       await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "unavailable"));
 
+      const restartedFrom = socket.received.length;
       await stack.restartBridge();
+      // The open page learns the server is back without sending anything (a background retry).
+      await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "ready"), restartedFrom);
       await nextTurnWorks(socket);
       await expectWholeHistory(stack.url, socket.sessionId, [...TOOL_TURN, ...TOOL_TURN], socket.entries());
-      return `tool error after ${failMs} ms, turn complete; after restart the next turn ran filesystem.list_directory; 10 history entries`;
+      return `tool error after ${failMs} ms, turn complete; after restart the page saw the server ready with no message sent, and the next turn ran filesystem.list_directory; 10 history entries`;
     }),
   );
 
