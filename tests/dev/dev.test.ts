@@ -1,0 +1,162 @@
+// `npm run dev` owns its processes: a failed start says why in one line and leaves
+// nothing; every way of ending it (a signal to npm or to the script, npm dying)
+// ends the bridge, its MCP servers, wrangler and workerd; a bridge that dies is
+// restarted while the Worker keeps serving. Real npm, wrangler, workerd, bridge and
+// server-filesystem throughout; a temp folder stands in for the repo's files.
+import { readFileSync, watch, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ProbeLog } from "../fixtures/probe-log";
+import { filesystemBin, probeServerBin } from "../fixtures/servers";
+import { DevRun, devScript, portClosed, sandbox, type Sandbox } from "./dev-run";
+
+// The script itself, not the `sh -c node scripts/dev.mjs` npm runs it through.
+const devMjs = /^(\S*\/)?node\s.*scripts\/dev\.mjs/;
+const runs: DevRun[] = [];
+afterEach(() => {
+  for (const run of runs.splice(0)) run.kill();
+});
+function start(box: Sandbox, how: { npm?: boolean; cwd?: string } = {}): DevRun {
+  const run = new DevRun(box, how);
+  runs.push(run);
+  return run;
+}
+
+async function expectAllGone(run: DevRun, box: Sandbox): Promise<void> {
+  await run.closed;
+  expect(await run.watch.leftovers()).toEqual([]);
+  expect(await portClosed(box.port)).toBe(true);
+  expect(await portClosed(box.bridgePort)).toBe(true);
+}
+
+function readDevVar(path: string, name: string): string {
+  const line = readFileSync(path, "utf8").split("\n").find((l) => l.startsWith(`${name}=`)) ?? "";
+  return JSON.parse(line.slice(name.length + 1)) as string;
+}
+
+describe("npm run dev: a failed start", () => {
+  it("names a missing server folder in one line, exits 1 and leaves no process", async () => {
+    const box = await sandbox({ filesystem: { command: process.execPath, args: [filesystemBin, "/nonexistent/edgehost-dev"] } });
+    const run = start(box);
+    expect((await run.closed).code).toBe(1);
+    expect(run.output()).not.toMatch(/ReferenceError|at .*dev\.mjs/);
+    expect(run.devLines()).toEqual([
+      "[dev] the bridge could not start: MCP servers failed to start: filesystem (exited during startup (exit code 1); last stderr: Warning: Cannot access directory /nonexistent/edgehost-dev, skipping | Error: None of the specified directories are accessible)",
+    ]);
+    expect(await run.watch.leftovers()).toEqual([]);
+    expect(run.watch.processes().some((p) => p.cmd.includes("server-filesystem"))).toBe(true);
+  });
+
+  it("names a taken bridge port, exits 1 and starts no MCP server", async () => {
+    const log = new ProbeLog();
+    const box = await sandbox({ probe: { command: process.execPath, args: [probeServerBin], env: { PROBE_LOG: log.path } } });
+    const holder: Server = createServer();
+    await new Promise<void>((resolve) => holder.listen(box.bridgePort, "127.0.0.1", resolve));
+    try {
+      const run = start(box);
+      expect((await run.closed).code).toBe(1);
+      expect(run.devLines()).toEqual([`[dev] the bridge could not start: port ${box.bridgePort} is in use; pass --port or set BRIDGE_PORT`]);
+      expect(log.events()).toEqual([]);
+      expect(await run.watch.leftovers()).toEqual([]);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+});
+
+// Each case starts the whole stack through npm, as a developer or an IDE does.
+const endings: { name: string; target: "npm" | "dev.mjs"; signal: NodeJS.Signals; says: RegExp }[] = [
+  { name: "Ctrl+C (SIGINT to the script)", target: "dev.mjs", signal: "SIGINT", says: /^\[dev\] SIGINT: stopping the Worker and the bridge$/ },
+  { name: "SIGTERM to the script", target: "dev.mjs", signal: "SIGTERM", says: /^\[dev\] SIGTERM: stopping the Worker and the bridge$/ },
+  { name: "SIGHUP to the script (terminal closed)", target: "dev.mjs", signal: "SIGHUP", says: /^\[dev\] SIGHUP: stopping the Worker and the bridge$/ },
+  { name: "SIGTERM to npm (what IDEs send)", target: "npm", signal: "SIGTERM", says: /^\[dev\] the parent process \(pid \d+\) is gone: stopping the Worker and the bridge$/ },
+  { name: "SIGHUP to npm", target: "npm", signal: "SIGHUP", says: /^\[dev\] npm \(pid \d+\) is gone: stopping the Worker and the bridge$/ },
+  { name: "npm killed (SIGKILL)", target: "npm", signal: "SIGKILL", says: /^\[dev\] npm \(pid \d+\) is gone: stopping the Worker and the bridge$/ },
+];
+
+describe("npm run dev: every ending stops everything", () => {
+  for (const ending of endings) {
+    it(`${ending.name}`, { timeout: 60_000 }, async () => {
+      const box = await sandbox();
+      const run = start(box, { npm: true });
+      await run.ready();
+      const tree = run.watch.find(/./).map((p) => p.cmd);
+      for (const part of [/scripts\/dev\.mjs/, /mcp-local-bridge/, /server-filesystem/, /wrangler-dist\/cli\.js/, /workerd serve/]) expect(tree.some((cmd) => part.test(cmd))).toBe(true);
+      const pid = ending.target === "npm" ? (run.child.pid ?? 0) : run.pidOf(devMjs);
+      process.kill(pid, ending.signal);
+      await expectAllGone(run, box);
+      expect(run.devLines().filter((l) => ending.says.test(l))).toHaveLength(1);
+      expect(run.devLines().at(-1)).toBe("[dev] stopped; nothing left running");
+    });
+  }
+
+  it("SIGINT to npm, once the dev script execs node (npm forwards it; a `sh -c` in between swallows it)", { timeout: 60_000 }, async () => {
+    const box = await sandbox();
+    writeFileSync(join(box.dir, "package.json"), JSON.stringify({ name: "dev-loop", private: true, scripts: { dev: `exec node ${JSON.stringify(devScript)}` } }));
+    const run = start(box, { npm: true, cwd: box.dir });
+    await run.ready();
+    process.kill(run.child.pid ?? 0, "SIGINT");
+    await expectAllGone(run, box);
+    expect(run.devLines()).toContain("[dev] SIGINT: stopping the Worker and the bridge");
+  });
+});
+
+describe("npm run dev: while it runs", () => {
+  let box: Sandbox;
+  let run: DevRun;
+  beforeAll(async () => {
+    box = await sandbox();
+    run = new DevRun(box);
+    await run.ready();
+    // wrangler builds once at start and again when its watcher is ready: wait for both.
+    await new Promise<void>((resolve) => {
+      const check = () => readFileSync(box.builds, "utf8").split("\n").filter(Boolean).length >= 2 && (watcher.close(), resolve());
+      const watcher = watch(box.builds, check);
+      check();
+    });
+  }, 90_000);
+  afterAll(async () => {
+    try {
+      process.kill(run.pidOf(devMjs), "SIGTERM");
+      await expectAllGone(run, box);
+    } finally {
+      run?.kill();
+    }
+  }, 30_000);
+
+  it("starts quietly: no false 'mcp.json changed', no wrangler update notice, no token", () => {
+    const output = run.output();
+    expect(output).not.toContain("changed, restarting build");
+    expect(output).not.toMatch(/update available|wrangler 4\.\d+\.\d+/);
+    expect(output).not.toContain(readDevVar(box.devVars, "BRIDGE_TOKEN"));
+    expect(output).toContain(`[bridge] mcp-local-bridge generated a bearer token; BRIDGE_TOKEN and BRIDGE_URL are in ${box.devVars} (mode 0600)`);
+    expect(output).not.toMatch(/Failed to request (initial )?roots/);
+  });
+
+  it("still reports a real change of mcp.json", async () => {
+    const after = run.mark();
+    writeFileSync(box.mcpConfig, `${readFileSync(box.mcpConfig, "utf8")}\n`);
+    await run.waitFor(/^\[worker\] The file mcp\.json changed, restarting build\.\.\.$/, 30_000, after);
+  });
+
+  it("restarts a killed bridge on the same port with the same token while the Worker keeps serving", { timeout: 60_000 }, async () => {
+    const token = readDevVar(box.devVars, "BRIDGE_TOKEN");
+    const worker = run.pidOf(/wrangler-dist\/cli\.js/);
+    const bridge = run.pidOf(/mcp-local-bridge/);
+    const server = run.pidOf(/server-filesystem/);
+    expect(await (await fetch(`http://127.0.0.1:${box.port}/bridge`)).text()).toBe("200");
+
+    process.kill(bridge, "SIGKILL");
+    await run.waitFor(new RegExp(`^\\[dev\\] the bridge exited \\(SIGKILL\\); restarting it in 1 s on port ${box.bridgePort}, the Worker keeps running$`));
+    // Meanwhile the Worker answers (its bridge calls fail until the bridge is back).
+    expect((await fetch(`http://127.0.0.1:${box.port}/`)).status).toBe(200);
+    await run.waitFor(new RegExp(`^\\[dev\\] bridge restarted on port ${box.bridgePort}$`));
+
+    expect(await (await fetch(`http://127.0.0.1:${box.port}/bridge`)).text()).toBe("200");
+    expect(readDevVar(box.devVars, "BRIDGE_TOKEN")).toBe(token);
+    expect(run.pidOf(/wrangler-dist\/cli\.js/)).toBe(worker);
+    expect(run.watch.find(/./).map((p) => p.pid)).not.toContain(server);
+    expect(run.pidOf(/mcp-local-bridge/)).not.toBe(bridge);
+  });
+});
