@@ -333,6 +333,8 @@ export async function runFuzz(stack: Stack, o: FuzzOptions): Promise<FuzzReport>
   await sendHttp(stack.bridge.url, { method: "POST", path: "/servers/filesystem/mcp", headers: { ...rpcHeaders, "mcp-session-id": mcp.session }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' }, agent);
   const ctx: HttpContext = { fsRoot: stack.fsRoot, sessions: [fuzzId, otherId, "fz-http-a"], toolSessions: ["fz-http-a", "fz-http-b"], junk: ["fz-junk-a", "fz-junk-b"], token: stack.bridge.token, mcpSession: mcp.session };
 
+  // The sessions the HTTP cases name are the caller's own: opening one claims it.
+  for (const id of [...new Set([...ctx.sessions.slice(2), ...ctx.toolSessions, ...ctx.junk])]) (await Sock.open(stack.url, id)).close();
   const requests = httpCases(o.seed, ctx, o.workerHttp, o.bridgeHttp);
   const [fuzzSock, otherSock] = await Promise.all([Sock.open(stack.url, fuzzId), Sock.open(stack.url, otherId)]);
   // A valid message first, so the history compared before/after is not empty.

@@ -31,9 +31,10 @@ api.get("/health", (c) => {
 });
 
 const sessionQuery = validator("query", (value, c) => {
-  const session = typeof value.session === "string" ? value.session : undefined;
-  if (session !== undefined && !SESSION_ID.test(session)) return c.json(badSessionId(), 400);
-  return { session };
+  const given = value.session;
+  // A repeated ?session= is ambiguous: refused rather than silently picking one.
+  if (Array.isArray(given) || (given !== undefined && !SESSION_ID.test(given))) return c.json(badSessionId(), 400);
+  return { session: given };
 });
 
 api.get("/servers", sessionQuery, async (c) => {

@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../identity/identify";
 import { SESSION_USER_HEADER } from "../session/ChatSession";
 import { errorBody } from "./errors";
-import { ownedSession } from "./owned-session";
+import { SESSION_ID, badSessionId, ownedSession } from "./owned-session";
 
 export const sessions = new Hono<AppEnv>();
 
@@ -17,6 +17,7 @@ sessions.post("/", async (c) => {
 });
 
 sessions.get("/:id/ws", async (c) => {
+  if (!SESSION_ID.test(c.req.param("id"))) return c.json(badSessionId(), 400);
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
     return c.json(errorBody("upgrade_required", "open this URL as a WebSocket"), 426);
   }

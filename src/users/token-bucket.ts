@@ -15,8 +15,10 @@ export interface BucketLimits {
 /** The bucket after one request at `now`, and 0 when allowed, else ms until one would be. */
 export function takeToken(bucket: Bucket | undefined, limits: BucketLimits, now: number): { bucket: Bucket; waitMs: number } {
   const start = bucket ?? { tokens: limits.burst, at: now };
-  // A clock that went backwards refills nothing rather than draining the bucket.
-  const tokens = Math.min(limits.burst, start.tokens + (Math.max(0, now - start.at) * limits.perMinute) / 60_000);
-  if (tokens >= 1) return { bucket: { tokens: tokens - 1, at: now }, waitMs: 0 };
-  return { bucket: { tokens, at: now }, waitMs: Math.ceil(((1 - tokens) * 60_000) / limits.perMinute) };
+  // Time never runs backwards for the bucket: a clock that stepped back refills nothing
+  // until it has caught up with the last update.
+  const at = Math.max(start.at, now);
+  const tokens = Math.min(limits.burst, start.tokens + ((at - start.at) * limits.perMinute) / 60_000);
+  if (tokens >= 1) return { bucket: { tokens: tokens - 1, at }, waitMs: 0 };
+  return { bucket: { tokens, at }, waitMs: Math.ceil(((1 - tokens) * 60_000) / limits.perMinute) + (at - now) };
 }

@@ -323,8 +323,15 @@ export interface HttpContext {
   mcpSession: string;
 }
 
-export const WORKER_CODES = ["bad_json", "bad_request", "bad_tool_name", "approval_required", "tool_arguments", "tool_not_found", "server_unavailable", "circuit_open", "tool_timeout", "protocol", "bad_session_id", "upgrade_required", "not_found", "payload_too_large"];
-const TOOL_CODES = WORKER_CODES.filter((c) => !["bad_json", "bad_request", "bad_tool_name"].includes(c));
+export const WORKER_CODES = ["bad_json", "bad_request", "bad_tool_name", "approval_required", "tool_arguments", "tool_not_found", "server_unavailable", "circuit_open", "tool_timeout", "protocol", "bad_session_id", "upgrade_required", "not_found", "payload_too_large", "unsupported_media_type"];
+const TOOL_CODES = WORKER_CODES.filter((c) => !["bad_json", "bad_request", "bad_tool_name", "unsupported_media_type"].includes(c));
+/** A state-changing request with a body must say it is JSON (src/identity/same-origin.ts). */
+const isJsonType = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? "");
+const bodyBytes = (body: string | Buffer | undefined) => (body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body) : body.length);
+/** What a POST/PUT/PATCH/DELETE with `body` answers before any route: 415 unless the body is JSON-typed. */
+function mediaGate(body: string | Buffer | undefined, contentType: string | undefined): Pick<HttpCase, "expect" | "codes"> | undefined {
+  return bodyBytes(body) > 0 && !isJsonType(contentType) ? { expect: [415], codes: ["unsupported_media_type"] } : undefined;
+}
 const READ_TOOLS = ["list_directory", "read_text_file", "get_file_info", "directory_tree", "list_allowed_directories", "search_files"];
 const CTYPES = ["application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=zz", "application/json; charset=utf-16", "application/xml", ""];
 // No dot segments: a client normalises `/sessions/..` to `/` (the page's assets), so it never reaches a route.
@@ -390,8 +397,9 @@ export function workerCase(rng: Rng, ctx: HttpContext): HttpCase {
   switch (rng.int(12)) {
     case 0: case 1: case 2: case 3: {
       const body = toolBody(rng, ctx);
-      const e = toolExpect(body);
-      return w("tool-body", "POST", `/api/tools/filesystem.${rng.pick(READ_TOOLS)}`, e.expect, e.codes, body, { "content-type": rng.pick(CTYPES) });
+      const contentType = rng.pick(CTYPES);
+      const e = mediaGate(body, contentType) ?? toolExpect(body);
+      return w("tool-body", "POST", `/api/tools/filesystem.${rng.pick(READ_TOOLS)}`, e.expect, e.codes, body, { "content-type": contentType });
     }
     case 4: {
       const [name, expect, codes] = rng.pick(TOOL_NAMES);
@@ -400,13 +408,18 @@ export function workerCase(rng: Rng, ctx: HttpContext): HttpCase {
       const deep = (() => { try { return tooDeep(JSON.parse(body)); } catch { return false; } })();
       return w("tool-name", "POST", `/api/tools/${name}`, deep ? [400, ...expect] : expect, deep ? ["bad_request", ...codes] : codes, body, { "content-type": "application/json" });
     }
-    case 5:
-      return w("create-session", "POST", "/sessions", [201], undefined, rng.chance(0.5) ? oddValue(rng) : undefined, { "content-type": rng.pick(CTYPES) });
+    case 5: {
+      const body = rng.chance(0.5) ? oddValue(rng) : undefined;
+      const contentType = rng.pick(CTYPES);
+      const gate = mediaGate(body, contentType);
+      return w("create-session", "POST", "/sessions", gate?.expect ?? [201], gate?.codes, body, { "content-type": contentType });
+    }
     case 6: {
       const id = anyId();
       return w("history-id", "GET", `/sessions/${id}/history`, ctx.sessions.includes(id) ? [200] : [400], ctx.sessions.includes(id) ? undefined : ["bad_session_id"]);
     }
     case 7: {
+      // The junk sessions are the caller's own (the setup opened them): deleting one, even twice, is 204.
       const id = rng.chance(0.5) ? rng.pick(ctx.junk) : rng.pick(BAD_IDS);
       return w("delete-id", "DELETE", `/sessions/${id}`, ctx.junk.includes(id) ? [204] : [400], ctx.junk.includes(id) ? undefined : ["bad_session_id"]);
     }
@@ -417,15 +430,23 @@ export function workerCase(rng: Rng, ctx: HttpContext): HttpCase {
     }
     case 9: {
       const q = rng.chance(0.5) ? rng.pick(ctx.sessions) : rng.pick([...BAD_IDS, enc(randString(rng))]);
-      return w("servers-query", "GET", `/api/${rng.pick(["servers", "metrics"])}?session=${q}${rng.chance(0.2) ? "&session=x&session" : ""}`, [200]);
+      const repeated = rng.chance(0.2);
+      // One of the caller's sessions answers; a malformed or repeated ?session= is 400, someone else's (or none) 404.
+      const own = ctx.sessions.includes(q) && !repeated;
+      return w("servers-query", "GET", `/api/${rng.pick(["servers", "metrics"])}?session=${q}${repeated ? "&session=x&session" : ""}`, own ? [200] : [400, 404], own ? undefined : ["bad_session_id", "not_found"]);
     }
     case 10: {
       const path = rng.pick(["/api/", "/api/tools", "/api/tools/", "/sessions/", "/sessions/x/y/z", "/api/health/x", `/fz-${enc(randString(rng))}`, `/api/${enc(randString(rng))}`, "/sessions/abc/history/x"]);
-      return w("unknown-route", rng.pick(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]), path, [404], ["not_found"], rng.chance(0.5) ? oddValue(rng) : undefined);
+      const method = rng.pick(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]);
+      const body = rng.chance(0.5) ? oddValue(rng) : undefined;
+      const gate = ["GET", "OPTIONS"].includes(method) ? undefined : mediaGate(body, undefined);
+      return w("unknown-route", method, path, gate?.expect ?? [404], gate?.codes ?? ["not_found"], body);
     }
     default: {
       const [method, path] = rng.pick([["PUT", "/api/tools/filesystem.list_directory"], ["GET", "/api/tools/filesystem.list_directory"], ["DELETE", "/api/health"], ["PATCH", "/sessions/abc/history"], ["OPTIONS", "/sessions"], ["PUT", "/sessions"], ["POST", "/api/health"], ["POST", "/sessions/abc/history"], ["DELETE", "/api/servers"]]);
-      return w("odd-method", method, path, [404, 405], ["not_found"], rng.chance(0.5) ? oddValue(rng) : undefined);
+      const body = rng.chance(0.5) ? oddValue(rng) : undefined;
+      const gate = ["GET", "OPTIONS"].includes(method ?? "") ? undefined : mediaGate(body, undefined);
+      return w("odd-method", method ?? "GET", path ?? "/", gate?.expect ?? [404, 405], gate?.codes ?? ["not_found"], body);
     }
   }
 }

@@ -27,7 +27,7 @@ describe("per-user spend", () => {
 
   it("refuses turns in every session of a user whose bucket is empty, and not other users' turns", async () => {
     const carol = userAccount(bindings, "token:carol");
-    // Carol has used her messages: the bucket is empty for the next hour.
+    // Carol has used her messages: the bucket is empty and refills nothing for the next hour.
     await runInDurableObject(carol, (_instance, state) => {
       state.storage.sql.exec("INSERT INTO buckets (kind, state) VALUES ('turn', ?) ON CONFLICT(kind) DO UPDATE SET state = excluded.state", JSON.stringify({ tokens: 0, at: Date.now() + 3_600_000 }));
     });
@@ -35,7 +35,9 @@ describe("per-user spend", () => {
       const socket = await TestSocket.open(id, "carol");
       const from = socket.received.length;
       socket.send({ type: "message", text: "hello" });
-      expect(await socket.next((m) => m.type === "error", from)).toMatchObject({ type: "error", code: "rate_limited" });
+      const error = await socket.next((m) => m.type === "error", from);
+      expect(error).toMatchObject({ type: "error", code: "rate_limited" });
+      expect(Number(/try again in (\d+) s/.exec((error as { message: string }).message)?.[1])).toBeGreaterThan(3_500);
       socket.close();
       // Refused before anything was recorded.
       expect(((await (await workerFetch(`/sessions/${id}/history`, {}, "carol")).json()) as { entries: unknown[] }).entries).toEqual([]);
