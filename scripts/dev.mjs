@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
+import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -260,6 +261,17 @@ parentWatch.unref();
 
 // ---- start: the bridge first (wrangler reads BRIDGE_URL / BRIDGE_TOKEN when it starts) ----
 
+// Checked first: wrangler would find out only after the bridge and its servers started,
+// and say it in a workerd stack trace.
+const workerPortFree = await new Promise((done) => {
+  const probe = createServer();
+  probe.once("error", () => done(false));
+  probe.listen(Number(port), "127.0.0.1", () => probe.close(() => done(true)));
+});
+if (!workerPortFree) {
+  say(`port ${port} is in use; stop what holds it or set PORT`);
+  process.exit(1);
+}
 try {
   await launchBridge();
 } catch (error) {

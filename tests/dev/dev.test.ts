@@ -45,7 +45,6 @@ describe("npm run dev: a failed start", () => {
       "[dev] the bridge could not start: MCP servers failed to start: filesystem (exited during startup (exit code 1); last stderr: Warning: Cannot access directory /nonexistent/edgehost-dev, skipping | Error: None of the specified directories are accessible)",
     ]);
     expect(await run.watch.leftovers()).toEqual([]);
-    expect(run.watch.processes().some((p) => p.cmd.includes("server-filesystem"))).toBe(true);
   });
 
   it("names a taken bridge port, exits 1 and starts no MCP server", async () => {
@@ -59,6 +58,20 @@ describe("npm run dev: a failed start", () => {
       expect(run.devLines()).toEqual([`[dev] the bridge could not start: port ${box.bridgePort} is in use; pass --port or set BRIDGE_PORT`]);
       expect(log.events()).toEqual([]);
       expect(await run.watch.leftovers()).toEqual([]);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  it("names a taken Worker port, exits 1 and starts nothing", async () => {
+    const box = await sandbox();
+    const holder: Server = createServer();
+    await new Promise<void>((resolve) => holder.listen(box.port, "127.0.0.1", resolve));
+    try {
+      const run = start(box);
+      expect((await run.closed).code).toBe(1);
+      expect(run.devLines()).toEqual([`[dev] port ${box.port} is in use; stop what holds it or set PORT`]);
+      expect(run.watch.processes().map((p) => p.cmd)).toEqual([expect.stringMatching(/scripts\/dev\.mjs/)]);
     } finally {
       await new Promise((resolve) => holder.close(resolve));
     }
