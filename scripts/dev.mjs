@@ -120,7 +120,8 @@ function launchBridge() {
       return !why;
     });
     bridge = child;
-    child.once("exit", (code, signal) => {
+    // "close", not "exit": the reason is the bridge's last stderr line, read only by then.
+    child.once("close", (code, signal) => {
       if (!upAt) return failed(new Error(verdict || plain.join(" | ") || `it exited (${describeExit(code, signal)})`));
       if (stopping) return;
       // A bridge that ran a while and then died starts over at the shortest delay.
