@@ -126,6 +126,8 @@ $("composer").addEventListener("submit", (event) => {
     outbox.push({ text, sessionId });
     showPending(queuedHere().map((m) => m.text));
     updateNote();
+    // Waiting for the next retry: try now (the backoff goes on if it fails).
+    if (active && socket?.readyState === WebSocket.CLOSED) connect();
     return;
   }
   sendMessage(text, false);
@@ -188,8 +190,8 @@ function connect() {
       showPending(queuedHere().map((m) => m.text));
     }
     if (!opened) failedOpens += 1;
-    // Backoff: 0.5 s, 1 s, 2 s … capped at 10 s; history is replayed on reconnect.
-    const delay = Math.min(10_000, 500 * 2 ** retries++);
+    // Backoff: 0.5 s, 1 s, 2 s … capped at 5 s; history is replayed on reconnect.
+    const delay = Math.min(5_000, 500 * 2 ** retries++);
     setConn(`disconnected: retrying in ${Math.ceil(delay / 1000)} s`, "closed");
     updateNote();
     retryTimer = setTimeout(connect, delay);
@@ -481,8 +483,9 @@ function teardown({ forgetSession = false } = {}) {
 
 function signedOut(message) {
   if (!active) return;
+  const mode = me?.authMode === "access" ? "access" : "token";
   teardown();
-  void showLogin(message).then(start);
+  void showLogin(message, mode).then(start);
 }
 
 async function onSignOut() {
@@ -502,7 +505,7 @@ whenSignedOut(() => signedOut("Your sign-in has ended. Sign in again."));
 async function start() {
   const who = await whoAmI();
   if (who.state === "signed-out") {
-    await showLogin(who.authMode === "token" ? "" : (who.message ?? ""));
+    await showLogin(who.authMode === "token" ? "" : (who.message ?? "Sign-in is not available."), who.authMode);
     return start();
   }
   me = who;

@@ -20,15 +20,27 @@ export async function whoAmI() {
   }
   if (answer.ok && answer.data?.user) return { state: "signed-in", user: answer.data.user, authMode: answer.data.authMode ?? "none" };
   if (answer.status === 401) return { state: "signed-out", authMode: answer.data?.error?.authMode ?? "token", message: answer.data?.error?.message };
+  // Fail closed: a deployment with no usable sign-in serves nothing, and says what to set.
+  if (answer.status === 503 && answer.data?.error?.code === "auth_not_configured") return { state: "signed-out", authMode: "misconfigured", message: answer.data.error.message };
   return { state: "unknown", reason: "unsupported" };
 }
 
 let showing = null;
 
-/** Shows the login form alone; resolves once a token was accepted (204). */
-export function showLogin(message = "") {
+/**
+ * Shows the login form alone; resolves once a token was accepted (204). With
+ * Cloudflare Access (`authMode` "access") there is no token to enter: the page
+ * says how to sign in instead, and never resolves.
+ */
+export function showLogin(message = "", authMode = "token") {
   $("app").hidden = true;
   $("login").hidden = false;
+  $("login-fields").hidden = authMode !== "token";
+  $("login-elsewhere").hidden = authMode !== "access";
+  if (authMode !== "token") {
+    $("login-error").textContent = message;
+    return new Promise(() => {});
+  }
   const form = $("login-form");
   const input = $("login-token");
   const error = $("login-error");

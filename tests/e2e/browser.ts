@@ -1,0 +1,109 @@
+// Shared by the page tests: Debian's Chromium driven by playwright-core, a page
+// per browser context (so cookies are per "person"), a watch on external
+// requests and uncaught page errors, and helpers that wait on DOM state.
+import { mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from "playwright-core";
+import { expect } from "vitest";
+import type { Stack } from "../fixtures/stack";
+
+/** Screenshots land here (E2E_SHOTS, else <tmp>/edgehost-shots) to be looked at. */
+export const shots = process.env.E2E_SHOTS ?? join(tmpdir(), "edgehost-shots");
+mkdirSync(shots, { recursive: true });
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+export const PHONE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1200, height: 800 };
+
+export interface OpenOptions {
+  viewport?: { width: number; height: number };
+  /** Path and hash after the stack URL, e.g. "/#s=ID". */
+  path?: string;
+  /** Wait for the filesystem server to show as ready (false for the login form). */
+  ready?: boolean;
+  context?: BrowserContext;
+}
+
+/** Uncaught errors of each page, checked by `noPageErrors`. */
+const pageErrors = new WeakMap<Page, string[]>();
+
+export async function openPage(browser: Browser, stack: Stack, options: OpenOptions = {}): Promise<Page> {
+  const context = options.context ?? (await browser.newContext({ viewport: options.viewport ?? DESKTOP }));
+  // Below the test timeout, so a failure names the locator it waited for.
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  const external: string[] = [];
+  const errors: string[] = [];
+  pageErrors.set(page, errors);
+  page.on("request", (request) => {
+    const url = request.url();
+    if (!url.startsWith(stack.url) && !url.startsWith("ws://127.0.0.1") && !url.startsWith("data:")) external.push(url);
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  page.on("close", () => expect(external).toEqual([]));
+  await page.goto(`${stack.url}${options.path ?? "/"}`);
+  // Attached, not visible: at phone width the panel is behind the menu button.
+  if (options.ready !== false) await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
+  return page;
+}
+
+export function noPageErrors(page: Page): void {
+  expect(pageErrors.get(page) ?? []).toEqual([]);
+}
+
+export async function sendMessage(page: Page, text: string): Promise<void> {
+  await page.locator("#composer-input").fill(text);
+  await page.locator("#composer-input").press("Enter");
+}
+
+/** Text of an element, polled until it matches (the DOM changes with WebSocket frames). */
+export async function textOf(page: Page, selector: string): Promise<string> {
+  return (await page.locator(selector).textContent()) ?? "";
+}
+
+/** The next POST to a path, with its JSON body and headers. */
+export async function nextPost(page: Page, path: string | RegExp): Promise<{ request: Request; body: Record<string, unknown> }> {
+  const request = await page.waitForRequest((r) => r.method() === "POST" && (typeof path === "string" ? new URL(r.url()).pathname === path : path.test(new URL(r.url()).pathname)));
+  return { request, body: request.postDataJSON() as Record<string, unknown> };
+}
+
+/** True when the element at the centre of `selector` is it (nothing covers it). */
+export async function reachable(page: Page, selector: string): Promise<boolean> {
+  return (await page.evaluate(
+    `(() => { const el = document.querySelector(${JSON.stringify(selector)}); if (!el) return false; const b = el.getBoundingClientRect(); if (!b.width) return false; const hit = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2); return el.contains(hit); })()`,
+  )) as boolean;
+}
+
+/** Where focus is: the id of the active element and of the dialog around it (if any). */
+export async function focus(page: Page): Promise<{ id: string; dialog: string | null }> {
+  return (await page.evaluate(`(() => { const el = document.activeElement; return { id: el ? el.id : "", dialog: el && el.closest("dialog") ? el.closest("dialog").id : null }; })()`)) as {
+    id: string;
+    dialog: string | null;
+  };
+}
+
+/** Page elements wider than the viewport (a phone layout must have none). */
+export async function overflow(page: Page): Promise<{ overflow: number; wide: string[] }> {
+  const overflow = (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
+  const wide = (await page.evaluate(
+    "[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && getComputedStyle(e).display !== 'none' && e.getClientRects().length).map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5)",
+  )) as string[];
+  return { overflow, wide };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(shots, `${name}.png`) });
+}
+
+/** Opens the tool console unless it is open already. */
+export async function openConsole(page: Page): Promise<void> {
+  if (await page.locator("#console").isHidden()) await page.locator("#console-toggle").click();
+  await page.locator("#console").waitFor();
+}
