@@ -158,13 +158,14 @@ function wranglerLine(line) {
   const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
   const change = /^The file (.+) changed, restarting build\.\.\.$/.exec(plain);
   if (change?.[1]) {
-    const file = resolve(workerDir, change[1]);
-    const mtime = mtimeOf(file);
-    if (mtime !== undefined && mtime <= (changeSeen.get(file) ?? startedAt)) {
+    // The false one names the whole watch_dir list, comma-joined.
+    const files = change[1].split(",").map((file) => resolve(workerDir, file));
+    const mtimes = files.map(mtimeOf);
+    if (mtimes.every((mtime, i) => mtime !== undefined && mtime <= (changeSeen.get(files[i]) ?? startedAt))) {
       hideNextBuild = true;
       return false;
     }
-    if (mtime !== undefined) changeSeen.set(file, mtime);
+    files.forEach((file, i) => mtimes[i] !== undefined && changeSeen.set(file, mtimes[i]));
     return true;
   }
   if (hideNextBuild && plain.startsWith("[custom build] Running:")) {

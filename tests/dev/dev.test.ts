@@ -13,6 +13,8 @@ import { DevRun, devScript, portClosed, sandbox, type Sandbox } from "./dev-run"
 
 // The script itself, not the `sh -c node scripts/dev.mjs` npm runs it through.
 const devMjs = /^(\S*\/)?node\s.*scripts\/dev\.mjs/;
+// The server itself, not wrangler (whose --var MCP_CONFIG names it too).
+const fsServer = /^\S+ \S*server-filesystem\/dist\/index\.js /;
 const runs: DevRun[] = [];
 afterEach(() => {
   for (const run of runs.splice(0)) run.kill();
@@ -95,7 +97,7 @@ describe("npm run dev: every ending stops everything", () => {
       const run = start(box, { npm: true });
       await run.ready();
       const tree = run.watch.find(/./).map((p) => p.cmd);
-      for (const part of [/scripts\/dev\.mjs/, /mcp-local-bridge/, /server-filesystem/, /wrangler-dist\/cli\.js/, /workerd serve/]) expect(tree.some((cmd) => part.test(cmd))).toBe(true);
+      for (const part of [devMjs, /mcp-local-bridge/, fsServer, /wrangler-dist\/cli\.js/, /workerd serve/]) expect(tree.some((cmd) => part.test(cmd))).toBe(true);
       const pid = ending.target === "npm" ? (run.child.pid ?? 0) : run.pidOf(devMjs);
       process.kill(pid, ending.signal);
       await expectAllGone(run, box);
@@ -157,7 +159,7 @@ describe("npm run dev: while it runs", () => {
     const token = readDevVar(box.devVars, "BRIDGE_TOKEN");
     const worker = run.pidOf(/wrangler-dist\/cli\.js/);
     const bridge = run.pidOf(/mcp-local-bridge/);
-    const server = run.pidOf(/server-filesystem/);
+    const server = run.pidOf(fsServer);
     expect(await (await fetch(`http://127.0.0.1:${box.port}/bridge`)).text()).toBe("200");
 
     process.kill(bridge, "SIGKILL");
@@ -170,6 +172,7 @@ describe("npm run dev: while it runs", () => {
     expect(readDevVar(box.devVars, "BRIDGE_TOKEN")).toBe(token);
     expect(run.pidOf(/wrangler-dist\/cli\.js/)).toBe(worker);
     expect(run.watch.find(/./).map((p) => p.pid)).not.toContain(server);
+    expect(run.pidOf(fsServer)).not.toBe(server);
     expect(run.pidOf(/mcp-local-bridge/)).not.toBe(bridge);
   });
 });
