@@ -202,13 +202,18 @@ function startWorker() {
 // ---- stopping ----
 
 let stopping = false;
+let stoppingSince = 0;
 async function stop(why, code) {
   if (stopping) {
+    // One Ctrl+C can arrive twice (from the terminal, and forwarded by npm): only a
+    // later one means "now".
+    if (Date.now() - stoppingSince < 1_000) return;
     say(`${why} again: killing everything now`);
     for (const pgid of [...groups]) killGroup(pgid, "SIGKILL");
     process.exit(code || 1);
   }
   stopping = true;
+  stoppingSince = Date.now();
   clearTimeout(restartTimer);
   clearInterval(parentWatch);
   const alive = [worker, bridge].filter(running);

@@ -81,8 +81,10 @@ describe("npm run dev: a failed start", () => {
 });
 
 // Each case starts the whole stack through npm, as a developer or an IDE does.
-const endings: { name: string; target: "npm" | "dev.mjs"; signal: NodeJS.Signals; says: RegExp }[] = [
+const endings: { name: string; target: "npm" | "dev.mjs"; signal: NodeJS.Signals; twice?: boolean; says: RegExp }[] = [
   { name: "Ctrl+C (SIGINT to the script)", target: "dev.mjs", signal: "SIGINT", says: /^\[dev\] SIGINT: stopping the Worker and the bridge$/ },
+  // From a terminal with npm exec'ing the script, one Ctrl+C arrives twice: still a graceful stop.
+  { name: "one Ctrl+C delivered twice", target: "dev.mjs", signal: "SIGINT", twice: true, says: /^\[dev\] SIGINT: stopping the Worker and the bridge$/ },
   { name: "SIGTERM to the script", target: "dev.mjs", signal: "SIGTERM", says: /^\[dev\] SIGTERM: stopping the Worker and the bridge$/ },
   { name: "SIGHUP to the script (terminal closed)", target: "dev.mjs", signal: "SIGHUP", says: /^\[dev\] SIGHUP: stopping the Worker and the bridge$/ },
   { name: "SIGTERM to npm (what IDEs send)", target: "npm", signal: "SIGTERM", says: /^\[dev\] the parent process \(pid \d+\) is gone: stopping the Worker and the bridge$/ },
@@ -100,7 +102,9 @@ describe("npm run dev: every ending stops everything", () => {
       for (const part of [devMjs, /mcp-local-bridge/, fsServer, /wrangler-dist\/cli\.js/, /workerd serve/]) expect(tree.some((cmd) => part.test(cmd))).toBe(true);
       const pid = ending.target === "npm" ? (run.child.pid ?? 0) : run.pidOf(devMjs);
       process.kill(pid, ending.signal);
+      if (ending.twice) process.kill(pid, ending.signal);
       await expectAllGone(run, box);
+      if (ending.twice) expect(run.output()).toContain('"msg":"stopped","component":"bridge","clean":true');
       expect(run.devLines().filter((l) => ending.says.test(l))).toHaveLength(1);
       expect(run.devLines().at(-1)).toBe("[dev] stopped; nothing left running");
     });
