@@ -12,7 +12,7 @@ import { sessions } from "./http/sessions";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
-export type { Env } from "./env";
+export type { Env } from "./config/env";
 
 const app = new Hono<AppEnv>();
 

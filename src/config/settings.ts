@@ -1,16 +1,6 @@
-// The Worker's environment: bindings as wrangler gives them, parsed once with zod
-// into the settings the rest of the code receives.
+// The session and limit settings from the environment, as zod parses them: a bad
+// value is reported by name (never by value) and its default used instead.
 import { z } from "zod";
-import type { ChatSession } from "./session/ChatSession";
-import type { UserAccount } from "./users/UserAccount";
-
-export interface Env {
-  CHAT_SESSION: DurableObjectNamespace<ChatSession>;
-  USER_ACCOUNT: DurableObjectNamespace<UserAccount>;
-  DAILY_TOKEN_BUDGET?: string;
-  ASSETS?: Fetcher;
-  [name: string]: unknown;
-}
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const flag = z.enum(["on", "off", "true", "false", "1", "0"]).transform((v) => v === "on" || v === "true" || v === "1");

@@ -6,14 +6,13 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { validator } from "hono/validator";
-import { readSettings } from "../env";
 import type { AppEnv } from "../identity/identify";
-import { createProvider } from "../llm/select";
+import { runtimeConfig } from "../config/runtime-config";
 import { userAccount } from "../users/account";
-import { errorBody } from "./errors";
+import { errorBody, errorResponse } from "./errors";
 import { MAX_JSON_DEPTH, MAX_TOOL_BODY_BYTES, tooDeep } from "./limits";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
-import { ErrorBodySchema, HealthSchema, MeSchema, MetricsSchema, ServersSchema, SessionListSchema, ToolCallRequestSchema, ToolCallResponseSchema } from "./schemas";
+import { type DirectCallOutcome, HealthSchema, MeSchema, MetricsSchema, ServersSchema, SessionListSchema, ToolCallRequestSchema, ToolCallResponseSchema } from "./schemas";
 
 export const api = new Hono<AppEnv>();
 
@@ -25,9 +24,8 @@ api.get("/sessions", async (c) => {
 });
 
 api.get("/health", (c) => {
-  const selected = createProvider(c.env as unknown as Record<string, unknown>, { retry: { initialMs: readSettings(c.env as unknown as Record<string, unknown>).settings.LLM_RETRY_INITIAL_MS } });
-  const model = "provider" in selected ? { provider: selected.provider.name, model: selected.provider.model } : null;
-  return c.json(HealthSchema.parse({ ok: true, service: "edgehost", model, notice: "missing" in selected ? selected.missing : undefined }));
+  const { modelInfo } = runtimeConfig(c.env);
+  return c.json(HealthSchema.parse({ ok: true, service: "edgehost", ...modelInfo }));
 });
 
 const sessionQuery = validator("query", (value, c) => {
@@ -70,8 +68,9 @@ api.post(
     if (stub instanceof Response) return stub;
     // `approved` counts here only because every route before this one checked who is
     // calling, that the request is same-origin, and that the session is theirs.
-    const outcome = await stub.callTool(name, body.arguments, { approved: body.approved ?? false, remember: body.remember ?? false });
-    if (!outcome.ok) return c.json(ErrorBodySchema.parse(outcome.body), outcome.status as 400);
+    // The RPC stub's mapped type loses the union's discriminant: the shape is the same.
+    const outcome = (await stub.callTool(name, body.arguments, { approved: body.approved ?? false, remember: body.remember ?? false })) as DirectCallOutcome;
+    if (!outcome.ok) return errorResponse(c, outcome.error);
     return c.json(ToolCallResponseSchema.parse(outcome.body));
   },
 );

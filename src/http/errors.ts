@@ -1,6 +1,36 @@
 // The JSON error body every route answers with: `{error: {code, message, ...}}`,
-// stable codes the page and API clients can switch on.
+// stable codes the page and API clients can switch on, and the one mapping from
+// an error to its HTTP status.
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { EdgehostError, type PublicError } from "../mcp/errors";
 import { ErrorBodySchema, type ErrorBody } from "./schemas";
+
+const STATUS_FOR: Record<string, ContentfulStatusCode> = {
+  tool_not_found: 404,
+  not_found: 404,
+  tool_arguments: 400,
+  approval_required: 403,
+  server_unavailable: 503,
+  circuit_open: 503,
+  tool_timeout: 504,
+  protocol: 502,
+  cancelled: 499 as ContentfulStatusCode,
+  rate_limited: 429,
+  budget_exhausted: 429,
+  config: 500,
+};
+
+/** A typed error (or its public form) as an HTTP response; anything else is a bare 500. */
+export function errorResponse(c: Context, error: PublicError | unknown): Response {
+  const pub: PublicError =
+    error instanceof EdgehostError ? error.toPublic() : isPublicError(error) ? error : { code: "internal", message: "internal error" };
+  return c.json(errorBody(pub.code, pub.message, { issues: pub.issues, retryAfterMs: pub.retryAfterMs }), STATUS_FOR[pub.code] ?? 500);
+}
+
+function isPublicError(value: unknown): value is PublicError {
+  return typeof value === "object" && value !== null && typeof (value as PublicError).code === "string" && typeof (value as PublicError).message === "string";
+}
 
 export function errorBody(code: string, message: string, extra: Partial<ErrorBody["error"]> = {}): ErrorBody {
   return ErrorBodySchema.parse({ error: { code, message, ...extra } });

@@ -13,7 +13,7 @@ export const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export type SessionStub = DurableObjectStub<ChatSession>;
 
 export function sessionStub(c: Context<AppEnv>, id: string): Promise<SessionStub> {
-  return getAgentByName<AppEnv["Bindings"], ChatSession>(c.env.CHAT_SESSION, id);
+  return getAgentByName<AppEnv["Bindings"], ChatSession>(c.env.CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>, id);
 }
 
 export const badSessionId = () => errorBody("bad_session_id", "session ids are 1-64 letters, digits, '_' or '-'");

@@ -2,6 +2,7 @@
 // these, so what leaves the Worker is exactly what is documented (and no secret
 // from the config can slip into a response by accident).
 import { z } from "zod";
+import type { PublicError } from "../mcp/errors";
 
 export const ErrorBodySchema = z.object({
   error: z.object({
@@ -84,5 +85,5 @@ export const ToolCallResponseSchema = z.object({
 });
 export type ToolCallResponse = z.infer<typeof ToolCallResponseSchema>;
 
-/** What a session answers to a direct tool call: a response, or an error with its HTTP status. */
-export type DirectCallOutcome = { ok: true; body: ToolCallResponse } | { ok: false; status: number; body: ErrorBody };
+/** What a session answers to a direct tool call: a response, or a typed error (the HTTP layer picks the status). */
+export type DirectCallOutcome = { ok: true; body: ToolCallResponse } | { ok: false; error: PublicError };

@@ -3,10 +3,11 @@
 // usable mode answers 503 naming what to set; a caller without a valid identity
 // answers 401. Downstream code reads `c.var.identity` and nothing else.
 import type { Context, MiddlewareHandler } from "hono";
-import type { Env } from "../env";
+import type { Env } from "../config/env";
+import { runtimeConfig } from "../config/runtime-config";
 import { errorBody } from "../http/errors";
 import { accessVerifier, AccessTokenError } from "./access-jwt";
-import { LOOPBACK_HOSTS, misconfiguredMessage, readAuthConfig, type AuthConfig, type AuthMode } from "./auth-config";
+import { LOOPBACK_HOSTS, misconfiguredMessage, type AuthConfig, type AuthMode } from "./auth-config";
 import { bearerToken, nameForToken, nameFromCookie } from "./tokens";
 
 export interface Identity {
@@ -28,16 +29,8 @@ export type AppEnv = { Bindings: Env; Variables: IdentityVariables };
 
 export const ACCESS_JWT_HEADER = "Cf-Access-Jwt-Assertion";
 
-// The env object is the same for every request of an isolate: parse it once.
-const parsedConfigs = new WeakMap<object, AuthConfig>();
-
 export function authConfigOf(env: Env): AuthConfig {
-  let config = parsedConfigs.get(env);
-  if (!config) {
-    config = readAuthConfig(env as unknown as Record<string, unknown>);
-    parsedConfigs.set(env, config);
-  }
-  return config;
+  return runtimeConfig(env).auth;
 }
 
 export function isLoopback(c: Context): boolean {

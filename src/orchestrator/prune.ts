@@ -2,7 +2,7 @@
 // cut is by whole turns, oldest first, so a tool call is never separated from its
 // result (providers reject a functionResponse without its functionCall).
 import type { ChatMessage, ToolCallRequest, ToolCallResult } from "../llm/provider";
-import type { HistoryEntry } from "../session/protocol";
+import type { TranscriptEntry } from "./transcript";
 
 /** A rough count (4 characters a token) is enough to stay under a budget. */
 export function estimateTokens(message: ChatMessage): number {
@@ -18,7 +18,7 @@ interface Turn {
   tokens: number;
 }
 
-export function historyToTurns(entries: HistoryEntry[]): ChatMessage[][] {
+export function historyToTurns(entries: readonly TranscriptEntry[]): ChatMessage[][] {
   const turns: ChatMessage[][] = [];
   let current: ChatMessage[] | undefined;
   let pendingCalls: ToolCallRequest[] = [];

@@ -1,16 +1,18 @@
 // One turn of the tool loop: ask the model, stream its text, run the tool calls
 // it makes (independent calls of a step in parallel, approval first where
 // needed), feed results and errors back, and stop at an answer, the step limit,
-// a cancel or an error. Knows nothing of WebSockets: it emits protocol events.
+// a cancel or an error. The conversation is built once from history when the turn
+// starts and grows in memory across steps; each new entry goes to the host through
+// the port (which only appends it). Knows nothing of WebSockets or storage.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolView } from "../mcp/capabilities";
 import { CancelledError, EdgehostError } from "../mcp/errors";
+import type { ServerGuide } from "../mcp/guide";
 import type { McpHost } from "../mcp/host";
-import type { ChatMessage, LlmProvider, ToolCallRequest, ToolCallResult } from "../llm/provider";
-import type { NewEntry } from "../session/history";
-import type { HistoryEntry, ServerMessage } from "../session/protocol";
+import type { ChatMessage, LlmProvider, ToolCallRequest, ToolCallResult, ToolDeclaration } from "../llm/provider";
 import { buildSystemPrompt } from "./prompt";
 import { historyToTurns, pruneToBudget } from "./prune";
+import type { ToolStatus, TranscriptEntry, TurnEnd, TurnPort, TurnUsage } from "./transcript";
 
 export interface TurnLimits {
   maxSteps: number;
@@ -22,44 +24,60 @@ export interface TurnLimits {
 export interface TurnDeps {
   turnId: string;
   provider: LlmProvider;
-  host: McpHost;
-  /** Tools the model may see this turn (enabled servers only). */
+  host: Pick<McpHost, "callTool">;
+  /** Tools the model may see (enabled servers only); read at each step, as servers come and go. */
   tools: () => ToolView[];
-  history: () => HistoryEntry[];
-  record: (entry: NewEntry) => HistoryEntry;
-  emit: (message: ServerMessage) => void;
-  /** Resolves true when the call may run (asks the user when the policy says so). */
-  approve: (call: { callId: string; server: string; tool: string; arguments: Record<string, unknown> }) => Promise<boolean>;
+  guides: ServerGuide[];
+  /** The stored conversation, ending with this turn's user message. */
+  history: readonly TranscriptEntry[];
+  port: TurnPort;
   signal: AbortSignal;
   limits: TurnLimits;
   systemExtra?: string;
 }
 
-export type TurnEnd = "complete" | "cancelled" | "error" | "max_steps";
+/** The model's view of the tools, rebuilt only when the host's tool list changes. */
+class ToolIndex {
+  private source?: ToolView[];
+  private byFunction = new Map<string, ToolView>();
+  declarations: ToolDeclaration[] = [];
+  system = "";
 
-export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage: { inputTokens: number; outputTokens: number } }> {
-  const usage = { inputTokens: 0, outputTokens: 0 };
-  const { turnId, signal } = deps;
-  const guides = await deps.host.guides().catch(() => []);
+  refresh(tools: ToolView[], guides: ServerGuide[], extra: string | undefined): void {
+    if (tools === this.source) return;
+    this.source = tools;
+    this.byFunction = new Map(tools.map((t) => [t.functionName, t]));
+    for (const t of tools) if (!this.byFunction.has(t.qualifiedName)) this.byFunction.set(t.qualifiedName, t);
+    this.declarations = tools.map((t) => ({ name: t.functionName, description: t.description ?? t.title ?? t.qualifiedName, parameters: t.inputSchema }));
+    this.system = buildSystemPrompt({ tools, guides, extra });
+  }
+
+  find(name: string): ToolView | undefined {
+    return this.byFunction.get(name);
+  }
+
+  names(): string {
+    return this.source?.map((t) => t.functionName).join(", ") ?? "";
+  }
+}
+
+export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage: TurnUsage }> {
+  const usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
+  const { turnId, signal, port } = deps;
+  const messages: ChatMessage[] = pruneToBudget(historyToTurns(deps.history), deps.limits.tokenBudget).messages;
+  const index = new ToolIndex();
   for (let step = 0; step < deps.limits.maxSteps; step++) {
     if (signal.aborted) return { reason: "cancelled", usage };
-    const tools = deps.tools();
-    const system = buildSystemPrompt({ tools, guides, extra: deps.systemExtra });
-    const { messages } = pruneToBudget(historyToTurns(deps.history()), deps.limits.tokenBudget);
+    index.refresh(deps.tools(), deps.guides, deps.systemExtra);
     const messageId = `${turnId}-${step}`;
     let text = "";
     let finishReason: string | undefined;
     const calls: ToolCallRequest[] = [];
     try {
-      for await (const event of deps.provider.stream({
-        system,
-        messages,
-        tools: tools.map((t) => ({ name: t.functionName, description: t.description ?? t.title ?? t.qualifiedName, parameters: t.inputSchema })),
-        signal,
-      })) {
+      for await (const event of deps.provider.stream({ system: index.system, messages, tools: index.declarations, signal })) {
         if (event.type === "text") {
           text += event.delta;
-          deps.emit({ type: "text", turnId, messageId, delta: event.delta });
+          port.text(messageId, event.delta);
         } else if (event.type === "tool_call") {
           calls.push(event.call);
         } else if (event.type === "done") {
@@ -70,75 +88,61 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
         }
       }
     } catch (error) {
-      if (text) deps.record({ turnId, kind: "assistant", text, partial: true });
+      if (text) port.record({ kind: "assistant", text, partial: true });
       if (signal.aborted) return { reason: "cancelled", usage };
       throw error;
     }
     if (signal.aborted) {
-      if (text) deps.record({ turnId, kind: "assistant", text, partial: true });
+      if (text) port.record({ kind: "assistant", text, partial: true });
       return { reason: "cancelled", usage };
     }
     if (!text && calls.length === 0) {
       const why = finishReason && !/^(STOP|stop|FINISH_REASON_UNSPECIFIED)$/.test(finishReason) ? ` (finish reason: ${finishReason})` : "";
-      deps.record({ turnId, kind: "notice", text: `The model returned an empty answer${why}.` });
+      port.record({ kind: "notice", text: `The model returned an empty answer${why}.` });
       return { reason: "complete", usage };
     }
-    deps.record({ turnId, kind: "assistant", text, toolCalls: calls.length > 0 ? calls : undefined });
+    port.record({ kind: "assistant", text, toolCalls: calls.length > 0 ? calls : undefined });
+    messages.push({ role: "assistant", text, toolCalls: calls.length > 0 ? calls : undefined });
     if (calls.length === 0) return { reason: "complete", usage };
-    await Promise.all(calls.map((call) => runCall(call, tools, deps)));
+    const results = await Promise.all(calls.map((call) => runCall(call, index, deps)));
+    messages.push({ role: "tool", results });
     if (signal.aborted) return { reason: "cancelled", usage };
   }
-  deps.record({ turnId, kind: "notice", text: `Stopped after ${deps.limits.maxSteps} tool steps without a final answer.` });
+  port.record({ kind: "notice", text: `Stopped after ${deps.limits.maxSteps} tool steps without a final answer.` });
   return { reason: "max_steps", usage };
 }
 
-async function runCall(call: ToolCallRequest, tools: ToolView[], deps: TurnDeps): Promise<void> {
-  const { turnId, signal } = deps;
-  const tool = tools.find((t) => t.functionName === call.name) ?? tools.find((t) => t.qualifiedName === call.name);
+async function runCall(call: ToolCallRequest, index: ToolIndex, deps: TurnDeps): Promise<ToolCallResult> {
+  const { signal, port } = deps;
+  const tool = index.find(call.name);
   const server = tool?.server ?? "unknown";
   const toolName = tool?.name ?? call.name;
-  deps.record({ turnId, kind: "tool_call", callId: call.id, server, tool: toolName, arguments: call.arguments });
-  const finish = (outcome: Pick<ToolCallResult, "result" | "error">, durationMs: number, display?: unknown) => {
-    deps.record({ turnId, kind: "tool_result", callId: call.id, server, tool: toolName, durationMs, ...outcome });
-    deps.emit({
-      type: "status",
-      turnId,
-      callId: call.id,
-      server,
-      tool: toolName,
-      state: outcome.error !== undefined ? "error" : "complete",
-      ...(outcome.error !== undefined ? { error: outcome.error } : { result: display ?? outcome.result }),
-      durationMs,
-    });
+  port.record({ kind: "tool_call", callId: call.id, server, tool: toolName, arguments: call.arguments });
+  const status = (rest: Pick<ToolStatus, "state"> & Partial<ToolStatus>) => port.status({ callId: call.id, server, tool: toolName, ...rest });
+  const finish = (outcome: { result?: unknown; error?: string }, durationMs: number): ToolCallResult => {
+    port.record({ kind: "tool_result", callId: call.id, server, tool: toolName, durationMs, ...outcome });
+    status({ state: outcome.error !== undefined ? "error" : "complete", ...(outcome.error !== undefined ? { error: outcome.error } : { result: outcome.result }), durationMs });
+    return { id: call.id, name: call.name, ...outcome };
   };
   if (!tool) {
     // Hallucinated or stale name: tell the model what exists so it can correct itself.
-    const names = tools.map((t) => t.functionName).join(", ");
-    finish({ error: `Unknown tool "${call.name}". Available tools: ${names || "none"}.` }, 0);
-    return;
+    return finish({ error: `Unknown tool "${call.name}". Available tools: ${index.names() || "none"}.` }, 0);
   }
   const argumentsError = call.providerData?.argumentsError;
-  if (typeof argumentsError === "string") {
-    finish({ error: `The call could not be run: ${argumentsError}` }, 0);
-    return;
-  }
-  deps.emit({ type: "status", turnId, callId: call.id, server, tool: toolName, state: "processing", arguments: call.arguments });
-  if (!(await deps.approve({ callId: call.id, server, tool: toolName, arguments: call.arguments }))) {
-    finish({ error: signal.aborted ? "Cancelled by the user." : "The user denied this tool call." }, 0);
-    return;
+  if (typeof argumentsError === "string") return finish({ error: `The call could not be run: ${argumentsError}` }, 0);
+  status({ state: "processing", arguments: call.arguments });
+  if (!(await port.approve({ callId: call.id, server, tool: toolName, arguments: call.arguments }))) {
+    return finish({ error: signal.aborted ? "Cancelled by the user." : "The user denied this tool call." }, 0);
   }
   const started = Date.now();
   try {
-    const result = await deps.host.callTool(tool.qualifiedName, call.arguments, {
-      signal,
-      onProgress: (progress) => deps.emit({ type: "status", turnId, callId: call.id, server, tool: toolName, state: "progress", progress }),
-    });
+    const result = await deps.host.callTool(tool.qualifiedName, call.arguments, { signal, onProgress: (progress) => status({ state: "progress", progress }) });
     const forModel = toModelResult(result, deps.limits.toolResultChars);
-    if (result.isError) finish({ error: typeof forModel === "string" ? forModel : JSON.stringify(forModel) }, Date.now() - started);
-    else finish({ result: forModel }, Date.now() - started);
+    if (result.isError) return finish({ error: typeof forModel === "string" ? forModel : JSON.stringify(forModel) }, Date.now() - started);
+    return finish({ result: forModel }, Date.now() - started);
   } catch (error) {
     const message = error instanceof CancelledError ? "Cancelled by the user." : error instanceof EdgehostError ? error.message : "The tool call failed.";
-    finish({ error: message }, Date.now() - started);
+    return finish({ error: message }, Date.now() - started);
   }
 }
 
@@ -154,5 +158,3 @@ export function toModelResult(result: CallToolResult, maxChars: number): unknown
   const text = parts.join("\n");
   return text.length > maxChars ? `${text.slice(0, maxChars)}\n…[truncated ${text.length - maxChars} characters]` : text;
 }
-
-export type { ChatMessage };

@@ -1,23 +1,14 @@
 // What a session answers to the HTTP API: its servers with their capabilities,
-// its metrics, and direct tool calls from the page's tool console (same argument
-// validation and approval policy as a model's call; recorded in the history).
-import type { ToolCallResponse, DirectCallOutcome, ServerInfo } from "../http/schemas";
+// and direct tool calls from the page's tool console (same argument validation
+// and approval policy as a model's call; recorded in that session's history).
+// Outcomes are typed errors; the HTTP layer picks the status code.
+import type { Approvals } from "../approval/approvals";
+import type { DirectCallOutcome, ServerInfo, ToolCallResponse } from "../http/schemas";
 import { EdgehostError } from "../mcp/errors";
-import type { SessionMcp } from "./session-mcp";
 import type { NewEntry } from "./history";
+import type { SessionMcp } from "./session-mcp";
 
-const STATUS_FOR: Record<string, number> = {
-  tool_not_found: 404,
-  not_found: 404,
-  tool_arguments: 400,
-  server_unavailable: 503,
-  circuit_open: 503,
-  tool_timeout: 504,
-  protocol: 502,
-  cancelled: 499,
-};
-
-export async function serversInfo(mcp: SessionMcp): Promise<ServerInfo[]> {
+export async function serversInfo(mcp: SessionMcp, approvals: Approvals): Promise<ServerInfo[]> {
   await mcp.ensureConnected();
   const capabilities = new Map(mcp.host().listCapabilities().map((c) => [c.name, c]));
   const configured = new Map(mcp.configuredServers().map((s) => [s.name, s]));
@@ -38,7 +29,7 @@ export async function serversInfo(mcp: SessionMcp): Promise<ServerInfo[]> {
         title: t.title,
         description: t.description,
         inputSchema: t.inputSchema,
-        needsApproval: mcp.needsApproval(t.server, t.name),
+        needsApproval: approvals.needsApproval(t.server, t.name),
       })),
       prompts: (caps?.prompts ?? []).map((p) => ({ name: p.name, description: p.description })),
       resources: (caps?.resources ?? []).map((r) => ({ uri: r.uri, name: r.name })),
@@ -48,6 +39,7 @@ export async function serversInfo(mcp: SessionMcp): Promise<ServerInfo[]> {
 
 export async function callDirect(
   mcp: SessionMcp,
+  approvals: Approvals,
   record: (entry: NewEntry) => void,
   name: string,
   args: Record<string, unknown>,
@@ -55,8 +47,8 @@ export async function callDirect(
 ): Promise<DirectCallOutcome> {
   await mcp.ensureConnected();
   const tool = mcp.host().tools().find((t) => t.qualifiedName === name);
-  if (tool && mcp.needsApproval(tool.server, tool.name) && !approved) {
-    return { ok: false, status: 403, body: { error: { code: "approval_required", message: `${name} needs approval: send "approved": true once the user confirmed` } } };
+  if (tool && approvals.needsApproval(tool.server, tool.name) && !approved) {
+    return { ok: false, error: { code: "approval_required", message: `${name} needs approval: send "approved": true once the user confirmed` } };
   }
   const callId = crypto.randomUUID();
   const [server = "", toolName = name] = name.split(/\.(.*)/s);
@@ -72,10 +64,6 @@ export async function callDirect(
     const durationMs = Date.now() - started;
     const publicError = error instanceof EdgehostError ? error.toPublic() : { code: "internal", message: "the tool call failed" };
     record({ turnId: null, kind: "tool_result", callId, server, tool: toolName, durationMs, error: publicError.message });
-    return {
-      ok: false,
-      status: STATUS_FOR[publicError.code] ?? 500,
-      body: { error: { code: publicError.code, message: publicError.message, issues: publicError.issues, retryAfterMs: publicError.retryAfterMs } },
-    };
+    return { ok: false, error: publicError };
   }
 }

@@ -1,9 +1,17 @@
 // The session's history and settings in the Durable Object's SQLite storage.
 // Everything that must survive eviction or a restart lives here; the object
-// keeps nothing that matters only in memory.
-import type { HistoryEntry } from "./protocol";
+// keeps nothing that matters only in memory. Rows are parsed (zod) when read.
+import { z } from "zod";
+import { HistoryEntrySchema } from "./protocol";
 
-export type NewEntry = Omit<HistoryEntry, "seq" | "createdAt">;
+/** A history row as stored: the wire entry plus what only the Worker keeps (a provider's data per tool call). */
+export const StoredEntrySchema = HistoryEntrySchema.extend({
+  toolCalls: z
+    .array(z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()), providerData: z.record(z.string(), z.unknown()).optional() }))
+    .optional(),
+});
+export type StoredEntry = z.infer<typeof StoredEntrySchema>;
+export type NewEntry = Omit<StoredEntry, "seq" | "createdAt">;
 
 const MAX_REPLAY = 1_000;
 // A Durable Object's SQLite row holds at most 2 MB; huge tool results are cut to this.
@@ -29,7 +37,7 @@ function storable(rest: Record<string, unknown>): string {
 export class HistoryStore {
   // The replayable tail in memory: a turn reads the history at every model step,
   // and parsing a thousand rows each time cost more than the model call itself.
-  private cache?: HistoryEntry[];
+  private cache?: StoredEntry[];
   private readonly settingsCache = new Map<string, unknown>();
 
   constructor(
@@ -46,7 +54,7 @@ export class HistoryStore {
     sql.exec("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
   }
 
-  append(entry: NewEntry): HistoryEntry {
+  append(entry: NewEntry): StoredEntry {
     const createdAt = this.now();
     const { turnId, kind, ...rest } = entry;
     const row = this.sql
@@ -61,19 +69,30 @@ export class HistoryStore {
   }
 
   /** The most recent entries in order (at most 1,000: older ones stay stored but are not replayed). */
-  entries(): HistoryEntry[] {
+  entries(): StoredEntry[] {
     this.cache ??= this.load(MAX_REPLAY);
     return this.cache.slice();
   }
 
-  private load(limit: number): HistoryEntry[] {
+  private load(limit: number): StoredEntry[] {
     const rows = this.sql
-      .exec<{ seq: number; turn_id: string | null; kind: HistoryEntry["kind"]; data: string; created_at: number }>(
+      .exec<{ seq: number; turn_id: string | null; kind: StoredEntry["kind"]; data: string; created_at: number }>(
         "SELECT * FROM (SELECT seq, turn_id, kind, data, created_at FROM history ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC",
         limit,
       )
       .toArray();
-    return rows.map((row) => ({ ...(JSON.parse(row.data) as object), seq: row.seq, turnId: row.turn_id, kind: row.kind, createdAt: row.created_at }) as HistoryEntry);
+    return rows.map((row) => {
+      const base = { seq: row.seq, turnId: row.turn_id, createdAt: row.created_at };
+      let data: unknown;
+      try {
+        data = JSON.parse(row.data);
+      } catch {
+        data = undefined;
+      }
+      const parsed = StoredEntrySchema.safeParse({ ...(typeof data === "object" && data !== null ? data : {}), ...base, kind: row.kind });
+      // A row this version cannot read stays in place, said plainly, rather than breaking the replay.
+      return parsed.success ? parsed.data : { ...base, kind: "error" as const, text: "[an older entry could not be read]" };
+    });
   }
 
   count(): number {

@@ -4,7 +4,7 @@
 import { routeStdioThroughBridge } from "../mcp/bridge-routing";
 import { parseMcpConfig, type McpConfig } from "../mcp/config";
 import { ConfigError } from "../mcp/errors";
-import type { Settings } from "../env";
+import type { Settings } from "../config/settings";
 import { MCP_JSON } from "../generated/mcp-config";
 
 export interface SessionMcpConfig {

@@ -3,6 +3,7 @@
 // frames are parsed here and nowhere else; anything that fails gets an `error`
 // frame naming what was wrong, and the socket stays open.
 import { z } from "zod";
+import { EdgehostError } from "../mcp/errors";
 
 export const MAX_FRAME_BYTES = 64 * 1024;
 export const MAX_MESSAGE_CHARS = 16_000;
@@ -38,10 +39,8 @@ export const HistoryEntrySchema = z.object({
   result: z.unknown().optional(),
   error: z.string().optional(),
   durationMs: z.number().optional(),
-  /** Tool calls an assistant message asked for (what the model needs back next step). */
-  toolCalls: z
-    .array(z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()), providerData: z.record(z.string(), z.unknown()).optional() }))
-    .optional(),
+  /** Tool calls an assistant message asked for. */
+  toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) })).optional(),
   /** Assistant text cut short by a cancel or an error. */
   partial: z.boolean().optional(),
   createdAt: z.number(),
@@ -115,6 +114,20 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("pong") }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+
+/** The one place anything becomes a wire message. */
+export const toWire = {
+  /** An error as the page sees it: a typed error's public form, anything else a bare "internal error". */
+  error(error: unknown, turnId?: string): Extract<ServerMessage, { type: "error" }> {
+    const pub = error instanceof EdgehostError ? error.toPublic() : { code: "internal", message: "internal error" };
+    return { type: "error", code: pub.code, message: pub.message, ...(turnId ? { turnId } : {}) };
+  },
+  /** A history entry without what only the Worker may see (a provider's private data, e.g. Gemini thought signatures). */
+  entry<T extends HistoryEntry>(entry: T): HistoryEntry {
+    if (!entry.toolCalls) return entry;
+    return { ...entry, toolCalls: entry.toolCalls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) };
+  },
+};
 
 export type ParsedFrame = { ok: true; message: ClientMessage } | { ok: false; code: string; message: string };
 

@@ -1,43 +1,45 @@
 // A session's MCP side: its McpHost (connected lazily, again after hibernation),
-// the per-session server choice, the approval policy, and the questions servers
-// ask the user (sampling, elicitation). The host lives in memory only; what must
-// survive (server choice, "always allow") is in SQLite.
-import { McpError, ErrorCode, type CreateMessageResult, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Settings } from "../env";
+// the per-session server choice, and the server status the page shows. Requests
+// servers make of the user (sampling, elicitation) go through the session's
+// Approvals. The host lives in memory only; the server choice is in SQLite.
+import { McpError, ErrorCode, type CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Approvals, SettingsStore } from "../approval/approvals";
+import type { Settings } from "../config/settings";
 import type { LlmProvider } from "../llm/provider";
 import type { ToolView } from "../mcp/capabilities";
 import type { McpConfig } from "../mcp/config";
 import { McpHost } from "../mcp/host";
 import { workerTransports } from "../mcp/transports";
-import type { HistoryStore, NewEntry } from "./history";
 import { loadSessionMcpConfig, type SessionMcpConfig } from "./mcp-config";
-import type { PendingAnswers } from "./pending";
-import type { ClientMessage, HistoryEntry, ServerMessage } from "./protocol";
+import type { ServerMessage } from "./protocol";
 
 const ENABLED_KEY = "enabledServers";
-const ALWAYS_KEY = "alwaysAllowed";
 
-interface OpenQuestion {
-  message: ServerMessage;
-  tool?: string;
-}
+export type ServerStatusView = Extract<ServerMessage, { type: "servers" }>["servers"][number];
 
 export interface SessionMcpDeps {
   env: Record<string, unknown>;
   settings: Settings;
-  store: HistoryStore;
-  broadcast: (message: ServerMessage) => void;
-  record: (entry: NewEntry) => HistoryEntry;
-  approvals: PendingAnswers<boolean>;
+  store: SettingsStore;
+  approvals: Approvals;
+  /** Called when server state or tools changed (after the first connect too). */
+  changed: () => void;
+  notice: (text: string) => void;
   provider: () => LlmProvider | undefined;
 }
 
+/** Drops the session's server choice (the session is being deleted). */
+export function forgetServerChoice(store: SettingsStore): void {
+  store.setSetting(ENABLED_KEY, undefined);
+}
+
 export class SessionMcp {
-  private readonly config: SessionMcpConfig;
+  readonly config: SessionMcpConfig;
   private readonly mcpHost: McpHost;
   private connecting?: Promise<void>;
-  private readonly open = new Map<string, OpenQuestion>();
-  private readonly elicitations = new Map<string, (result: ElicitResult) => void>();
+  // The enabled servers' tools, kept until the host's tools or the choice change: a
+  // turn reads them at every step.
+  private toolCache?: ToolView[];
 
   constructor(private readonly deps: SessionMcpDeps) {
     this.config = loadSessionMcpConfig(deps.env, deps.settings);
@@ -48,10 +50,15 @@ export class SessionMcp {
     });
     this.mcpHost.onServerRequest({
       sampling: (request) => this.sample(request.server, request.params, request.signal),
-      elicitation: (request) => this.elicit(request.server, request.params, request.signal),
+      elicitation: (request) => {
+        const schema = "requestedSchema" in request.params ? (request.params.requestedSchema as Record<string, unknown>) : {};
+        return deps.approvals.elicit(request.server, request.params.message, schema, request.signal);
+      },
     });
     this.mcpHost.onChange((_server, kind) => {
-      if (kind === "state" || kind === "tools") deps.broadcast({ type: "servers", servers: this.status() });
+      if (kind !== "state" && kind !== "tools") return;
+      this.toolCache = undefined;
+      deps.changed();
     });
   }
 
@@ -60,34 +67,35 @@ export class SessionMcp {
   }
 
   ensureConnected(): Promise<void> {
-    this.connecting ??= this.mcpHost.connect(this.config.config, { require: "available" }).then(() => {
-      this.deps.broadcast({ type: "servers", servers: this.status() });
-    });
+    this.connecting ??= this.mcpHost.connect(this.config.config, { require: "available" }).then(() => this.deps.changed());
     return this.connecting;
   }
 
   /** Connects (or retries servers whose backoff passed) and tells the user about servers left out. */
-  async prepareTurn(turnId: string): Promise<void> {
-    for (const problem of this.config.problems) this.deps.record({ turnId, kind: "notice", text: problem });
+  async prepareTurn(): Promise<void> {
+    for (const problem of this.config.problems) this.deps.notice(problem);
     await this.ensureConnected();
     await this.mcpHost.reconnect();
     const enabled = this.enabled();
     for (const server of this.mcpHost.servers()) {
       if (server.state !== "ready" && enabled(server.name)) {
-        this.deps.record({ turnId, kind: "notice", text: `MCP server "${server.name}" is unavailable (${server.lastError ?? server.state}); its tools are left out of this turn.` });
+        this.deps.notice(`MCP server "${server.name}" is unavailable (${server.lastError ?? server.state}); its tools are left out of this turn.`);
       }
     }
     for (const { server, reason } of this.config.unreachable) {
-      if (enabled(server)) this.deps.record({ turnId, kind: "notice", text: `MCP server "${server}" is unavailable: ${reason}.` });
+      if (enabled(server)) this.deps.notice(`MCP server "${server}" is unavailable: ${reason}.`);
     }
   }
 
   tools(): ToolView[] {
-    const enabled = this.enabled();
-    return this.mcpHost.tools().filter((t) => enabled(t.server));
+    if (!this.toolCache) {
+      const enabled = this.enabled();
+      this.toolCache = this.mcpHost.tools().filter((t) => enabled(t.server));
+    }
+    return this.toolCache;
   }
 
-  status(): { name: string; state: string; enabled: boolean; toolCount: number; lastError?: string }[] {
+  status(): ServerStatusView[] {
     const enabled = this.enabled();
     const live = this.mcpHost.servers().map((s) => ({ name: s.name, state: s.state, enabled: enabled(s.name), toolCount: s.toolCount, lastError: s.lastError }));
     const missing = this.config.unreachable.map((u) => ({ name: u.server, state: "unavailable", enabled: enabled(u.server), toolCount: 0, lastError: u.reason }));
@@ -96,6 +104,11 @@ export class SessionMcp {
 
   setEnabled(names: string[]): void {
     this.deps.store.setSetting(ENABLED_KEY, names);
+    this.toolCache = undefined;
+  }
+
+  configuredServers(): McpConfig["servers"] {
+    return this.config.config.servers;
   }
 
   private enabled(): (server: string) => boolean {
@@ -105,50 +118,16 @@ export class SessionMcp {
     return (server) => set.has(server);
   }
 
-  /** Runs the approval policy for one call; asks the user when needed. */
-  async approve(turnId: string, call: { callId: string; server: string; tool: string; arguments: Record<string, unknown> }, signal: AbortSignal): Promise<boolean> {
-    if (!this.needsApproval(call.server, call.tool)) return true;
-    const message: ServerMessage = { type: "approval_request", turnId, callId: call.callId, kind: "tool", server: call.server, tool: call.tool, arguments: call.arguments };
-    return this.ask(call.callId, message, `${call.server}.${call.tool}`, signal);
-  }
-
-  configuredServers(): McpConfig["servers"] {
-    return this.config.config.servers;
-  }
-
-  needsApproval(server: string, tool: string): boolean {
-    if (!this.deps.settings.TOOL_APPROVAL) return false;
-    const configured = this.config.config.servers.find((s) => s.name === server);
-    if (configured?.alwaysAllow.includes(tool)) return false;
-    return !(this.deps.store.getSetting<string[]>(ALWAYS_KEY) ?? []).includes(`${server}.${tool}`);
-  }
-
-  private async ask(id: string, message: ServerMessage, tool: string | undefined, signal: AbortSignal): Promise<boolean> {
-    this.open.set(id, { message, tool });
-    this.deps.broadcast(message);
-    try {
-      return await this.deps.approvals.ask(id, false, signal);
-    } finally {
-      this.open.delete(id);
-    }
-  }
-
-  approvalTool(callId: string): string | undefined {
-    return this.open.get(callId)?.tool;
-  }
-
-  resendOpenQuestions(send: (message: ServerMessage) => void): void {
-    for (const question of this.open.values()) send(question.message);
-  }
-
-  private async sample(server: string, params: { messages: { role: string; content: unknown }[]; systemPrompt?: string; maxTokens: number; temperature?: number }, signal: AbortSignal): Promise<CreateMessageResult> {
+  private async sample(
+    server: string,
+    params: { messages: { role: string; content: unknown }[]; systemPrompt?: string; maxTokens: number; temperature?: number },
+    signal: AbortSignal,
+  ): Promise<CreateMessageResult> {
     const provider = this.deps.provider();
     if (!provider) throw new McpError(ErrorCode.InvalidRequest, "no model is configured for sampling");
     const text = (content: unknown) => (typeof content === "object" && content && "text" in content ? String((content as { text: unknown }).text) : "");
     const prompt = params.messages.map((m) => `${m.role}: ${text(m.content)}`).join("\n");
-    const id = crypto.randomUUID();
-    const approved = await this.ask(id, { type: "approval_request", turnId: null, callId: id, kind: "sampling", server, prompt }, undefined, signal);
-    if (!approved) throw new McpError(ErrorCode.InvalidRequest, "the user declined the sampling request");
+    if (!(await this.deps.approvals.approveSampling(server, prompt, signal))) throw new McpError(ErrorCode.InvalidRequest, "the user declined the sampling request");
     let answer = "";
     for await (const event of provider.stream({
       system: params.systemPrompt ?? "",
@@ -159,33 +138,8 @@ export class SessionMcp {
     })) {
       if (event.type === "text") answer += event.delta;
     }
-    this.deps.record({ turnId: null, kind: "notice", text: `Answered a sampling request from "${server}".` });
+    this.deps.notice(`Answered a sampling request from "${server}".`);
     return { role: "assistant", model: provider.model, content: { type: "text", text: answer }, stopReason: "endTurn" };
-  }
-
-  private elicit(server: string, params: { message: string; requestedSchema?: unknown }, signal: AbortSignal): Promise<ElicitResult> {
-    const requestId = crypto.randomUUID();
-    const schema = (params.requestedSchema ?? {}) as Record<string, unknown>;
-    const message: ServerMessage = { type: "elicitation_request", requestId, server, message: params.message, schema };
-    this.open.set(requestId, { message });
-    this.deps.broadcast(message);
-    return new Promise<ElicitResult>((resolve) => {
-      const finish = (result: ElicitResult) => {
-        this.elicitations.delete(requestId);
-        this.open.delete(requestId);
-        this.deps.broadcast({ type: "elicitation_resolved", requestId });
-        resolve(result);
-      };
-      this.elicitations.set(requestId, finish);
-      signal.addEventListener("abort", () => finish({ action: "cancel" }), { once: true });
-    });
-  }
-
-  answerElicitation(response: Extract<ClientMessage, { type: "elicitation_response" }>): boolean {
-    const finish = this.elicitations.get(response.requestId);
-    if (!finish) return false;
-    finish(response.action === "accept" ? { action: "accept", content: response.content ?? {} } : { action: response.action });
-    return true;
   }
 
   async close(): Promise<void> {

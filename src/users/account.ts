@@ -1,9 +1,9 @@
 // Where a user's account object lives: one UserAccount per identity id.
-import type { Env } from "../env";
+import type { Env } from "../config/env";
 import type { UserAccount } from "./UserAccount";
 
 export function userAccount(env: Pick<Env, "USER_ACCOUNT">, userId: string): DurableObjectStub<UserAccount> {
-  return env.USER_ACCOUNT.get(env.USER_ACCOUNT.idFromName(userId));
+  return env.USER_ACCOUNT.get(env.USER_ACCOUNT.idFromName(userId)) as DurableObjectStub<UserAccount>;
 }
 
 const encoder = new TextEncoder();

@@ -3,7 +3,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../../src/index";
-import { readSettings } from "../../../src/env";
+import { readSettings } from "../../../src/config/settings";
 import { loadSessionMcpConfig } from "../../../src/session/mcp-config";
 
 async function call(url: string, vars: Record<string, string | undefined>): Promise<{ status: number; body: { error?: { code: string; message: string } } }> {

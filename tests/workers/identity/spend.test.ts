@@ -2,7 +2,7 @@
 // UserAccount object's durable counters, consulted by every session of the user.
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../../src/env";
+import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
 import { TestSocket } from "../session/socket";
 import { workerFetch } from "../worker-fetch";

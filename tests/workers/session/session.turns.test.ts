@@ -44,6 +44,25 @@ describe("chat turns", () => {
     socket.close();
   });
 
+  it("keeps Gemini's thought signature for the model and never sends it to a browser", async () => {
+    await script(llm, KEY, [reply.callReply("filesystem__list_directory", { path: root }, { id: "call-sig", thoughtSignature: "secret-signature" }), reply.text("Done.")]);
+    const id = crypto.randomUUID();
+    const socket = await TestSocket.open(id);
+    const { end, messages } = await turn(socket, "list");
+    expect(end.reason).toBe("complete");
+    // The second model request carries it back with its call...
+    const [, second] = await requests(llm, KEY);
+    expect(JSON.stringify(second?.body.contents)).toContain('"thoughtSignature":"secret-signature"');
+    // ...but no frame, replay or history read shows it.
+    const assistant = messages.find((m) => m.type === "entry" && m.entry.kind === "assistant" && m.entry.toolCalls);
+    expect(assistant).toMatchObject({ entry: { toolCalls: [{ id: "call-sig", name: "filesystem__list_directory", arguments: { path: root } }] } });
+    const later = await TestSocket.open(id);
+    const history = await (await workerFetch(`/sessions/${id}/history`)).text();
+    for (const seen of [JSON.stringify(messages), JSON.stringify(later.received), history]) expect(seen).not.toContain("secret-signature");
+    socket.close();
+    later.close();
+  });
+
   it("runs one filesystem tool call through the bridge with the exact message sequence", async () => {
     await script(llm, KEY, [reply.callReply("filesystem__list_directory", { path: root }, { id: "call-1" }), reply.text("You have ", "notes.txt.")]);
     const socket = await TestSocket.open(crypto.randomUUID());

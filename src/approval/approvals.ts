@@ -1,0 +1,107 @@
+// Where tool approval is decided, in one place: the policy (TOOL_APPROVAL,
+// mcp.json's alwaysAllow, the session's "always allow" memory), and the questions
+// put to the user — tool approvals, sampling approvals and elicitations — with
+// their answers. Answers come only through `answer()`, which the session calls
+// for frames from its owner's sockets.
+import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ApprovalQuestion } from "../orchestrator/transcript";
+import type { ClientMessage, ServerMessage } from "../session/protocol";
+import { OpenQuestions } from "./questions";
+
+const ALWAYS_KEY = "alwaysAllowed";
+
+export interface SettingsStore {
+  getSetting<T>(key: string): T | undefined;
+  setSetting(key: string, value: unknown): void;
+}
+
+export interface ApprovalDeps {
+  /** TOOL_APPROVAL: off means every tool runs without asking. */
+  required: boolean;
+  /** mcp.json's `alwaysAllow` of a server. */
+  alwaysAllow: (server: string) => readonly string[];
+  store: SettingsStore;
+  broadcast: (message: ServerMessage) => void;
+}
+
+type Question = Extract<ServerMessage, { type: "approval_request" | "elicitation_request" }>;
+type Answer = { kind: "approval"; approved: boolean; remember: boolean } | { kind: "elicitation"; result: ElicitResult };
+export type AnswerFrame = Extract<ClientMessage, { type: "approval" | "elicitation_response" }>;
+
+const DECLINED: Answer = { kind: "approval", approved: false, remember: false };
+
+export class Approvals {
+  private readonly open = new OpenQuestions<Question, Answer>();
+
+  constructor(private readonly deps: ApprovalDeps) {}
+
+  needsApproval(server: string, tool: string): boolean {
+    if (!this.deps.required) return false;
+    if (this.deps.alwaysAllow(server).includes(tool)) return false;
+    return !this.remembered().includes(`${server}.${tool}`);
+  }
+
+  /** "Always allow" for this session: `qualified` is `{server}.{tool}`. */
+  remember(qualified: string): void {
+    const always = new Set(this.remembered());
+    always.add(qualified);
+    this.deps.store.setSetting(ALWAYS_KEY, [...always]);
+  }
+
+  forget(): void {
+    this.deps.store.setSetting(ALWAYS_KEY, undefined);
+  }
+
+  /** Runs the policy for one call; asks the user when it says so. False when denied or cancelled. */
+  async approveTool(turnId: string | null, call: ApprovalQuestion, signal: AbortSignal): Promise<boolean> {
+    if (!this.needsApproval(call.server, call.tool)) return true;
+    const answer = await this.ask({ type: "approval_request", turnId, callId: call.callId, kind: "tool", server: call.server, tool: call.tool, arguments: call.arguments }, DECLINED, signal);
+    return answer.kind === "approval" && answer.approved;
+  }
+
+  async approveSampling(server: string, prompt: string, signal: AbortSignal): Promise<boolean> {
+    const id = crypto.randomUUID();
+    const answer = await this.ask({ type: "approval_request", turnId: null, callId: id, kind: "sampling", server, prompt }, DECLINED, signal);
+    return answer.kind === "approval" && answer.approved;
+  }
+
+  async elicit(server: string, message: string, schema: Record<string, unknown>, signal: AbortSignal): Promise<ElicitResult> {
+    const requestId = crypto.randomUUID();
+    const answer = await this.ask({ type: "elicitation_request", requestId, server, message, schema }, { kind: "elicitation", result: { action: "cancel" } }, signal);
+    this.deps.broadcast({ type: "elicitation_resolved", requestId });
+    return answer.kind === "elicitation" ? answer.result : { action: "cancel" };
+  }
+
+  /** Takes the user's answer; an error message when nothing waits for it. */
+  answer(frame: AnswerFrame): { ok: true } | { ok: false; code: string; message: string } {
+    const id = frame.type === "approval" ? frame.callId : frame.requestId;
+    const question = this.open.get(id);
+    if (frame.type === "approval") {
+      if (question?.type !== "approval_request") return { ok: false, code: "unknown_approval", message: `no pending approval ${id}` };
+      if (frame.approved && frame.remember && question.kind === "tool" && question.tool) this.remember(`${question.server}.${question.tool}`);
+      this.open.answer(id, { kind: "approval", approved: frame.approved, remember: frame.remember ?? false });
+      this.deps.broadcast({ type: "approval_resolved", callId: id, approved: frame.approved });
+      return { ok: true };
+    }
+    if (question?.type !== "elicitation_request") return { ok: false, code: "unknown_elicitation", message: `no pending elicitation ${id}` };
+    const result: ElicitResult = frame.action === "accept" ? { action: "accept", content: frame.content ?? {} } : { action: frame.action };
+    this.open.answer(id, { kind: "elicitation", result });
+    return { ok: true };
+  }
+
+  /** Every question still open, for a socket that connects mid-question. */
+  pending(): ServerMessage[] {
+    return this.open.questions();
+  }
+
+  private ask(question: Question, fallback: Answer, signal: AbortSignal): Promise<Answer> {
+    const id = question.type === "approval_request" ? question.callId : question.requestId;
+    const answered = this.open.ask(id, question, fallback, signal);
+    this.deps.broadcast(question);
+    return answered;
+  }
+
+  private remembered(): string[] {
+    return this.deps.store.getSetting<string[]>(ALWAYS_KEY) ?? [];
+  }
+}

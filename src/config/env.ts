@@ -1,0 +1,44 @@
+// The Worker's environment exactly as wrangler gives it: the Durable Object
+// bindings and every variable this code reads (all strings, all optional). Only
+// src/config/ parses it; the rest of the code receives the parsed RuntimeConfig.
+// A type literal, not an interface, so it is readable as Record<string, unknown>.
+export type Env = {
+  // The stubs are typed where they are made (http/owned-session.ts, users/account.ts),
+  // so that configuration does not depend on the objects it configures.
+  CHAT_SESSION: DurableObjectNamespace;
+  USER_ACCOUNT: DurableObjectNamespace;
+  ASSETS?: Fetcher;
+  // Model (src/llm/select.ts)
+  LLM_PROVIDER?: string;
+  TOOL_MODE?: string;
+  GEMINI_API_KEY?: string;
+  GEMINI_MODEL?: string;
+  GEMINI_BASE_URL?: string;
+  OPENAI_BASE_URL?: string;
+  OPENAI_API_KEY?: string;
+  OPENAI_MODEL?: string;
+  // Identity (src/identity/auth-config.ts)
+  AUTH_MODE?: string;
+  ACCESS_TEAM_DOMAIN?: string;
+  ACCESS_AUD?: string;
+  ACCESS_TOKENS?: string;
+  COOKIE_SECRET?: string;
+  ALLOWED_ORIGINS?: string;
+  // Sessions, limits and the bridge (settings.ts)
+  MCP_CONFIG?: string;
+  TOOL_APPROVAL?: string;
+  MAX_STEPS?: string;
+  HISTORY_TOKEN_BUDGET?: string;
+  TOOL_RESULT_CHARS?: string;
+  RATE_LIMIT_PER_MINUTE?: string;
+  RATE_LIMIT_BURST?: string;
+  DAILY_TOKEN_BUDGET?: string;
+  MCP_CONNECT_TIMEOUT_MS?: string;
+  LLM_RETRY_INITIAL_MS?: string;
+  MCP_RETRY_INITIAL_MS?: string;
+  SYSTEM_PROMPT?: string;
+  BRIDGE_URL?: string;
+  BRIDGE_TOKEN?: string;
+  BRIDGE_ACCESS_CLIENT_ID?: string;
+  BRIDGE_ACCESS_CLIENT_SECRET?: string;
+};

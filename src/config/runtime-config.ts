@@ -1,0 +1,45 @@
+// The Worker's configuration, parsed once per isolate (once per wake of a Durable
+// Object) into one typed object that every route and object reads: settings and
+// their problems, the model provider (or why there is none), and sign-in.
+import { readAuthConfig, type AuthConfig } from "../identity/auth-config";
+import { createProvider, type ProviderSelection } from "../llm/select";
+import type { LlmProvider } from "../llm/provider";
+import type { Env } from "./env";
+import { readSettings, type Settings } from "./settings";
+
+export interface ModelInfo {
+  model: { provider: string; model: string } | null;
+  /** Why there is no model, and how to set one. */
+  notice?: string;
+}
+
+export interface RuntimeConfig {
+  settings: Settings;
+  /** Settings that were invalid (named, never echoed) and fell back to their defaults. */
+  problems: string[];
+  provider?: LlmProvider;
+  modelInfo: ModelInfo;
+  auth: AuthConfig;
+}
+
+// Keyed by the env object: the same for every request of an isolate, and fresh when
+// wrangler reloads the Worker with new variables.
+const parsed = new WeakMap<object, RuntimeConfig>();
+
+export function runtimeConfig(env: Env): RuntimeConfig {
+  let config = parsed.get(env);
+  if (!config) {
+    const { settings, problems } = readSettings(env);
+    const selected: ProviderSelection = createProvider(env, { retry: { initialMs: settings.LLM_RETRY_INITIAL_MS } });
+    const provider = "provider" in selected ? selected.provider : undefined;
+    config = {
+      settings,
+      problems,
+      provider,
+      modelInfo: provider ? { model: { provider: provider.name, model: provider.model } } : { model: null, notice: "missing" in selected ? selected.missing : undefined },
+      auth: readAuthConfig(env),
+    };
+    parsed.set(env, config);
+  }
+  return config;
+}

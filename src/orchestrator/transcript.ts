@@ -1,0 +1,64 @@
+// The orchestrator's own vocabulary: what a turn records, what it reports while
+// it runs, and the small port through which it talks to whoever hosts it (the
+// chat session). Nothing here knows about WebSockets, storage or the protocol;
+// the session maps these onto its history rows and wire messages.
+import type { ToolCallRequest } from "../llm/provider";
+
+/** Something a turn adds to the conversation (the host stores it). */
+export type TurnEntry =
+  | { kind: "assistant"; text: string; toolCalls?: ToolCallRequest[]; partial?: boolean }
+  | { kind: "tool_call"; callId: string; server: string; tool: string; arguments: Record<string, unknown> }
+  | { kind: "tool_result"; callId: string; server: string; tool: string; durationMs: number; result?: unknown; error?: string }
+  | { kind: "notice"; text: string };
+
+/** A stored conversation entry as the orchestrator reads it back (any row with these fields). */
+export interface TranscriptEntry {
+  kind: string;
+  text?: string;
+  callId?: string;
+  toolCalls?: ToolCallRequest[];
+  result?: unknown;
+  error?: string;
+}
+
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Where a tool call of the running turn stands. */
+export interface ToolStatus {
+  callId: string;
+  server: string;
+  tool: string;
+  state: "processing" | "progress" | "complete" | "error";
+  arguments?: Record<string, unknown>;
+  result?: unknown;
+  error?: string;
+  durationMs?: number;
+  progress?: ToolProgress;
+}
+
+export interface ApprovalQuestion {
+  callId: string;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+/** How a turn reaches its host: every method is called in order, from the turn's own task. */
+export interface TurnPort {
+  record(entry: TurnEntry): void;
+  text(messageId: string, delta: string): void;
+  status(status: ToolStatus): void;
+  /** Resolves true when the call may run (the host asks the user when its policy says so). */
+  approve(question: ApprovalQuestion): Promise<boolean>;
+}
+
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type TurnEnd = "complete" | "cancelled" | "error" | "max_steps";

@@ -1,0 +1,52 @@
+// What this project takes from `agents`' Agent, and the one workaround it needs,
+// kept in one place. Agent gives WebSocket hibernation, connection tracking,
+// keep-alive during long work and alarms (schedule). It also answers frames of its
+// own protocol — `rpc` method calls and `cf_agent_*` state writes — before the
+// subclass sees them; a chat session must never let a client call methods or
+// write state that way. So every frame goes straight to `onFrame`, parsed once by
+// protocol.ts (which decides on the parsed `type`, so no escape can smuggle an
+// agents frame in), and Agent's own protocol messages are switched off.
+// (A plain DurableObject with the hibernation API would need keep-alive, alarms
+// and connection state rebuilt by hand; the adapter is the smaller change.)
+import { Agent, type Connection } from "agents";
+import { parseClientFrame, toWire, type ClientMessage, type ServerMessage } from "./protocol";
+
+export abstract class ProtocolAgent<Env extends object> extends Agent<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    // Replaces the onMessage Agent's constructor wrapped, so its dispatcher never runs.
+    this.onMessage = (connection: Connection, raw: string | ArrayBuffer) => this.receive(connection, raw);
+  }
+
+  override shouldSendProtocolMessages(): boolean {
+    return false;
+  }
+
+  /** A valid client message; anything else was already answered with an `error` frame. */
+  protected abstract onFrame(connection: Connection, message: ClientMessage): Promise<void> | void;
+
+  private async receive(connection: Connection, raw: string | ArrayBuffer): Promise<void> {
+    const parsed = parseClientFrame(raw);
+    if (!parsed.ok) return this.sendTo(connection, { type: "error", code: parsed.code, message: parsed.message });
+    try {
+      await this.onFrame(connection, parsed.message);
+    } catch (error) {
+      this.sendTo(connection, toWire.error(error));
+    }
+  }
+
+  protected openSockets(): Connection[] {
+    // getConnections() can include sockets still closing.
+    return [...this.getConnections()].filter((c) => c.readyState === WebSocket.OPEN);
+  }
+
+  /** One serialisation for every open socket. */
+  protected sendAll(message: ServerMessage): void {
+    const frame = JSON.stringify(message);
+    for (const connection of this.openSockets()) connection.send(frame);
+  }
+
+  protected sendTo(connection: Connection, message: ServerMessage): void {
+    if (connection.readyState === WebSocket.OPEN) connection.send(JSON.stringify(message));
+  }
+}

@@ -1,0 +1,140 @@
+// A session's turns: one at a time, admitted against the owner's spend, run by
+// the orchestrator with the session as its port (entries stored and broadcast,
+// text and tool status broadcast, approvals asked), ended with `turn_end`, and
+// closed honestly after a restart that interrupted one.
+import type { Approvals } from "../approval/approvals";
+import type { RuntimeConfig } from "../config/runtime-config";
+import type { LlmProvider } from "../llm/provider";
+import type { TurnEntry, TurnEnd, TurnPort, TurnUsage } from "../orchestrator/transcript";
+import { runTurn } from "../orchestrator/turn";
+import type { SpendDecision } from "../users/UserAccount";
+import type { HistoryStore, NewEntry } from "./history";
+import { toWire, type ServerMessage } from "./protocol";
+import type { SessionMcp } from "./session-mcp";
+
+const TURN_KEY = "runningTurn";
+
+export interface TurnRunnerDeps {
+  store: HistoryStore;
+  mcp: () => SessionMcp;
+  approvals: Approvals;
+  config: () => RuntimeConfig;
+  /** Counts a turn against the owner's limits (rate, daily tokens). */
+  admit: () => Promise<SpendDecision>;
+  /** The first message of a session titles it in the owner's list; every one marks activity. */
+  touched: (text: string) => void;
+  used: (usage: TurnUsage) => Promise<void>;
+  record: (entry: NewEntry) => void;
+  broadcast: (message: ServerMessage) => void;
+  keepAliveWhile: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+export class TurnRunner {
+  private current?: { id: string; controller: AbortController };
+  private reported = false;
+
+  constructor(private readonly deps: TurnRunnerDeps) {}
+
+  get running(): string | undefined {
+    return this.current?.id;
+  }
+
+  /** Starts a turn for `text`; an error for the sender when it cannot start. */
+  async start(text: string): Promise<Extract<ServerMessage, { type: "error" }> | undefined> {
+    // One turn at a time; a message during a turn is rejected, not queued (README).
+    if (this.current) return { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." };
+    // Claimed before the first await: a second message arriving meanwhile sees a turn.
+    const turn = { id: crypto.randomUUID(), controller: new AbortController() };
+    this.current = turn;
+    let spend: SpendDecision;
+    try {
+      spend = await this.deps.admit();
+    } catch (error) {
+      this.current = undefined;
+      throw error;
+    }
+    if (!spend.ok) {
+      this.current = undefined;
+      return { type: "error", code: spend.code, message: spend.message };
+    }
+    const { id: turnId, controller } = turn;
+    this.deps.record({ turnId, kind: "user", text });
+    this.deps.touched(text);
+    const config = this.deps.config();
+    // Reported once per wake-up, in the conversation where the user sees it.
+    if (!this.reported) for (const problem of config.problems) this.deps.record({ turnId, kind: "notice", text: `Configuration: ${problem}.` });
+    this.reported = true;
+    if (!config.provider) {
+      this.current = undefined;
+      this.deps.record({ turnId, kind: "notice", text: config.modelInfo.notice ?? "No model is configured." });
+      this.deps.broadcast({ type: "turn_end", turnId, reason: "no_model" });
+      return undefined;
+    }
+    this.deps.store.setSetting(TURN_KEY, turnId);
+    this.deps.broadcast({ type: "turn_start", turnId });
+    void this.deps.keepAliveWhile(() => this.run(turnId, config.provider as LlmProvider, controller));
+    return undefined;
+  }
+
+  cancel(turnId?: string, reason = "cancelled by the user"): void {
+    if (this.current && (!turnId || turnId === this.current.id)) this.current.controller.abort(reason);
+  }
+
+  /** The object was evicted or restarted mid-turn: say so instead of leaving the turn open. */
+  recoverInterrupted(): void {
+    const interrupted = this.deps.store.getSetting<string>(TURN_KEY);
+    if (!interrupted) return;
+    this.deps.store.setSetting(TURN_KEY, undefined);
+    const entries = this.deps.store.entries().filter((e) => e.turnId === interrupted);
+    for (const call of entries.filter((e) => e.kind === "tool_call")) {
+      if (entries.some((e) => e.kind === "tool_result" && e.callId === call.callId)) continue;
+      this.deps.record({ turnId: interrupted, kind: "tool_result", callId: call.callId, server: call.server, tool: call.tool, error: "The call was interrupted (the session restarted).", durationMs: 0 });
+    }
+    this.deps.record({ turnId: interrupted, kind: "error", text: "This turn was interrupted (the session restarted). Send your message again." });
+  }
+
+  private async run(turnId: string, provider: LlmProvider, controller: AbortController): Promise<void> {
+    let reason: TurnEnd = "error";
+    let usage: TurnUsage | undefined;
+    const { settings } = this.deps.config();
+    try {
+      const mcp = this.deps.mcp();
+      await mcp.prepareTurn();
+      const history = this.deps.store.entries();
+      const outcome = await runTurn({
+        turnId,
+        provider,
+        host: mcp.host(),
+        tools: () => mcp.tools(),
+        guides: await mcp.host().guides().catch(() => []),
+        history,
+        port: this.port(turnId, controller.signal),
+        signal: controller.signal,
+        limits: { maxSteps: settings.MAX_STEPS, tokenBudget: settings.HISTORY_TOKEN_BUDGET, toolResultChars: settings.TOOL_RESULT_CHARS },
+        systemExtra: settings.SYSTEM_PROMPT,
+      });
+      reason = outcome.reason;
+      usage = outcome.usage;
+      if (reason === "cancelled") this.deps.record({ turnId, kind: "notice", text: "Cancelled." });
+    } catch (error) {
+      const wire = toWire.error(error, turnId);
+      this.deps.record({ turnId, kind: "error", text: wire.code === "internal" ? "Unexpected error: the turn failed." : wire.message });
+      this.deps.broadcast(wire);
+    } finally {
+      this.current = undefined;
+      this.deps.store.setSetting(TURN_KEY, undefined);
+      this.deps.broadcast({ type: "turn_end", turnId, reason, usage });
+      if (usage) await this.deps.used(usage).catch(() => undefined);
+    }
+  }
+
+  /** The orchestrator's view of this session. */
+  private port(turnId: string, signal: AbortSignal): TurnPort {
+    return {
+      record: (entry: TurnEntry) => this.deps.record({ turnId, ...entry }),
+      text: (messageId, delta) => this.deps.broadcast({ type: "text", turnId, messageId, delta }),
+      status: (status) => this.deps.broadcast({ type: "status", turnId, ...status }),
+      approve: (question) => this.deps.approvals.approveTool(turnId, question, signal),
+    };
+  }
+}
