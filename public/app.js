@@ -72,8 +72,12 @@ function updateNote() {
   let text = "";
   if (queued > 0) text = isOpen() ? `Queued: ${what} will be sent when the running turn ends.` : `Not connected: ${what} will send when reconnected.`;
   else if (busyNote && turnId) text = "A turn is running — Stop it or wait.";
-  $("composer-note").textContent = text;
-  $("composer-note").hidden = !text;
+  const note = $("composer-note");
+  const shown = !note.hidden;
+  note.textContent = text;
+  note.hidden = !text;
+  // The note takes room from the messages: keep the last one in view.
+  if (shown !== Boolean(text)) $("messages").scrollTop = $("messages").scrollHeight;
 }
 
 function send(message) {

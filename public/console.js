@@ -53,6 +53,7 @@ export function setupConsole() {
 
   async function load() {
     const mine = ++generation;
+    if (tools.length === 0) select.replaceChildren(new Option("Loading tools…", ""));
     let answer;
     try {
       answer = await request("/api/servers");

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Browser, BrowserContext, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../fixtures/stack";
-import { DESKTOP, launchBrowser, noPageErrors, openPage, PHONE, sendMessage, shot, textOf } from "./browser";
+import { DESKTOP, focus, launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot, textOf } from "./browser";
 
 const tokens = { alice: `alice-${randomBytes(16).toString("hex")}`, bob: `bob-${randomBytes(16).toString("hex")}` };
 
@@ -62,13 +62,21 @@ describe("signing in with a token", () => {
     await phone.page.locator("#login-form").waitFor();
     expect(await phone.page.locator("#app").isHidden()).toBe(true);
     await shot(phone.page, "phone-login");
+    // Bob on a phone: signed in, the header (with his name and Sign out) still fits one row.
+    await signIn(phone.page, tokens.bob);
+    const header = await phone.page.locator("header.top").boundingBox();
+    expect(header?.height).toBeLessThan(56);
+    expect(await phone.page.locator("#user-name").isVisible()).toBe(true);
+    expect(await phone.page.getByRole("button", { name: "Sign out" }).isVisible()).toBe(true);
+    expect(await overflow(phone.page)).toEqual({ overflow: 0, wide: [] });
+    await shot(phone.page, "phone-signed-in");
     await phone.context.close();
 
     alice = await person();
     const { page } = alice;
     await page.locator("#login-form").waitFor();
     expect(await page.locator("#app").isHidden()).toBe(true);
-    expect(await page.locator("#login-token").evaluate((el) => el === document.activeElement)).toBe(true);
+    expect((await focus(page)).id).toBe("login-token");
     await page.locator("#login-token").fill("not-the-right-token-at-all");
     await page.locator("#login-token").press("Enter");
     await expect.poll(() => textOf(page, "#login-error")).toBe("That token was not accepted. Check it and try again.");

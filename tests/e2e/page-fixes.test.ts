@@ -197,6 +197,7 @@ describe("the page with a model", () => {
     // The console opens below the header: its toggle stays visible and usable.
     await phone.locator("#console-toggle").click();
     await phone.locator("#console").waitFor();
+    await phone.locator('#console-tool option[value="filesystem.list_directory"]').waitFor({ state: "attached" });
     expect(await reachable(phone, "#console-toggle")).toBe(true);
     expect(await reachable(phone, "#console-close")).toBe(true);
     await shot(phone, "phone-console");

@@ -1,46 +1,23 @@
 // The chat page in headless Chromium (Debian's, driven by playwright-core)
 // against the real stack: wrangler dev, the bridge with server-filesystem, and
 // the fake Gemini. Assertions are on the DOM; screenshots go to a temp folder.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
+import { launchBrowser, openPage as open, overflow, sendMessage, shot } from "./browser";
 
-const shots = mkdtempSync(join(tmpdir(), "edgehost-shots-"));
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
 });
 
-async function openPage(stack: Stack, width = 1200): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 800 } });
-  // Below the test timeout, so a failure names the locator it waited for.
-  context.setDefaultTimeout(15_000);
-  const page = await context.newPage();
-  const external: string[] = [];
-  page.on("request", (request) => {
-    if (!request.url().startsWith(stack.url) && !request.url().startsWith("ws://127.0.0.1") && !request.url().startsWith("data:")) external.push(request.url());
-  });
-  page.on("close", () => expect(external).toEqual([]));
-  await page.goto(stack.url);
-  // Attached, not visible: at phone width the panel is behind the menu button.
-  await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
-  return page;
-}
-
-async function sendMessage(page: Page, text: string): Promise<void> {
-  await page.locator("#composer-input").fill(text);
-  await page.keyboard.press("Enter");
+function openPage(stack: Stack, width = 1200): Promise<Page> {
+  return open(browser, stack, { viewport: { width, height: 800 } });
 }
 
 describe("the chat page with a model", () => {
@@ -63,7 +40,7 @@ describe("the chat page with a model", () => {
     await answer.locator("strong", { hasText: "there" }).waitFor();
     expect(await answer.textContent()).toBe("Hello there, how can I help?");
     await page.locator("#send:not([hidden])").waitFor();
-    await page.screenshot({ path: join(shots, "1-answer.png") });
+    await shot(page, "1-answer");
   });
 
   it("shows a tool-call card for a filesystem call with its result", async () => {
@@ -76,7 +53,7 @@ describe("the chat page with a model", () => {
     expect(await card.locator(".tool-result").textContent()).toContain("[FILE] notes.txt");
     expect(await card.locator(".tool-args").textContent()).toContain(stack.fsRoot);
     await page.locator(".msg.assistant", { hasText: "You have notes.txt." }).waitFor();
-    await page.screenshot({ path: join(shots, "2-tool-card.png") });
+    await shot(page, "2-tool-card");
   });
 
   it("asks before running a tool that is not always allowed, and runs it once approved", async () => {
@@ -85,7 +62,7 @@ describe("the chat page with a model", () => {
     const dialog = page.locator("#approval-dialog[open]");
     await dialog.waitFor();
     expect(await dialog.locator("#approval-what").textContent()).toBe("filesystem.get_file_info");
-    await page.screenshot({ path: join(shots, "3-approval.png") });
+    await shot(page, "3-approval");
     await dialog.locator("#approve-once").click();
     await page.locator(".tool-card.done .tool-name", { hasText: "filesystem.get_file_info" }).waitFor();
     await page.locator(".msg.assistant", { hasText: "It is a small file." }).waitFor();
@@ -116,7 +93,7 @@ describe("the chat page with a model", () => {
     await page.locator('#servers li[data-server="filesystem"][data-state="unavailable"]').waitFor();
     await page.locator(".tool-card.failed").waitFor();
     await page.locator("#send:not([hidden])").waitFor();
-    await page.screenshot({ path: join(shots, "4-unavailable.png") });
+    await shot(page, "4-unavailable");
 
     await stack.restartBridge();
     await script(stack.llm.url, stack.llmKey, [reply.text("Back.")]);
@@ -130,11 +107,8 @@ describe("the chat page with a model", () => {
     expect(await phone.locator("#sidebar").isVisible()).toBe(false);
     await phone.locator("#menu-toggle").click();
     expect(await phone.locator("#sidebar").isVisible()).toBe(true);
-    // A string, so this Node-side file needs no DOM types: it runs in the page.
-    const overflow = (await phone.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
-    const wide = await phone.evaluate("[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && getComputedStyle(e).display !== 'none').map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5)");
-    expect({ overflow, wide }).toEqual({ overflow: 0, wide: [] });
-    await phone.screenshot({ path: join(shots, "5-phone.png") });
+    expect(await overflow(phone)).toEqual({ overflow: 0, wide: [] });
+    await shot(phone, "5-phone");
     await phone.context().close();
   });
 });
@@ -165,7 +139,7 @@ describe("the chat page without a model", () => {
     await page.locator("#console-call").click();
     await expect.poll(() => page.locator("#console-result").textContent()).toContain("[FILE] notes.txt");
     expect(await page.locator("#console-result").getAttribute("data-status")).toBe("200");
-    await page.screenshot({ path: join(shots, "6-console.png") });
+    await shot(page, "6-console");
   });
 
   it("keeps the bridge token out of every page and response", async () => {
