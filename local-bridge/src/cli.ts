@@ -33,7 +33,8 @@ export async function main(argv: string[]): Promise<void> {
   try {
     config = await loadMcpConfigFile(configPath);
   } catch (error) {
-    process.stderr.write(`${errorMessage(error)}\n`);
+    // One line, like every other start failure: `npm run dev` relays it as the reason.
+    process.stderr.write(`mcp-local-bridge could not start: ${errorMessage(error).split("\n").join("; ")}\n`);
     process.exit(1);
   }
 

@@ -49,6 +49,15 @@ describe("npm run dev: a failed start", () => {
     expect(await run.watch.leftovers()).toEqual([]);
   });
 
+  it("names each problem of an invalid mcp.json in one line", async () => {
+    const box = await sandbox();
+    writeFileSync(box.mcpConfig, '{ "servers": { "a": { "command": 42 }, "b": { "args": 3 } } }');
+    const run = start(box);
+    expect((await run.closed).code).toBe(1);
+    expect(run.devLines()).toEqual(["[dev] the bridge could not start: mcp.json:1:34 servers.a.command: expected string; mcp.json:1:55 servers.b.args: expected array of strings"]);
+    expect(await run.watch.leftovers()).toEqual([]);
+  });
+
   it("names a taken bridge port, exits 1 and starts no MCP server", async () => {
     const log = new ProbeLog();
     const box = await sandbox({ probe: { command: process.execPath, args: [probeServerBin], env: { PROBE_LOG: log.path } } });
