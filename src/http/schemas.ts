@@ -2,7 +2,10 @@
 // these, so what leaves the Worker is exactly what is documented (and no secret
 // from the config can slip into a response by accident).
 import { z } from "zod";
+import { ToolViewSchema } from "../mcp/capabilities";
 import type { PublicError } from "../mcp/errors";
+import { HostMetricsSchema } from "../mcp/host";
+import { SessionServerSchema } from "../session/protocol";
 
 export const ErrorBodySchema = z.object({
   error: z.object({
@@ -34,23 +37,12 @@ export const HealthSchema = z.object({
   notice: z.string().optional(),
 });
 
-const ToolSchema = z.object({
-  name: z.string(),
-  qualifiedName: z.string(),
-  functionName: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  inputSchema: z.record(z.string(), z.unknown()),
+const ToolSchema = ToolViewSchema.pick({ name: true, qualifiedName: true, functionName: true, title: true, description: true, inputSchema: true }).extend({
   needsApproval: z.boolean(),
 });
 
-export const ServerInfoSchema = z.object({
-  name: z.string(),
+export const ServerInfoSchema = SessionServerSchema.extend({
   transport: z.string(),
-  state: z.string(),
-  enabled: z.boolean(),
-  toolCount: z.number().int(),
-  lastError: z.string().optional(),
   alwaysAllow: z.array(z.string()),
   tools: z.array(ToolSchema),
   prompts: z.array(z.object({ name: z.string(), description: z.string().optional() })),
@@ -60,11 +52,7 @@ export type ServerInfo = z.infer<typeof ServerInfoSchema>;
 
 export const ServersSchema = z.object({ servers: z.array(ServerInfoSchema) });
 
-const StatsSchema = z.object({ calls: z.number(), errors: z.number(), timeouts: z.number(), p50Ms: z.number().nullable(), p95Ms: z.number().nullable() });
-export const MetricsSchema = z.object({
-  servers: z.record(z.string(), StatsSchema.extend({ state: z.string(), tools: z.record(z.string(), StatsSchema) })),
-  cache: z.object({ hits: z.number(), misses: z.number(), evictions: z.number(), size: z.number() }),
-});
+export const MetricsSchema = HostMetricsSchema;
 
 export const ToolCallRequestSchema = z.object({
   arguments: z.record(z.string(), z.unknown()).default({}),

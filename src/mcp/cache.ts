@@ -1,5 +1,6 @@
 // TTL + LRU cache for resource reads and prompts. Map iteration order is insertion
 // order, so re-inserting on hit keeps the least recently used entry first.
+import { z } from "zod";
 
 export interface CachePolicy {
   ttlMs: number;
@@ -13,12 +14,8 @@ interface Entry<V> {
   expiresAt: number;
 }
 
-export interface CacheStats {
-  hits: number;
-  misses: number;
-  evictions: number;
-  size: number;
-}
+export const CacheStatsSchema = z.object({ hits: z.number(), misses: z.number(), evictions: z.number(), size: z.number() });
+export type CacheStats = z.infer<typeof CacheStatsSchema>;
 
 export class TtlLruCache<V> {
   private readonly entries = new Map<string, Entry<V>>();

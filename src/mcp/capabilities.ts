@@ -1,22 +1,28 @@
 // The shapes the host hands out about servers and tools: plain data, safe to send
-// to a browser (no schemas compiled, no breakers, no secrets from the config).
-import type { Implementation, Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { DiscoveredTool, ServerState } from "./connection";
+// to a browser (no schemas compiled, no breakers, no secrets from the config). The
+// zod schemas here are the one definition; the HTTP API and the WebSocket protocol
+// pick from them.
+import type { Implementation, Prompt, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { ServerStateSchema, type DiscoveredTool } from "./connection";
 import type { FunctionNameMap } from "./names";
 import type { TransportKind } from "./transports";
 
-export interface ToolView {
-  server: string;
-  name: string;
-  qualifiedName: string;
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const ToolViewSchema = z.object({
+  server: z.string(),
+  name: z.string(),
+  qualifiedName: z.string(),
   /** Name to give a model: valid for Gemini and OpenAI function calling. */
-  functionName: string;
-  title?: string;
-  description?: string;
-  inputSchema: Tool["inputSchema"];
-  outputSchema?: Tool["outputSchema"];
-  annotations?: Tool["annotations"];
-}
+  functionName: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: JsonObject,
+  outputSchema: JsonObject.optional(),
+  annotations: JsonObject.optional(),
+});
+export type ToolView = z.infer<typeof ToolViewSchema>;
 
 export interface ServerCapabilitiesView {
   name: string;
@@ -29,15 +35,16 @@ export interface ServerCapabilitiesView {
   resourceTemplates: ResourceTemplate[];
 }
 
-export interface ServerStatus {
-  name: string;
-  state: ServerState;
-  transport?: TransportKind;
-  toolCount: number;
-  lastError?: string;
-  retryAfterMs?: number;
-  pid?: number;
-}
+export const ServerStatusSchema = z.object({
+  name: z.string(),
+  state: ServerStateSchema,
+  transport: z.string().optional(),
+  toolCount: z.number().int(),
+  lastError: z.string().optional(),
+  retryAfterMs: z.number().optional(),
+  pid: z.number().optional(),
+});
+export type ServerStatus = z.infer<typeof ServerStatusSchema> & { transport?: TransportKind };
 
 export function toPublicTool(tool: DiscoveredTool, names: FunctionNameMap): ToolView {
   const server = tool.qualifiedName.slice(0, tool.qualifiedName.length - tool.name.length - 1);

@@ -27,6 +27,7 @@ import {
 import { createArgumentsValidator, type ArgumentsValidator } from "./arguments";
 import { backoffDelay, type BackoffPolicy } from "./backoff";
 import { CircuitBreaker, type BreakerPolicy } from "./breaker";
+import { z } from "zod";
 import type { ServerConfig } from "./config";
 import { ServerUnavailableError } from "./errors";
 import { errorMessage, type Logger } from "./logger";
@@ -35,7 +36,8 @@ import { qualify } from "./names";
 import type { ServerRequestHandlers } from "./server-requests";
 import { shouldFallBack, type TransportFactory, type TransportHandle, type TransportKind } from "./transports";
 
-export type ServerState = "connecting" | "ready" | "unavailable" | "closed" | "disabled";
+export const ServerStateSchema = z.enum(["connecting", "ready", "unavailable", "closed", "disabled"]);
+export type ServerState = z.infer<typeof ServerStateSchema>;
 export type ChangeKind = "tools" | "prompts" | "resources" | "state";
 
 export interface DiscoveredTool {

@@ -7,15 +7,16 @@ import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { CallToolResult, GetPromptResult, Implementation, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { defaultBackoff, withRetry, type BackoffPolicy } from "./backoff";
 import { defaultBreaker, type BreakerPolicy } from "./breaker";
-import { defaultCache, TtlLruCache, type CachePolicy, type CacheStats } from "./cache";
+import { z } from "zod";
+import { CacheStatsSchema, defaultCache, TtlLruCache, type CachePolicy } from "./cache";
 import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type ToolView } from "./capabilities";
 import { callTool, isTransient, linkSignal, translateError, type CallToolOptions } from "./call";
 import type { McpConfig } from "./config";
-import { ServerConnection, type ChangeKind } from "./connection";
+import { ServerConnection, ServerStateSchema, type ChangeKind } from "./connection";
 import { NotFoundError, StartupError, ToolNotFoundError } from "./errors";
 import { serverGuide, type ServerGuide } from "./guide";
 import { errorMessage, silentLogger, type Logger } from "./logger";
-import type { ServerMetrics } from "./metrics";
+import { ServerMetricsSchema } from "./metrics";
 import { FunctionNameMap, splitQualified } from "./names";
 import { capabilitiesFor, type ServerRequestHandlers } from "./server-requests";
 import type { TransportFactory } from "./transports";
@@ -49,10 +50,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-export interface HostMetrics {
-  servers: Record<string, ServerMetrics & { state: string }>;
-  cache: CacheStats;
-}
+export const HostMetricsSchema = z.object({
+  servers: z.record(z.string(), ServerMetricsSchema.extend({ state: ServerStateSchema })),
+  cache: CacheStatsSchema,
+});
+export type HostMetrics = z.infer<typeof HostMetricsSchema>;
 
 type Cached = { kind: "resource"; value: ReadResourceResult } | { kind: "prompt"; value: GetPromptResult };
 

@@ -1,17 +1,14 @@
 // Call counters and latency percentiles per server and per tool. Latencies live in
-// a fixed ring so recording a call is O(1) and memory stays bounded.
+// a fixed ring so recording a call is O(1) and memory stays bounded. The snapshot
+// shapes are zod schemas: the HTTP API returns exactly these.
+import { z } from "zod";
 
 const WINDOW = 1024;
 
 export type CallOutcome = "ok" | "error" | "timeout";
 
-export interface CallStatsSnapshot {
-  calls: number;
-  errors: number;
-  timeouts: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
-}
+export const CallStatsSchema = z.object({ calls: z.number(), errors: z.number(), timeouts: z.number(), p50Ms: z.number().nullable(), p95Ms: z.number().nullable() });
+export type CallStatsSnapshot = z.infer<typeof CallStatsSchema>;
 
 export class CallStats {
   calls = 0;
@@ -52,9 +49,8 @@ export function percentile(sorted: Float64Array | number[], p: number): number |
   return Math.round(value * 1000) / 1000;
 }
 
-export interface ServerMetrics extends CallStatsSnapshot {
-  tools: Record<string, CallStatsSnapshot>;
-}
+export const ServerMetricsSchema = CallStatsSchema.extend({ tools: z.record(z.string(), CallStatsSchema) });
+export type ServerMetrics = z.infer<typeof ServerMetricsSchema>;
 
 /** Stats of one server: the server's totals plus one entry per tool it was asked for. */
 export class ServerStats {

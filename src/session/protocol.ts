@@ -3,6 +3,7 @@
 // frames are parsed here and nowhere else; anything that fails gets an `error`
 // frame naming what was wrong, and the socket stays open.
 import { z } from "zod";
+import { ServerStatusSchema } from "../mcp/capabilities";
 import { EdgehostError } from "../mcp/errors";
 
 export const MAX_FRAME_BYTES = 64 * 1024;
@@ -47,13 +48,9 @@ export const HistoryEntrySchema = z.object({
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 
-export const ServerStatusSchema = z.object({
-  name: z.string(),
-  state: z.string(),
-  enabled: z.boolean(),
-  toolCount: z.number().int(),
-  lastError: z.string().optional(),
-});
+/** A server as the page's panel shows it: the host's status plus this session's on/off choice. */
+// "unavailable" also stands for a server this Worker cannot reach at all (a stdio one without the bridge).
+export const SessionServerSchema = ServerStatusSchema.pick({ name: true, state: true, toolCount: true, lastError: true }).extend({ enabled: z.boolean() });
 
 const ProgressSchema = z.object({ progress: z.number(), total: z.number().optional(), message: z.string().optional() });
 
@@ -102,7 +99,7 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     schema: z.record(z.string(), z.unknown()),
   }),
   z.object({ type: z.literal("elicitation_resolved"), requestId: z.string() }),
-  z.object({ type: z.literal("servers"), servers: z.array(ServerStatusSchema) }),
+  z.object({ type: z.literal("servers"), servers: z.array(SessionServerSchema) }),
   z.object({ type: z.literal("turn_start"), turnId: z.string() }),
   z.object({
     type: z.literal("turn_end"),

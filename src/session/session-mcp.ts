@@ -98,7 +98,7 @@ export class SessionMcp {
   status(): ServerStatusView[] {
     const enabled = this.enabled();
     const live = this.mcpHost.servers().map((s) => ({ name: s.name, state: s.state, enabled: enabled(s.name), toolCount: s.toolCount, lastError: s.lastError }));
-    const missing = this.config.unreachable.map((u) => ({ name: u.server, state: "unavailable", enabled: enabled(u.server), toolCount: 0, lastError: u.reason }));
+    const missing = this.config.unreachable.map((u) => ({ name: u.server, state: "unavailable" as const, enabled: enabled(u.server), toolCount: 0, lastError: u.reason }));
     return [...live, ...missing];
   }
 
