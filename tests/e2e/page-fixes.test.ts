@@ -121,7 +121,9 @@ describe("the page with a model", () => {
   it("11: lists a session opened from a URL under its title, not as 'New chat'", async () => {
     const id = new URLSearchParams(new URL(page.url()).hash.slice(1)).get("s");
     expect(id).toBeTruthy();
-    const other = await openPage(browser, stack, { path: `/#s=${id}` });
+    // Not waiting for the servers: the bridge restarted above, and this session says so only at its next turn.
+    const other = await openPage(browser, stack, { path: `/#s=${id}`, ready: false });
+    await other.locator(".msg.user", { hasText: "is the model there?" }).waitFor();
     const item = other.locator(`#sessions li[data-session="${id}"] .link`);
     await expect.poll(() => item.textContent()).toBe("is the model there?");
     await other.context().close();
