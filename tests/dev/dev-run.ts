@@ -135,6 +135,21 @@ export class DevRun {
     return this.waitFor(/^\[dev\] page and API at /, 60_000);
   }
 
+  /**
+   * Resolves once a running process matches each pattern. Polls /proc: nothing
+   * announces a process start, and wrangler replaces workerd on each reload.
+   */
+  async processesMatching(patterns: RegExp[], timeoutMs = 10_000): Promise<string[]> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const running = this.watch.find(/./).map((p) => p.cmd);
+      const missing = patterns.filter((pattern) => !running.some((cmd) => pattern.test(cmd)));
+      if (missing.length === 0) return running;
+      if (Date.now() > deadline) throw new Error(`no running process matches ${missing.join(", ")} among:\n${running.join("\n")}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   pidOf(pattern: RegExp): number {
     const [found] = this.watch.find(pattern);
     if (!found) throw new Error(`no running process matches ${pattern}`);
