@@ -284,10 +284,14 @@ function handle(message) {
       approvals.push(message);
       nextApproval();
       break;
-    case "approval_resolved":
+    case "approval_resolved": {
       markApproval(message.callId, false);
+      // Answered elsewhere (another tab): not asked here any more.
+      const waiting = approvals.findIndex((a) => a.callId === message.callId);
+      if (waiting >= 0) approvals.splice(waiting, 1);
       closeIfShowing(message.callId, "handled");
       break;
+    }
     case "elicitation_resolved":
       closeIfShowing(message.requestId, "handled");
       break;
@@ -506,8 +510,20 @@ async function onSignOut() {
 
 whenSignedOut(() => signedOut("Your sign-in has ended. Sign in again."));
 
+let startRetries = 0;
+
 async function start() {
   const who = await whoAmI();
+  if (who.state === "unknown" && who.reason === "offline") {
+    // The Worker cannot be reached at all: say so and try again, with backoff.
+    $("login").hidden = true;
+    $("app").hidden = false;
+    const delay = Math.min(5_000, 500 * 2 ** startRetries++);
+    setConn(`cannot reach edgehost: retrying in ${Math.ceil(delay / 1000)} s`, "closed");
+    setTimeout(start, delay);
+    return;
+  }
+  startRetries = 0;
   if (who.state === "signed-out") {
     await showLogin(who.authMode === "token" ? "" : (who.message ?? "Sign-in is not available."), who.authMode);
     return start();

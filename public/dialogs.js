@@ -26,20 +26,29 @@ function trapFocus(dialog) {
 
 for (const dialog of document.querySelectorAll("dialog")) trapFocus(dialog);
 
-function showDialog(dialog, fallback) {
-  const before = document.activeElement;
-  return new Promise((resolve) => {
-    dialog.returnValue = "";
-    dialog.addEventListener(
-      "close",
-      () => {
-        if (before instanceof HTMLElement && before.isConnected) before.focus();
-        resolve(dialog.returnValue || fallback);
-      },
-      { once: true },
-    );
-    dialog.showModal();
-  });
+/** Per dialog, the question being asked: a second one waits until it is answered. */
+const queues = new WeakMap();
+
+/** Fills (`prepare`) and shows `dialog` once it is free; resolves with the button's value. */
+function showDialog(dialog, fallback, prepare = () => {}) {
+  const ask = () =>
+    new Promise((resolve) => {
+      prepare();
+      const before = document.activeElement;
+      dialog.returnValue = "";
+      dialog.addEventListener(
+        "close",
+        () => {
+          if (before instanceof HTMLElement && before.isConnected) before.focus();
+          resolve(dialog.returnValue || fallback);
+        },
+        { once: true },
+      );
+      dialog.showModal();
+    });
+  const answer = (queues.get(dialog) ?? Promise.resolve()).then(ask);
+  queues.set(dialog, answer.catch(() => {}));
+  return answer;
 }
 
 /**
@@ -49,30 +58,35 @@ function showDialog(dialog, fallback) {
 export function askApproval(request, { always = "Always allow in this session" } = {}) {
   const dialog = document.getElementById("approval-dialog");
   const sampling = request.kind === "sampling";
-  document.getElementById("approval-title").textContent = sampling ? `"${request.server}" asks the model to answer` : "Allow this tool call?";
-  document.getElementById("approval-what").textContent = sampling ? "The server wants this prompt sent to the model:" : `${request.server}.${request.tool}`;
-  document.getElementById("approval-args").textContent = sampling ? (request.prompt ?? "") : JSON.stringify(request.arguments ?? {}, null, 2);
-  document.getElementById("approve-always").textContent = always;
-  document.getElementById("approve-always").hidden = sampling;
-  dialog.dataset.callId = request.callId;
-  return showDialog(dialog, "deny");
+  return showDialog(dialog, "deny", () => {
+    document.getElementById("approval-title").textContent = sampling ? `"${request.server}" asks the model to answer` : "Allow this tool call?";
+    document.getElementById("approval-what").textContent = sampling ? "The server wants this prompt sent to the model:" : `${request.server}.${request.tool}`;
+    document.getElementById("approval-args").textContent = sampling ? (request.prompt ?? "") : JSON.stringify(request.arguments ?? {}, null, 2);
+    document.getElementById("approve-always").textContent = always;
+    document.getElementById("approve-always").hidden = sampling;
+    dialog.dataset.callId = request.callId;
+  });
 }
 
 export function askElicitation(request) {
   const dialog = document.getElementById("elicitation-dialog");
-  document.getElementById("elicitation-message").textContent = `${request.server}: ${request.message}`;
-  const read = buildSchemaForm(document.getElementById("elicitation-fields"), request.schema);
-  dialog.dataset.requestId = request.requestId;
-  return showDialog(dialog, "cancel").then((action) => ({ action, content: action === "accept" ? read() : undefined }));
+  let read = () => ({});
+  return showDialog(dialog, "cancel", () => {
+    document.getElementById("elicitation-message").textContent = `${request.server}: ${request.message}`;
+    read = buildSchemaForm(document.getElementById("elicitation-fields"), request.schema);
+    dialog.dataset.requestId = request.requestId;
+  }).then((action) => ({ action, content: action === "accept" ? read() : undefined }));
 }
 
 /** A yes/no question; resolves true only when the user confirmed. */
 export async function confirmAction({ title, text, confirm }) {
   const dialog = document.getElementById("confirm-dialog");
-  document.getElementById("confirm-title").textContent = title;
-  document.getElementById("confirm-text").textContent = text;
-  document.getElementById("confirm-ok").textContent = confirm;
-  return (await showDialog(dialog, "cancel")) === "confirm";
+  const answer = await showDialog(dialog, "cancel", () => {
+    document.getElementById("confirm-title").textContent = title;
+    document.getElementById("confirm-text").textContent = text;
+    document.getElementById("confirm-ok").textContent = confirm;
+  });
+  return answer === "confirm";
 }
 
 /** Closes a dialog another tab (or the server) already answered. */
