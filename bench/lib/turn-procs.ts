@@ -37,8 +37,8 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-export function startGroup(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Group {
-  const child: ChildProcess = spawn(command, args, { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+export function startGroup(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Group {
+  const child: ChildProcess = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let text = "";
   let total = 0;
   let exitInfo: string | undefined;

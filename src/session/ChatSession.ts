@@ -31,6 +31,8 @@ export class ChatSession extends ProtocolAgent<Env> {
   private approvalsCache?: Approvals;
   private mcpCache?: SessionMcp;
   private turnsCache?: TurnRunner;
+  /** A background retry is scheduled (in memory: after a wake at worst one extra retry runs). */
+  private retryScheduled = false;
 
   private get runtime(): RuntimeConfig {
     return runtimeConfig(this.env);
@@ -166,13 +168,20 @@ export class ChatSession extends ProtocolAgent<Env> {
   private watchUnavailable(): void {
     if (!this.mcpCache || this.openSockets().length === 0) return;
     const waits = this.mcpCache.host().servers().filter((s) => s.state === "unavailable").map((s) => s.retryAfterMs ?? 0);
-    if (waits.length === 0) return;
+    if (waits.length === 0 || this.retryScheduled) return;
+    // Not agents' `idempotent` schedule: it would match the retry that is running right
+    // now (its row lives until the callback returns) and so never schedule the next one.
+    this.retryScheduled = true;
     const seconds = Math.max(1, Math.ceil(Math.min(...waits) / 1000));
-    void this.schedule(seconds, "retryUnavailable", undefined, { idempotent: true }).catch((error: unknown) => console.warn(`edgehost: could not schedule a server retry: ${errorMessage(error)}`));
+    void this.schedule(seconds, "retryUnavailable").catch((error: unknown) => {
+      this.retryScheduled = false;
+      console.warn(`edgehost: could not schedule a server retry: ${errorMessage(error)}`);
+    });
   }
 
   /** Alarm callback (see watchUnavailable); the reconnect broadcasts any state change. */
   async retryUnavailable(): Promise<void> {
+    this.retryScheduled = false;
     if (!this.mcpCache || this.openSockets().length === 0) return;
     await this.mcpCache.host().reconnect();
     this.watchUnavailable();

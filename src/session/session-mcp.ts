@@ -8,7 +8,10 @@ import type { Settings } from "../config/settings";
 import type { LlmProvider } from "../llm/provider";
 import type { ToolView } from "../mcp/capabilities";
 import type { McpConfig } from "../mcp/config";
+import type { ServerGuide } from "../mcp/guide";
 import { McpHost } from "../mcp/host";
+import { errorMessage } from "../mcp/logger";
+import { configKey, DiscoveryCache } from "./discovery-cache";
 import { workerTransports } from "../mcp/transports";
 import { loadSessionMcpConfig, type SessionMcpConfig } from "./mcp-config";
 import type { ServerMessage } from "./protocol";
@@ -37,12 +40,15 @@ export class SessionMcp {
   readonly config: SessionMcpConfig;
   private readonly mcpHost: McpHost;
   private connecting?: Promise<void>;
+  private connected = false;
+  private readonly discovery: DiscoveryCache;
   // The enabled servers' tools, kept until the host's tools or the choice change: a
   // turn reads them at every step.
   private toolCache?: ToolView[];
 
   constructor(private readonly deps: SessionMcpDeps) {
     this.config = loadSessionMcpConfig(deps.env, deps.settings);
+    this.discovery = new DiscoveryCache(deps.store, configKey(this.config.config));
     this.mcpHost = new McpHost({
       transports: workerTransports(),
       connectTimeoutMs: deps.settings.MCP_CONNECT_TIMEOUT_MS,
@@ -58,6 +64,7 @@ export class SessionMcp {
     this.mcpHost.onChange((_server, kind) => {
       if (kind !== "state" && kind !== "tools") return;
       this.toolCache = undefined;
+      if (kind === "tools" && this.connected) void this.remember();
       deps.changed();
     });
   }
@@ -67,13 +74,26 @@ export class SessionMcp {
   }
 
   ensureConnected(): Promise<void> {
-    this.connecting ??= this.mcpHost.connect(this.config.config, { require: "available" }).then(() => this.deps.changed());
+    this.connecting ??= this.mcpHost.connect(this.config.config, { require: "available" }).then(async () => {
+      this.connected = true;
+      this.toolCache = undefined;
+      this.deps.changed();
+      await this.remember();
+    });
     return this.connecting;
   }
 
-  /** Connects (or retries servers whose backoff passed) and tells the user about servers left out. */
+  /**
+   * Connects (or retries servers whose backoff passed) and tells the user about servers
+   * left out. On a cold start with a discovery from last time, the connections open in
+   * the background instead: the model sees last time's tools and a call waits for its server.
+   */
   async prepareTurn(): Promise<void> {
     for (const problem of this.config.problems) this.deps.notice(problem);
+    if (!this.connected && this.discovery.get()) {
+      void this.ensureConnected().catch((error: unknown) => this.deps.notice(`MCP servers could not be reached: ${errorMessage(error)}.`));
+      return;
+    }
     await this.ensureConnected();
     await this.mcpHost.reconnect();
     const enabled = this.enabled();
@@ -90,9 +110,28 @@ export class SessionMcp {
   tools(): ToolView[] {
     if (!this.toolCache) {
       const enabled = this.enabled();
-      this.toolCache = this.mcpHost.tools().filter((t) => enabled(t.server));
+      const all = this.connected ? this.mcpHost.tools() : (this.discovery.get()?.tools ?? this.mcpHost.tools());
+      this.toolCache = all.filter((t) => enabled(t.server));
     }
     return this.toolCache;
+  }
+
+  /** Each server's guidance for the system prompt (last time's while connections open). */
+  async guides(): Promise<ServerGuide[]> {
+    if (!this.connected) {
+      const cached = this.discovery.get();
+      if (cached) return cached.guides;
+    }
+    return this.mcpHost.guides().catch(() => []);
+  }
+
+  /** Keeps what the servers offer now for the next cold start. */
+  private async remember(): Promise<void> {
+    try {
+      this.discovery.save(this.mcpHost.tools(), await this.mcpHost.guides());
+    } catch {
+      // A guide that cannot be read now is retried at the next change; nothing is lost.
+    }
   }
 
   status(): ServerStatusView[] {

@@ -106,7 +106,7 @@ export class TurnRunner {
         provider,
         host: mcp.host(),
         tools: () => mcp.tools(),
-        guides: await mcp.host().guides().catch(() => []),
+        guides: await mcp.guides(),
         history,
         port: this.port(turnId, controller.signal),
         signal: controller.signal,
