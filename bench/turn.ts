@@ -17,15 +17,17 @@
 // empty `--env-file` so the repo's .dev.vars is not read; RATE_LIMIT_* are env.ts's
 // maxima (10,000/min, burst 1,000: larger values fall back to 20/5). Every process
 // started is stopped in `finally` and on SIGINT/SIGTERM (wrangler dev → workerd via
-// its own process group). Run: npm run bench:turn
+// its own process group). `--worker-dir DIR` runs the Worker from another checkout
+// (a baseline commit) under this same bench. Run: npm run bench:turn
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
 import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
 import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../tests/fixtures/servers";
-import { errorText, freePort, stopBridgeTree } from "./lib/procs";
+import { errorText, freePort, repoRoot, stopBridgeTree } from "./lib/procs";
 import { startFloor, type Floor } from "./lib/turn-floor";
 import { runToEnd, startGroup, type Group } from "./lib/turn-procs";
 import { breakdown, count, fmt, p, row, table, type Row } from "./lib/turn-report";
@@ -43,6 +45,7 @@ const MODEL = "gemini-2.5-flash";
 const GOAL_RATIO = 1.5;
 const GOAL_GZIP_KIB = 800;
 
+const workerDir = parseArgs({ options: { "worker-dir": { type: "string" } } }).values["worker-dir"] ?? repoRoot;
 const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
 const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const started = Date.now();
@@ -108,7 +111,7 @@ async function startWorker(root: string, fakeUrl: string, b: RunningBridge): Pro
   const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false"];
   args.push("--persist-to", join(tmp ?? tmpdir(), "wrangler-state"), "--env-file", envFile);
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  const group = startGroup("wrangler dev", process.execPath, args, wranglerEnv);
+  const group = startGroup("wrangler dev", process.execPath, args, wranglerEnv, workerDir);
   groups.add(group);
   await group.waitFor(/Ready on http:\/\/\S+/, 90_000);
   return { url: `http://127.0.0.1:${port}`, group };
