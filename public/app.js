@@ -35,8 +35,6 @@ const outbox = [];
 let inFlight = null;
 /** Enter was pressed during a running turn. */
 let busyNote = false;
-// Answers that mean the server did not take the message (it is put back, never lost).
-const REJECTED = new Set(["turn_in_progress", "rate_limited", "bad_message", "frame_too_large"]);
 
 const isOpen = () => socket?.readyState === WebSocket.OPEN;
 const phone = () => matchMedia("(max-width: 760px)").matches;
@@ -301,7 +299,9 @@ function handle(message) {
       });
       break;
     case "error":
-      if (inFlight && !message.turnId && REJECTED.has(message.code)) rejected(message);
+      // An error outside any turn while a message waits for its echo: the server did not take it
+      // (turn_in_progress, rate_limited, budget_exhausted, …); it is put back, never lost.
+      if (inFlight && !message.turnId) rejected(message);
       else showSystem(message.message, "error", message.turnId);
       break;
   }
