@@ -9,7 +9,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { z } from "zod";
-import type { StdioServerConfig } from "../src/mcp/config";
+import type { StdioServerConfig } from "../src/shared/mcp-config/config";
 import { McpHost } from "../src/mcp/host";
 
 const WARMUP = 500;

@@ -1,4 +1,4 @@
-// Bundles the bridge's TypeScript (and the shared src/mcp modules it imports) into
+// Bundles the bridge's TypeScript (and the @edgehost/shared workspace package it imports) into
 // dist/cli.mjs with rolldown, in-process (no helper processes, so a running bridge
 // has exactly one child per MCP server). Packages stay external: node_modules.
 import { statSync, readdirSync } from "node:fs";
@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 export const packageDir = join(here, "..");
 export const outFile = join(packageDir, "dist", "cli.mjs");
-const sources = [join(packageDir, "src"), join(packageDir, "..", "src", "mcp")];
+const sources = [join(packageDir, "src"), join(packageDir, "..", "src", "shared")];
 
 function newestSource(dir) {
   let newest = 0;
@@ -33,7 +33,8 @@ export async function build() {
   await rolldown({
     input: join(packageDir, "src", "cli.ts"),
     platform: "node",
-    external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0"),
+    // Packages stay external, but the shared workspace package is TypeScript source: bundled in.
+    external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0") && !id.startsWith("@edgehost/shared"),
     output: { file: outFile, format: "esm" },
     logLevel: "warn",
   });

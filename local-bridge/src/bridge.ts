@@ -4,10 +4,10 @@
 // The port is bound before any child starts, so a taken port costs no process.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { McpConfig, StdioServerConfig } from "../../src/mcp/config";
-import { dependencyOrder } from "../../src/mcp/dependency-graph";
-import { StartupError } from "../../src/mcp/errors";
-import { errorMessage, type Logger } from "../../src/mcp/logger";
+import type { McpConfig, StdioServerConfig } from "@edgehost/shared/mcp-config/config";
+import { dependencyOrder } from "@edgehost/shared/mcp-config/dependency-graph";
+import { StartupError } from "@edgehost/shared/errors";
+import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import { defaultHosts, defaultOrigins, type AccessPolicy } from "./auth";
 import { createRequestHandler, type HttpContext } from "./http";
 import { ServerProxy } from "./proxy";

@@ -13,8 +13,8 @@ import {
   type JSONRPCMessage,
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { StdioServerConfig } from "../../src/mcp/config";
-import { errorMessage, type Logger } from "../../src/mcp/logger";
+import type { StdioServerConfig } from "@edgehost/shared/mcp-config/config";
+import { errorMessage, type Logger } from "@edgehost/shared/logger";
 
 const STDERR_TAIL = 20;
 // What a child inherits from the bridge's environment, as the SDK's stdio client

@@ -4,9 +4,9 @@
 import { randomBytes } from "node:crypto";
 import { watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { loadMcpConfigFile } from "../../src/mcp/config-file";
-import { EdgehostError } from "../../src/mcp/errors";
-import { createJsonLogger, errorMessage } from "../../src/mcp/logger";
+import { loadMcpConfigFile } from "@edgehost/shared/mcp-config/config-file";
+import { EdgehostError } from "@edgehost/shared/errors";
+import { createJsonLogger, errorMessage } from "@edgehost/shared/logger";
 import { Bridge, ListenError } from "./bridge";
 import { readDevVar, writeDevVars } from "./dev-vars";
 import { MAX_RESTART_BACKOFF_MS, parseFlags, USAGE, UsageError, type BridgeFlags } from "./options";

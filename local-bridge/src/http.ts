@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage, type Logger } from "../../src/mcp/logger";
+import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import { checkOrigin, checkToken, type AccessPolicy } from "./auth";
-import { tooDeep } from "../../src/http/limits";
+import { tooDeep } from "@edgehost/shared/limits";
 import { isRequest } from "./messages";
 import type { ServerProxy } from "./proxy";
 import { RPC, rpcError } from "./rpc";

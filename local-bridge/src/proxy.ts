@@ -12,10 +12,10 @@ import {
   type JSONRPCRequest,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import { backoffDelay } from "../../src/mcp/backoff";
-import type { StdioServerConfig } from "../../src/mcp/config";
-import { errorMessage, type Logger } from "../../src/mcp/logger";
-import { ServerStats } from "../../src/mcp/metrics";
+import { backoffDelay } from "@edgehost/shared/backoff";
+import type { StdioServerConfig } from "@edgehost/shared/mcp-config/config";
+import { errorMessage, type Logger } from "@edgehost/shared/logger";
+import { ServerStats } from "@edgehost/shared/metrics";
 import { ChildProcess, describeExit, type ChildOptions, type ExitInfo } from "./child";
 import { isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
 import { rpcError, RPC } from "./rpc";

@@ -10,7 +10,7 @@ import type { AppEnv } from "../identity/identify";
 import { runtimeConfig } from "../config/runtime-config";
 import { userAccount } from "../users/account";
 import { errorBody, errorResponse } from "./errors";
-import { MAX_JSON_DEPTH, MAX_TOOL_BODY_BYTES, tooDeep } from "./limits";
+import { MAX_JSON_DEPTH, MAX_TOOL_BODY_BYTES, tooDeep } from "../shared/limits";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 import { type DirectCallOutcome, HealthSchema, MeSchema, MetricsSchema, ServersSchema, SessionListSchema, ToolCallRequestSchema, ToolCallResponseSchema } from "./schemas";
 

@@ -3,7 +3,7 @@
 // an error to its HTTP status.
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { EdgehostError, type PublicError } from "../mcp/errors";
+import { EdgehostError, type PublicError } from "../shared/errors";
 import { ErrorBodySchema, type ErrorBody } from "./schemas";
 
 const STATUS_FOR: Record<string, ContentfulStatusCode> = {

@@ -3,7 +3,7 @@
 // from the config can slip into a response by accident).
 import { z } from "zod";
 import { ToolViewSchema } from "../mcp/capabilities";
-import type { PublicError } from "../mcp/errors";
+import type { PublicError } from "../shared/errors";
 import { HostMetricsSchema } from "../mcp/host";
 import { SessionServerSchema } from "../session/protocol";
 

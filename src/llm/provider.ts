@@ -1,7 +1,7 @@
 // The interface every model provider implements, and the messages the
 // orchestrator hands them. Providers know nothing about WebSockets or MCP: they
 // turn a conversation plus tool declarations into a stream of events.
-import { EdgehostError, type PublicError } from "../mcp/errors";
+import { EdgehostError, type PublicError } from "../shared/errors";
 
 /** A tool as the model sees it: a function name valid for Gemini and OpenAI, and a JSON Schema. */
 export interface ToolDeclaration {

@@ -2,6 +2,7 @@
 // broken connections (LlmError with `retryable`), waiting what the server asked
 // (`retryAfterMs`) or backing off exponentially. Once an event was yielded the
 // caller has shown or acted on it, so a later failure is never retried.
+import { backoffDelay, sleep as sharedSleep } from "../shared/backoff";
 import { abortError } from "./errors";
 import { LlmError, type LlmEvent, type LlmProvider, type LlmRequest } from "./provider";
 
@@ -33,7 +34,7 @@ export function withRetries(provider: LlmProvider, options: RetryOptions = {}): 
         return;
       } catch (error) {
         if (started || !(error instanceof LlmError) || !error.retryable || request.signal?.aborted) throw error;
-        const wait = error.retryAfterMs ?? Math.min(maxMs, initialMs * 2 ** (attempt - 1));
+        const wait = error.retryAfterMs ?? backoffDelay(attempt - 1, { initialMs, maxMs });
         if (wait > maxMs) {
           throw new LlmError(`${error.message} (not retried: the server asked to wait ${Math.ceil(wait / 1000)} s)`, error.status, true, wait);
         }
@@ -48,18 +49,7 @@ export function withRetries(provider: LlmProvider, options: RetryOptions = {}): 
   return { name: provider.name, model: provider.model, stream };
 }
 
-/** The default sleep: resolves after `ms`, rejects with the abort error as soon as `signal` aborts. */
+/** The default sleep: the shared one, rejecting with a model call's own abort error when `signal` aborts. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortError(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortError(signal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  return sharedSleep(ms, signal).catch(() => Promise.reject(abortError(signal)));
 }

@@ -2,7 +2,7 @@
 // sent, turning JSON Schema failures into one issue per bad field. Uses
 // @cfworker/json-schema because Ajv generates code, which workerd forbids.
 import { Validator, type OutputUnit, type SchemaDraft } from "@cfworker/json-schema";
-import type { FieldIssue } from "./errors";
+import type { FieldIssue } from "../shared/errors";
 
 // Keywords that only say "something below me failed"; their children carry the detail.
 const CONTAINERS = new Set(["properties", "items", "prefixItems", "additionalProperties", "allOf", "$ref", "patternProperties", "unevaluatedProperties", "dependentSchemas", "then", "else", "if"]);

@@ -2,7 +2,7 @@
 // local-bridge, which serves it as Streamable HTTP at `/servers/{name}/mcp`. This maps
 // a parsed mcp.json onto those URLs so the same file drives the Worker and the bridge.
 // Runtime-neutral.
-import type { McpConfig, RemoteServerConfig, ServerConfig } from "./config";
+import type { McpConfig, RemoteServerConfig, ServerConfig } from "../shared/mcp-config/config";
 
 export interface BridgeEndpoint {
   /** Base URL of the bridge, e.g. `http://127.0.0.1:8788`. */

@@ -4,17 +4,9 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConnection } from "./connection";
-import {
-  CancelledError,
-  CircuitOpenError,
-  EdgehostError,
-  ProtocolError,
-  ServerUnavailableError,
-  ToolArgumentsError,
-  ToolNotFoundError,
-  ToolTimeoutError,
-} from "./errors";
-import type { Logger } from "./logger";
+import { CancelledError, CircuitOpenError, ProtocolError, ServerUnavailableError, ToolArgumentsError, ToolNotFoundError, ToolTimeoutError } from "./errors";
+import { EdgehostError } from "../shared/errors";
+import type { Logger } from "../shared/logger";
 
 export interface CallToolOptions {
   signal?: AbortSignal;

@@ -25,13 +25,13 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { createArgumentsValidator, type ArgumentsValidator } from "./arguments";
-import { backoffDelay, type BackoffPolicy } from "./backoff";
+import { backoffDelay, type BackoffPolicy } from "../shared/backoff";
 import { CircuitBreaker, type BreakerPolicy } from "./breaker";
 import { z } from "zod";
-import type { ServerConfig } from "./config";
+import type { ServerConfig } from "../shared/mcp-config/config";
 import { ServerUnavailableError } from "./errors";
-import { errorMessage, type Logger } from "./logger";
-import { ServerStats } from "./metrics";
+import { errorMessage, type Logger } from "../shared/logger";
+import { ServerStats } from "../shared/metrics";
 import { qualify } from "./names";
 import type { ServerRequestHandlers } from "./server-requests";
 import { shouldFallBack, type TransportFactory, type TransportHandle, type TransportKind } from "./transports";

@@ -3,7 +3,7 @@
 // tool list. Server `instructions` from initialize come first either way.
 import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerConnection } from "./connection";
-import { errorMessage } from "./logger";
+import { errorMessage } from "../shared/logger";
 
 export const GUIDE_PROMPT = "tool-descriptions";
 const MAX_GUIDE_CHARS = 4_000;

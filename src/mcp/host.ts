@@ -5,18 +5,19 @@
 // a server is a child process (Node) or a URL (workerd).
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { CallToolResult, GetPromptResult, Implementation, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import { defaultBackoff, withRetry, type BackoffPolicy } from "./backoff";
+import { defaultBackoff, withRetry, type BackoffPolicy } from "../shared/backoff";
 import { defaultBreaker, type BreakerPolicy } from "./breaker";
 import { z } from "zod";
 import { CacheStatsSchema, defaultCache, TtlLruCache, type CachePolicy } from "./cache";
 import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type ToolView } from "./capabilities";
 import { callTool, isTransient, linkSignal, translateError, type CallToolOptions } from "./call";
-import type { McpConfig } from "./config";
+import type { McpConfig } from "../shared/mcp-config/config";
 import { ServerConnection, ServerStateSchema, type ChangeKind } from "./connection";
-import { NotFoundError, StartupError, ToolNotFoundError } from "./errors";
+import { NotFoundError, ToolNotFoundError } from "./errors";
+import { StartupError } from "../shared/errors";
 import { serverGuide, type ServerGuide } from "./guide";
-import { errorMessage, silentLogger, type Logger } from "./logger";
-import { ServerMetricsSchema } from "./metrics";
+import { errorMessage, silentLogger, type Logger } from "../shared/logger";
+import { ServerMetricsSchema } from "../shared/metrics";
 import { FunctionNameMap, splitQualified } from "./names";
 import { capabilitiesFor, type ServerRequestHandlers } from "./server-requests";
 import type { TransportFactory } from "./transports";

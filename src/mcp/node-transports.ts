@@ -1,8 +1,8 @@
 // Transports for the host running in Node: stdio children plus the remote ones.
 // Keeps the tail of each child's stderr so a failed start can show why.
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { StdioServerConfig } from "./config";
-import type { Logger } from "./logger";
+import type { StdioServerConfig } from "../shared/mcp-config/config";
+import type { Logger } from "../shared/logger";
 import { remoteTransports, type TransportCandidate, type TransportFactory } from "./transports";
 
 const TAIL_LINES = 20;

@@ -5,7 +5,7 @@
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { RemoteServerConfig, ServerConfig } from "./config";
+import type { RemoteServerConfig, ServerConfig } from "../shared/mcp-config/config";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse" | "in-memory";
 

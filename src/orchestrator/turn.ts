@@ -6,7 +6,8 @@
 // the port (which only appends it). Knows nothing of WebSockets or storage.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolView } from "../mcp/capabilities";
-import { CancelledError, EdgehostError } from "../mcp/errors";
+import { CancelledError } from "../mcp/errors";
+import { EdgehostError } from "../shared/errors";
 import type { ServerGuide } from "../mcp/guide";
 import type { McpHost } from "../mcp/host";
 import type { ChatMessage, LlmProvider, ToolCallRequest, ToolCallResult, ToolDeclaration } from "../llm/provider";

@@ -9,7 +9,7 @@ import type { Env } from "../config/env";
 import { runtimeConfig, type RuntimeConfig } from "../config/runtime-config";
 import type { DirectCallOutcome, ServerInfo } from "../http/schemas";
 import type { HostMetrics } from "../mcp/host";
-import { errorMessage } from "../mcp/logger";
+import { errorMessage } from "../shared/logger";
 import { userAccount } from "../users/account";
 import type { SpendDecision, SpendKind } from "../users/UserAccount";
 import { ProtocolAgent } from "./agent-adapter";
@@ -117,7 +117,9 @@ export class ChatSession extends ProtocolAgent<Env> {
     // A socket that (re)connects during a turn learns it is running.
     const running = this.sessionTurns.running;
     if (running) this.sendTo(connection, { type: "turn_start", turnId: running });
-    void this.keepAliveWhile(() => connecting);
+    // A page is watching now: a server left unavailable (a bridge restarted meanwhile) is retried.
+    void this.keepAliveWhile(() => connecting).then(() => this.watchUnavailable());
+    this.watchUnavailable();
   }
 
   protected override async onFrame(connection: Connection, message: ClientMessage): Promise<void> {

@@ -4,7 +4,7 @@
 // Outcomes are typed errors; the HTTP layer picks the status code.
 import type { Approvals } from "../approval/approvals";
 import type { DirectCallOutcome, ServerInfo, ToolCallResponse } from "../http/schemas";
-import { EdgehostError } from "../mcp/errors";
+import { EdgehostError } from "../shared/errors";
 import type { NewEntry } from "./history";
 import type { SessionMcp } from "./session-mcp";
 

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { SettingsStore } from "../approval/approvals";
 import { ToolViewSchema, type ToolView } from "../mcp/capabilities";
-import type { McpConfig } from "../mcp/config";
+import type { McpConfig } from "../shared/mcp-config/config";
 import type { ServerGuide } from "../mcp/guide";
 
 const KEY = "discovery";

@@ -2,8 +2,8 @@
 // servers routed through the local bridge. Problems become notices for the user,
 // never a failed session.
 import { routeStdioThroughBridge } from "../mcp/bridge-routing";
-import { parseMcpConfig, type McpConfig } from "../mcp/config";
-import { ConfigError } from "../mcp/errors";
+import { parseMcpConfig, type McpConfig } from "../shared/mcp-config/config";
+import { ConfigError } from "../shared/errors";
 import type { Settings } from "../config/settings";
 import { MCP_JSON } from "../generated/mcp-config";
 

@@ -4,7 +4,7 @@
 // frame naming what was wrong, and the socket stays open.
 import { z } from "zod";
 import { ServerStatusSchema } from "../mcp/capabilities";
-import { EdgehostError } from "../mcp/errors";
+import { EdgehostError } from "../shared/errors";
 
 export const MAX_FRAME_BYTES = 64 * 1024;
 export const MAX_MESSAGE_CHARS = 16_000;

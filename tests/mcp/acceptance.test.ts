@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { loadMcpConfigFile } from "../../src/mcp/config-file";
+import { loadMcpConfigFile } from "../../src/shared/mcp-config/config-file";
 import { McpHost } from "../../src/mcp/host";
 import { nodeTransports } from "../../src/mcp/node-transports";
 import { isAlive } from "../fixtures/host";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CircuitBreaker } from "../../src/mcp/breaker";
 import { TtlLruCache } from "../../src/mcp/cache";
-import { CallStats } from "../../src/mcp/metrics";
+import { CallStats } from "../../src/shared/metrics";
 import { ManualClock } from "../fixtures/host";
 
 describe("CircuitBreaker", () => {

@@ -4,10 +4,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { routeStdioThroughBridge } from "../../src/mcp/bridge-routing";
-import { type McpConfig, parseMcpConfig } from "../../src/mcp/config";
-import { loadMcpConfigFile } from "../../src/mcp/config-file";
-import { DependencyCycleError, dependencyOrder, findDependencyCycles } from "../../src/mcp/dependency-graph";
-import { ConfigError } from "../../src/mcp/errors";
+import { type McpConfig, parseMcpConfig } from "../../src/shared/mcp-config/config";
+import { loadMcpConfigFile } from "../../src/shared/mcp-config/config-file";
+import { DependencyCycleError, dependencyOrder, findDependencyCycles } from "../../src/shared/mcp-config/dependency-graph";
+import { ConfigError } from "../../src/shared/errors";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/config/${name}`, import.meta.url));
 const readFixture = (name: string) => readFileSync(fixture(name), "utf8");

@@ -1,13 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  CancelledError,
-  CircuitOpenError,
-  ProtocolError,
-  ServerUnavailableError,
-  ToolArgumentsError,
-  ToolNotFoundError,
-  ToolTimeoutError,
-} from "../../src/mcp/errors";
+import { CancelledError, CircuitOpenError, ProtocolError, ServerUnavailableError, ToolArgumentsError, ToolNotFoundError, ToolTimeoutError } from "../../src/mcp/errors";
 import type { McpHost } from "../../src/mcp/host";
 import { isAlive, testHost, untilState, type ManualClock } from "../fixtures/host";
 import { ProbeLog } from "../fixtures/probe-log";

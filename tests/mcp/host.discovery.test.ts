@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { StartupError } from "../../src/mcp/errors";
+import { StartupError } from "../../src/shared/errors";
 import type { McpHost } from "../../src/mcp/host";
 import { FUNCTION_NAME_PATTERN } from "../../src/mcp/names";
 import { testHost } from "../fixtures/host";

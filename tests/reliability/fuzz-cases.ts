@@ -5,7 +5,7 @@
 // statuses each may get. No fuzzing library: a mulberry32 PRNG, so a seed names one
 // exact run.
 
-import { MAX_TOOL_BODY_BYTES, tooDeep } from "../../src/http/limits";
+import { MAX_TOOL_BODY_BYTES, tooDeep } from "../../src/shared/limits";
 
 export const MAX_FRAME_BYTES = 64 * 1024;
 const MAX_TEXT = 16_000;

@@ -1,7 +1,7 @@
 // The same McpHost, running inside workerd (no Node child processes, no Ajv code
 // generation), reaching a real Streamable HTTP server.
 import { describe, expect, inject, it } from "vitest";
-import { parseMcpConfig } from "../../src/mcp/config";
+import { parseMcpConfig } from "../../src/shared/mcp-config/config";
 import { McpHost } from "../../src/mcp/host";
 import { workerTransports } from "../../src/mcp/transports";
 

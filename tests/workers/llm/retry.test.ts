@@ -59,17 +59,16 @@ describe("withRetries", () => {
     const controller = new AbortController();
     let waiting!: (ms: number) => void;
     const waitStarted = new Promise<number>((resolve) => (waiting = resolve));
+    // Asked to wait 25 s, it would wait ten minutes here: only the abort can end the test in time.
     const sleep = (ms: number, signal?: AbortSignal) => {
       waiting(ms);
-      return abortableSleep(ms, signal);
+      return abortableSleep(600_000, signal);
     };
     const run = collect(withRetries(gemini, { sleep }).stream({ ...ask, signal: controller.signal }));
     expect(await waitStarted).toBe(25_000);
-    const started = Date.now();
     controller.abort();
     const { error } = await run;
     expect(error).toMatchObject({ name: "AbortError" });
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(await requests(url, key)).toHaveLength(1);
   });
 });

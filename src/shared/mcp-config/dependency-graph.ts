@@ -1,7 +1,7 @@
 // Start order of MCP servers from their `dependencies`: levels that can start in
 // parallel, and the cycles that make an order impossible. Used by the config loader
 // (validation), the host and the bridge (startup). Runtime-neutral.
-import { EdgehostError } from "./errors";
+import { EdgehostError } from "../errors";
 
 export interface DependencyNode {
   name: string;

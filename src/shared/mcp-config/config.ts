@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { JsonSource, objectEntries, valueOf, type JSONPath } from "./config-source";
 import { findDependencyCycles } from "./dependency-graph";
-import { ConfigError, type ConfigIssue } from "./errors";
+import { ConfigError, type ConfigIssue } from "../errors";
 
 interface CommonServerConfig {
   name: string;

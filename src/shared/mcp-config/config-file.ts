@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { type McpConfig, parseMcpConfig } from "./config";
-import { ConfigError } from "./errors";
+import { ConfigError } from "../errors";
 
 const READ_FAILURES: Record<string, string> = {
   ENOENT: "file not found",

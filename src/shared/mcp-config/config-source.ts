@@ -3,7 +3,7 @@
 // a JSON path, so every configuration issue can point into the file.
 // Runtime-neutral: runs in workerd and in Node.
 import { type JSONPath, type Node, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
-import { ConfigError, type ConfigIssue } from "./errors";
+import { ConfigError, type ConfigIssue } from "../errors";
 
 export type { JSONPath };
 

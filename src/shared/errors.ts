@@ -1,0 +1,65 @@
+// The base of every typed error in edgehost (Worker and bridge), and the
+// mcp.json configuration error both processes report. Each has a stable `code`;
+// `toPublic()` is the only shape that may reach a browser or a client: no stack,
+// no file paths, no secrets.
+
+export interface FieldIssue {
+  /** JSON path of the offending field, e.g. `path` or `edits[0].oldText`. */
+  path: string;
+  message: string;
+}
+
+export interface PublicError {
+  code: string;
+  message: string;
+  server?: string;
+  tool?: string;
+  issues?: FieldIssue[];
+  retryAfterMs?: number;
+}
+
+export abstract class EdgehostError extends Error {
+  abstract readonly code: string;
+  override get name(): string {
+    return this.constructor.name;
+  }
+  toPublic(): PublicError {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export interface ConfigIssue {
+  file: string;
+  line: number;
+  column: number;
+  /** JSON path, e.g. `servers.fs.args[1]`; empty for the document itself. */
+  path: string;
+  message: string;
+}
+
+/** One or more problems in mcp.json, each located by file:line:column and JSON path. */
+export class ConfigError extends EdgehostError {
+  readonly code = "config";
+  constructor(readonly issues: ConfigIssue[]) {
+    super(issues.map(formatConfigIssue).join("\n"));
+  }
+  override toPublic(): PublicError {
+    // File names are the user's own mcp.json name, never an absolute path.
+    return { code: this.code, message: this.message };
+  }
+}
+
+export function formatConfigIssue(issue: ConfigIssue): string {
+  const where = issue.path ? ` ${issue.path}` : "";
+  return `${issue.file}:${issue.line}:${issue.column}${where}: ${issue.message}`;
+}
+
+export class StartupError extends EdgehostError {
+  readonly code = "startup";
+  constructor(readonly failures: { server: string; reason: string }[]) {
+    super(`MCP servers failed to start: ${failures.map((f) => `${f.server} (${f.reason})`).join("; ")}`);
+  }
+  override toPublic(): PublicError {
+    return { code: this.code, message: this.message };
+  }
+}
