@@ -33,6 +33,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   private turnsCache?: TurnRunner;
   /** A background retry is scheduled (in memory: after a wake at worst one extra retry runs). */
   private retryScheduled = false;
+  private lastTouched = 0;
 
   private get runtime(): RuntimeConfig {
     return runtimeConfig(this.env);
@@ -77,7 +78,12 @@ export class ChatSession extends ProtocolAgent<Env> {
       config: () => this.runtime,
       admit: () => this.spend("turn"),
       touched: (text) => {
-        if (this.sessionStore.getSetting<boolean>(LISTED_KEY)) void this.account()?.touchSession(this.name, text).catch(() => undefined);
+        // The list's title comes from the first message; later ones only move "last activity",
+        // which a minute's precision serves as well: one RPC a minute at most, not one per turn.
+        const now = Date.now();
+        if (!this.sessionStore.getSetting<boolean>(LISTED_KEY) || now - this.lastTouched < 60_000) return;
+        this.lastTouched = now;
+        void this.account()?.touchSession(this.name, text).catch(() => (this.lastTouched = 0));
       },
       used: async (usage) => {
         await this.account()?.addUsage(usage.inputTokens + usage.outputTokens);
