@@ -7,7 +7,7 @@ import { identify, type AppEnv } from "./identity/identify";
 import { sameOrigin } from "./identity/same-origin";
 import { api } from "./http/api";
 import { auth } from "./http/auth";
-import { errorBody } from "./http/errors";
+import { errorBody } from "./shared/error-body";
 import { sessions } from "./http/sessions";
 
 export { ChatSession } from "./session/ChatSession";

@@ -11,7 +11,7 @@ import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import WebSocket from "ws";
-import { ServerMessageSchema, type HistoryEntry, type ServerMessage } from "../../src/session/protocol";
+import { ServerMessageSchema, type HistoryEntry, type ServerMessage } from "../../src/protocol/messages";
 import { startStack, type Stack } from "../../tests/fixtures/stack";
 import { expectFor, httpCases, ODD_TEXTS, WORKER_CODES, wsCases, type HttpCase, type HttpContext } from "../../tests/reliability/fuzz-cases";
 import { recordRow } from "../../tests/reliability/record";

@@ -5,7 +5,7 @@
 // for frames from its owner's sockets.
 import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalQuestion } from "../orchestrator/transcript";
-import type { ClientMessage, ServerMessage } from "../session/protocol";
+import type { ClientMessage, ServerMessage } from "../protocol/messages";
 import { OpenQuestions } from "./questions";
 
 const ALWAYS_KEY = "alwaysAllowed";

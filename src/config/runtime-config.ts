@@ -1,7 +1,7 @@
 // The Worker's configuration, parsed once per isolate (once per wake of a Durable
 // Object) into one typed object that every route and object reads: settings and
 // their problems, the model provider (or why there is none), and sign-in.
-import { readAuthConfig, type AuthConfig } from "../identity/auth-config";
+import { readAuthConfig, type AuthConfig } from "./auth";
 import { createProvider, type ProviderSelection } from "../llm/select";
 import type { LlmProvider } from "../llm/provider";
 import type { Env } from "./env";

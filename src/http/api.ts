@@ -9,10 +9,12 @@ import { validator } from "hono/validator";
 import type { AppEnv } from "../identity/identify";
 import { runtimeConfig } from "../config/runtime-config";
 import { userAccount } from "../users/account";
-import { errorBody, errorResponse } from "./errors";
+import { errorBody } from "../shared/error-body";
+import { errorResponse } from "./errors";
 import { MAX_JSON_DEPTH, MAX_TOOL_BODY_BYTES, tooDeep } from "../shared/limits";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
-import { type DirectCallOutcome, HealthSchema, MeSchema, MetricsSchema, ServersSchema, SessionListSchema, ToolCallRequestSchema, ToolCallResponseSchema } from "./schemas";
+import { ToolCallResponseSchema, type DirectCallOutcome } from "../session/answers";
+import { HealthSchema, MeSchema, MetricsSchema, ServersSchema, SessionListSchema, ToolCallRequestSchema } from "./schemas";
 
 export const api = new Hono<AppEnv>();
 

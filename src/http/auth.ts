@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import { validator } from "hono/validator";
 import type { AppEnv } from "../identity/identify";
 import { clearLoginCookie, nameForToken, setLoginCookie } from "../identity/tokens";
-import { errorBody } from "./errors";
+import { errorBody } from "../shared/error-body";
 import { LoginRequestSchema } from "./schemas";
 
 export const auth = new Hono<AppEnv>();

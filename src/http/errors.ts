@@ -1,10 +1,9 @@
-// The JSON error body every route answers with: `{error: {code, message, ...}}`,
-// stable codes the page and API clients can switch on, and the one mapping from
-// an error to its HTTP status.
+// The one mapping from an error to an HTTP response: the status for each stable
+// code, and the JSON body (../shared/error-body.ts) it carries.
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { EdgehostError, type PublicError } from "../shared/errors";
-import { ErrorBodySchema, type ErrorBody } from "./schemas";
+import { errorBody } from "../shared/error-body";
 
 const STATUS_FOR: Record<string, ContentfulStatusCode> = {
   tool_not_found: 404,
@@ -32,6 +31,3 @@ function isPublicError(value: unknown): value is PublicError {
   return typeof value === "object" && value !== null && typeof (value as PublicError).code === "string" && typeof (value as PublicError).message === "string";
 }
 
-export function errorBody(code: string, message: string, extra: Partial<ErrorBody["error"]> = {}): ErrorBody {
-  return ErrorBodySchema.parse({ error: { code, message, ...extra } });
-}

@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../identity/identify";
 import type { ChatSession } from "../session/ChatSession";
 import { consoleSessionId } from "../users/account";
-import { errorBody } from "./errors";
+import { errorBody } from "../shared/error-body";
 
 export const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 

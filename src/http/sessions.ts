@@ -4,7 +4,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../identity/identify";
 import { SESSION_USER_HEADER } from "../session/ChatSession";
-import { errorBody } from "./errors";
+import { errorBody } from "../shared/error-body";
 import { SESSION_ID, badSessionId, ownedSession } from "./owned-session";
 
 export const sessions = new Hono<AppEnv>();

@@ -5,9 +5,9 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Env } from "../config/env";
 import { runtimeConfig } from "../config/runtime-config";
-import { errorBody } from "../http/errors";
+import { errorBody } from "../shared/error-body";
 import { accessVerifier, AccessTokenError } from "./access-jwt";
-import { LOOPBACK_HOSTS, misconfiguredMessage, type AuthConfig, type AuthMode } from "./auth-config";
+import { LOOPBACK_HOSTS, misconfiguredMessage, type AuthConfig, type AuthMode } from "../config/auth";
 import { bearerToken, nameForToken, nameFromCookie } from "./tokens";
 
 export interface Identity {

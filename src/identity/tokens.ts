@@ -3,7 +3,7 @@
 // user, set by logging in with a token.
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
-import type { NamedToken } from "./auth-config";
+import type { NamedToken } from "../config/auth";
 
 export const SESSION_COOKIE = "edgehost_session";
 const COOKIE_MAX_AGE_S = 7 * 24 * 3600;

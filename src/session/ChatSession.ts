@@ -7,7 +7,7 @@ import type { Connection, ConnectionContext } from "agents";
 import { Approvals } from "../approval/approvals";
 import type { Env } from "../config/env";
 import { runtimeConfig, type RuntimeConfig } from "../config/runtime-config";
-import type { DirectCallOutcome, ServerInfo } from "../http/schemas";
+import type { DirectCallOutcome, ServerInfo } from "./answers";
 import type { HostMetrics } from "../mcp/host";
 import { errorMessage } from "../shared/logger";
 import { userAccount } from "../users/account";
@@ -15,7 +15,7 @@ import type { SpendDecision, SpendKind } from "../users/UserAccount";
 import { ProtocolAgent } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
-import { toWire, type ClientMessage, type HistoryEntry } from "./protocol";
+import { toWire, type ClientMessage, type HistoryEntry } from "../protocol/messages";
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
 import { TurnRunner } from "./turn-runner";
 

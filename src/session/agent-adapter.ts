@@ -9,7 +9,7 @@
 // (A plain DurableObject with the hibernation API would need keep-alive, alarms
 // and connection state rebuilt by hand; the adapter is the smaller change.)
 import { Agent, type Connection } from "agents";
-import { parseClientFrame, toWire, type ClientMessage, type ServerMessage } from "./protocol";
+import { parseClientFrame, toWire, type ClientMessage, type ServerMessage } from "../protocol/messages";
 
 export abstract class ProtocolAgent<Env extends object> extends Agent<Env> {
   constructor(ctx: DurableObjectState, env: Env) {

@@ -3,7 +3,7 @@
 // and approval policy as a model's call; recorded in that session's history).
 // Outcomes are typed errors; the HTTP layer picks the status code.
 import type { Approvals } from "../approval/approvals";
-import type { DirectCallOutcome, ServerInfo, ToolCallResponse } from "../http/schemas";
+import type { DirectCallOutcome, ServerInfo, ToolCallResponse } from "./answers";
 import { EdgehostError } from "../shared/errors";
 import type { NewEntry } from "./history";
 import type { SessionMcp } from "./session-mcp";

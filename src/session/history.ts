@@ -2,7 +2,7 @@
 // Everything that must survive eviction or a restart lives here; the object
 // keeps nothing that matters only in memory. Rows are parsed (zod) when read.
 import { z } from "zod";
-import { HistoryEntrySchema } from "./protocol";
+import { HistoryEntrySchema } from "../protocol/messages";
 
 /** A history row as stored: the wire entry plus what only the Worker keeps (a provider's data per tool call). */
 export const StoredEntrySchema = HistoryEntrySchema.extend({

@@ -14,7 +14,7 @@ import { errorMessage } from "../shared/logger";
 import { configKey, DiscoveryCache } from "./discovery-cache";
 import { workerTransports } from "../mcp/transports";
 import { loadSessionMcpConfig, type SessionMcpConfig } from "./mcp-config";
-import type { ServerMessage } from "./protocol";
+import type { ServerMessage } from "../protocol/messages";
 
 const ENABLED_KEY = "enabledServers";
 

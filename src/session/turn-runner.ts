@@ -9,7 +9,7 @@ import type { TurnEntry, TurnEnd, TurnPort, TurnUsage } from "../orchestrator/tr
 import { runTurn } from "../orchestrator/turn";
 import type { SpendDecision } from "../users/UserAccount";
 import type { HistoryStore, NewEntry } from "./history";
-import { toWire, type ServerMessage } from "./protocol";
+import { toWire, type ServerMessage } from "../protocol/messages";
 import type { SessionMcp } from "./session-mcp";
 
 const TURN_KEY = "runningTurn";

@@ -4,7 +4,7 @@
 // SSE stream. Each test checks what the user sees (WS messages), that the stored
 // history is whole, and that the next turn works.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
-import type { HistoryEntry, ServerMessage } from "../../src/session/protocol";
+import type { HistoryEntry, ServerMessage } from "../../src/protocol/messages";
 import { startBadMcpServer, type BadMcpServer, type BadMode } from "../fixtures/bad-mcp-server";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin } from "../fixtures/servers";

@@ -1,6 +1,6 @@
 // Approval, cancel, sampling and elicitation: the user's side of a turn.
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import type { ServerMessage } from "../../../src/session/protocol";
+import type { ServerMessage } from "../../../src/protocol/messages";
 import { hangsClosed, reply, requests, script } from "../../fixtures/fake-llm-script";
 import { TestSocket } from "./socket";
 

@@ -2,7 +2,7 @@
 import { abortAllDurableObjects } from "cloudflare:test";
 import { workerFetch } from "../worker-fetch";
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import { MAX_FRAME_BYTES } from "../../../src/session/protocol";
+import { MAX_FRAME_BYTES } from "../../../src/protocol/messages";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import { TestSocket } from "./socket";
 

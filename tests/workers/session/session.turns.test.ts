@@ -3,7 +3,7 @@
 // fake Gemini answering with what each test scripts.
 import { workerFetch } from "../worker-fetch";
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import type { ServerMessage } from "../../../src/session/protocol";
+import type { ServerMessage } from "../../../src/protocol/messages";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
 import { TestSocket } from "./socket";
 

@@ -1,7 +1,7 @@
 // A WebSocket client for tests running inside workerd: opens a session socket on
 // the Worker (SELF) and lets a test await messages by predicate, never by time.
 import { SELF } from "cloudflare:test";
-import type { ServerMessage } from "../../../src/session/protocol";
+import type { ServerMessage } from "../../../src/protocol/messages";
 import { authHeaders, type TestUser } from "../test-users";
 
 export class TestSocket {
