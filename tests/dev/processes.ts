@@ -75,9 +75,13 @@ export class ProcessWatch {
     return [...this.seen.values()];
   }
 
+  /** Running processes whose command line matches, read afresh (one seen between fork and exec showed its parent's). */
   find(pattern: RegExp): ProcInfo[] {
     this.sample();
-    return this.processes().filter((p) => pattern.test(p.cmd) && stillRunning(p));
+    return this.processes()
+      .filter(stillRunning)
+      .flatMap((p) => procInfo(p.pid) ?? [])
+      .filter((p) => pattern.test(p.cmd));
   }
 
   /** Resolves with what is still running once all has ended, or after `timeoutMs` (the kernel reaps SIGKILLed processes asynchronously). */
