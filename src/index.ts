@@ -8,6 +8,7 @@ import { sameOrigin } from "./identity/same-origin";
 import { api } from "./http/api";
 import { auth } from "./http/auth";
 import { errorBody } from "./shared/error-body";
+import { errorResponse } from "./http/errors";
 import { sessions } from "./http/sessions";
 
 export { ChatSession } from "./session/ChatSession";
@@ -27,7 +28,7 @@ app.onError((error, c) => {
   // Hono's validator throws 400 on a body that is not JSON.
   if (error instanceof HTTPException && error.status === 400) return c.json(errorBody("bad_json", "the body is not valid JSON"), 400);
   if (error instanceof HTTPException) return c.json(errorBody("http_error", error.message || "request refused"), error.status);
-  return c.json(errorBody("internal", "internal error"), 500);
+  return errorResponse(c, error);
 });
 
 export default app;
