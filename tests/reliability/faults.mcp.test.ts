@@ -133,11 +133,16 @@ describe("faults: MCP servers", () => {
     }),
   );
 
+  // What the host reports (src/mcp/call.ts translateError → src/mcp/errors.ts), as the user reads it in the tool's status.
   const remote: { mode: BadMode; what: string; error: RegExp }[] = [
-    { mode: "malformed", what: "answers tools/call with malformed JSON", error: /bad/ },
-    { mode: "http500", what: "answers tools/call with HTTP 500", error: /500|Internal Server Error/ },
-    { mode: "hang", what: "never answers tools/call (timeout 2 s)", error: /did not answer within 2000 ms/ },
-    { mode: "sse-drop", what: "drops its SSE stream mid-answer", error: /bad/ },
+    // ProtocolError: the answer's body did not parse.
+    { mode: "malformed", what: "answers tools/call with malformed JSON", error: /^bad: Unterminated string in JSON at position \d+/ },
+    // ProtocolError carrying the SDK's StreamableHTTPError for a non-2xx POST, with the server's body.
+    { mode: "http500", what: "answers tools/call with HTTP 500", error: /^bad: Streamable HTTP error: Error POSTing to endpoint: Internal Server Error$/ },
+    // ToolTimeoutError after the server's `timeout` (2 s).
+    { mode: "hang", what: "never answers tools/call (timeout 2 s)", error: /^bad\.tool did not answer within 2000 ms$/ },
+    // ServerUnavailableError: the broken response stream closes the connection (connection.ts), failing the call at once.
+    { mode: "sse-drop", what: "drops its SSE stream mid-answer", error: /^MCP server "bad" is unavailable: the connection closed during the request$/ },
   ];
   for (const { mode, what, error } of remote) {
     it(
