@@ -10,7 +10,7 @@ import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
 import { createSession, expectWholeHistory, functionName, SessionSocket, type Message } from "../fixtures/ws-client";
-import { faultCase } from "./record";
+import { expectWithin, faultCase } from "./record";
 
 const LONG_OP = "everything.trigger-long-running-operation";
 const isStatus = (state: Message<"status">["state"]) => (m: ServerMessage): m is Message<"status"> => m.type === "status" && m.state === state;
@@ -116,10 +116,9 @@ describe("faults: MCP servers", () => {
       });
       const failMs = Math.round(performance.now() - killedAt);
       expect(status.state).toBe("error");
-      expect(status.error).toMatch(/everything/);
-      // A lost connection is reported as such, at once, not after the server's timeout (8 s here).
-      expect.soft(status.error).not.toMatch(/did not answer/);
-      expect.soft(failMs).toBeLessThan(4_000);
+      // A lost connection is reported as such (ServerUnavailableError), not as the server's timeout (8 s here) firing later.
+      expect.soft(status.error).toMatch(/^MCP server "everything" is unavailable: /);
+      expectWithin(failMs, 4_000, "tool error after the bridge was killed");
       expect(end.reason).toBe("complete");
       await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "unavailable"));
 
@@ -129,7 +128,7 @@ describe("faults: MCP servers", () => {
       await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "ready"), restartedFrom);
       await nextTurnWorks(socket);
       await expectWholeHistory(stack.url, socket.sessionId, [...TOOL_TURN, ...TOOL_TURN], socket.entries());
-      return `tool error after ${failMs} ms, turn complete; after restart the page saw the server ready with no message sent, and the next turn ran filesystem.list_directory; 10 history entries`;
+      return `tool error after ${failMs} ms ("${status.error?.slice(0, 70)}"), turn complete; after restart the page saw the server ready with no message sent, and the next turn ran filesystem.list_directory; 10 history entries`;
     }),
   );
 
@@ -159,15 +158,15 @@ describe("faults: MCP servers", () => {
         expect(status.durationMs).toBeDefined();
         const ms = status.durationMs ?? 0;
         if (mode === "hang") {
+          // Not given up before its timeout; how soon after it is a figure.
           expect(ms).toBeGreaterThanOrEqual(1_900);
-          expect(ms).toBeLessThan(4_000);
+          expectWithin(ms, 4_000, "timeout error");
           // The host gave up on the request and told the server so.
-          const cancel = await bad.waitFor("notifications/cancelled", 1, 3_000).catch(() => undefined);
+          const cancel = await bad.waitFor("notifications/cancelled").catch(() => undefined);
           expect.soft(cancel?.params?.requestId, "notifications/cancelled for the timed-out call").toBe(call.id);
         } else {
-          // A broken answer is an error at once, not a wait for the timeout.
-          expect.soft(status.error).not.toMatch(/did not answer/);
-          expect.soft(ms).toBeLessThan(1_500);
+          // A broken answer is its own error (matched above), not the timeout firing later.
+          expectWithin(ms, 1_500, "tool error");
         }
         expect(end.reason).toBe("complete");
         expect(messages.some((m) => m.type === "error")).toBe(false);
