@@ -1,7 +1,7 @@
 // The printed report of bench/reliability/load.ts: a table per round, a summary
 // table across rounds, the verdict lines with the rules used, and the rows recorded
-// for RELIABILITY.md (tests/reliability/record.ts).
-import { recordRow } from "../../tests/reliability/record";
+// for RELIABILITY.md (tests/fixtures/reliability-rows.ts).
+import { recordRow } from "../../tests/fixtures/reliability-rows";
 import { fmt, p } from "../lib/turn-report";
 import { mb, roleMb, type Sample } from "./load-sample";
 import type { RoundResult } from "./load-round";

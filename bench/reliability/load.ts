@@ -17,7 +17,7 @@
 // is reported, not judged) and for the bridge;
 // exactly one bridge child per configured server at every sample (same pid
 // throughout); last round's p50 ≤ first round's × 1.5. Rows go to
-// tests/reliability/record.ts. Run: npm run reliability:load
+// tests/fixtures/reliability-rows.ts. Run: npm run reliability:load
 // (LOAD_SESSIONS, LOAD_TURNS, LOAD_ROUNDS, LOAD_ROUND_MS override the plan.)
 import { loadavg } from "node:os";
 import { bridgeLogProblems, errorText } from "../lib/procs";

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAccessTeam, type AccessTeam } from "../fixtures/access-jwks";
 import { raw, tryUpgrade } from "../fixtures/raw-http";
 import { startStack, type Stack } from "../fixtures/stack";
-import { attackCase, attackTally, recordRow } from "./record";
+import { recordRow } from "../fixtures/reliability-rows";
+import { attackCase, attackTally } from "./record";
 
 const ALICE = "alice-reliability-token-0123456789";
 const BOB = "bob-reliability-token-0123456789ab";

@@ -13,7 +13,8 @@ import { reply, script } from "../fixtures/fake-llm-script";
 import { raw, tryUpgrade } from "../fixtures/raw-http";
 import { startStack, type Stack } from "../fixtures/stack";
 import { SessionSocket } from "../fixtures/ws-client";
-import { attackCase, attackTally, recordRow } from "./record";
+import { recordRow } from "../fixtures/reliability-rows";
+import { attackCase, attackTally } from "./record";
 
 let stack: Stack;
 let browser: Browser;

@@ -1,11 +1,11 @@
 // Bad input, fast subset (npm test): ~1,000 seeded WebSocket frames and ~300 HTTP
-// requests against the real stack, with the checks of bench/reliability/fuzz.ts
-// (which runs 10,000+ frames). Every check is an assertion of the documented
+// requests against the real stack, with the checks of tests/fixtures/fuzz/run.ts
+// (bench/reliability/fuzz.ts runs 10,000+ frames). Every check is an assertion of the documented
 // behaviour; a failure lists the inputs that broke it (replay with the same seed).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runFuzz, SCENARIOS, type FuzzReport } from "../../bench/reliability/fuzz";
+import { runFuzz, SCENARIOS, type FuzzReport } from "../fixtures/fuzz/run";
+import { recordRow } from "../fixtures/reliability-rows";
 import { startStack, type Stack } from "../fixtures/stack";
-import { recordRow } from "./record";
 
 const SEED = 20_260_101;
 let stack: Stack | undefined;

@@ -1,25 +1,8 @@
-// Rows for RELIABILITY.md. Every reliability test and bench reports what it did and
-// the figure it saw; `npm run reliability` sets RELIABILITY_OUT and renders the
-// table from the rows. Under `npm test` (no RELIABILITY_OUT) recording is a no-op.
-import { appendFileSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+// The reliability tests' side of RELIABILITY.md: a fault or attack test reports its row
+// (tests/fixtures/reliability-rows.ts) from what it returns or the first failure, and
+// wall-clock limits are checked only when `npm run reliability` collects the rows.
 import { expect, type TestContext } from "vitest";
-
-export interface ReliabilityRow {
-  /** Load, Faults, Bad input or Security. */
-  suite: "Load" | "Faults" | "Bad input" | "Security";
-  scenario: string;
-  done: string;
-  figure: string;
-  pass: boolean;
-}
-
-export function recordRow(row: ReliabilityRow): void {
-  const out = process.env.RELIABILITY_OUT;
-  if (!out) return;
-  mkdirSync(dirname(out), { recursive: true });
-  appendFileSync(out, `${JSON.stringify({ ...row, at: new Date().toISOString() })}\n`);
-}
+import { recordRow } from "../fixtures/reliability-rows";
 
 /**
  * A wall-clock limit is a figure of `npm run reliability` (RELIABILITY_OUT set), checked there;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
 import { SessionSocket } from "../fixtures/ws-client";
-import { recordRow } from "./record";
+import { recordRow } from "../fixtures/reliability-rows";
 
 let stack: Stack;
 const seen: string[] = [];
