@@ -9,6 +9,7 @@ import { api } from "./http/api";
 import { auth } from "./http/auth";
 import { errorBody } from "./shared/error-body";
 import { errorResponse } from "./http/errors";
+import { myServers } from "./http/my-servers";
 import { sessions } from "./http/sessions";
 
 export { ChatSession } from "./session/ChatSession";
@@ -19,6 +20,7 @@ const app = new Hono<AppEnv>();
 
 app.use("*", identify({ optional: (c) => c.req.path === "/auth/login" || c.req.path === "/auth/logout" }));
 app.use("*", sameOrigin());
+app.route("/api/my-servers", myServers);
 app.route("/api", api);
 app.route("/auth", auth);
 app.route("/sessions", sessions);

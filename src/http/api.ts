@@ -12,6 +12,7 @@ import { userAccount } from "../users/account";
 import { errorBody } from "../shared/error-body";
 import { errorResponse } from "./errors";
 import { MAX_JSON_DEPTH, MAX_TOOL_BODY_BYTES, tooDeep } from "../shared/limits";
+import { restartServers } from "./my-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 import { ToolCallResponseSchema, type DirectCallOutcome } from "../session/answers";
 import { HealthSchema, MeSchema, MetricsSchema, ServersSchema, SessionListSchema, ToolCallRequestSchema } from "./schemas";
@@ -42,6 +43,8 @@ api.get("/servers", sessionQuery, async (c) => {
   if (stub instanceof Response) return stub;
   return c.json(ServersSchema.parse({ servers: await stub.serversInfo() }));
 });
+
+api.post("/servers/restart", restartServers);
 
 api.get("/metrics", sessionQuery, async (c) => {
   const stub = await sessionOrConsole(c, c.req.valid("query").session);

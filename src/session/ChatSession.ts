@@ -11,6 +11,7 @@ import type { DirectCallOutcome, ServerInfo } from "./answers";
 import type { HostMetrics } from "../mcp/host";
 import { errorMessage } from "../shared/logger";
 import { userAccount } from "../users/account";
+import { validateUserServer } from "../users/user-servers";
 import type { SpendDecision, SpendKind } from "../users/UserAccount";
 import { ProtocolAgent } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
@@ -57,6 +58,13 @@ export class ChatSession extends ProtocolAgent<Env> {
   private get sessionMcp(): SessionMcp {
     this.mcpCache ??= new SessionMcp({
       env: this.env,
+      userServers: async () => {
+        const account = this.account();
+        if (!account) return { version: "none", servers: [] };
+        const { version, servers } = await account.serversSnapshot();
+        // Stored entries were validated when saved; parsing again yields the host's config shape.
+        return { version, servers: servers.flatMap((s) => { const v = validateUserServer(s); return v.ok ? [v.config] : []; }) };
+      },
       settings: this.runtime.settings,
       store: this.sessionStore,
       approvals: this.sessionApprovals,
@@ -255,6 +263,13 @@ export class ChatSession extends ProtocolAgent<Env> {
     if (!spend.ok) return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
     if (approval.approved && approval.remember) this.sessionApprovals.remember(name);
     return this.keepAliveWhile(() => callDirect(this.sessionMcp, this.sessionApprovals, (entry) => this.record(entry), name, args, approval.approved));
+  }
+
+  /** Closes and reopens this session's MCP connections (after a server was fixed, or its config changed). */
+  async restartServers(): Promise<void> {
+    await this.sessionMcp.syncUserServers();
+    await this.sessionMcp.rebuild();
+    await this.keepAliveWhile(() => this.sessionMcp.ensureConnected());
   }
 
   getHistory(): HistoryEntry[] {

@@ -7,7 +7,7 @@ import type { Approvals, SettingsStore } from "../approval/approvals";
 import type { Settings } from "../config/settings";
 import type { LlmProvider } from "../llm/provider";
 import type { ToolView } from "../mcp/capabilities";
-import type { McpConfig } from "../shared/mcp-config/config";
+import type { McpConfig, RemoteServerConfig } from "../shared/mcp-config/config";
 import type { ServerGuide } from "../mcp/guide";
 import { McpHost } from "../mcp/host";
 import { errorMessage } from "../shared/logger";
@@ -20,8 +20,15 @@ const ENABLED_KEY = "enabledServers";
 
 export type ServerStatusView = Extract<ServerMessage, { type: "servers" }>["servers"][number];
 
+/** The owner's runtime servers (src/users/user-servers.ts), and a version that changes with them. */
+export interface UserServers {
+  version: string;
+  servers: RemoteServerConfig[];
+}
+
 export interface SessionMcpDeps {
   env: Record<string, unknown>;
+  userServers: () => Promise<UserServers>;
   settings: Settings;
   store: SettingsStore;
   approvals: Approvals;
@@ -37,36 +44,45 @@ export function forgetServerChoice(store: SettingsStore): void {
 }
 
 export class SessionMcp {
-  readonly config: SessionMcpConfig;
-  private readonly mcpHost: McpHost;
+  private readonly base: SessionMcpConfig;
+  /** mcp.json's servers plus the owner's runtime ones. */
+  config: SessionMcpConfig;
+  private mcpHost: McpHost;
   private connecting?: Promise<void>;
   private connected = false;
-  private readonly discovery: DiscoveryCache;
+  private discovery: DiscoveryCache;
+  private userVersion?: string;
   // The enabled servers' tools, kept until the host's tools or the choice change: a
   // turn reads them at every step.
   private toolCache?: ToolView[];
 
   constructor(private readonly deps: SessionMcpDeps) {
-    this.config = loadSessionMcpConfig(deps.env, deps.settings);
+    this.base = loadSessionMcpConfig(deps.env, deps.settings);
+    this.config = this.base;
     this.discovery = new DiscoveryCache(deps.store, configKey(this.config.config));
-    this.mcpHost = new McpHost({
+    this.mcpHost = this.createHost();
+  }
+
+  private createHost(): McpHost {
+    const host = new McpHost({
       transports: workerTransports(),
-      connectTimeoutMs: deps.settings.MCP_CONNECT_TIMEOUT_MS,
-      retry: { initialMs: deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
+      connectTimeoutMs: this.deps.settings.MCP_CONNECT_TIMEOUT_MS,
+      retry: { initialMs: this.deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
     });
-    this.mcpHost.onServerRequest({
+    host.onServerRequest({
       sampling: (request) => this.sample(request.server, request.params, request.signal),
       elicitation: (request) => {
         const schema = "requestedSchema" in request.params ? (request.params.requestedSchema as Record<string, unknown>) : {};
-        return deps.approvals.elicit(request.server, request.params.message, schema, request.signal);
+        return this.deps.approvals.elicit(request.server, request.params.message, schema, request.signal);
       },
     });
-    this.mcpHost.onChange((_server, kind) => {
-      if (kind !== "state" && kind !== "tools") return;
+    host.onChange((_server, kind) => {
+      if (host !== this.mcpHost || (kind !== "state" && kind !== "tools")) return;
       this.toolCache = undefined;
       if (kind === "tools" && this.connected) void this.remember();
-      deps.changed();
+      this.deps.changed();
     });
+    return host;
   }
 
   host(): McpHost {
@@ -74,13 +90,55 @@ export class SessionMcp {
   }
 
   ensureConnected(): Promise<void> {
-    this.connecting ??= this.mcpHost.connect(this.config.config, { require: "available" }).then(async () => {
+    this.connecting ??= (async () => {
+      if (this.userVersion === undefined) await this.syncUserServers();
+      const host = this.mcpHost;
+      await host.connect(this.config.config, { require: "available" });
+      if (host !== this.mcpHost) return;
       this.connected = true;
       this.toolCache = undefined;
       this.deps.changed();
       await this.remember();
-    });
+    })();
     return this.connecting;
+  }
+
+  /**
+   * Reads the owner's runtime servers; when they changed since the last read, the
+   * session's connections are rebuilt on the new configuration. True when they changed.
+   */
+  async syncUserServers(): Promise<boolean> {
+    let user: UserServers;
+    try {
+      user = await this.deps.userServers();
+    } catch (error) {
+      this.deps.notice(`Your own MCP servers could not be read (${errorMessage(error)}); the deployment's servers serve.`);
+      user = { version: this.userVersion ?? "unreadable", servers: [] };
+    }
+    if (user.version === this.userVersion) return false;
+    const first = this.userVersion === undefined;
+    this.userVersion = user.version;
+    const taken = new Set(this.base.config.servers.map((s) => s.name.toLowerCase()));
+    const clashes = user.servers.filter((s) => taken.has(s.name.toLowerCase()));
+    this.config = {
+      config: { servers: [...this.base.config.servers, ...user.servers.filter((s) => !taken.has(s.name.toLowerCase()) && !s.disabled)] },
+      unreachable: this.base.unreachable,
+      problems: [...this.base.problems, ...clashes.map((s) => `Your MCP server "${s.name}" is left out: mcp.json has a server of that name.`)],
+    };
+    this.discovery = new DiscoveryCache(this.deps.store, configKey(this.config.config));
+    if (!first) await this.rebuild();
+    return true;
+  }
+
+  /** Closes every connection and starts again (a changed configuration, or a restart asked for). */
+  async rebuild(): Promise<void> {
+    const old = this.mcpHost;
+    this.mcpHost = this.createHost();
+    this.connecting = undefined;
+    this.connected = false;
+    this.toolCache = undefined;
+    await old.close().catch(() => undefined);
+    this.deps.changed();
   }
 
   /**
@@ -89,6 +147,7 @@ export class SessionMcp {
    * the background instead: the model sees last time's tools and a call waits for its server.
    */
   async prepareTurn(): Promise<void> {
+    await this.syncUserServers();
     for (const problem of this.config.problems) this.deps.notice(problem);
     if (!this.connected && this.discovery.get()) {
       void this.ensureConnected().catch((error: unknown) => this.deps.notice(`MCP servers could not be reached: ${errorMessage(error)}.`));
@@ -137,6 +196,11 @@ export class SessionMcp {
   status(): ServerStatusView[] {
     const enabled = this.enabled();
     const live = this.mcpHost.servers().map((s) => ({ name: s.name, state: s.state, enabled: enabled(s.name), toolCount: s.toolCount, lastError: s.lastError }));
+    // Configured but not yet handed to the host (the owner's servers are still being read).
+    const known = new Set(live.map((s) => s.name));
+    for (const server of this.config.config.servers) {
+      if (!known.has(server.name) && !server.disabled) live.push({ name: server.name, state: "connecting", enabled: enabled(server.name), toolCount: 0, lastError: undefined });
+    }
     const missing = this.config.unreachable.map((u) => ({ name: u.server, state: "unavailable" as const, enabled: enabled(u.server), toolCount: 0, lastError: u.reason }));
     return [...live, ...missing];
   }

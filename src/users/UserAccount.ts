@@ -1,9 +1,11 @@
 // One Durable Object per user (named by the identity's id): the user's list of
-// chat sessions, and their spend — request rates and daily model tokens —
-// counted across all their sessions and kept across restarts in SQLite.
+// chat sessions, their spend — request rates and daily model tokens — counted
+// across all their sessions, and the remote MCP servers they added at runtime,
+// all kept across restarts in SQLite.
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import { takeToken, type Bucket, type BucketLimits } from "./token-bucket";
+import { UserServerInputSchema, type StoredUserServer } from "./user-servers";
 
 export const SessionSummarySchema = z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number() });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
@@ -32,6 +34,53 @@ export class UserAccount extends DurableObject<unknown> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT, created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS buckets (kind TEXT PRIMARY KEY, state TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS usage (day TEXT PRIMARY KEY, tokens INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
+  }
+
+  // ---- runtime MCP servers ----
+
+  listServers(): StoredUserServer[] {
+    return this.sql
+      .exec<{ entry: string }>("SELECT entry FROM servers ORDER BY name")
+      .toArray()
+      .flatMap((row) => {
+        const parsed = UserServerInputSchema.safeParse(JSON.parse(row.entry));
+        return parsed.success ? [parsed.data] : [];
+      });
+  }
+
+  getServer(name: string): StoredUserServer | undefined {
+    return this.listServers().find((s) => s.name === name);
+  }
+
+  /** Adds (`create`) or replaces a server; names are unique per user, whatever their case. */
+  putServer(server: StoredUserServer, create: boolean): { ok: true } | { ok: false; code: "duplicate_name" | "not_found" } {
+    const existing = this.listServers().find((s) => s.name.toLowerCase() === server.name.toLowerCase());
+    if (create && existing) return { ok: false, code: "duplicate_name" };
+    if (!create && existing?.name !== server.name) return { ok: false, code: "not_found" };
+    this.sql.exec(
+      "INSERT INTO servers (name, entry, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at",
+      server.name,
+      JSON.stringify(server),
+      Date.now(),
+    );
+    return { ok: true };
+  }
+
+  deleteServer(name: string): boolean {
+    return this.sql.exec("DELETE FROM servers WHERE name = ? RETURNING name", name).toArray().length > 0;
+  }
+
+  /** The list and its version in one call: a session reads it at each turn. */
+  serversSnapshot(): { version: string; servers: StoredUserServer[] } {
+    return { version: this.serversVersion(), servers: this.listServers() };
+  }
+
+  /** Changes whenever the list or an entry changes: sessions compare it to reconcile. */
+  serversVersion(): string {
+    const row = this.sql.exec<{ n: number; at: number | null }>("SELECT COUNT(*) AS n, MAX(updated_at) AS at FROM servers").one();
+    const names = this.sql.exec<{ name: string }>("SELECT name FROM servers ORDER BY name").toArray().map((r) => r.name).join(",");
+    return `${row.n}:${row.at ?? 0}:${names}`;
   }
 
   addSession(id: string, now = Date.now()): void {

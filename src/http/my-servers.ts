@@ -1,0 +1,115 @@
+// /api/my-servers: the remote MCP servers a user adds, edits, tests and removes at
+// runtime (kept in their UserAccount), beside mcp.json's deploy-time servers,
+// which are listed read-only. Sessions pick changes up at their next turn;
+// POST /api/servers/restart reconnects a session at once.
+import { Hono, type Context } from "hono";
+import { validator } from "hono/validator";
+import { runtimeConfig } from "../config/runtime-config";
+import type { AppEnv } from "../identity/identify";
+import { McpHost } from "../mcp/host";
+import { workerTransports } from "../mcp/transports";
+import { loadSessionMcpConfig } from "../session/mcp-config";
+import { errorBody } from "../shared/error-body";
+import { errorMessage } from "../shared/logger";
+import type { RemoteServerConfig } from "../shared/mcp-config/config";
+import { userAccount } from "../users/account";
+import { maskedServer, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
+import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
+
+export const myServers = new Hono<AppEnv>();
+
+const TEST_TIMEOUT_MS = 10_000;
+
+export type ServerTest = { ok: true; toolCount: number; tools: string[] } | { ok: false; code: "unreachable" | "auth_required"; error: string };
+
+/** initialize + tools/list against the server, from the Worker, then close. */
+async function testServer(config: RemoteServerConfig, connectTimeoutMs: number): Promise<ServerTest> {
+  const host = new McpHost({ transports: workerTransports(), connectTimeoutMs: Math.min(connectTimeoutMs, TEST_TIMEOUT_MS), retry: { initialMs: 0, maxMs: 0, tries: 1 } });
+  try {
+    const report = await host.connect({ servers: [config] }, { require: "available" });
+    const failed = report.failed[0];
+    if (failed) {
+      // The transport names the HTTP status; a 401 is a server that wants a sign-in, not a broken one.
+      const auth = /\b401\b|unauthori[sz]ed/i.test(failed.reason);
+      return { ok: false, code: auth ? "auth_required" : "unreachable", error: failed.reason };
+    }
+    const tools = host.tools().map((t) => t.name);
+    return { ok: true, toolCount: tools.length, tools };
+  } catch (error) {
+    return { ok: false, code: "unreachable", error: errorMessage(error) };
+  } finally {
+    await host.close().catch(() => undefined);
+  }
+}
+
+const serverBody = validator("json", (value, c) => {
+  const parsed = UserServerInputSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+  return c.json(errorBody("bad_request", "the server entry is invalid", { issues }), 400);
+});
+
+function deployNames(c: Context<AppEnv>): string[] {
+  const { settings } = runtimeConfig(c.env);
+  const base = loadSessionMcpConfig(c.env, settings);
+  return [...base.config.servers.map((s) => s.name), ...base.unreachable.map((u) => u.server)];
+}
+
+async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean): Promise<Response> {
+  const account = userAccount(c.env, c.var.identity.id);
+  const previous = create ? undefined : await account.getServer(input.name);
+  if (!create && !previous) return c.json(errorBody("not_found", `you have no server "${input.name}"`), 404);
+  if (create && deployNames(c).some((n) => n.toLowerCase() === input.name.toLowerCase())) {
+    return c.json(errorBody("duplicate_name", `"${input.name}" is a server of this deployment (mcp.json)`, { issues: [{ path: "name", message: "taken by a server in mcp.json" }] }), 409);
+  }
+  const validated = validateUserServer(input, previous);
+  if (!validated.ok) return c.json(errorBody("bad_request", "the server entry is invalid", { issues: validated.issues }), 400);
+  const spend = await account.admit("call", { perMinute: runtimeConfig(c.env).settings.RATE_LIMIT_PER_MINUTE, burst: runtimeConfig(c.env).settings.RATE_LIMIT_BURST });
+  if (!spend.ok) return c.json(errorBody(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {}), 429);
+  const test = validated.server.disabled ? undefined : await testServer(validated.config, runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS);
+  if (test && !test.ok && test.code === "unreachable") {
+    return c.json(errorBody("server_unreachable", `could not connect to the server: ${test.error}`, { issues: [{ path: "url", message: `could not connect: ${test.error}` }] }), 400);
+  }
+  const stored = await account.putServer(validated.server, create);
+  if (!stored.ok) {
+    const status = stored.code === "duplicate_name" ? 409 : 404;
+    return c.json(errorBody(stored.code, stored.code === "duplicate_name" ? `you already have a server "${input.name}"` : `you have no server "${input.name}"`, { issues: [{ path: "name", message: stored.code === "duplicate_name" ? "already used" : "not found" }] }), status);
+  }
+  return c.json({ server: maskedServer(validated.server), test }, create ? 201 : 200);
+}
+
+myServers.get("/", async (c) => {
+  const servers = await userAccount(c.env, c.var.identity.id).listServers();
+  return c.json({ servers: servers.map(maskedServer), deployment: deployNames(c) });
+});
+
+myServers.post("/", serverBody, (c) => save(c, c.req.valid("json"), true));
+
+myServers.put("/:name", serverBody, (c) => {
+  const input = c.req.valid("json");
+  if (input.name !== c.req.param("name")) return c.json(errorBody("bad_request", "the name cannot change; remove the server and add it again", { issues: [{ path: "name", message: "must match the URL" }] }), 400);
+  return save(c, input, false);
+});
+
+myServers.delete("/:name", async (c) => {
+  const deleted = await userAccount(c.env, c.var.identity.id).deleteServer(c.req.param("name"));
+  return deleted ? c.body(null, 204) : c.json(errorBody("not_found", `you have no server "${c.req.param("name")}"`), 404);
+});
+
+myServers.post("/:name/test", async (c) => {
+  const stored = await userAccount(c.env, c.var.identity.id).getServer(c.req.param("name"));
+  if (!stored) return c.json(errorBody("not_found", `you have no server "${c.req.param("name")}"`), 404);
+  const validated = validateUserServer(stored);
+  if (!validated.ok) return c.json(errorBody("bad_request", "the stored entry is invalid", { issues: validated.issues }), 400);
+  return c.json({ test: await testServer(validated.config, runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS) });
+});
+
+/** Reconnects a session's servers now (?session=, else the caller's console session). */
+export async function restartServers(c: Context<AppEnv>): Promise<Response> {
+  const session = c.req.query("session");
+  if (session !== undefined && !SESSION_ID.test(session)) return c.json(badSessionId(), 400);
+  const stub = await sessionOrConsole(c, session);
+  if (stub instanceof Response) return stub;
+  await stub.restartServers();
+  return c.body(null, 204);
+}

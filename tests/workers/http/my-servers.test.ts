@@ -1,0 +1,91 @@
+// Remote MCP servers a user manages at runtime, through the real Worker in
+// workerd against server-everything over Streamable HTTP (started by global setup):
+// add, list (secrets masked), edit, test, restart, remove, field-level errors,
+// and one user's servers never reaching another's sessions.
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, inject, it } from "vitest";
+import type { Env } from "../../../src/config/env";
+import { userAccount } from "../../../src/users/account";
+import { MASK, type StoredUserServer } from "../../../src/users/user-servers";
+import type { TestUser } from "../test-users";
+import { workerFetch } from "../worker-fetch";
+
+const everything = inject("everythingUrl");
+const json = { "content-type": "application/json" };
+
+async function call(path: string, init: RequestInit = {}, user: TestUser = "alice"): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await workerFetch(path, init, user);
+  return { status: response.status, body: response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>) };
+}
+const post = (path: string, body: unknown, user: TestUser = "alice") => call(path, { method: "POST", headers: json, body: JSON.stringify(body) }, user);
+const put = (path: string, body: unknown, user: TestUser = "alice") => call(path, { method: "PUT", headers: json, body: JSON.stringify(body) }, user);
+const serverNames = async (session: string, user: TestUser = "alice") =>
+  ((await call(`/api/servers?session=${session}`, {}, user)).body.servers as { name: string; state: string; toolCount: number }[]).map((s) => `${s.name}:${s.state}`);
+
+describe("runtime MCP servers", () => {
+  it("adds a server, masks its secret headers, serves it in the user's sessions, and removes it", async () => {
+    const name = `ev${crypto.randomUUID().slice(0, 6)}`;
+    const added = await post("/api/my-servers", { name, url: everything, headers: { "X-Api-Key": "s3cret-value" }, alwaysAllow: ["echo"] });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ server: { name, url: everything, type: "http", headers: { "X-Api-Key": MASK } }, test: { ok: true } });
+    expect((added.body.test as { toolCount: number }).toolCount).toBeGreaterThan(5);
+    const listed = await call("/api/my-servers");
+    expect(JSON.stringify(listed.body)).not.toContain("s3cret-value");
+    expect(listed.body).toMatchObject({ servers: [{ name, headers: { "X-Api-Key": MASK } }], deployment: expect.arrayContaining(["filesystem"]) });
+
+    // A masked value sent back keeps the stored secret; a new value replaces it.
+    expect((await put(`/api/my-servers/${name}`, { name, url: everything, headers: { "X-Api-Key": MASK }, timeout: 5 })).status).toBe(200);
+    const stored = await userAccount(env as unknown as Env, "token:alice").getServer(name);
+    expect(stored).toMatchObject({ headers: { "X-Api-Key": "s3cret-value" }, timeout: 5 });
+
+    const { id } = (await post("/sessions", {})).body as { id: string };
+    expect(await serverNames(id)).toContain(`${name}:ready`);
+    expect((await post(`/api/my-servers/${name}/test`, {})).body).toMatchObject({ test: { ok: true } });
+
+    expect((await call(`/api/my-servers/${name}`, { method: "DELETE" })).status).toBe(204);
+    expect((await call(`/api/my-servers/${name}`, { method: "DELETE" })).status).toBe(404);
+    expect((await post(`/api/servers/restart?session=${id}`, {})).status).toBe(204);
+    expect((await serverNames(id)).some((s) => s.startsWith(`${name}:`))).toBe(false);
+  });
+
+  it("answers bad entries with field-level errors", async () => {
+    const name = `dup${crypto.randomUUID().slice(0, 6)}`;
+    expect((await post("/api/my-servers", { name, url: everything })).status).toBe(201);
+    const cases: [string, unknown, number, string, string][] = [
+      ["duplicate name", { name, url: everything }, 409, "duplicate_name", "name"],
+      ["name of an mcp.json server", { name: "filesystem", url: everything }, 409, "duplicate_name", "name"],
+      ["bad URL", { name: "bad-url", url: "not a url" }, 400, "bad_request", "url"],
+      ["not http(s)", { name: "bad-scheme", url: "ftp://example.com/mcp" }, 400, "bad_request", "url"],
+      ["unreachable host", { name: "nowhere", url: "http://127.0.0.1:9/mcp" }, 400, "server_unreachable", "url"],
+      ["oversized headers", { name: "big", url: everything, headers: { "X-Big": "x".repeat(9_000) } }, 400, "bad_request", "headers"],
+      ["too many headers", { name: "many", url: everything, headers: Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`X-H${i}`, "v"])) }, 400, "bad_request", "headers"],
+      ["bad name", { name: "no spaces", url: everything }, 400, "bad_request", "name"],
+      ["a Worker secret by reference", { name: "leak", url: everything, headers: { "X-Key": "${GEMINI_API_KEY}" } }, 400, "bad_request", 'headers["X-Key"]'],
+      ["bad timeout", { name: "slow", url: everything, timeout: -1 }, 400, "bad_request", "timeout"],
+    ];
+    for (const [what, body, status, code, path] of cases) {
+      const answer = await post("/api/my-servers", body);
+      expect({ what, status: answer.status, code: (answer.body.error as { code: string }).code }).toEqual({ what, status, code });
+      const issues = (answer.body.error as { issues?: { path: string; message: string }[] }).issues ?? [];
+      expect({ what, paths: issues.map((i) => i.path) }).toEqual({ what, paths: expect.arrayContaining([path]) });
+    }
+    expect((await put("/api/my-servers/never-added", { name: "never-added", url: everything })).status).toBe(404);
+    expect((await call(`/api/my-servers/${name}`, { method: "DELETE" })).status).toBe(204);
+  });
+
+  it("keeps one user's servers out of another user's list and sessions", async () => {
+    const name = `mine${crypto.randomUUID().slice(0, 6)}`;
+    expect((await post("/api/my-servers", { name, url: everything }, "alice")).status).toBe(201);
+    const bob = await call("/api/my-servers", {}, "bob");
+    expect((bob.body.servers as { name: string }[]).map((s) => s.name)).not.toContain(name);
+    expect((await call(`/api/my-servers/${name}`, { method: "DELETE" }, "bob")).status).toBe(404);
+    expect((await post(`/api/my-servers/${name}/test`, {}, "bob")).status).toBe(404);
+    const { id } = (await post("/sessions", {}, "bob")).body as { id: string };
+    expect((await serverNames(id, "bob")).some((s) => s.startsWith(`${name}:`))).toBe(false);
+    // Alice's copy is untouched.
+    await runInDurableObject(userAccount(env as unknown as Env, "token:alice"), (instance) => {
+      expect((instance as unknown as { getServer(n: string): StoredUserServer | undefined }).getServer(name)).toMatchObject({ name });
+    });
+    expect((await call(`/api/my-servers/${name}`, { method: "DELETE" })).status).toBe(204);
+  });
+});
