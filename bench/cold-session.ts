@@ -22,7 +22,7 @@ import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../tests/fixtures/servers";
 import { freePort, repoRoot, sleep } from "./lib/procs";
 import { startGroup, type Group } from "./lib/turn-procs";
-import { SessionClient } from "./lib/turn-ws";
+import { TimedSession } from "./lib/timed-session";
 
 const SESSIONS = 10;
 const DELAY_MS = 100;
@@ -62,7 +62,7 @@ const servers: Server[] = [];
 let bridge: RunningBridge | undefined;
 let llm: FakeLlm | undefined;
 let worker: Group | undefined;
-const clients = new Set<SessionClient>();
+const clients = new Set<TimedSession>();
 
 async function startWorker(port: number, inspector: number, persist: string, vars: Record<string, string>): Promise<Group> {
   const envFile = join(persist, "..", "empty.env");
@@ -75,7 +75,7 @@ async function startWorker(port: number, inspector: number, persist: string, var
 }
 
 /** Sends a message and resolves with ms until the model's first request, and the whole turn's ms. */
-async function measured(client: SessionClient, text: string): Promise<{ firstMs: number; turnMs: number }> {
+async function measured(client: TimedSession, text: string): Promise<{ firstMs: number; turnMs: number }> {
   firstModelRequest = undefined;
   const sent = performance.now();
   const result = await client.turn(text, 30_000);
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   const ids = Array.from({ length: SESSIONS }, (_, i) => `cold-${i}-${crypto.randomUUID()}`);
   const warm: { firstMs: number; turnMs: number }[] = [];
   for (const id of ids) {
-    const client = await SessionClient.open(url, id, 30_000);
+    const client = await TimedSession.open(url, id, 30_000);
     clients.add(client);
     await client.waitForServers(30_000);
     await measured(client, "first turn: connects and discovers");
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   await sleep(500); // the dev proxy settles; measured turns start from a quiet Worker
   const cold: { firstMs: number; turnMs: number }[] = [];
   for (const id of ids) {
-    const client = await SessionClient.open(url, id, 30_000);
+    const client = await TimedSession.open(url, id, 30_000);
     clients.add(client);
     cold.push(await measured(client, "cold turn"));
     client.close();

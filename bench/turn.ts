@@ -31,7 +31,7 @@ import { errorText, freePort, repoRoot, stopBridgeTree } from "./lib/procs";
 import { startFloor, type Floor } from "./lib/turn-floor";
 import { runToEnd, startGroup, type Group } from "./lib/turn-procs";
 import { breakdown, count, fmt, p, row, table, type Row } from "./lib/turn-report";
-import { SessionClient, type TurnResult } from "./lib/turn-ws";
+import { TimedSession, type TurnResult } from "./lib/timed-session";
 
 const WARMUP = 20;
 const BLOCKS = 10;
@@ -59,7 +59,7 @@ const observations: string[] = [];
 
 // ---- what gets cleaned up ----
 const groups = new Set<Group>();
-const clients = new Set<SessionClient>();
+const clients = new Set<TimedSession>();
 let fake: FakeLlm | undefined;
 let bridge: RunningBridge | undefined;
 let floor: Floor | undefined;
@@ -117,14 +117,14 @@ async function startWorker(root: string, fakeUrl: string, b: RunningBridge): Pro
   return { url: `http://127.0.0.1:${port}`, group };
 }
 
-async function openSession(url: string, id: string): Promise<SessionClient> {
-  const client = await SessionClient.open(url, id, 15_000);
+async function openSession(url: string, id: string): Promise<TimedSession> {
+  const client = await TimedSession.open(url, id, 15_000);
   clients.add(client);
   if (!(await client.waitForServers(15_000))) observations.push(`session ${id}: servers not ready after 15 s; turns started anyway`);
   return client;
 }
 
-async function workerTurns(client: SessionClient, r: Row | undefined, n: number, label: string): Promise<number[]> {
+async function workerTurns(client: TimedSession, r: Row | undefined, n: number, label: string): Promise<number[]> {
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
     const result = await client.turn(`${label}: list the files (${i + 1})`, TURN_TIMEOUT_MS);
@@ -144,7 +144,7 @@ async function floorTurns(f: Floor, r: Row | undefined, n: number): Promise<numb
   return ms;
 }
 
-async function transportProbe(seq: SessionClient, url: string): Promise<void> {
+async function transportProbe(seq: TimedSession, url: string): Promise<void> {
   const pings: number[] = [];
   const health: number[] = [];
   for (let i = 0; i < 100; i++) pings.push(await seq.ping(5_000));

@@ -2,7 +2,7 @@
 // turns' latencies and milestones, errors by reason and notes; a markdown table,
 // the goal lines, and medians of where the time of a turn goes.
 import { percentile } from "./measure";
-import type { TurnResult } from "./turn-ws";
+import type { TurnResult } from "./timed-session";
 
 export interface Row {
   path: string;

@@ -1,6 +1,6 @@
 // One round of bench/reliability/load.ts: N fresh chat sessions opened at once over
 // WebSocket, each running M one-tool-call turns in sequence, all under one deadline.
-// A turn counts as an error when bench/lib/turn-ws.ts says so (an `error` frame, a
+// A turn counts as an error when bench/lib/timed-session.ts says so (an `error` frame, a
 // tool error, an "unavailable" notice, turn_end ≠ complete, the socket closed, no
 // turn_end in time); a session that cannot open counts one error and its turns as
 // not run; an `error` frame outside any turn, or no pong after a session's last
@@ -11,7 +11,7 @@
 // window; the last of them is `after` (the report takes memory as the window's
 // minimum, so a GC that happens to run late does not look like growth).
 import { errorText, sleep } from "../lib/procs";
-import { SessionClient } from "../lib/turn-ws";
+import { TimedSession } from "../lib/timed-session";
 import type { Sample } from "./load-sample";
 
 const SAMPLE_MS = 2_000;
@@ -29,7 +29,7 @@ export interface RoundOptions {
   sample: () => Promise<Sample>;
   log: (text: string) => void;
   /** Every client opened, so the caller can close them on SIGINT. */
-  clients: Set<SessionClient>;
+  clients: Set<TimedSession>;
 }
 
 export interface RoundResult {
@@ -60,7 +60,7 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
   };
   const t0 = performance.now();
   const left = () => t0 + o.roundMs - performance.now();
-  const mine: SessionClient[] = [];
+  const mine: TimedSession[] = [];
   let sampling = false;
   const sampler = setInterval(() => {
     if (sampling) return;
@@ -79,9 +79,9 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
   let opened = 0;
 
   const runSession = async (i: number): Promise<void> => {
-    let client: SessionClient;
+    let client: TimedSession;
     try {
-      client = await SessionClient.open(o.url, `load-${stamp}-${i}`, Math.max(1, Math.min(OPEN_TIMEOUT_MS, left())));
+      client = await TimedSession.open(o.url, `load-${stamp}-${i}`, Math.max(1, Math.min(OPEN_TIMEOUT_MS, left())));
     } catch (error) {
       fail(`open failed: ${errorText(error)}`);
       r.notRun += o.turns;

@@ -21,7 +21,7 @@
 // (LOAD_SESSIONS, LOAD_TURNS, LOAD_ROUNDS, LOAD_ROUND_MS override the plan.)
 import { loadavg } from "node:os";
 import { bridgeLogProblems, errorText } from "../lib/procs";
-import type { SessionClient } from "../lib/turn-ws";
+import type { TimedSession } from "../lib/timed-session";
 import { takeSample } from "./load-sample";
 import { runRound, type RoundResult } from "./load-round";
 import { roundTable, summaryTable, verdict } from "./load-report";
@@ -40,7 +40,7 @@ const TURN_TIMEOUT_MS = 30_000;
 const started = Date.now();
 const log = (text: string) => process.stderr.write(`load: ${text}\n`);
 const stack = new LoadStack(log);
-const clients = new Set<SessionClient>();
+const clients = new Set<TimedSession>();
 let cleaning: Promise<void> | undefined;
 
 function cleanup(): Promise<void> {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { raw, tryUpgrade } from "../fixtures/raw-http";
 import { startStack, type Stack } from "../fixtures/stack";
-import { SessionSocket } from "../fixtures/ws-client";
+import { openSession } from "../fixtures/session-client-node";
 import { recordRow } from "../fixtures/reliability-rows";
 import { attackCase, attackTally } from "./record";
 
@@ -69,7 +69,7 @@ beforeAll(async () => {
   // A conversation worth stealing.
   victim = crypto.randomUUID();
   await script(stack.llm.url, stack.llmKey, [reply.text("the launch code is 0000")]);
-  const socket = await SessionSocket.open(stack.url, victim);
+  const socket = await openSession(stack.url, victim);
   await socket.turnEnd(socket.say("what is the launch code?"));
   socket.close();
 });
@@ -137,7 +137,7 @@ describe("agents' own frames on a session socket", () => {
   it(
     "never reach agents' RPC or state handlers, however they are escaped",
     attackCase("Smuggled agents frames", 'escaped {"type":"\\u0072pc"} calling deleteSession, plain rpc calling getHistory, escaped \\u0063f_agent_state, cf_agent_mcp_servers, and a 70 KB escaped rpc frame', async () => {
-      const socket = await SessionSocket.open(stack.url, victim);
+      const socket = await openSession(stack.url, victim);
       const frames = [
         '{"type":"\\u0072pc","id":"a1","method":"deleteSession","args":[]}',
         '{"type":"rpc","id":"a2","method":"getHistory","args":[]}',

@@ -9,7 +9,9 @@ import { startBadMcpServer, type BadMcpServer, type BadMode } from "../fixtures/
 import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
-import { createSession, expectWholeHistory, functionName, SessionSocket, type Message } from "../fixtures/ws-client";
+import { type Message, type SessionClient } from "../fixtures/session-client";
+import { openSession } from "../fixtures/session-client-node";
+import { createSession, expectWholeHistory, functionName } from "../fixtures/session-http";
 import { expectWithin, faultCase } from "./record";
 
 const LONG_OP = "everything.trigger-long-running-operation";
@@ -40,14 +42,14 @@ beforeEach(async () => {
   bad.setMode("ok");
 });
 
-async function openSession(): Promise<SessionSocket> {
-  const socket = await SessionSocket.open(stack.url, await createSession(stack.url));
+async function newSession(): Promise<SessionClient> {
+  const socket = await openSession(stack.url, await createSession(stack.url));
   onTestFinished(() => socket.close());
   return socket;
 }
 
 /** One turn where the model calls `fn` with `args`, then answers `after`; resolves at turn_end with the tool's final status. */
-async function toolTurn(socket: SessionSocket, fn: string, args: Record<string, unknown>, after: string, during?: (mark: number) => Promise<void>) {
+async function toolTurn(socket: SessionClient, fn: string, args: Record<string, unknown>, after: string, during?: (mark: number) => Promise<void>) {
   await script(stack.llm.url, stack.llmKey, [reply.callReply(fn, args), reply.text(after)]);
   const mark = socket.say(`please use ${fn}`);
   await during?.(mark);
@@ -57,7 +59,7 @@ async function toolTurn(socket: SessionSocket, fn: string, args: Record<string, 
 }
 
 /** The next turn works: a filesystem call and an answer. */
-async function nextTurnWorks(socket: SessionSocket): Promise<void> {
+async function nextTurnWorks(socket: SessionClient): Promise<void> {
   const fn = await functionName(stack.url, socket.sessionId, "filesystem.list_directory");
   const { status, end } = await toolTurn(socket, fn, { path: stack.fsRoot }, "You have notes.txt.");
   expect(status.state).toBe("complete");
@@ -69,7 +71,7 @@ describe("faults: MCP servers", () => {
   it(
     "a stdio server killed (SIGKILL) mid-call",
     faultCase("MCP child killed mid-call", "kill -9 the server's pid (bridge /health) while a long call reports progress", async () => {
-      const socket = await openSession();
+      const socket = await newSession();
       const fn = await functionName(stack.url, socket.sessionId, LONG_OP);
       let killedAt = 0;
       const { status, end, messages } = await toolTurn(socket, fn, { duration: 30, steps: 60 }, "The operation failed.", async (mark) => {
@@ -102,7 +104,7 @@ describe("faults: MCP servers", () => {
   it(
     "the bridge killed mid-turn and restarted",
     faultCase("Bridge killed mid-turn, restarted", "SIGKILL the bridge while a long call through it reports progress; restart it; next turn", async () => {
-      const socket = await openSession();
+      const socket = await newSession();
       onTestFinished(async () => {
         // Later tests need the bridge, whatever happened here.
         if (stack.bridge.process.exitCode !== null || stack.bridge.process.signalCode !== null) await stack.restartBridge();
@@ -147,7 +149,7 @@ describe("faults: MCP servers", () => {
     it(
       `a remote server that ${what}`,
       faultCase(`Remote MCP server: ${mode}`, `"type": "http" server ${what}; next turn with the server healthy`, async () => {
-        const socket = await openSession();
+        const socket = await newSession();
         const fn = await functionName(stack.url, socket.sessionId, "bad.tool");
         bad.setMode(mode);
         const calls = bad.received.filter((r) => r.method === "tools/call").length;

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished }
 import { startFakeLlm, type FakeLlm } from "../fixtures/fake-gemini";
 import { reply, requests, script, uniqueKey, type FakeReply } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
-import { createSession, expectWholeHistory, functionName, SessionSocket, type Message } from "../fixtures/ws-client";
+import { type Message, type SessionClient } from "../fixtures/session-client";
+import { openSession } from "../fixtures/session-client-node";
+import { createSession, expectWholeHistory, functionName } from "../fixtures/session-http";
 import { faultCase } from "./record";
 
 
@@ -45,14 +47,14 @@ interface Model {
 }
 const geminiModel = (): Model => ({ stack: gemini, url: gemini.llm.url, key: gemini.llmKey });
 
-async function openSession(model: Model): Promise<SessionSocket> {
-  const socket = await SessionSocket.open(model.stack.url, await createSession(model.stack.url));
+async function newSession(model: Model): Promise<SessionClient> {
+  const socket = await openSession(model.stack.url, await createSession(model.stack.url));
   onTestFinished(() => socket.close());
   return socket;
 }
 
 /** Scripts `replies`, sends a message and resolves at turn_end with what came meanwhile and how long it took. */
-async function turn(model: Model, socket: SessionSocket, replies: FakeReply[], text = "hello") {
+async function turn(model: Model, socket: SessionClient, replies: FakeReply[], text = "hello") {
   await script(model.url, model.key, replies);
   const started = performance.now();
   const mark = socket.say(text);
@@ -60,7 +62,7 @@ async function turn(model: Model, socket: SessionSocket, replies: FakeReply[], t
   return { end, messages, ms: Math.round(performance.now() - started), entries: socket.entries(mark) };
 }
 
-async function nextTurnWorks(model: Model, socket: SessionSocket): Promise<void> {
+async function nextTurnWorks(model: Model, socket: SessionClient): Promise<void> {
   const { end, entries } = await turn(model, socket, [reply.text("All good now.")], "and now?");
   expect(end.reason).toBe("complete");
   expect(entries.at(-1)).toMatchObject({ kind: "assistant", text: "All good now." });
@@ -74,7 +76,7 @@ describe("faults: the model", () => {
     "429 with retry-after, then success",
     faultCase("Gemini 429 with retry-after", "429 + `retry-after: 1`, then a normal answer", async () => {
       const model = geminiModel();
-      const socket = await openSession(model);
+      const socket = await newSession(model);
       const before = (await requests(model.url, model.key)).length;
       const { end, messages, ms, entries } = await turn(model, socket, [reply.error(429, { "retry-after": "1" }), reply.text("Here after the wait.")]);
       expect(end.reason).toBe("complete");
@@ -93,7 +95,7 @@ describe("faults: the model", () => {
     "500 three times: a clear error",
     faultCase("Gemini 500 ×3", "HTTP 500 on every attempt", async () => {
       const model = geminiModel();
-      const socket = await openSession(model);
+      const socket = await newSession(model);
       const before = (await requests(model.url, model.key)).length;
       const { end, messages } = await turn(model, socket, [reply.error(500), reply.error(500), reply.error(500)]);
       expect(end.reason).toBe("error");
@@ -113,7 +115,7 @@ describe("faults: the model", () => {
     "a stream cut mid-function-call before anything was shown",
     faultCase("Gemini stream cut in a function call (nothing shown yet)", "the connection drops half-way through the function-call chunk; retry", async () => {
       const model = geminiModel();
-      const socket = await openSession(model);
+      const socket = await newSession(model);
       const fn = await functionName(model.stack.url, socket.sessionId, "filesystem.list_directory");
       const call = reply.call(fn, { path: model.stack.fsRoot });
       const { end, messages } = await turn(model, socket, [reply.cut(0, call), reply.text(call), reply.text("You have notes.txt.")]);
@@ -131,7 +133,7 @@ describe("faults: the model", () => {
     "a stream cut mid-function-call after text was shown",
     faultCase("Gemini stream cut in a function call (text shown)", "text streamed, then the connection drops half-way through the function-call chunk", async () => {
       const model = geminiModel();
-      const socket = await openSession(model);
+      const socket = await newSession(model);
       const fn = await functionName(model.stack.url, socket.sessionId, "filesystem.list_directory");
       const { end, messages } = await turn(model, socket, [reply.cut(1, "Let me look. ", reply.call(fn, { path: model.stack.fsRoot }))]);
       expect(end.reason).toBe("error");
@@ -151,7 +153,7 @@ describe("faults: the model", () => {
     "function-call arguments that are not JSON (OpenAI-compatible)",
     faultCase("Invalid function-call JSON (OpenAI path)", "the model's tool_call arguments are cut-off JSON; it then calls again correctly", async () => {
       const model: Model = { stack: openai, url: openaiLlm.url, key: openaiKey };
-      const socket = await openSession(model);
+      const socket = await newSession(model);
       const fn = await functionName(openai.url, socket.sessionId, "filesystem.list_directory");
       const broken = reply.text(reply.call(fn, `{"path": "${openai.fsRoot}`, { id: "call_broken", pieces: 2 }));
       const fixed = reply.callReply(fn, { path: openai.fsRoot }, { id: "call_fixed" });
@@ -177,7 +179,7 @@ describe("faults: the model", () => {
     "an OpenAI-compatible server that numbers tool calls per response",
     faultCase("Tool-call ids reused across responses (OpenAI path)", "two model responses each call their tool `call_fake_0`", async () => {
       const model: Model = { stack: openai, url: openaiLlm.url, key: openaiKey };
-      const socket = await openSession(model);
+      const socket = await newSession(model);
       const fn = await functionName(openai.url, socket.sessionId, "filesystem.list_directory");
       const call = reply.callReply(fn, { path: openai.fsRoot });
       const { end, messages } = await turn(model, socket, [call, call, reply.text("Listed twice.")]);
@@ -197,7 +199,7 @@ describe("faults: the model", () => {
     "an empty candidate",
     faultCase("Gemini empty candidate", "a candidate with a finish reason and no content (STOP, then SAFETY)", async () => {
       const model = geminiModel();
-      const socket = await openSession(model);
+      const socket = await newSession(model);
       const stop = await turn(model, socket, [reply.empty("STOP")]);
       expect(stop.end.reason).toBe("complete");
       expect(stop.entries.at(-1)).toMatchObject({ kind: "notice", text: "The model returned an empty answer." });

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished }
 import { startBadMcpServer, type BadMcpServer } from "../fixtures/bad-mcp-server";
 import { hangsClosed, reply, requests, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
-import { createSession, expectWholeHistory, functionName, SessionSocket, type Message } from "../fixtures/ws-client";
+import { type Message, type SessionClient } from "../fixtures/session-client";
+import { openSession } from "../fixtures/session-client-node";
+import { createSession, expectWholeHistory, functionName } from "../fixtures/session-http";
 import { faultCase } from "./record";
 
 
@@ -27,14 +29,14 @@ beforeEach(async () => {
   bad.setMode("gate");
 });
 
-async function open(sessionId: string): Promise<SessionSocket> {
-  const socket = await SessionSocket.open(stack.url, sessionId);
+async function open(sessionId: string): Promise<SessionClient> {
+  const socket = await openSession(stack.url, sessionId);
   onTestFinished(() => socket.close());
   return socket;
 }
 
 /** A plain turn: one text answer. */
-async function textTurn(socket: SessionSocket, answer: string): Promise<Message<"turn_end">> {
+async function textTurn(socket: SessionClient, answer: string): Promise<Message<"turn_end">> {
   await script(stack.llm.url, stack.llmKey, [reply.text(answer)]);
   const mark = socket.say("hello again");
   const { end } = await socket.turnEnd(mark);

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
-import { SessionSocket } from "../fixtures/ws-client";
+import { type SessionClient } from "../fixtures/session-client";
+import { openSession } from "../fixtures/session-client-node";
 import { recordRow } from "../fixtures/reliability-rows";
 
 let stack: Stack;
@@ -90,7 +91,7 @@ describe("security", () => {
     }
     // Through the model too: the traversal comes back as a tool error.
     await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__read_text_file", { path: `${root}/../../../etc/passwd` }), reply.text("Not allowed.")]);
-    const socket = await SessionSocket.open(stack.url, crypto.randomUUID());
+    const socket = await openSession(stack.url, crypto.randomUUID());
     const { messages } = await socket.turnEnd(socket.say("read /etc/passwd via .."));
     seen.push(JSON.stringify(messages));
     const status = messages.find((m) => m.type === "status" && m.state !== "processing");
@@ -108,7 +109,7 @@ describe("security", () => {
     expect(existsSync(target("api.txt"))).toBe(false);
     // Model call, denied.
     await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__write_file", { path: target("denied.txt"), content: "x" }, { id: "w1" }), reply.text("ok")]);
-    const socket: SessionSocket = await SessionSocket.open(stack.url, crypto.randomUUID());
+    const socket: SessionClient = await openSession(stack.url, crypto.randomUUID());
     const denied = socket.turnEnd(socket.say("write it"));
     await socket.next((m) => m.type === "approval_request");
     socket.send({ type: "approval", callId: "w1", approved: false });

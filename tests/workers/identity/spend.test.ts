@@ -4,8 +4,7 @@ import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
-import { TestSocket } from "../session/socket";
-import { workerFetch } from "../worker-fetch";
+import { openSession, workerFetch } from "../worker-fetch";
 
 const bindings = env as unknown as Env;
 
@@ -32,7 +31,7 @@ describe("per-user spend", () => {
       state.storage.sql.exec("INSERT INTO buckets (kind, state) VALUES ('turn', ?) ON CONFLICT(kind) DO UPDATE SET state = excluded.state", JSON.stringify({ tokens: 0, at: Date.now() + 3_600_000 }));
     });
     for (const id of [crypto.randomUUID(), crypto.randomUUID()]) {
-      const socket = await TestSocket.open(id, "carol");
+      const socket = await openSession(id, "carol");
       const from = socket.received.length;
       socket.send({ type: "message", text: "hello" });
       const error = await socket.next((m) => m.type === "error", from);
@@ -53,7 +52,7 @@ describe("per-user spend", () => {
     });
     const used = await userAccount(bindings, user).addUsage(Number(bindings.DAILY_TOKEN_BUDGET));
     expect(used).toBeGreaterThanOrEqual(Number(bindings.DAILY_TOKEN_BUDGET));
-    const socket = await TestSocket.open(crypto.randomUUID(), "carol");
+    const socket = await openSession(crypto.randomUUID(), "carol");
     const from = socket.received.length;
     socket.send({ type: "message", text: "hello" });
     const error = await socket.next((m) => m.type === "error", from);

@@ -4,7 +4,7 @@
 import { abortAllDurableObjects } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
-import { TestSocket } from "./socket";
+import { openSession } from "../worker-fetch";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -21,7 +21,7 @@ describe("a cold session", () => {
   it("offers last time's tools on its first model call after eviction, and runs a call once its server is back", async () => {
     const id = crypto.randomUUID();
     await script(llm, KEY, [reply.text("hello")]);
-    const first = await TestSocket.open(id);
+    const first = await openSession(id);
     await first.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "filesystem" && s.state === "ready"));
     const warmFrom = first.received.length;
     first.send({ type: "message", text: "hi" });
@@ -33,7 +33,7 @@ describe("a cold session", () => {
     await abortAllDurableObjects();
     await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
     await script(llm, KEY, [reply.callReply("filesystem__list_directory", { path: root }), reply.text("You have notes.txt.")]);
-    const cold = await TestSocket.open(id);
+    const cold = await openSession(id);
     const from = cold.received.length;
     cold.send({ type: "message", text: "what files?" });
     const { end, messages } = await cold.turnEnd(from);

@@ -2,7 +2,8 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import type { ServerMessage } from "../../../src/protocol/messages";
 import { hangsClosed, reply, requests, script } from "../../fixtures/fake-llm-script";
-import { TestSocket } from "./socket";
+import { openSession } from "../worker-fetch";
+import type { SessionClient } from "../../fixtures/session-client";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -18,7 +19,7 @@ const is =
   (m: ServerMessage): m is Of<T> =>
     m.type === type;
 
-function send(socket: TestSocket, text: string): number {
+function send(socket: SessionClient, text: string): number {
   const from = socket.received.length;
   socket.send({ type: "message", text });
   return from;
@@ -27,7 +28,7 @@ function send(socket: TestSocket, text: string): number {
 describe("tool approval", () => {
   it("asks before a tool not in alwaysAllow runs, and runs it once approved", async () => {
     await script(llm, KEY, [reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "info-1" }), reply.text("ok")]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const from = send(socket, "info please");
     const request = await socket.next(is("approval_request"), from);
     expect(request).toMatchObject({ kind: "tool", callId: "info-1", server: "filesystem", tool: "get_file_info", arguments: { path: `${root}/notes.txt` } });
@@ -43,7 +44,7 @@ describe("tool approval", () => {
 
   it("tells the model when the user denies a call", async () => {
     await script(llm, KEY, [reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "deny-1" }), reply.text("understood")]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const from = send(socket, "info please");
     await socket.next(is("approval_request"), from);
     socket.send({ type: "approval", callId: "deny-1", approved: false });
@@ -60,7 +61,7 @@ describe("tool approval", () => {
       reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "always-2" }),
       reply.text("second"),
     ]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const from = send(socket, "one");
     await socket.next(is("approval_request"), from);
     socket.send({ type: "approval", callId: "always-1", approved: true, remember: true });
@@ -76,7 +77,7 @@ describe("tool approval", () => {
 describe("cancel", () => {
   it("stops the model stream mid-answer and keeps the partial text", async () => {
     await script(llm, KEY, [reply.hang("I was saying ")]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const from = send(socket, "talk");
     const start = await socket.next(is("turn_start"), from);
     await socket.next(is("text"), from);
@@ -90,7 +91,7 @@ describe("cancel", () => {
 
   it("stops a running tool call and tells the server", async () => {
     await script(llm, KEY, [reply.callReply("everything__trigger-long-running-operation", { duration: 30, steps: 30 }, { id: "long-1" })]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const from = send(socket, "run the long thing");
     await socket.next((m) => m.type === "status" && m.state === "progress", from);
     socket.send({ type: "cancel" });
@@ -108,7 +109,7 @@ describe("requests from MCP servers", () => {
       reply.text("sampled hello"),
       reply.text("The server got its answer."),
     ]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const from = send(socket, "trigger sampling");
     const approval = await socket.next((m) => m.type === "approval_request" && m.kind === "sampling", from);
     expect(approval).toMatchObject({ server: "everything", prompt: expect.stringContaining("say hi") });
@@ -121,7 +122,7 @@ describe("requests from MCP servers", () => {
 
   it("forwards an elicitation to the user and the answer back to the server", async () => {
     await script(llm, KEY, [reply.callReply("everything__trigger-elicitation-request", {}, { id: "e-1" }), reply.text("Thanks.")]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const from = send(socket, "ask me");
     const request = await socket.next(is("elicitation_request"), from);
     expect(request).toMatchObject({ server: "everything", message: "Please provide inputs for the following fields:", schema: { type: "object" } });

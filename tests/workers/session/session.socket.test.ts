@@ -1,10 +1,10 @@
 // Sockets, frames and history: what every (re)connecting page relies on.
 import { abortAllDurableObjects } from "cloudflare:test";
-import { workerFetch } from "../worker-fetch";
+import { openSession, workerFetch } from "../worker-fetch";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { MAX_FRAME_BYTES } from "../../../src/protocol/messages";
 import { reply, script } from "../../fixtures/fake-llm-script";
-import { TestSocket } from "./socket";
+import type { SessionClient } from "../../fixtures/session-client";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -13,7 +13,7 @@ beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
 
-async function chat(socket: TestSocket, text: string): Promise<void> {
+async function chat(socket: SessionClient, text: string): Promise<void> {
   const from = socket.received.length;
   socket.send({ type: "message", text });
   await socket.turnEnd(from);
@@ -21,7 +21,7 @@ async function chat(socket: TestSocket, text: string): Promise<void> {
 
 describe("session sockets", () => {
   it("opens with connection, history and servers", async () => {
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     expect(socket.received[0]).toMatchObject({ type: "connection", model: { provider: "gemini", model: "gemini-2.5-flash" }, toolApproval: true });
     expect(socket.received[1]).toEqual({ type: "history", entries: [] });
     expect(await socket.next((m) => m.type === "servers")).toMatchObject({ servers: [{ name: "filesystem" }, { name: "everything" }] });
@@ -37,7 +37,7 @@ describe("session sockets", () => {
 
   it("answers malformed, unknown, oversized and binary frames with an error and keeps the socket open", async () => {
     await script(llm, KEY, [reply.text("still here")]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const errors = async (frame: string | ArrayBuffer) => {
       const from = socket.received.length;
       socket.sendRaw(frame);
@@ -51,7 +51,7 @@ describe("session sockets", () => {
     expect(await errors(new Uint8Array([1, 2, 3]).buffer)).toMatchObject({ code: "bad_frame" });
     expect(await errors(JSON.stringify({ type: "approval", callId: "nobody", approved: true }))).toMatchObject({ code: "unknown_approval" });
     await chat(socket, "hello?");
-    expect(socket.closed).toBe(false);
+    expect(socket.isClosed).toBe(false);
     expect(socket.received.some((m) => m.type === "entry" && m.entry.kind === "assistant" && m.entry.text === "still here")).toBe(true);
     socket.close();
   });
@@ -59,8 +59,8 @@ describe("session sockets", () => {
   it("broadcasts one turn to every socket of the session", async () => {
     await script(llm, KEY, [reply.text("to ", "both")]);
     const id = crypto.randomUUID();
-    const a = await TestSocket.open(id);
-    const b = await TestSocket.open(id);
+    const a = await openSession(id);
+    const b = await openSession(id);
     const fromB = b.received.length;
     await chat(a, "hi all");
     const { messages } = await b.turnEnd(fromB);
@@ -73,7 +73,7 @@ describe("session sockets", () => {
 
   it("rejects a second message while a turn runs", async () => {
     await script(llm, KEY, [reply.hang("thinking")]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const from = socket.received.length;
     socket.send({ type: "message", text: "first" });
     await socket.next((m) => m.type === "text", from);
@@ -87,16 +87,16 @@ describe("session sockets", () => {
   it("replays history to a reconnecting socket and after the object restarts", async () => {
     await script(llm, KEY, [reply.text("remembered")]);
     const id = crypto.randomUUID();
-    const first = await TestSocket.open(id);
+    const first = await openSession(id);
     await chat(first, "remember this");
     first.close();
-    const again = await TestSocket.open(id);
+    const again = await openSession(id);
     const replay = again.received.find((m) => m.type === "history");
     expect(replay).toMatchObject({ entries: [{ kind: "user", text: "remember this" }, { kind: "assistant", text: "remembered" }] });
     again.close();
 
     await abortAllDurableObjects();
-    const afterRestart = await TestSocket.open(id);
+    const afterRestart = await openSession(id);
     expect(afterRestart.received.find((m) => m.type === "history")).toEqual(replay);
     const history = (await (await workerFetch(`/sessions/${id}/history`)).json()) as { entries: unknown[] };
     expect(history.entries).toHaveLength(2);
@@ -106,12 +106,12 @@ describe("session sockets", () => {
   it("marks a turn cut off by a restart as interrupted", async () => {
     await script(llm, KEY, [reply.hang("half")]);
     const id = crypto.randomUUID();
-    const socket = await TestSocket.open(id);
+    const socket = await openSession(id);
     const from = socket.received.length;
     socket.send({ type: "message", text: "long one" });
     await socket.next((m) => m.type === "text", from);
     await abortAllDurableObjects();
-    const back = await TestSocket.open(id);
+    const back = await openSession(id);
     const entries = back.received.find((m) => m.type === "history");
     expect(entries).toMatchObject({ entries: [{ kind: "user" }, { kind: "error", text: expect.stringContaining("interrupted") }] });
     back.close();
@@ -120,7 +120,7 @@ describe("session sockets", () => {
   it("deletes a session with its history", async () => {
     await script(llm, KEY, [reply.text("gone soon")]);
     const id = crypto.randomUUID();
-    const socket = await TestSocket.open(id);
+    const socket = await openSession(id);
     await chat(socket, "hi");
     expect((await workerFetch(`/sessions/${id}`, { method: "DELETE" })).status).toBe(204);
     const history = (await (await workerFetch(`/sessions/${id}/history`)).json()) as { entries: unknown[] };

@@ -1,11 +1,11 @@
 // The tool loop end to end inside workerd: the real ChatSession Durable Object,
 // the real bridge with server-filesystem and server-everything behind it, and the
 // fake Gemini answering with what each test scripts.
-import { workerFetch } from "../worker-fetch";
+import { openSession, workerFetch } from "../worker-fetch";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import type { ServerMessage } from "../../../src/protocol/messages";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
-import { TestSocket } from "./socket";
+import type { SessionClient } from "../../fixtures/session-client";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -25,7 +25,7 @@ function kinds(messages: ServerMessage[]): string[] {
 const texts = (messages: ServerMessage[]) =>
   messages.flatMap((m) => (m.type === "text" ? [m.delta] : [])).join("");
 
-async function turn(socket: TestSocket, text: string) {
+async function turn(socket: SessionClient, text: string) {
   const from = socket.received.length;
   socket.send({ type: "message", text });
   return socket.turnEnd(from);
@@ -34,7 +34,7 @@ async function turn(socket: TestSocket, text: string) {
 describe("chat turns", () => {
   it("streams a plain answer and stores it", async () => {
     await script(llm, KEY, [reply.stream(["Hel", "lo ", "world"], { usage: { input: 12, output: 3 } })]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const { end, messages } = await turn(socket, "hi");
     expect(end).toMatchObject({ reason: "complete", usage: { inputTokens: 12, outputTokens: 3 } });
     expect(kinds(messages)).toEqual(["entry:user", "turn_start", "text", "text", "text", "entry:assistant", "turn_end"]);
@@ -47,7 +47,7 @@ describe("chat turns", () => {
   it("keeps Gemini's thought signature for the model and never sends it to a browser", async () => {
     await script(llm, KEY, [reply.callReply("filesystem__list_directory", { path: root }, { id: "call-sig", thoughtSignature: "secret-signature" }), reply.text("Done.")]);
     const id = crypto.randomUUID();
-    const socket = await TestSocket.open(id);
+    const socket = await openSession(id);
     const { end, messages } = await turn(socket, "list");
     expect(end.reason).toBe("complete");
     // The second model request carries it back with its call...
@@ -56,7 +56,7 @@ describe("chat turns", () => {
     // ...but no frame, replay or history read shows it.
     const assistant = messages.find((m) => m.type === "entry" && m.entry.kind === "assistant" && m.entry.toolCalls);
     expect(assistant).toMatchObject({ entry: { toolCalls: [{ id: "call-sig", name: "filesystem__list_directory", arguments: { path: root } }] } });
-    const later = await TestSocket.open(id);
+    const later = await openSession(id);
     const history = await (await workerFetch(`/sessions/${id}/history`)).text();
     for (const seen of [JSON.stringify(messages), JSON.stringify(later.received), history]) expect(seen).not.toContain("secret-signature");
     socket.close();
@@ -65,7 +65,7 @@ describe("chat turns", () => {
 
   it("runs one filesystem tool call through the bridge with the exact message sequence", async () => {
     await script(llm, KEY, [reply.callReply("filesystem__list_directory", { path: root }, { id: "call-1" }), reply.text("You have ", "notes.txt.")]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const { end, messages } = await turn(socket, "what files do I have?");
     expect(end.reason).toBe("complete");
     expect(kinds(messages)).toEqual([
@@ -95,7 +95,7 @@ describe("chat turns", () => {
       reply.text(reply.call("filesystem__list_directory", { path: root }, { id: "a" }), reply.call("filesystem__read_text_file", { path: `${root}/notes.txt` }, { id: "b" })),
       reply.text("done"),
     ]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const { messages } = await turn(socket, "list and read");
     const statuses = messages.flatMap((m) => (m.type === "status" ? [`${m.callId}:${m.state}`] : []));
     // Both started before either finished.
@@ -107,7 +107,7 @@ describe("chat turns", () => {
 
   it("feeds a tool error back to the model", async () => {
     await script(llm, KEY, [reply.callReply("filesystem__list_directory", { path: "/etc" }), reply.text("I cannot look there.")]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const { messages } = await turn(socket, "list /etc");
     const error = messages.find((m) => m.type === "status" && m.state === "error");
     expect(error).toMatchObject({ tool: "list_directory" });
@@ -123,7 +123,7 @@ describe("chat turns", () => {
       reply.callReply("filesystem__list_directory", { path: root }),
       reply.text("Fixed."),
     ]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const { end, messages } = await turn(socket, "list");
     expect(end.reason).toBe("complete");
     const results = messages.flatMap((m) => (m.type === "entry" && m.entry.kind === "tool_result" ? [m.entry] : []));
@@ -135,7 +135,7 @@ describe("chat turns", () => {
 
   it("retries a 429 and goes on", async () => {
     await script(llm, KEY, [reply.error(429, { "retry-after": "0" }), reply.text("after the wait")]);
-    const socket = await TestSocket.open(crypto.randomUUID());
+    const socket = await openSession(crypto.randomUUID());
     const { end, messages } = await turn(socket, "hello");
     expect(end.reason).toBe("complete");
     expect(texts(messages)).toBe("after the wait");
@@ -146,7 +146,7 @@ describe("chat turns", () => {
   it("gives a clear error after three 500s, keeps history consistent, and the next turn works", async () => {
     await script(llm, KEY, [reply.error(500), reply.error(500), reply.error(500), reply.text("back")]);
     const id = crypto.randomUUID();
-    const socket = await TestSocket.open(id);
+    const socket = await openSession(id);
     const { end, messages } = await turn(socket, "first");
     expect(end.reason).toBe("error");
     const error = messages.find((m) => m.type === "error");
