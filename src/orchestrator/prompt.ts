@@ -17,7 +17,11 @@ export interface PromptInput {
   guides: ServerGuide[];
   /** Extra instructions from the deployment (SYSTEM_PROMPT). */
   extra?: string;
+  /** Characters of server guidance in all (default GUIDE_BUDGET_CHARS). */
+  guideBudget?: number;
 }
+
+export const GUIDE_BUDGET_CHARS = 8_000;
 
 export function buildSystemPrompt(input: PromptInput): string {
   const parts = [BASE];
@@ -30,8 +34,17 @@ export function buildSystemPrompt(input: PromptInput): string {
         .join("\n")}`,
     );
     const servers = new Set(input.tools.map((t) => t.server));
-    const guides = input.guides.filter((g) => servers.has(g.server) && g.source === "prompt");
-    for (const guide of guides) parts.push(`Guidance from the "${guide.server}" server:\n${guide.text}`);
+    // What servers say about themselves (their `instructions`, then their tool-descriptions
+    // prompt or a guide generated from their tools), servers with their own words first,
+    // within one budget so a verbose server cannot crowd out the conversation.
+    const guides = input.guides.filter((g) => servers.has(g.server)).sort((a, b) => (a.source === b.source ? 0 : a.source === "prompt" ? -1 : 1));
+    let left = input.guideBudget ?? GUIDE_BUDGET_CHARS;
+    for (const guide of guides) {
+      if (left <= 0) break;
+      const text = guide.text.length > left ? `${guide.text.slice(0, left)}…` : guide.text;
+      left -= text.length;
+      parts.push(`Guidance from the "${guide.server}" server:\n${text}`);
+    }
   } else {
     parts.push("No tools are available in this conversation.");
   }

@@ -44,6 +44,20 @@ describe("chat turns", () => {
     socket.close();
   });
 
+  it("tells the model what each server says about itself: its instructions, or a guide from its tools", async () => {
+    await script(llm, KEY, [reply.text("ok")]);
+    const socket = await openSession(crypto.randomUUID());
+    await socket.next((m) => m.type === "servers" && m.servers.length > 0 && m.servers.every((s) => s.state === "ready"));
+    await turn(socket, "hello");
+    const [request] = await requests(llm, KEY);
+    const system = JSON.stringify(request?.body.systemInstruction);
+    // server-everything sends instructions at initialize; server-filesystem sends none, so its guide is generated.
+    expect(system).toContain('Guidance from the \\"everything\\" server');
+    expect(system).toContain('Guidance from the \\"filesystem\\" server');
+    expect(system).toContain('Server \\"filesystem\\" offers these tools');
+    socket.close();
+  });
+
   it("keeps Gemini's thought signature for the model and never sends it to a browser", async () => {
     await script(llm, KEY, [reply.callReply("filesystem__list_directory", { path: root }, { id: "call-sig", thoughtSignature: "secret-signature" }), reply.text("Done.")]);
     const id = crypto.randomUUID();
