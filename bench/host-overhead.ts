@@ -74,7 +74,8 @@ async function main(): Promise<void> {
   await client.connect(startServer());
 
   const host = new McpHost({ transports: () => [{ kind: "in-memory", create: () => ({ kind: "in-memory", transport: startServer() }) }] });
-  await host.connect({ servers: [benchServer] }, { require: "all" });
+  const report = await host.connect({ servers: [benchServer] });
+  if (report.failed.length > 0) throw new Error(`the bench server did not start: ${JSON.stringify(report.failed)}`);
 
   // The host gets one long-lived signal, as a chat session passes. The bare SDK never
   // removes its abort listener, so a shared long-lived signal would pile up thousands

@@ -14,7 +14,6 @@ import {
   McpError,
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type ClientCapabilities,
   type Implementation,
@@ -68,7 +67,6 @@ export interface ConnectionDeps {
   now: () => number;
   policies: ConnectionPolicies;
   onChange: (server: string, kind: ChangeKind) => void;
-  onResourceUpdated: (server: string, uri: string) => void;
 }
 
 // A server that keeps returning next cursors is broken; stop rather than loop.
@@ -88,7 +86,6 @@ export class ServerConnection {
   resources: Resource[] = [];
   resourceTemplates: ResourceTemplate[] = [];
   readonly stats = new ServerStats();
-  readonly subscribed = new Set<string>();
 
   private handle?: TransportHandle;
   private generation = 0;
@@ -263,9 +260,6 @@ export class ServerConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, refresh("tools"));
     client.setNotificationHandler(PromptListChangedNotificationSchema, refresh("prompts"));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh("resources"));
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      if (current()) this.deps.onResourceUpdated(this.name, notification.params.uri);
-    });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       this.deps.logger.debug("server log", { server: this.name, level: notification.params.level, logger: notification.params.logger });
     });
@@ -366,7 +360,6 @@ export class ServerConnection {
   private teardown(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    this.subscribed.clear();
     if (!client) return Promise.resolve();
     client.onclose = undefined;
     const transport = this.handle?.transport;

@@ -14,7 +14,6 @@ import { callTool, isTransient, linkSignal, translateError, type CallToolOptions
 import type { McpConfig } from "../shared/mcp-config/config";
 import { ServerConnection, ServerStateSchema, type ChangeKind } from "./connection";
 import { NotFoundError, ToolNotFoundError } from "./errors";
-import { StartupError } from "../shared/errors";
 import { serverGuide, type ServerGuide } from "./guide";
 import { errorMessage, silentLogger, type Logger } from "../shared/logger";
 import { ServerMetricsSchema } from "../shared/metrics";
@@ -36,9 +35,12 @@ export interface McpHostOptions {
   cache?: CachePolicy;
 }
 
+/**
+ * A server that fails is reported and the others serve: the only mode. The field stays so
+ * the `{ require: "available" }` that src/session/session-mcp.ts passes still compiles.
+ */
 export interface ConnectOptions {
-  /** `all`: any failure closes everything and throws (the bridge). `available`: failures are reported, the rest serve (a chat session). */
-  require?: "all" | "available";
+  require?: "available";
 }
 
 export interface ConnectReport {
@@ -87,7 +89,7 @@ export class McpHost {
     return () => this.listeners.delete(listener);
   }
 
-  async connect(config: McpConfig, options: ConnectOptions = {}): Promise<ConnectReport> {
+  async connect(config: McpConfig, _options: ConnectOptions = {}): Promise<ConnectReport> {
     const capabilities = capabilitiesFor(this.handlers);
     for (const server of config.servers) {
       if (this.connections.has(server.name)) throw new Error(`server "${server.name}" is already connected`);
@@ -106,7 +108,6 @@ export class McpHost {
             breaker: this.options.breaker ?? defaultBreaker,
           },
           onChange: (name, kind) => this.changed(name, kind),
-          onResourceUpdated: (name, uri) => this.cache.delete(resourceKey(name, uri)),
         }),
       );
     }
@@ -139,10 +140,6 @@ export class McpHost {
       if (result.status === "fulfilled") report.ready.push(server);
       else report.failed.push({ server, reason: this.connections.get(server)?.lastError ?? errorMessage(result.reason) });
     });
-    if (report.failed.length > 0 && options.require === "all") {
-      await this.close();
-      throw new StartupError(report.failed);
-    }
     return report;
   }
 
@@ -217,15 +214,9 @@ export class McpHost {
   async readResource(uri: string, options: RequestOptions & { server?: string } = {}): Promise<ReadResourceResult> {
     const connection = options.server ? this.connections.get(options.server) : this.resourceOwner(uri);
     if (!connection) throw new NotFoundError("resource", uri);
-    const value = await this.cached(resourceKey(connection.name, uri), connection, options, async (client, signal) => {
-      const result = await client.readResource({ uri }, { signal, timeout: connection.config.timeoutMs });
-      // Subscribing is what makes `notifications/resources/updated` (and so invalidation) arrive.
-      if (connection.serverCapabilities?.resources?.subscribe && !connection.subscribed.has(uri)) {
-        connection.subscribed.add(uri);
-        client.subscribeResource({ uri }).catch(() => connection.subscribed.delete(uri));
-      }
-      return result;
-    });
+    const value = await this.cached(resourceKey(connection.name, uri), connection, options, (client, signal) =>
+      client.readResource({ uri }, { signal, timeout: connection.config.timeoutMs }),
+    );
     return value as ReadResourceResult;
   }
 

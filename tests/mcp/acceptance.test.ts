@@ -1,14 +1,16 @@
-// Seed 001's acceptance scenario: an mcp.json with the filesystem server and
-// brave-search, loaded from a file; start, list servers and capabilities, check
-// every expected tool with its parameter names and types, shut down cleanly.
-import { mkdtempSync, writeFileSync } from "node:fs";
+// Seed 001's acceptance scenario, on the path the Worker takes: an mcp.json with the
+// filesystem server and brave-search, served by the real bridge and read by the host
+// from the same file (stdio entries routed through the bridge); list servers and
+// capabilities, check every expected tool with its parameter names and types, shut
+// down cleanly with no child process left.
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, it } from "vitest";
+import { expect, it, onTestFinished } from "vitest";
+import { routeStdioThroughBridge } from "../../src/mcp/bridge-routing";
 import { loadMcpConfigFile } from "../../src/shared/mcp-config/config-file";
-import { McpHost } from "../../src/mcp/host";
-import { nodeTransports } from "../../src/mcp/node-transports";
-import { isAlive } from "../fixtures/host";
+import { childrenOf, startBridge } from "../fixtures/bridge";
+import { isAlive, testHost } from "../fixtures/host";
 import { braveBin, filesystemBin } from "../fixtures/servers";
 
 type Params = Record<string, string>;
@@ -36,31 +38,27 @@ const BRAVE: Record<string, Params> = {
   brave_summarizer: { key: "string" },
 };
 
-it("starts filesystem and brave-search from mcp.json, lists their tools and parameters, and shuts down with no child left", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "acceptance-"));
+it("serves filesystem and brave-search from mcp.json through the bridge, lists their tools and parameters, and shuts down with no child left", async () => {
   const root = mkdtempSync(join(tmpdir(), "acceptance-root-"));
-  const file = join(dir, "mcp.json");
-  writeFileSync(
-    file,
-    JSON.stringify(
-      {
-        servers: {
-          filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, root] },
-          "brave-search": { type: "stdio", command: process.execPath, args: [braveBin], env: { BRAVE_API_KEY: "${BRAVE_API_KEY}" } },
-        },
-      },
-      null,
-      2,
-    ),
+  const env = { BRAVE_API_KEY: process.env.BRAVE_API_KEY || "test-key-not-used" };
+  const bridge = await startBridge(
+    {
+      filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, root] },
+      "brave-search": { type: "stdio", command: process.execPath, args: [braveBin], env: { BRAVE_API_KEY: "${BRAVE_API_KEY}" } },
+    },
+    ["--log-level", "warn"],
+    { env },
   );
-  const config = await loadMcpConfigFile(file, { ...process.env, BRAVE_API_KEY: process.env.BRAVE_API_KEY || "test-key-not-used" });
-  const host = new McpHost({ transports: nodeTransports() });
-  await host.connect(config, { require: "all" });
+  onTestFinished(async () => void (await bridge.stop()));
+  const config = await loadMcpConfigFile(bridge.configPath, { ...process.env, ...env });
+  const { host } = testHost();
+  expect(await host.connect(routeStdioThroughBridge(config, { url: bridge.url, token: bridge.token }))).toEqual({ ready: ["filesystem", "brave-search"], failed: [] });
 
   const servers = host.listCapabilities();
   expect(servers.map((s) => s.name)).toEqual(["filesystem", "brave-search"]);
-  const pids = host.servers().map((s) => s.pid ?? 0);
-  expect(pids.every((pid) => pid > 0 && isAlive(pid))).toBe(true);
+  const pids = childrenOf(bridge.pid);
+  expect(pids).toHaveLength(2);
+  expect(pids.every(isAlive)).toBe(true);
 
   for (const [server, expected] of [["filesystem", FILESYSTEM], ["brave-search", BRAVE]] as const) {
     const tools = servers.find((s) => s.name === server)?.tools ?? [];
@@ -77,5 +75,7 @@ it("starts filesystem and brave-search from mcp.json, lists their tools and para
 
   await host.close();
   expect(host.servers().map((s) => s.state)).toEqual(["closed", "closed"]);
+  expect((await bridge.health()).servers).toMatchObject({ filesystem: { sessions: 0 }, "brave-search": { sessions: 0 } });
+  expect(await bridge.stop()).toBe(0);
   expect(pids.filter(isAlive)).toEqual([]);
 });

@@ -1,20 +1,16 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { McpHost } from "../../src/mcp/host";
-import { nextChange, testHost, untilState, type ManualClock } from "../fixtures/host";
+// McpHost's resource and prompt cache, and list_changed refreshes, on the path the
+// Worker takes: the probe server behind the real bridge, over Streamable HTTP.
+import { describe, expect, it } from "vitest";
+import { ServerUnavailableError } from "../../src/mcp/errors";
+import type { McpHostOptions } from "../../src/mcp/host";
+import { bridgedHost, nextChange, untilState } from "../fixtures/host";
 import { ProbeLog } from "../fixtures/probe-log";
-import { everythingServer, probeServerBin, stdioServer } from "../fixtures/servers";
+import { probeServerBin, stdioServer } from "../fixtures/servers";
 
-let host: McpHost | undefined;
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-});
-
-async function probeHost(): Promise<{ host: McpHost; clock: ManualClock; log: ProbeLog }> {
+async function probeHost(options: Partial<McpHostOptions> = {}) {
   const log = new ProbeLog();
-  const made = testHost({ cache: { ttlMs: 60_000, maxEntries: 3 } });
-  host = made.host;
-  await made.host.connect({ servers: [stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path } })] });
+  const made = await bridgedHost([stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path } })], { cache: { ttlMs: 60_000, maxEntries: 3 }, ...options });
+  await made.host.connect(made.config);
   return { ...made, log };
 }
 
@@ -37,17 +33,6 @@ describe("McpHost cache", () => {
     const { host, log } = await probeHost();
     await host.readResource("probe://counter");
     await host.readResource("probe://counter", { bypassCache: true });
-    expect(reads(log, "probe://counter")).toBe(2);
-  });
-
-  it("subscribes to a cached resource and drops it on notifications/resources/updated", async () => {
-    const { host, log } = await probeHost();
-    await host.readResource("probe://counter");
-    await log.waitFor((e) => e.event === "subscribe" && e.uri === "probe://counter");
-    await host.callTool("probe.touch", {});
-    // The update notification precedes the tool's response on the same stdio stream.
-    const after = await host.readResource("probe://counter");
-    expect(after.contents[0]).toMatchObject({ text: "1" });
     expect(reads(log, "probe://counter")).toBe(2);
   });
 
@@ -74,17 +59,16 @@ describe("McpHost cache", () => {
     await expect(host.getPrompt("probe.nope")).rejects.toThrow('No prompt "probe.nope"');
   });
 
-  it("serves an expired copy while the server is down, and an error when it has none", async () => {
-    const log = new ProbeLog();
-    const made = testHost({ cache: { ttlMs: 60_000, maxEntries: 10 }, retry: { initialMs: 120_000, maxMs: 120_000, tries: 3 } });
-    host = made.host;
-    await made.host.connect({ servers: [stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path } })] });
-    await made.host.readResource("probe://counter");
-    await made.host.callTool("probe.crash", {}).catch(() => undefined);
-    await untilState(made.host, "probe", "unavailable");
-    made.clock.advance(60_000);
-    expect((await made.host.readResource("probe://counter")).contents[0]).toMatchObject({ text: "0" });
-    await expect(made.host.readResource("probe://items/9")).rejects.toThrow(/"probe" is unavailable/);
+  it("serves an expired copy while the server is unreachable, and an error when it has none", async () => {
+    const { host, clock, stopBridge } = await probeHost({ cache: { ttlMs: 60_000, maxEntries: 10 }, retry: { initialMs: 120_000, maxMs: 120_000, tries: 3 } });
+    await host.readResource("probe://counter");
+    await stopBridge();
+    // A call finds the bridge gone (calls are never retried): the server is unavailable for the 120 s backoff.
+    await expect(host.callTool("probe.echo", { text: "anyone?" })).rejects.toBeInstanceOf(ServerUnavailableError);
+    await untilState(host, "probe", "unavailable");
+    clock.advance(60_000);
+    expect((await host.readResource("probe://counter")).contents[0]).toMatchObject({ text: "0" });
+    await expect(host.readResource("probe://items/9")).rejects.toThrow(/"probe" is unavailable/);
   });
 });
 
@@ -96,17 +80,5 @@ describe("McpHost list_changed", () => {
     await changed;
     expect(host.tools().map((t) => t.qualifiedName)).toContain("probe.fresh");
     expect(await host.callTool("probe.fresh", {})).toMatchObject({ content: [{ text: "added tool fresh" }] });
-  });
-
-  it("adds server-everything's conditional tools once sampling, elicitation and roots are served", async () => {
-    const made = testHost();
-    host = made.host;
-    made.host.onServerRequest({
-      sampling: async () => ({ role: "assistant", model: "m", content: { type: "text", text: "x" } }),
-      elicitation: async () => ({ action: "decline" }),
-      roots: () => [],
-    });
-    await made.host.connect({ servers: [everythingServer()] });
-    expect(made.host.tools().map((t) => t.name)).toEqual(expect.arrayContaining(["trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"]));
   });
 });

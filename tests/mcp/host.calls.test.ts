@@ -1,21 +1,18 @@
-import { afterEach, describe, expect, it } from "vitest";
+// Tool calls through McpHost on the path the Worker takes: stdio servers behind the real
+// bridge, reached over Streamable HTTP (tests/fixtures/host.ts).
+import { describe, expect, it } from "vitest";
 import { CancelledError, CircuitOpenError, ProtocolError, ServerUnavailableError, ToolArgumentsError, ToolNotFoundError, ToolTimeoutError } from "../../src/mcp/errors";
-import type { McpHost } from "../../src/mcp/host";
-import { isAlive, testHost, untilState, type ManualClock } from "../fixtures/host";
+import type { McpHostOptions } from "../../src/mcp/host";
+import { startBadMcpServer } from "../fixtures/bad-mcp-server";
+import { bridgedHost, isAlive, serverPid, testHost, untilState } from "../fixtures/host";
 import { ProbeLog } from "../fixtures/probe-log";
-import { everythingServer, probeServerBin, stdioServer } from "../fixtures/servers";
+import { everythingServer, httpServer, probeServerBin, stdioServer } from "../fixtures/servers";
 
-let host: McpHost | undefined;
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-});
-
-async function probeHost(options: Parameters<typeof testHost>[0] = {}): Promise<{ host: McpHost; clock: ManualClock; log: ProbeLog }> {
+/** probe (5 s timeout) and server-everything behind one bridge, connected. */
+async function probeHost(options: Partial<McpHostOptions> = {}) {
   const log = new ProbeLog();
-  const made = testHost(options);
-  host = made.host;
-  await made.host.connect({ servers: [stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path }, timeoutMs: 5_000 }), everythingServer()] });
+  const made = await bridgedHost([stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path }, timeoutMs: 5_000 }), everythingServer()], options);
+  expect(await made.host.connect(made.config)).toEqual({ ready: ["probe", "everything"], failed: [] });
   return { ...made, log };
 }
 
@@ -84,54 +81,69 @@ describe("McpHost tool calls", () => {
     expect(host.metrics().servers.probe?.tools.slow).toMatchObject({ calls: 1, errors: 1, timeouts: 1 });
   });
 
-  it("marks a server unavailable when its process is killed mid-call, then reconnects after the backoff", async () => {
-    const { host, clock, log } = await probeHost();
-    const pid = host.servers().find((s) => s.name === "probe")?.pid;
-    expect(pid).toBeGreaterThan(0);
+  it("fails a call whose server process dies, with the bridge's reason, and the next call runs on a new process", async () => {
+    const { host, bridge, log } = await probeHost();
+    const pid = await serverPid(bridge, "probe");
     const call = host.callTool("probe.slow", { ms: 30_000 });
     await log.waitFor((e) => e.event === "call" && e.tool === "slow");
-    process.kill(pid as number, "SIGKILL");
+    process.kill(pid, "SIGKILL");
     const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).message).toBe('probe: MCP error -32000: MCP server "probe" crashed (killed by SIGKILL) while handling this request; it restarts on the next request');
+    // The connection to the bridge is fine: the server stays usable and the bridge starts a new process.
+    expect(host.servers().find((s) => s.name === "probe")?.state).toBe("ready");
+    expect(await host.callTool("probe.echo", { text: "back" })).toMatchObject({ content: [{ text: "back" }] });
+    expect(await serverPid(bridge, "probe")).not.toBe(pid);
+    expect(isAlive(pid)).toBe(false);
+    expect(log.events().filter((e) => e.event === "start")).toHaveLength(2);
+  });
+
+  it("reports a crash inside a tool while the other servers keep serving", async () => {
+    const { host } = await probeHost();
+    await expect(host.callTool("probe.crash", {})).rejects.toThrow(/MCP server "probe" crashed \(exit code 3\) while handling this request/);
+    expect(await host.callTool("everything.echo", { message: "fine" })).toMatchObject({ content: [{ text: "Echo: fine" }] });
+    expect(await host.callTool("probe.echo", { text: "restarted" })).toMatchObject({ content: [{ text: "restarted" }] });
+  });
+
+  it("marks a server unavailable when the bridge goes away mid-call, refuses it during the backoff, and reconnects after", async () => {
+    const { host, clock, log, stopBridge, restartBridge } = await probeHost();
+    // Caught from the start: it fails while the bridge is still stopping.
+    const call = host.callTool("probe.slow", { ms: 30_000 }).catch((e: unknown) => e);
+    await log.waitFor((e) => e.event === "call" && e.tool === "slow");
+    await stopBridge();
+    const error = await call;
     expect(error).toBeInstanceOf(ServerUnavailableError);
     expect((error as ServerUnavailableError).toPublic()).toMatchObject({ code: "server_unavailable", server: "probe" });
     await untilState(host, "probe", "unavailable");
 
     // Within the backoff: refused at once, with the wait.
+    await restartBridge();
     const refused = await host.callTool("probe.echo", { text: "x" }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ServerUnavailableError);
     expect((refused as ServerUnavailableError).retryAfterMs).toBe(1_000);
 
-    // After it: a later use starts a fresh process and the call goes through.
+    // After it: a later use connects again and the call goes through.
     clock.advance(1_000);
     expect(await host.callTool("probe.echo", { text: "back" })).toMatchObject({ content: [{ text: "back" }] });
-    const newPid = host.servers().find((s) => s.name === "probe")?.pid;
-    expect(newPid).not.toBe(pid);
-    expect(isAlive(pid as number)).toBe(false);
-    expect(log.events().filter((e) => e.event === "start")).toHaveLength(2);
+    expect(host.servers().find((s) => s.name === "probe")?.state).toBe("ready");
   });
 
-  it("reports a crash inside a tool as unavailable while the other servers keep serving", async () => {
-    const { host } = await probeHost();
-    await expect(host.callTool("probe.crash", {})).rejects.toBeInstanceOf(ServerUnavailableError);
-    await untilState(host, "probe", "unavailable");
-    expect(host.servers().find((s) => s.name === "probe")?.lastError).toBe("connection closed");
-    expect(await host.callTool("everything.echo", { message: "fine" })).toMatchObject({ content: [{ text: "Echo: fine" }] });
-  });
-
-  it("doubles the reconnect backoff each time a reconnect fails, with no restart loop in between", async () => {
-    const made = testHost();
-    host = made.host;
-    const log = new ProbeLog();
-    const script = `require("node:fs").appendFileSync(${JSON.stringify(log.path)}, JSON.stringify({ pid: process.pid, event: "start" }) + "\\n"); process.exit(1);`;
-    await made.host.connect({ servers: [stdioServer("broken", ["-e", script])] });
-    const retryAfter = async () => ((await made.host.callTool("broken.x", {}).catch((e: unknown) => e)) as ServerUnavailableError).retryAfterMs;
-    expect(await retryAfter()).toBe(1_000);
-    made.clock.advance(1_000);
-    expect(await retryAfter()).toBe(2_000);
-    made.clock.advance(2_000);
-    expect(await retryAfter()).toBe(4_000);
-    expect(await retryAfter()).toBe(4_000);
-    expect(log.events().filter((e) => e.event === "start")).toHaveLength(3);
+  it("doubles the reconnect backoff each time a reconnect fails, with no reconnect loop in between", async () => {
+    const down = await startBadMcpServer("down");
+    const { host, clock } = testHost();
+    try {
+      await host.connect({ servers: [httpServer("down", down.url)] });
+      const retryAfter = async () => ((await host.callTool("down.x", {}).catch((e: unknown) => e)) as ServerUnavailableError).retryAfterMs;
+      expect(await retryAfter()).toBe(1_000);
+      clock.advance(1_000);
+      expect(await retryAfter()).toBe(2_000);
+      clock.advance(2_000);
+      expect(await retryAfter()).toBe(4_000);
+      expect(await retryAfter()).toBe(4_000);
+      expect(down.received.filter((r) => r.method === "initialize")).toHaveLength(3);
+    } finally {
+      await down.stop();
+    }
   });
 
   it("opens the circuit after repeated failures and half-opens after the cool-down", async () => {

@@ -1,12 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { McpHost } from "../../src/mcp/host";
+// McpHost against remote servers reached directly (mcp.json `"type": "http"`/`"sse"`):
+// server-everything's own Streamable HTTP and legacy SSE transports.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testHost } from "../fixtures/host";
 import { startEverythingHttp, type RunningServer } from "../fixtures/http-servers";
 import { httpServer } from "../fixtures/servers";
 
 let streamable: RunningServer;
 let sse: RunningServer;
-let host: McpHost | undefined;
 
 beforeAll(async () => {
   [streamable, sse] = await Promise.all([startEverythingHttp("streamableHttp"), startEverythingHttp("sse")]);
@@ -14,14 +14,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([streamable?.stop(), sse?.stop()]);
 });
-afterEach(async () => {
-  await host?.close();
-  host = undefined;
-});
 
 describe("McpHost over HTTP", () => {
   it("discovers and calls tools over Streamable HTTP", async () => {
-    ({ host } = testHost());
+    const { host } = testHost();
     await host.connect({ servers: [httpServer("remote", streamable.url)] });
     expect(host.servers()[0]).toMatchObject({ state: "ready", transport: "streamable-http" });
     expect(host.tools().map((t) => t.name)).toContain("get-sum");
@@ -30,20 +26,20 @@ describe("McpHost over HTTP", () => {
   });
 
   it("falls back to legacy SSE when an http server does not speak Streamable HTTP", async () => {
-    ({ host } = testHost());
+    const { host } = testHost();
     await host.connect({ servers: [httpServer("old", sse.url)] });
     expect(host.servers()[0]).toMatchObject({ state: "ready", transport: "sse" });
     expect(await host.callTool("old.echo", { message: "via sse" })).toEqual({ content: [{ type: "text", text: "Echo: via sse" }] });
   });
 
   it("uses SSE directly for type sse", async () => {
-    ({ host } = testHost());
+    const { host } = testHost();
     await host.connect({ servers: [httpServer("legacy", sse.url, { transport: "sse" })] });
     expect(host.servers()[0]).toMatchObject({ state: "ready", transport: "sse" });
   });
 
   it("reports an unreachable URL as unavailable with the reason", async () => {
-    ({ host } = testHost({ connectTimeoutMs: 5_000 }));
+    const { host } = testHost({ connectTimeoutMs: 5_000 });
     const report = await host.connect({ servers: [httpServer("gone", "http://127.0.0.1:9/mcp")] });
     expect(report.failed).toEqual([{ server: "gone", reason: expect.stringMatching(/fetch failed|ECONNREFUSED/) }]);
     expect(host.servers()[0]?.state).toBe("unavailable");
