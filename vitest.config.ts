@@ -35,6 +35,8 @@ export default defineConfig({
                 // The production sign-in path: tests call as named bearer-token users.
                 AUTH_MODE: "token",
                 DAILY_TOKEN_BUDGET: "10000000",
+                // Short, so the idle-model test ends quickly; no other test's model idles this long.
+                LLM_IDLE_TIMEOUT_MS: "2000",
                 ACCESS_TOKENS: Object.entries(inject("testUsers"))
                   .map(([name, token]) => `${name}:${token}`)
                   .join(","),

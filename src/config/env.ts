@@ -35,6 +35,7 @@ export type Env = {
   DAILY_TOKEN_BUDGET?: string;
   MCP_CONNECT_TIMEOUT_MS?: string;
   LLM_RETRY_INITIAL_MS?: string;
+  LLM_IDLE_TIMEOUT_MS?: string;
   MCP_RETRY_INITIAL_MS?: string;
   SYSTEM_PROMPT?: string;
   BRIDGE_URL?: string;

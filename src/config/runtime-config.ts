@@ -30,7 +30,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
   let config = parsed.get(env);
   if (!config) {
     const { settings, problems } = readSettings(env);
-    const selected: ProviderSelection = createProvider(env, { retry: { initialMs: settings.LLM_RETRY_INITIAL_MS } });
+    const selected: ProviderSelection = createProvider(env, { retry: { initialMs: settings.LLM_RETRY_INITIAL_MS }, idleTimeoutMs: settings.LLM_IDLE_TIMEOUT_MS });
     const provider = "provider" in selected ? selected.provider : undefined;
     config = {
       settings,

@@ -15,6 +15,8 @@ const SettingsSchema = z.object({
   RATE_LIMIT_BURST: int(5, 1, 1_000),
   MCP_CONNECT_TIMEOUT_MS: int(15_000, 100, 120_000),
   LLM_RETRY_INITIAL_MS: int(1_000, 0, 60_000),
+  /** A model request that sends nothing for this long ends the turn with a clear message. */
+  LLM_IDLE_TIMEOUT_MS: int(60_000, 1_000, 600_000),
   MCP_RETRY_INITIAL_MS: int(1_000, 0, 60_000),
   SYSTEM_PROMPT: z.string().max(20_000).optional(),
   /** Model tokens (input + output) one user may spend per UTC day; unset: no limit. */

@@ -36,7 +36,8 @@ sessions.get("/:id/ws", async (c) => {
 sessions.get("/:id/history", async (c) => {
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });
   if (owned instanceof Response) return owned;
-  return c.json({ id: c.req.param("id"), entries: await owned.getHistory() });
+  const { entries, usage } = await owned.getHistory();
+  return c.json({ id: c.req.param("id"), entries, usage });
 });
 
 sessions.delete("/:id", async (c) => {

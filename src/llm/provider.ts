@@ -55,7 +55,7 @@ export interface LlmProvider {
 
 /** A model call that failed. `retryable` covers 429 and 5xx; `retryAfterMs` comes from the server when it said. */
 export class LlmError extends EdgehostError {
-  readonly code = "llm";
+  readonly code: string = "llm";
   constructor(
     message: string,
     readonly status?: number,

@@ -7,12 +7,15 @@ import { DEFAULT_GEMINI_MODEL, GeminiProvider } from "./gemini";
 import { OpenAiProvider } from "./openai";
 import { PromptedProvider, type PromptedOptions } from "./prompted";
 import type { LlmProvider } from "./provider";
+import { withIdleTimeout } from "./idle-timeout";
 import { withRetries, type RetryOptions } from "./retry";
 
 export type ProviderSelection = { provider: LlmProvider } | { missing: string };
 
 export interface SelectOptions {
   retry?: RetryOptions;
+  /** Ends a model request that sends nothing for this long (ms). */
+  idleTimeoutMs?: number;
   prompted?: PromptedOptions;
   fetch?: typeof fetch;
 }
@@ -75,7 +78,8 @@ export function createProvider(env: Record<string, unknown>, options: SelectOpti
     }
     base = new OpenAiProvider({ baseUrl: config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL, model: config.OPENAI_MODEL, apiKey: config.OPENAI_API_KEY, fetch: options.fetch });
   }
-  const retried = withRetries(base, options.retry);
+  const watched = options.idleTimeoutMs ? withIdleTimeout(base, options.idleTimeoutMs) : base;
+  const retried = withRetries(watched, options.retry);
   // Prompted mode retries each model call itself (inside its repair loop), so a 429 on a
   // repair attempt is retried even though the first attempt already streamed text.
   return { provider: config.TOOL_MODE === "prompted" ? new PromptedProvider(retried, options.prompted) : retried };

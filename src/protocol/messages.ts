@@ -28,6 +28,9 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 
+export const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+export type Usage = z.infer<typeof UsageSchema>;
+
 export const HistoryEntrySchema = z.object({
   seq: z.number().int(),
   turnId: z.string().nullable(),
@@ -63,7 +66,12 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     notice: z.string().optional(),
     toolApproval: z.boolean(),
   }),
-  z.object({ type: z.literal("history"), entries: z.array(HistoryEntrySchema) }),
+  z.object({
+    type: z.literal("history"),
+    entries: z.array(HistoryEntrySchema),
+    /** Model tokens per turn (by turn id), kept with the history so a reload shows them. */
+    usage: z.record(z.string(), UsageSchema).optional(),
+  }),
   z.object({ type: z.literal("entry"), entry: HistoryEntrySchema }),
   z.object({ type: z.literal("text"), turnId: z.string(), messageId: z.string(), delta: z.string() }),
   z.object({
@@ -105,7 +113,7 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     type: z.literal("turn_end"),
     turnId: z.string(),
     reason: z.enum(["complete", "cancelled", "error", "max_steps", "no_model"]),
-    usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
+    usage: UsageSchema.optional(),
   }),
   z.object({ type: z.literal("error"), code: z.string(), message: z.string(), turnId: z.string().optional() }),
   z.object({ type: z.literal("pong") }),

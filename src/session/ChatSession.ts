@@ -16,7 +16,7 @@ import type { SpendDecision, SpendKind } from "../users/UserAccount";
 import { ProtocolAgent } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
-import { toWire, type ClientMessage, type HistoryEntry } from "../protocol/messages";
+import { toWire, type ClientMessage, type HistoryEntry, type Usage } from "../protocol/messages";
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
 import { TurnRunner } from "./turn-runner";
 
@@ -122,7 +122,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     connection.setState({ user });
     const { modelInfo, settings } = this.runtime;
     this.sendTo(connection, { type: "connection", sessionId: this.name, ...modelInfo, toolApproval: settings.TOOL_APPROVAL });
-    this.sendTo(connection, { type: "history", entries: this.publicHistory() });
+    this.sendTo(connection, { type: "history", entries: this.publicHistory(), usage: this.sessionStore.usage() });
     // Started before the status is sent: the servers then show as "connecting", not as absent.
     const connecting = this.sessionMcp.ensureConnected();
     this.sendTo(connection, { type: "servers", servers: this.sessionMcp.status() });
@@ -272,8 +272,8 @@ export class ChatSession extends ProtocolAgent<Env> {
     await this.keepAliveWhile(() => this.sessionMcp.ensureConnected());
   }
 
-  getHistory(): HistoryEntry[] {
-    return this.publicHistory();
+  getHistory(): { entries: HistoryEntry[]; usage: Record<string, Usage> } {
+    return { entries: this.publicHistory(), usage: this.sessionStore.usage() };
   }
 
   async deleteSession(): Promise<void> {

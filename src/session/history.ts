@@ -2,7 +2,7 @@
 // Everything that must survive eviction or a restart lives here; the object
 // keeps nothing that matters only in memory. Rows are parsed (zod) when read.
 import { z } from "zod";
-import { HistoryEntrySchema } from "../protocol/messages";
+import { HistoryEntrySchema, type Usage } from "../protocol/messages";
 
 /** A history row as stored: the wire entry plus what only the Worker keeps (a provider's data per tool call). */
 export const StoredEntrySchema = HistoryEntrySchema.extend({
@@ -52,6 +52,7 @@ export class HistoryStore {
       created_at INTEGER NOT NULL
     )`);
     sql.exec("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    sql.exec("CREATE TABLE IF NOT EXISTS turn_usage (turn_id TEXT PRIMARY KEY, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL)");
   }
 
   append(entry: NewEntry): StoredEntry {
@@ -99,7 +100,28 @@ export class HistoryStore {
     return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM history").one().n;
   }
 
+  /** The model tokens a turn spent (a turn's figures add up if it is recorded twice). */
+  recordUsage(turnId: string, usage: Usage): void {
+    this.sql.exec(
+      "INSERT INTO turn_usage (turn_id, input_tokens, output_tokens) VALUES (?, ?, ?) ON CONFLICT(turn_id) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens",
+      turnId,
+      Math.round(usage.inputTokens),
+      Math.round(usage.outputTokens),
+    );
+  }
+
+  /** Tokens per turn, for the turns still replayed. */
+  usage(): Record<string, Usage> {
+    const turns = new Set(this.entries().map((e) => e.turnId).filter((t): t is string => t !== null));
+    const out: Record<string, Usage> = {};
+    for (const row of this.sql.exec<{ turn_id: string; input_tokens: number; output_tokens: number }>("SELECT * FROM turn_usage").toArray()) {
+      if (turns.has(row.turn_id)) out[row.turn_id] = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };
+    }
+    return out;
+  }
+
   clear(): void {
+    this.sql.exec("DELETE FROM turn_usage");
     this.sql.exec("DELETE FROM history");
     this.cache = [];
   }

@@ -123,6 +123,7 @@ export class TurnRunner {
     } finally {
       this.current = undefined;
       this.deps.store.setSetting(TURN_KEY, undefined);
+      if (usage && usage.inputTokens + usage.outputTokens > 0) this.deps.store.recordUsage(turnId, usage);
       this.deps.broadcast({ type: "turn_end", turnId, reason, usage });
       if (usage) await this.deps.used(usage).catch(() => undefined);
     }

@@ -89,6 +89,20 @@ describe("cancel", () => {
     socket.close();
   });
 
+  it("ends a turn whose model sends nothing for LLM_IDLE_TIMEOUT_MS, saying so, and the next turn works", async () => {
+    await script(llm, KEY, [reply.hang("Let me think"), reply.text("Back.")]);
+    const socket = await openSession(crypto.randomUUID());
+    const from = send(socket, "think hard");
+    const { end, messages } = await socket.turnEnd(from);
+    expect(end.reason).toBe("error");
+    expect(messages).toContainEqual(expect.objectContaining({ type: "error", code: "llm_idle", message: expect.stringContaining("The model sent nothing for 2 s") }));
+    expect(messages.find((m) => m.type === "entry" && m.entry.kind === "assistant")).toMatchObject({ entry: { text: "Let me think", partial: true } });
+    await hangsClosed(llm, KEY);
+    const next = send(socket, "again");
+    expect((await socket.turnEnd(next)).end.reason).toBe("complete");
+    socket.close();
+  });
+
   it("stops a running tool call and tells the server", async () => {
     await script(llm, KEY, [reply.callReply("everything__trigger-long-running-operation", { duration: 30, steps: 30 }, { id: "long-1" })]);
     const socket = await openSession(crypto.randomUUID());

@@ -44,6 +44,20 @@ describe("chat turns", () => {
     socket.close();
   });
 
+  it("keeps each turn's token usage with the history, for the replay and the history route", async () => {
+    await script(llm, KEY, [reply.stream(["one"], { usage: { input: 40, output: 2 } }), reply.stream(["two"], { usage: { input: 55, output: 3 } })]);
+    const id = crypto.randomUUID();
+    const socket = await openSession(id);
+    const first = (await turn(socket, "a")).end;
+    const second = (await turn(socket, "b")).end;
+    socket.close();
+    const expected = { [first.turnId]: { inputTokens: 40, outputTokens: 2 }, [second.turnId]: { inputTokens: 55, outputTokens: 3 } };
+    const again = await openSession(id);
+    expect(again.received.find((m) => m.type === "history")).toMatchObject({ usage: expected });
+    again.close();
+    expect(await (await workerFetch(`/sessions/${id}/history`)).json()).toMatchObject({ usage: expected });
+  });
+
   it("tells the model what each server says about itself: its instructions, or a guide from its tools", async () => {
     await script(llm, KEY, [reply.text("ok")]);
     const socket = await openSession(crypto.randomUUID());
