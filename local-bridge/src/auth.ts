@@ -16,9 +16,13 @@ export function defaultHosts(port: number, extra: string[] = []): Set<string> {
   return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...extra.map((h) => h.toLowerCase())]);
 }
 
-export function defaultOrigins(extra: string[] = []): Set<string> {
-  // The page served by `wrangler dev`; a Worker's own fetch sends no Origin at all.
-  return new Set(["http://localhost:8787", "http://127.0.0.1:8787", ...extra]);
+export function defaultOrigins(port: number, extra: string[] = []): Set<string> {
+  // The bridge's own origin (a browser-like client on the bridge's page or a tool sending
+  // Origin on loopback), and the page served by `wrangler dev`; a Worker's own fetch
+  // sends no Origin at all. Origins are scheme://host:port, so a page on another port
+  // of localhost is still foreign.
+  const own = [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`];
+  return new Set([...own, "http://localhost:8787", "http://127.0.0.1:8787", ...extra]);
 }
 
 export type AccessDenial = { status: 401 | 403; message: string } | undefined;

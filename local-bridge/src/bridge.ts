@@ -63,7 +63,7 @@ export class Bridge {
     this.access = {
       token: this.options.token,
       allowedHosts: defaultHosts(port, this.options.allowHosts),
-      allowedOrigins: defaultOrigins(this.options.allowOrigins),
+      allowedOrigins: defaultOrigins(port, this.options.allowOrigins),
     };
     try {
       await this.startServers(stdioServers(config));

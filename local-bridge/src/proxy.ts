@@ -26,6 +26,8 @@ export type ProxyState = "starting" | "ready" | "unavailable" | "stopped";
 export interface Downstream {
   readonly id: string;
   clientCapabilities: ClientCapabilities;
+  /** Negotiated at initialize (Streamable HTTP sessions use it to decide on priming events). */
+  protocolVersion?: string;
   /** Sends to the client; `related` is the session's own request the message belongs to. False if undeliverable. */
   deliver(message: JSONRPCMessage, related?: RequestId): boolean;
   close(): void;
@@ -194,7 +196,9 @@ export class ServerProxy {
       return;
     }
     if (request.method === "initialize") {
-      session.deliver({ jsonrpc: "2.0", id: request.id, result: this.initializeResult(request, child) }, request.id);
+      const result = this.initializeResult(request, child);
+      session.protocolVersion = result.protocolVersion;
+      session.deliver({ jsonrpc: "2.0", id: request.id, result }, request.id);
       return;
     }
     const childId = this.nextId++;
@@ -211,7 +215,7 @@ export class ServerProxy {
     }
   }
 
-  private initializeResult(request: JSONRPCRequest, child: ChildProcess): Record<string, unknown> {
+  private initializeResult(request: JSONRPCRequest, child: ChildProcess): Record<string, unknown> & { protocolVersion?: string } {
     const params = (request.params ?? {}) as { protocolVersion?: string };
     const info = child.info;
     const requested = params.protocolVersion ?? "";

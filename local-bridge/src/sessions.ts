@@ -3,19 +3,15 @@
 // cheap case), and switched to an SSE stream the moment a message must reach the
 // client before the response (progress, a sampling or elicitation request). The
 // SDK's server transport picks JSON or SSE once per transport and drops progress
-// in JSON mode, which is why this part is the bridge's own. Legacy SSE sessions
+// in JSON mode, which is why this part is the bridge's own. SSE streams carry event
+// ids and can be resumed after a dropped connection (sse.ts). Legacy SSE sessions
 // use the SDK's SSEServerTransport as is.
 import type { ServerResponse } from "node:http";
 import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"; // type only: loaded lazily
 import type { ClientCapabilities, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isResponse } from "./messages";
 import type { Downstream } from "./proxy";
-
-const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" };
-
-export function sseEvent(message: JSONRPCMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-}
+import { PRIMING_SINCE, RETRY_MS, SessionEvents, SseStream, parseEventId } from "./sse";
 
 function key(id: RequestId | undefined): string {
   return `${typeof id}:${id}`;
@@ -25,7 +21,7 @@ function key(id: RequestId | undefined): string {
 export class Exchange {
   private readonly waiting = new Set<string>();
   private readonly responses: JSONRPCMessage[] = [];
-  private streaming = false;
+  private stream?: SseStream;
   done = false;
 
   constructor(
@@ -33,56 +29,78 @@ export class Exchange {
     readonly ids: RequestId[],
     private readonly headers: Record<string, string>,
     private readonly batch: boolean,
+    private readonly openStream: () => SseStream,
   ) {
     for (const id of ids) this.waiting.add(key(id));
   }
 
+  /** Answered as SSE: the client holds event ids and may resume it after losing the connection. */
+  get resumable(): boolean {
+    return this.stream !== undefined;
+  }
+
+  /** A connection is there to carry a message now. */
+  get connected(): boolean {
+    return !this.done && (this.stream ? this.stream.connected : !this.res.destroyed);
+  }
+
   write(message: JSONRPCMessage): boolean {
-    if (this.done || this.res.destroyed) return false;
+    if (this.done || (!this.stream && this.res.destroyed)) return false;
     const answers = isResponse(message) && this.waiting.delete(key(message.id));
-    if (answers && !this.streaming) this.responses.push(message);
-    else {
-      this.startStream();
-      this.res.write(sseEvent(message));
-    }
+    if (answers && !this.stream) this.responses.push(message);
+    else this.sse().send(message);
     if (this.waiting.size === 0) this.finish();
     return true;
   }
 
-  private startStream(): void {
-    if (this.streaming) return;
-    this.streaming = true;
-    this.res.writeHead(200, { ...SSE_HEADERS, ...this.headers });
-    for (const earlier of this.responses.splice(0)) this.res.write(sseEvent(earlier));
+  private sse(): SseStream {
+    if (this.stream) return this.stream;
+    const stream = this.openStream();
+    this.stream = stream;
+    stream.attach(this.res, this.headers);
+    for (const earlier of this.responses.splice(0)) stream.send(earlier);
+    return stream;
   }
 
   private finish(): void {
     this.done = true;
-    if (this.streaming) {
-      this.res.end();
-      return;
-    }
+    if (this.stream) return this.stream.end();
     const body = JSON.stringify(this.batch ? this.responses : this.responses[0]);
     this.res.writeHead(200, { "content-type": "application/json", ...this.headers }).end(body);
   }
 }
 
+export type ResumeOutcome = "resumed" | "invalid" | "nothing";
+
 export class StreamableSession implements Downstream {
   clientCapabilities: ClientCapabilities = {};
+  protocolVersion?: string;
   lastSeen = Date.now();
-  private readonly exchanges = new Map<string, Exchange>();
-  private standalone?: ServerResponse;
   onclose?: () => void;
+  private readonly exchanges = new Map<string, Exchange>();
+  private readonly events = new SessionEvents();
+  /** Streams that can still be resumed: open ones, and ended ones whose tail did not reach the client. */
+  private readonly streams = new Map<number, SseStream>();
+  private standalone?: SseStream;
   private closed = false;
 
   constructor(readonly id: string) {}
 
-  inFlight(id: RequestId): boolean {
-    return this.exchanges.has(key(id));
+  /** Holds a POST's requests until their responses came back. */
+  exchange(res: ServerResponse, ids: RequestId[], headers: Record<string, string>, batch: boolean): Exchange {
+    const exchange = new Exchange(res, ids, headers, batch, () => this.openStream());
+    for (const id of ids) this.exchanges.set(key(id), exchange);
+    return exchange;
   }
 
-  register(exchange: Exchange): void {
-    for (const id of exchange.ids) this.exchanges.set(key(id), exchange);
+  private openStream(): SseStream {
+    const stream = new SseStream(this.events.newStreamId(), this.events, (done) => this.streams.delete(done.id));
+    this.streams.set(stream.id, stream);
+    return stream;
+  }
+
+  inFlight(id: RequestId): boolean {
+    return this.exchanges.has(key(id));
   }
 
   /** Ids of requests whose HTTP exchange went away before they were answered. */
@@ -109,29 +127,46 @@ export class StreamableSession implements Downstream {
       }
       if (isResponse(message)) return false;
     }
-    if (this.standalone && !this.standalone.writableEnded) {
-      this.standalone.write(sseEvent(message));
+    if (this.standalone?.connected) {
+      this.standalone.send(message);
       return true;
     }
-    // No stream of its own: ride on any call of this session still in flight.
-    for (const exchange of this.exchanges.values()) if (exchange.write(message)) return true;
+    // No stream of its own: ride on any call of this session still on the wire.
+    for (const exchange of this.exchanges.values()) if (exchange.connected && exchange.write(message)) return true;
+    // Nobody is connected: a standalone stream the client can resume keeps it for the replay.
+    if (this.standalone && !this.standalone.ended) {
+      this.standalone.send(message);
+      return true;
+    }
     return false;
   }
 
+  /** A GET without Last-Event-ID: a new standalone stream (the previous one ends). */
   openStandalone(res: ServerResponse, headers: Record<string, string>): void {
     this.standalone?.end();
-    this.standalone = res;
-    res.writeHead(200, { ...SSE_HEADERS, ...headers });
-    res.write(": stream open\n\n");
-    res.on("close", () => {
-      if (this.standalone === res) this.standalone = undefined;
-    });
+    const stream = this.openStream();
+    this.standalone = stream;
+    // The priming event hands the client an id to resume from before anything was sent.
+    const priming = this.protocolVersion !== undefined && this.protocolVersion >= PRIMING_SINCE;
+    stream.attach(res, headers, [], priming ? this.events.priming(stream.id) : `: stream open\nretry: ${RETRY_MS}\n\n`);
+  }
+
+  /** A GET with Last-Event-ID: what that stream sent after the event, then the rest of it if still open. */
+  resume(lastEventId: string, res: ServerResponse, headers: Record<string, string>): ResumeOutcome {
+    const at = parseEventId(lastEventId);
+    if (!at) return "invalid";
+    const stream = this.streams.get(at.stream);
+    const replay = this.events.after(at.stream, at.seq);
+    if (!stream || (stream.ended && replay.length === 0)) return "nothing";
+    stream.attach(res, headers, replay);
+    return "resumed";
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.standalone?.end();
+    for (const stream of this.streams.values()) stream.end();
+    this.events.clear();
     this.onclose?.();
   }
 }
