@@ -1,7 +1,50 @@
-// Two projects: `node` (bridge, host over stdio, Node-side tools) and `workers`
-// (code that ships in the Worker, run inside real workerd).
+// Two projects: `node` (the bridge, the host as the Worker runs it, Node-side tools)
+// and `workers` (code that ships in the Worker, run inside real workerd).
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
+
+// A green run stays quiet: output known to be noise is dropped, and nothing else. A write
+// is dropped only when it is exactly such a message, so failures and any other workerd or
+// Vite message still show.
+// - workerd reports each WebSocket or stream a test closed as a disconnection (with an
+//   unsymbolized stack). vitest-pool-workers 0.15.1 gives miniflare a fixed
+//   handleStructuredLogs that writes these to process.stdout/stderr; its ignore list misses
+//   them, and `miniflare` options here are per-worker, so they cannot replace it.
+// - Vite warns when a dependency's source map names sources it does not ship (the MCP SDK,
+//   @google/genai, cron-schedule). Vitest replaces a project's customLogger, so the
+//   warning is dropped in the resolved logger.
+const DISCONNECTED = String.raw`exception = (kj/async-io\.c\+\+:\d+: disconnected: stream disconnected prematurely|workerd/api/web-socket\.c\+\+:\d+: disconnected: WebSocket peer disconnected)\n`;
+const WORKERD_STACK = String.raw`stack:( \S*/workerd@[0-9a-f]+)+\n`;
+const NOISE = new RegExp(`^${DISCONNECTED}(${WORKERD_STACK})?$`);
+const MISSING_SOURCES = /^Sourcemap for "[^"]+" points to missing source files$/;
+
+function dropNoise(stream: NodeJS.WriteStream): void {
+  const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]): boolean => {
+    if (typeof chunk !== "string" || !NOISE.test(chunk)) return write(chunk, ...rest);
+    const callback = rest.find((arg): arg is () => void => typeof arg === "function");
+    if (callback) queueMicrotask(callback);
+    return true;
+  }) as typeof stream.write;
+}
+
+function quietKnownNoise(): Plugin {
+  let streams = false;
+  return {
+    name: "edgehost:quiet-known-noise",
+    configResolved(config) {
+      const warnOnce = config.logger.warnOnce.bind(config.logger);
+      config.logger.warnOnce = (message, options) => {
+        if (!MISSING_SOURCES.test(message)) warnOnce(message, options);
+      };
+      if (streams) return;
+      streams = true;
+      dropNoise(process.stdout);
+      dropNoise(process.stderr);
+    },
+  };
+}
 
 export default defineConfig({
   test: {
@@ -19,6 +62,7 @@ export default defineConfig({
       },
       {
         plugins: [
+          quietKnownNoise(),
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
