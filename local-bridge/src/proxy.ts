@@ -18,7 +18,7 @@ import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import { ServerStats } from "@edgehost/shared/metrics";
 import { ChildProcess, describeExit, type ChildOptions, type ExitInfo } from "./child";
 import { isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
-import { rpcError, RPC } from "./rpc";
+import { bridgeError, rpcError, RPC, type BridgeErrorData } from "./rpc";
 
 export type ProxyState = "starting" | "ready" | "unavailable" | "stopped";
 
@@ -45,6 +45,16 @@ interface Pending {
 interface ServerRequest {
   childId: RequestId;
   sessions: Set<string>;
+}
+
+/** Why a request found no running child; becomes a bridge error (rpc.ts) for the session. */
+class NoChild extends Error {
+  constructor(
+    readonly data: BridgeErrorData,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 const CAPABILITY_FOR: Record<string, keyof ClientCapabilities> = {
@@ -98,13 +108,23 @@ export class ServerProxy {
   ensureChild(): Promise<ChildProcess> {
     if (this.state === "ready" && this.child) return Promise.resolve(this.child);
     if (this.launching) return this.launching;
-    if (this.state === "stopped") return Promise.reject(new Error(`MCP server "${this.name}" is stopped`));
+    if (this.state === "stopped") return Promise.reject(new NoChild({ kind: "server_stopped", server: this.name, reason: "is stopped" }, `MCP server "${this.name}" is stopped`));
     const wait = this.nextStartAt - this.now();
     if (wait > 0) {
-      return Promise.reject(new Error(`MCP server "${this.name}" is unavailable (${this.lastError ?? "not running"}); next restart in ${Math.ceil(wait / 100) / 10} s`));
+      const last = this.lastError ?? "not running";
+      const next = `next restart in ${Math.ceil(wait / 100) / 10} s`;
+      return Promise.reject(new NoChild({ kind: "server_unavailable", server: this.name, reason: `${last}; ${next}`, retryAfterMs: wait }, `MCP server "${this.name}" is unavailable (${last}); ${next}`));
     }
     this.restarts++;
-    return this.launch();
+    return this.launch().catch((error: unknown) => {
+      const reason = `could not start: ${errorMessage(error)}`;
+      throw new NoChild({ kind: "server_unavailable", server: this.name, reason, retryAfterMs: this.retryAfterMs() }, `MCP server "${this.name}" ${reason}`);
+    });
+  }
+
+  /** Milliseconds until a crashed child may be started again. */
+  private retryAfterMs(): number {
+    return Math.max(0, this.nextStartAt - this.now());
   }
 
   private launch(): Promise<ChildProcess> {
@@ -159,11 +179,12 @@ export class ServerProxy {
     const reason = exit.expected ? "stopped" : child.fatal ? `was restarted: it ${child.fatal}` : `crashed (${describeExit(exit)})`;
     if (!exit.expected) this.markUnavailable(`${reason}${child.stderrTail() ? `; last stderr: ${child.stderrTail(3)}` : ""}`);
     // In-flight calls fail at once rather than waiting for a timeout.
-    const message = exit.expected
-      ? `MCP server "${this.name}" was stopped`
-      : `MCP server "${this.name}" ${reason} while handling this request; it restarts on the next request`;
+    const data: BridgeErrorData = exit.expected
+      ? { kind: "server_stopped", server: this.name, reason: "was stopped" }
+      : { kind: "server_crashed", server: this.name, reason: `${reason} while handling this request; it restarts on the next request`, retryAfterMs: this.retryAfterMs() };
+    const message = `MCP server "${this.name}" ${data.reason}`;
     for (const [childId, pending] of this.pending) {
-      this.finish(childId, pending, rpcError(pending.id, RPC.serverError, message));
+      this.finish(childId, pending, bridgeError(pending.id, data, message));
     }
     for (const [id, request] of this.serverRequests) {
       for (const sessionId of request.sessions) {
@@ -192,7 +213,8 @@ export class ServerProxy {
     try {
       child = await this.ensureChild();
     } catch (error) {
-      session.deliver(rpcError(request.id, RPC.serverError, errorMessage(error)), request.id);
+      const data: BridgeErrorData = error instanceof NoChild ? error.data : { kind: "server_unavailable", server: this.name, reason: errorMessage(error) };
+      session.deliver(bridgeError(request.id, data, error instanceof NoChild ? error.message : `MCP server "${this.name}" is unavailable: ${data.reason}`), request.id);
       return;
     }
     if (request.method === "initialize") {
@@ -211,7 +233,8 @@ export class ServerProxy {
     this.bySessionRequest.set(requestKey(session.id, request.id), childId);
     if (request.method === "resources/subscribe" || request.method === "resources/unsubscribe") this.trackSubscription(session, request);
     if (!this.sendToChild({ ...request, id: childId, params })) {
-      this.finish(childId, this.pending.get(childId), rpcError(request.id, RPC.serverError, `could not forward the request to MCP server "${this.name}"`));
+      const data: BridgeErrorData = { kind: "server_unavailable", server: this.name, reason: "could not be sent the request (its input is closed)" };
+      this.finish(childId, this.pending.get(childId), bridgeError(request.id, data, `could not forward the request to MCP server "${this.name}"`));
     }
   }
 

@@ -3,6 +3,7 @@
 // whatever went wrong into one of the host's typed errors.
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { readBridgeError } from "mcp-local-bridge/rpc";
 import type { ServerConnection } from "./connection";
 import { CancelledError, CircuitOpenError, ProtocolError, ServerUnavailableError, ToolArgumentsError, ToolNotFoundError, ToolTimeoutError } from "./errors";
 import { EdgehostError } from "../shared/errors";
@@ -108,8 +109,13 @@ export function translateError(
   if (error instanceof EdgehostError) return error;
   if (signal?.aborted) return new CancelledError(connection.name, what ? `${what} call` : "request");
   if (error instanceof McpError) {
-    // -32000/-32001 are also ordinary server error codes (the bridge uses them): only the SDK's own
-    // errors (a timeout carries `data.timeout`, a closed transport has no data) mean timeout / closed.
+    // The local bridge answered for a stdio server behind it that is down (crashed, restarting,
+    // stopped), by its own codes and data. The bridge itself is reachable, so the connection
+    // stays up: the bridge starts the server again on a later request.
+    const bridge = readBridgeError(error.code, error.data);
+    if (bridge) return new ServerUnavailableError(connection.name, bridge.reason, bridge.retryAfterMs);
+    // -32000/-32001 are also ordinary server error codes: only the SDK's own errors (a timeout
+    // carries `data.timeout`, a closed transport has no data) mean timeout / closed.
     const data = error.data as { timeout?: unknown } | undefined;
     const local = error.code === ErrorCode.RequestTimeout ? typeof data?.timeout === "number" : error.code === ErrorCode.ConnectionClosed ? data === undefined && /Connection closed$/.test(error.message) : true;
     if (!local) return new ProtocolError(connection.name, error.message, error.code);
@@ -135,7 +141,13 @@ export function translateError(
 /** Worth retrying for requests that are safe to repeat. */
 export function isTransient(error: unknown): boolean {
   if (error instanceof ServerUnavailableError) return error.retryAfterMs === undefined || error.retryAfterMs === 0;
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout;
+  if (error instanceof McpError) {
+    // A stdio server that crashed under the bridge is started again on the next request (after the
+    // bridge's backoff, which the retry's own first delay matches); one that waits longer is not worth it.
+    const bridge = readBridgeError(error.code, error.data);
+    if (bridge) return bridge.kind === "server_crashed" || (bridge.kind === "server_unavailable" && !bridge.retryAfterMs);
+    return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout;
+  }
   const message = error instanceof Error ? error.message : "";
   return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i.test(message);
 }
