@@ -26,7 +26,10 @@ export function capabilitiesFor(handlers: ServerRequestHandlers): ClientCapabili
   const capabilities: ClientCapabilities = {};
   if (handlers.sampling) capabilities.sampling = {};
   // Form mode only: URL-mode elicitation needs a browser flow this host does not offer.
-  if (handlers.elicitation) capabilities.elicitation = { form: {} };
+  // applyDefaults: a field the user left out of an accepted form is sent with the schema's
+  // `default` (the SDK's Client fills them in on the answer's way back, so the server gets
+  // what the pre-filled form showed).
+  if (handlers.elicitation) capabilities.elicitation = { form: { applyDefaults: true } };
   if (handlers.roots) capabilities.roots = { listChanged: false };
   return capabilities;
 }
