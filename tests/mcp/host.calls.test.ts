@@ -88,8 +88,12 @@ describe("McpHost tool calls", () => {
     await log.waitFor((e) => e.event === "call" && e.tool === "slow");
     process.kill(pid, "SIGKILL");
     const error = await call.catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect((error as ProtocolError).message).toBe('probe: MCP error -32000: MCP server "probe" crashed (killed by SIGKILL) while handling this request; it restarts on the next request');
+    expect(error).toBeInstanceOf(ServerUnavailableError);
+    expect((error as ServerUnavailableError).toPublic()).toMatchObject({
+      code: "server_unavailable",
+      server: "probe",
+      message: 'MCP server "probe" is unavailable: crashed (killed by SIGKILL) while handling this request; it restarts on the next request',
+    });
     // The connection to the bridge is fine: the server stays usable and the bridge starts a new process.
     expect(host.servers().find((s) => s.name === "probe")?.state).toBe("ready");
     expect(await host.callTool("probe.echo", { text: "back" })).toMatchObject({ content: [{ text: "back" }] });
@@ -100,7 +104,9 @@ describe("McpHost tool calls", () => {
 
   it("reports a crash inside a tool while the other servers keep serving", async () => {
     const { host } = await probeHost();
-    await expect(host.callTool("probe.crash", {})).rejects.toThrow(/MCP server "probe" crashed \(exit code 3\) while handling this request/);
+    const error = await host.callTool("probe.crash", {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerUnavailableError);
+    expect((error as ServerUnavailableError).message).toBe('MCP server "probe" is unavailable: crashed (exit code 3) while handling this request; it restarts on the next request');
     expect(await host.callTool("everything.echo", { message: "fine" })).toMatchObject({ content: [{ text: "Echo: fine" }] });
     expect(await host.callTool("probe.echo", { text: "restarted" })).toMatchObject({ content: [{ text: "restarted" }] });
   });
