@@ -1,12 +1,14 @@
 // Gemini through @google/genai: streams `generateContentStream` with native
 // function calling. History maps onto Gemini contents (tool calls as model
 // `functionCall` parts carrying their thoughtSignature back, tool results as user
-// `functionResponse` parts); schemas go through sanitizeForGemini. Runs in workerd.
+// `functionResponse` parts, their media as inlineData right after); schemas go
+// through sanitizeForGemini. Runs in workerd.
 import { GoogleGenAI, type Content, type FunctionCall, type GenerateContentConfig, type GenerateContentResponse, type Part } from "@google/genai";
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseDuration, parseRetryAfter } from "./errors";
 import { sanitizeForGemini } from "./gemini-schema";
-import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type ToolCallRequest } from "./provider";
+import { baseMimeType, mediaGroups, type Converted } from "./media";
+import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 
@@ -176,9 +178,45 @@ export function toContents(messages: ChatMessage[]): Content[] {
           };
         }),
       });
+      // Media go in a user content of their own right after the responses, as inlineData.
+      // Not in `functionResponse.parts`: @google/genai 2.32 carries those, but Gemini
+      // documents multimodal function responses for Gemini 3 models only (and for images
+      // and documents, not audio), while the default here is gemini-2.5-flash. Inline data
+      // in a user content works with every Gemini model, audio included.
+      const media = mediaGroups(message.results, toInlineData).flatMap((group): Part[] => [{ text: group.text }, ...group.parts]);
+      if (media.length > 0) contents.push({ role: "user", parts: media });
     }
   }
   return contents;
+}
+
+// What Gemini takes as inline data (ai.google.dev, image and audio understanding), with
+// the other names servers use for the same types mapped onto Gemini's.
+const GEMINI_MEDIA: Record<string, string> = {
+  "image/png": "image/png",
+  "image/jpeg": "image/jpeg",
+  "image/jpg": "image/jpeg",
+  "image/webp": "image/webp",
+  "image/heic": "image/heic",
+  "image/heif": "image/heif",
+  "audio/wav": "audio/wav",
+  "audio/x-wav": "audio/wav",
+  "audio/wave": "audio/wav",
+  "audio/mp3": "audio/mp3",
+  "audio/mpeg": "audio/mp3",
+  "audio/aiff": "audio/aiff",
+  "audio/x-aiff": "audio/aiff",
+  "audio/aac": "audio/aac",
+  "audio/ogg": "audio/ogg",
+  "audio/flac": "audio/flac",
+  "audio/x-flac": "audio/flac",
+};
+
+/** A type Gemini does not take would fail the whole request: it is named in the text instead. */
+function toInlineData(media: MediaPart): Converted<Part> {
+  const mimeType = GEMINI_MEDIA[baseMimeType(media.mimeType)];
+  if (mimeType) return { part: { inlineData: { mimeType, data: media.data } } };
+  return { refused: media.type === "image" ? "Gemini takes PNG, JPEG, WebP, HEIC or HEIF images" : "Gemini takes WAV, MP3, AIFF, AAC, OGG or FLAC audio" };
 }
 
 interface GoogleErrorBody {

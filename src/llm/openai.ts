@@ -1,11 +1,13 @@
 // Any OpenAI-compatible `/chat/completions` endpoint (OpenAI, OpenRouter, Ollama,
 // vLLM, llama.cpp) with `stream: true` and native tools, over fetch. The SSE is
 // parsed by eventsource-parser; streamed `tool_calls` deltas are assembled by
-// index and released only when the stream ended cleanly.
+// index and released only when the stream ended cleanly. Tool-result media follow
+// the tool messages in a user message (image_url data: URLs, input_audio).
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
-import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type ToolCallRequest } from "./provider";
+import { baseMimeType, mediaGroups, type Converted } from "./media";
+import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export interface OpenAiProviderOptions {
   /** Up to and including the version segment, e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1`. */
@@ -156,8 +158,14 @@ function complete(call: PartialCall, nextId: () => string): ToolCallRequest {
   return { id, name: call.name, arguments: {}, providerData: { argumentsError: problem, rawArguments: call.arguments } };
 }
 
+type OpenAiContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } }
+  | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } };
+
 type OpenAiMessage =
   | { role: "system" | "user"; content: string }
+  | { role: "user"; content: OpenAiContentPart[] }
   | { role: "assistant"; content: string | null; tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
@@ -187,9 +195,31 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenA
         const content = result.error !== undefined ? JSON.stringify({ error: result.error }) : typeof result.result === "string" ? result.result : JSON.stringify(result.result ?? null);
         out.push({ role: "tool", tool_call_id: result.id, content });
       }
+      // Tool messages carry text only, and nothing may come between an assistant's calls and
+      // their tool messages: the media of all results follow in one user message.
+      const media = mediaGroups(message.results, toContentPart).flatMap((group): OpenAiContentPart[] => [{ type: "text", text: group.text }, ...group.parts]);
+      if (media.length > 0) out.push({ role: "user", content: media });
     }
   }
   return out;
+}
+
+// Chat completions take PNG, JPEG, WebP and GIF images as data: URLs, and WAV or MP3
+// audio as input_audio; an endpoint that reads neither (a text-only local model)
+// answers with an error the user sees, as it would for any image.
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
+const AUDIO_FORMATS: Record<string, "wav" | "mp3"> = { "audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3" };
+
+function toContentPart(media: MediaPart): Converted<OpenAiContentPart> {
+  const given = baseMimeType(media.mimeType);
+  const mimeType = given === "image/jpg" ? "image/jpeg" : given;
+  if (media.type === "image") {
+    if (IMAGE_TYPES.has(mimeType)) return { part: { type: "image_url", image_url: { url: `data:${mimeType};base64,${media.data}` } } };
+    return { refused: "the endpoint takes PNG, JPEG, WebP or GIF images" };
+  }
+  const format = AUDIO_FORMATS[mimeType];
+  if (format) return { part: { type: "input_audio", input_audio: { data: media.data, format } } };
+  return { refused: "the endpoint takes WAV or MP3 audio" };
 }
 
 async function httpError(response: Response): Promise<LlmError> {

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { callIdGenerator } from "./call-ids";
 import { FencedBlockSplitter, type Segment } from "./fenced-blocks";
+import { describeMediaAsText } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type ToolCallRequest, type ToolDeclaration } from "./provider";
 
 export interface PromptedOptions {
@@ -172,7 +173,8 @@ export function toPlainMessages(messages: ChatMessage[]): ChatMessage[] {
       const blocks = (message.toolCalls ?? []).map((call) => `\`\`\`tool\n${JSON.stringify({ tool: call.name, arguments: call.arguments })}\n\`\`\``);
       return { role: "assistant", text: [message.text, ...blocks].filter(Boolean).join("\n\n") };
     }
-    const lines = message.results.map((r) => `Result of ${r.name} (${r.id}): ${r.error !== undefined ? `error: ${r.error}` : JSON.stringify(r.result ?? null)}`);
+    // Media are described, never sent: the wrapped model is asked for text only.
+    const lines = message.results.map((r) => `Result of ${r.name} (${r.id}): ${r.error !== undefined ? `error: ${r.error}` : JSON.stringify(r.result ?? null)}${describeMediaAsText(r)}`);
     return { role: "user", text: lines.join("\n\n") };
   });
 }

@@ -20,12 +20,25 @@ export interface ToolCallRequest {
   providerData?: Record<string, unknown>;
 }
 
+/** An image or audio clip a tool returned (base64, as MCP carries it), for the model to see or hear. */
+export interface MediaPart {
+  type: "image" | "audio";
+  mimeType: string;
+  data: string;
+}
+
 export interface ToolCallResult {
   id: string;
   name: string;
   /** What the tool returned (already reduced to JSON the model can read), or the error text. */
   result?: unknown;
   error?: string;
+  /**
+   * Media of this result, within the turn's budget. Each provider passes them on in its
+   * own form (src/llm/media.ts); the text above names each one in order ("image 1").
+   * Only in the running turn: history keeps a note instead.
+   */
+  media?: MediaPart[];
 }
 
 export type ChatMessage =

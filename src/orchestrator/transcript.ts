@@ -2,7 +2,7 @@
 // it runs, and the small port through which it talks to whoever hosts it (the
 // chat session). Nothing here knows about WebSockets, storage or the protocol;
 // the session maps these onto its history rows and wire messages.
-import type { ToolCallRequest } from "../llm/provider";
+import type { MediaPart, ToolCallRequest } from "../llm/provider";
 
 /** Something a turn adds to the conversation (the host stores it). */
 export type TurnEntry =
@@ -38,6 +38,8 @@ export interface ToolStatus {
   error?: string;
   durationMs?: number;
   progress?: ToolProgress;
+  /** A completed call's images and audio, for the page to show (never stored). */
+  media?: MediaPart[];
 }
 
 export interface ApprovalQuestion {

@@ -1,18 +1,19 @@
 // One turn of the tool loop: ask the model, stream its text, run the tool calls
 // it makes (independent calls of a step in parallel, approval first where
-// needed), feed results and errors back, and stop at an answer, the step limit,
+// needed), feed results and errors back (with their images and audio, within one
+// media budget per turn: tool-results.ts), and stop at an answer, the step limit,
 // a cancel or an error. The conversation is built once from history when the turn
 // starts and grows in memory across steps; each new entry goes to the host through
 // the port (which only appends it). Knows nothing of WebSockets or storage.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolView } from "../mcp/capabilities";
 import { CancelledError } from "../mcp/errors";
 import { EdgehostError } from "../shared/errors";
 import type { ServerGuide } from "../mcp/guide";
 import type { McpHost } from "../mcp/host";
-import type { ChatMessage, LlmProvider, ToolCallRequest, ToolCallResult, ToolDeclaration } from "../llm/provider";
+import type { ChatMessage, LlmProvider, MediaPart, ToolCallRequest, ToolCallResult, ToolDeclaration } from "../llm/provider";
 import { buildSystemPrompt } from "./prompt";
 import { historyToTurns, pruneToBudget } from "./prune";
+import { MediaBudget, reduceToolResult } from "./tool-results";
 import type { ToolStatus, TranscriptEntry, TurnEnd, TurnPort, TurnUsage } from "./transcript";
 
 export interface TurnLimits {
@@ -67,6 +68,8 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
   const { turnId, signal, port } = deps;
   const messages: ChatMessage[] = pruneToBudget(historyToTurns(deps.history), deps.limits.tokenBudget).messages;
   const index = new ToolIndex();
+  // Media stay in `messages` for the rest of the turn (every later request sends them again): one budget for all.
+  const budget = new MediaBudget();
   for (let step = 0; step < deps.limits.maxSteps; step++) {
     if (signal.aborted) return { reason: "cancelled", usage };
     index.refresh(deps.tools(), deps.guides, deps.systemExtra);
@@ -105,7 +108,7 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
     port.record({ kind: "assistant", text, toolCalls: calls.length > 0 ? calls : undefined });
     messages.push({ role: "assistant", text, toolCalls: calls.length > 0 ? calls : undefined });
     if (calls.length === 0) return { reason: "complete", usage };
-    const results = await Promise.all(calls.map((call) => runCall(call, index, deps)));
+    const results = await Promise.all(calls.map((call) => runCall(call, index, budget, deps)));
     messages.push({ role: "tool", results });
     if (signal.aborted) return { reason: "cancelled", usage };
   }
@@ -113,17 +116,20 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
   return { reason: "max_steps", usage };
 }
 
-async function runCall(call: ToolCallRequest, index: ToolIndex, deps: TurnDeps): Promise<ToolCallResult> {
+async function runCall(call: ToolCallRequest, index: ToolIndex, budget: MediaBudget, deps: TurnDeps): Promise<ToolCallResult> {
   const { signal, port } = deps;
   const tool = index.find(call.name);
   const server = tool?.server ?? "unknown";
   const toolName = tool?.name ?? call.name;
   port.record({ kind: "tool_call", callId: call.id, server, tool: toolName, arguments: call.arguments });
   const status = (rest: Pick<ToolStatus, "state"> & Partial<ToolStatus>) => port.status({ callId: call.id, server, tool: toolName, ...rest });
-  const finish = (outcome: { result?: unknown; error?: string }, durationMs: number): ToolCallResult => {
-    port.record({ kind: "tool_result", callId: call.id, server, tool: toolName, durationMs, ...outcome });
-    status({ state: outcome.error !== undefined ? "error" : "complete", ...(outcome.error !== undefined ? { error: outcome.error } : { result: outcome.result }), durationMs });
-    return { id: call.id, name: call.name, ...outcome };
+  /** `recorded` is what the history and the page get: the model's text plus a note in place of the media. */
+  const finish = (outcome: { result?: unknown; error?: string }, durationMs: number, media: MediaPart[] = [], recorded = outcome): ToolCallResult => {
+    port.record({ kind: "tool_result", callId: call.id, server, tool: toolName, durationMs, ...recorded });
+    const failed = recorded.error !== undefined;
+    // The page shows and plays the media of a completed call; they are never stored.
+    status({ state: failed ? "error" : "complete", ...(failed ? { error: recorded.error } : { result: recorded.result, ...(media.length > 0 ? { media } : {}) }), durationMs });
+    return { id: call.id, name: call.name, ...outcome, ...(media.length > 0 ? { media } : {}) };
   };
   if (!tool) {
     // Hallucinated or stale name: tell the model what exists so it can correct itself.
@@ -138,24 +144,13 @@ async function runCall(call: ToolCallRequest, index: ToolIndex, deps: TurnDeps):
   const started = Date.now();
   try {
     const result = await deps.host.callTool(tool.qualifiedName, call.arguments, { signal, onProgress: (progress) => status({ state: "progress", progress }) });
-    const forModel = toModelResult(result, deps.limits.toolResultChars);
-    if (result.isError) return finish({ error: typeof forModel === "string" ? forModel : JSON.stringify(forModel) }, Date.now() - started);
-    return finish({ result: forModel }, Date.now() - started);
+    const { value, media, recorded } = reduceToolResult(result, deps.limits.toolResultChars, budget);
+    const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+    // An error's media (a screenshot of what went wrong) still reach the model.
+    if (result.isError) return finish({ error: text(value) }, Date.now() - started, media, { error: text(recorded) });
+    return finish({ result: value }, Date.now() - started, media, { result: recorded });
   } catch (error) {
     const message = error instanceof CancelledError ? "Cancelled by the user." : error instanceof EdgehostError ? error.message : "The tool call failed.";
     return finish({ error: message }, Date.now() - started);
   }
-}
-
-/** Reduces an MCP tool result to what a model can read: text, structured content, placeholders for media. */
-export function toModelResult(result: CallToolResult, maxChars: number): unknown {
-  if (result.structuredContent && !result.isError) return result.structuredContent;
-  const parts = result.content.map((part) => {
-    if (part.type === "text") return part.text;
-    if (part.type === "resource") return "text" in part.resource ? part.resource.text : `[resource ${part.resource.uri}]`;
-    if (part.type === "resource_link") return `[resource link ${part.uri}]`;
-    return `[${part.type} omitted]`;
-  });
-  const text = parts.join("\n");
-  return text.length > maxChars ? `${text.slice(0, maxChars)}\n…[truncated ${text.length - maxChars} characters]` : text;
 }

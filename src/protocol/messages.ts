@@ -55,6 +55,9 @@ export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 // "unavailable" also stands for a server this Worker cannot reach at all (a stdio one without the bridge).
 export const SessionServerSchema = ServerStatusSchema.pick({ name: true, state: true, toolCount: true, lastError: true }).extend({ enabled: z.boolean() });
 
+/** An image or audio clip of a tool result, base64 (within the turn's media budget, src/orchestrator/tool-results.ts). */
+export const MediaSchema = z.object({ type: z.enum(["image", "audio"]), mimeType: z.string(), data: z.string() });
+
 const ProgressSchema = z.object({ progress: z.number(), total: z.number().optional(), message: z.string().optional() });
 
 export const ServerMessageSchema = z.discriminatedUnion("type", [
@@ -86,6 +89,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     error: z.string().optional(),
     durationMs: z.number().optional(),
     progress: ProgressSchema.optional(),
+    /** With `complete`: the result's images and audio for the page to show; history entries keep only a note. */
+    media: z.array(MediaSchema).optional(),
   }),
   z.object({
     type: z.literal("approval_request"),
