@@ -35,13 +35,6 @@ export interface McpHostOptions {
   cache?: CachePolicy;
 }
 
-/**
- * A server that fails is reported and the others serve: the only mode. The field stays so
- * the `{ require: "available" }` that src/session/session-mcp.ts passes still compiles.
- */
-export interface ConnectOptions {
-  require?: "available";
-}
 
 export interface ConnectReport {
   ready: string[];
@@ -89,7 +82,7 @@ export class McpHost {
     return () => this.listeners.delete(listener);
   }
 
-  async connect(config: McpConfig, _options: ConnectOptions = {}): Promise<ConnectReport> {
+  async connect(config: McpConfig): Promise<ConnectReport> {
     const capabilities = capabilitiesFor(this.handlers);
     for (const server of config.servers) {
       if (this.connections.has(server.name)) throw new Error(`server "${server.name}" is already connected`);

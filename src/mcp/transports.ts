@@ -1,7 +1,7 @@
 // How the host reaches a server. A factory returns candidates tried in order, so
 // an `http` server that turns out to be an old SSE-only server is reached through
-// the legacy transport without the config saying so. Runtime-neutral: stdio lives
-// in node-transports.ts, which the Worker never imports.
+// the legacy transport without the config saying so. Runtime-neutral; stdio servers
+// are reached through the local bridge, over HTTP like any other.
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";

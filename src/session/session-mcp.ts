@@ -93,7 +93,7 @@ export class SessionMcp {
     this.connecting ??= (async () => {
       if (this.userVersion === undefined) await this.syncUserServers();
       const host = this.mcpHost;
-      await host.connect(this.config.config, { require: "available" });
+      await host.connect(this.config.config);
       if (host !== this.mcpHost) return;
       this.connected = true;
       this.toolCache = undefined;
