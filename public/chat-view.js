@@ -4,7 +4,8 @@
 // Each notice or error is shown once: a line identical to the one just above it
 // is not repeated, an `error` event that repeats its turn's stored error entry is
 // dropped, and the no-model notice lives in the banner, not after every message.
-import { renderInline, renderMarkdown } from "./markdown.js";
+import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
+import { fillResult, showResult } from "./tool-result.js";
 
 const list = document.getElementById("messages");
 const banner = document.getElementById("notice");
@@ -63,7 +64,7 @@ export function clearChat() {
 export function setBanner(text) {
   bannerText = text ? String(text) : "";
   banner.hidden = !bannerText;
-  banner.innerHTML = bannerText ? renderInline(tidy(bannerText)) : "";
+  renderInlineInto(banner, bannerText ? tidy(bannerText) : "");
 }
 
 /** Messages typed while disconnected, shown greyed at the end until they are sent. */
@@ -95,14 +96,17 @@ export function showEntry(entry) {
     case "assistant":
       if (streaming) {
         // The text streamed in already: settle it with the stored version.
-        if (entry.text) streaming.body.innerHTML = renderMarkdown(entry.text);
+        if (entry.text) renderMarkdownInto(streaming.body, entry.text);
         else streaming.el.remove();
         streaming.el.classList.toggle("partial", Boolean(entry.partial));
         streaming.el.classList.remove("streaming");
         streaming = null;
       } else if (entry.text) {
         const li = item(`msg assistant${entry.partial ? " partial" : ""}`);
-        li.innerHTML = `<div class="body">${renderMarkdown(entry.text)}</div>`;
+        const body = document.createElement("div");
+        body.className = "body";
+        renderMarkdownInto(body, entry.text);
+        li.append(body);
       }
       break;
     case "tool_call":
@@ -136,7 +140,7 @@ export function streamText(message) {
     pendingRender = true;
     requestAnimationFrame(() => {
       pendingRender = false;
-      if (streaming) streaming.body.innerHTML = renderMarkdown(streaming.text);
+      if (streaming) renderMarkdownInto(streaming.body, streaming.text);
       scroll();
     });
   }
@@ -183,7 +187,7 @@ function finishCard(callId, outcome, state) {
   el.querySelector(".result-title").hidden = false;
   el.querySelector(".result-title").textContent = state === "error" ? "Error" : "Result";
   result.hidden = false;
-  result.textContent = state === "error" ? tidy(outcome.error) : pretty(outcome.result);
+  fillResult(result, state === "error" ? { kind: "error", text: tidy(outcome.error) } : showResult(outcome.result));
 }
 
 /** The card of a call waiting for the user's approval says so (not "running…"). */

@@ -6,35 +6,51 @@
 import { describeError, NetworkError, request } from "./api.js";
 import { askApproval } from "./dialogs.js";
 import { buildSchemaForm } from "./schema-form.js";
+import { contentText, fillResult, showResult, showStructured } from "./tool-result.js";
 
 const $ = (id) => document.getElementById(id);
 
-function resultText(result) {
+/**
+ * A tool's answer as shown: its content parts as text (JSON text indented), and its
+ * structured content as indented JSON when that says more than the text does.
+ */
+function resultViews(result) {
   const parts = Array.isArray(result?.content) ? result.content : [];
-  const text = parts.map((c) => (c.type === "text" ? c.text : JSON.stringify(c))).join("\n");
-  return text || JSON.stringify(result?.structuredContent ?? result ?? {}, null, 2);
+  const structured = result?.structuredContent;
+  const text = parts.length > 0 ? showResult(contentText(parts)) : undefined;
+  if (structured === undefined || structured === null) return { main: text ?? { kind: "text", text: "(no content)" } };
+  const data = showStructured(structured);
+  if (!text || !text.text.trim()) return { main: data };
+  return { main: text, structured: data.text === text.text ? undefined : data };
 }
 
 export function setupConsole() {
   const select = $("console-tool");
   const form = $("console-form");
   const out = $("console-result");
+  const structuredOut = $("console-structured");
   const outcome = $("console-outcome");
   const button = $("console-call");
   let tools = [];
   let read = Object.assign(() => ({}), { missing: () => [] });
   let generation = 0;
 
-  /** outcome: "pending" | "ok" | "error" | "denied" | "" (cleared) */
-  const show = (kind, title, text = "", status) => {
+  /**
+   * outcome: "pending" | "ok" | "error" | "denied" | "" (cleared); `views`: a message, or
+   * the result's text and its structured content (see resultViews).
+   */
+  const show = (kind, title, views = "", status) => {
+    const { main, structured } = typeof views === "string" ? { main: { kind: kind === "error" ? "error" : "text", text: views } } : views;
     out.dataset.outcome = kind;
     outcome.dataset.outcome = kind;
     if (status === undefined) delete out.dataset.status;
     else out.dataset.status = String(status);
     outcome.hidden = !title;
     outcome.textContent = title;
-    out.hidden = !text;
-    out.textContent = text;
+    out.hidden = !main.text;
+    fillResult(out, main);
+    structuredOut.hidden = !structured;
+    if (structured) fillResult(structuredOut.querySelector("pre"), structured);
   };
   const clear = () => show("", "", "");
 
@@ -110,8 +126,8 @@ export function setupConsole() {
       if (answer.ok && answer.data?.result) {
         const result = answer.data.result;
         const took = typeof answer.data.durationMs === "number" ? ` in ${answer.data.durationMs} ms` : "";
-        if (result.isError) show("error", `The tool reported an error${took}:`, resultText(result), answer.status);
-        else show("ok", `Result${took}:`, resultText(result), answer.status);
+        if (result.isError) show("error", `The tool reported an error${took}:`, { main: { ...resultViews(result).main, kind: "error" } }, answer.status);
+        else show("ok", `Result${took}:`, resultViews(result), answer.status);
       } else {
         show("error", "The call failed:", describeError(answer.status, answer.data), answer.status);
       }

@@ -1,76 +1,131 @@
-// A small Markdown renderer for model answers: everything is HTML-escaped first,
-// then a safe subset is applied (code blocks, inline code, emphasis, links with
-// http(s) only, headings, lists, paragraphs). No raw HTML ever reaches the page.
+// Model answers as Markdown: markdown-it (CommonMark plus tables and strikethrough)
+// turns the text into HTML and DOMPurify cleans that before it reaches the page.
+// Both are the browser builds their npm packages ship, in public/vendor/ (see
+// VERSIONS.txt there and scripts/vendor-page-libs.mjs).
+//
+// - Raw HTML is off: `<script>` or `<img onerror=…>` in an answer is shown as text.
+// - Links: http(s), mailto and relative ones only; `[x](javascript:…)`, `data:`,
+//   `vbscript:` and other schemes are refused and read as the text that was written.
+//   Links open in a new tab with rel="noopener noreferrer".
+// - Images are shown as links to them (the page makes no external requests).
+// - `2*3*4`: a `*` between two digits is a times sign, not emphasis.
+// - Headings start at h3 (the page's own h1/h2 stay above them).
+import MarkdownIt from "./vendor/markdown-it/markdown-it.esm.min.mjs";
+import DOMPurify from "./vendor/dompurify/purify.es.mjs";
 
-const escapeHtml = (text) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
 
-function inline(text) {
-  const codes = [];
-  let out = escapeHtml(text).replace(/`([^`]+)`/g, (_, code) => {
-    codes.push(`<code>${code}</code>`);
-    return `\u0000${codes.length - 1}\u0000`;
-  });
-  out = out
-    .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
-    .replace(/(^|[^*])\*([^*\s][^*]*)\*/g, "$1<em>$2</em>")
-    .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, '<a href="$2" target="_blank" rel="noopener noreferrer">$1</a>');
-  return out.replace(/\u0000(\d+)\u0000/g, (_, i) => codes[Number(i)]);
-}
+const ALLOWED_SCHEMES = new Set(["http", "https", "mailto"]);
+/** markdown-it asks this of every link, autolink and linkified URL; a refused one stays text. */
+md.validateLink = (url) => {
+  const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(url);
+  return !scheme || ALLOWED_SCHEMES.has(scheme[1].toLowerCase());
+};
 
-export function renderMarkdown(source) {
-  const lines = String(source).replace(/\r\n/g, "\n").split("\n");
-  const html = [];
-  let paragraph = [];
-  let list = null;
-  const flushParagraph = () => {
-    if (paragraph.length) html.push(`<p>${paragraph.map(inline).join("<br>")}</p>`);
-    paragraph = [];
-  };
-  const flushList = () => {
-    if (list) html.push(`<${list.tag}>${list.items.map((i) => `<li>${inline(i)}</li>`).join("")}</${list.tag}>`);
-    list = null;
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    const fence = /^```\s*([\w-]*)\s*$/.exec(line);
-    if (fence) {
-      flushParagraph();
-      flushList();
-      const body = [];
-      while (++i < lines.length && !/^```\s*$/.test(lines[i])) body.push(lines[i]);
-      const lang = fence[1] ? ` data-lang="${escapeHtml(fence[1])}"` : "";
-      html.push(`<pre><code${lang}>${escapeHtml(body.join("\n"))}</code></pre>`);
-      continue;
-    }
-    const heading = /^(#{1,4})\s+(.*)$/.exec(line);
-    const bullet = /^\s*[-*]\s+(.*)$/.exec(line);
-    const numbered = /^\s*\d+[.)]\s+(.*)$/.exec(line);
-    if (heading) {
-      flushParagraph();
-      flushList();
-      const level = heading[1].length + 2; // h3..h6 inside a message
-      html.push(`<h${level}>${inline(heading[2])}</h${level}>`);
-    } else if (bullet || numbered) {
-      flushParagraph();
-      const tag = bullet ? "ul" : "ol";
-      if (list && list.tag !== tag) flushList();
-      list ??= { tag, items: [] };
-      list.items.push((bullet ?? numbered)[1]);
-    } else if (!line.trim()) {
-      flushParagraph();
-      flushList();
-    } else {
-      flushList();
-      paragraph.push(line);
+const isDigit = (code) => code >= 0x30 && code <= 0x39;
+/** A run of `*` with a digit on both sides (`2*3*4`, `10**6`) is text, never an emphasis delimiter. */
+md.inline.ruler.before("emphasis", "times_sign", (state, silent) => {
+  const start = state.pos;
+  if (state.src.charCodeAt(start) !== 0x2a || !isDigit(state.src.charCodeAt(start - 1))) return false;
+  let end = start;
+  while (end < state.posMax && state.src.charCodeAt(end) === 0x2a) end++;
+  if (!isDigit(state.src.charCodeAt(end))) return false;
+  if (!silent) state.pending += state.src.slice(start, end);
+  state.pos = end;
+  return true;
+});
+
+md.core.ruler.push("page_tags", (state) => {
+  for (const token of state.tokens) {
+    // # → h3 … #### and below → h6.
+    if (token.type === "heading_open" || token.type === "heading_close") token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + 2)}`;
+    // Table alignment as data-align, so no style attribute is ever needed.
+    if ((token.type === "th_open" || token.type === "td_open") && token.attrs) {
+      const align = /text-align:(left|right|center)/.exec(token.attrGet("style") ?? "")?.[1];
+      token.attrs = align ? [["data-align", align]] : null;
     }
   }
-  flushParagraph();
-  flushList();
-  return html.join("");
+});
+
+md.renderer.rules.image = (tokens, index, options, env, self) => {
+  const token = tokens[index];
+  const src = token.attrGet("src") ?? "";
+  const alt = self.renderInlineAsText(token.children ?? [], options, env) || src;
+  return `<a href="${md.utils.escapeHtml(src)}" class="image-link">${md.utils.escapeHtml(alt)}</a>`;
+};
+
+const PURIFY = {
+  ALLOWED_TAGS: ["a", "p", "br", "strong", "em", "s", "code", "pre", "blockquote", "ul", "ol", "li", "hr", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td"],
+  ALLOWED_ATTR: ["href", "title", "class", "start", "data-align"],
+  ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
+  RETURN_DOM_FRAGMENT: true,
+};
+
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A" && node.hasAttribute("href")) {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer");
+  }
+});
+
+/** Each top-level block of the tokens (a paragraph, a list, a table, a fence…) as a slice. */
+function topLevelBlocks(tokens) {
+  const blocks = [];
+  for (let start = 0; start < tokens.length; start++) {
+    let end = start;
+    if (tokens[start].nesting === 1) while (end < tokens.length - 1 && !(tokens[end].level === 0 && tokens[end].nesting === -1)) end++;
+    blocks.push(tokens.slice(start, end + 1));
+    start = end;
+  }
+  return blocks;
 }
 
-/** One line of inline Markdown (code, emphasis, links) as safe HTML: for notices. */
-export const renderInline = (text) => inline(String(text));
+/** Elements whose children are all blocks: the line breaks markdown-it writes between those are not text. */
+const BLOCK_PARENTS = new Set(["UL", "OL", "BLOCKQUOTE", "TABLE", "THEAD", "TBODY", "TR"]);
 
-export { escapeHtml };
+/** Drops those line breaks, so an answer's text is what it says (no stray "\n" in textContent). */
+function dropLayoutWhitespace(fragment) {
+  const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
+  const drop = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.data.trim() && (node.parentNode === fragment || BLOCK_PARENTS.has(node.parentNode.nodeName))) drop.push(node);
+  }
+  for (const node of drop) node.remove();
+  return fragment;
+}
+
+/** Per element: the HTML of each block it shows and the nodes that block became. */
+const rendered = new WeakMap();
+
+/**
+ * Replaces the element's content with the rendered Markdown. A streamed answer is
+ * rendered again as it grows: the whole text is parsed each time, but only the blocks
+ * whose HTML changed (usually the last one) are sanitized and put in the page, so the
+ * cost of a delta does not grow with the DOM and layout of everything above it.
+ */
+export function renderMarkdownInto(element, source) {
+  const env = {};
+  const tokens = md.parse(String(source ?? ""), env);
+  const html = topLevelBlocks(tokens).map((block) => md.renderer.render(block, md.options, env));
+  let old = rendered.get(element);
+  // Anything else changed the element's content: start afresh.
+  if (!old || old.some((block) => block.nodes.some((node) => node.parentNode !== element))) {
+    element.replaceChildren();
+    old = [];
+  }
+  let same = 0;
+  while (same < old.length && same < html.length && old[same].html === html[same]) same++;
+  for (const block of old.slice(same)) for (const node of block.nodes) node.remove();
+  const blocks = old.slice(0, same);
+  for (const blockHtml of html.slice(same)) {
+    const fragment = dropLayoutWhitespace(DOMPurify.sanitize(blockHtml, PURIFY));
+    blocks.push({ html: blockHtml, nodes: [...fragment.childNodes] });
+    element.append(fragment);
+  }
+  rendered.set(element, blocks);
+}
+
+/** One line of inline Markdown (code, emphasis, links) into the element: for notices. */
+export function renderInlineInto(element, source) {
+  element.replaceChildren(DOMPurify.sanitize(md.renderInline(String(source ?? "")), PURIFY));
+}

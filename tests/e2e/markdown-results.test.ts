@@ -1,0 +1,458 @@
+// Answers as Markdown (markdown-it + DOMPurify, public/markdown.js) and tool results
+// as they read (public/tool-result.js), in headless Chromium against the real stack:
+// wrangler dev, the bridge with server-filesystem and server-everything, the fake Gemini.
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reply, script } from "../fixtures/fake-llm-script";
+import { everythingBin, repoRoot } from "../fixtures/servers";
+import { startStack, type Stack } from "../fixtures/stack";
+import { launchBrowser, noPageErrors, openConsole, openPage, overflow, PHONE, sendMessage, shot, shots } from "./browser";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Text in pieces of `size` characters: a stream whose deltas cut through every construct. */
+const pieces = (text: string, size: number): string[] => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+
+const ANSWER = [
+  "## Results",
+  "",
+  "| Tool | Calls | Notes |",
+  "|:-----|------:|:-----:|",
+  "| `list_directory` | 12 | fast |",
+  "| read_text_file | 3 | *slow* |",
+  "",
+  "1. First step",
+  "   - nested bullet",
+  "     - deeper bullet",
+  "   - second nested",
+  "2. Second step",
+  "",
+  "> A quoted line",
+  "> that goes on.",
+  "",
+  "---",
+  "",
+  "See [the pipe article](https://en.wikipedia.org/wiki/Pipe_(Unix)) and compute 2*3*4 = 24, with **bold** and *italic* words.",
+  "",
+  "Inline `const x = 1;` and a block:",
+  "",
+  "```js",
+  'const html = "<b>not bold</b>";',
+  "console.log(html);",
+  "```",
+  "",
+  "Raw HTML: <img src=x onerror=alert(1)> and <script>alert(2)</script>.",
+  "",
+  '<div onclick="alert(3)">block html</div>',
+  "",
+  "Bad links: [x](javascript:alert(1)), [y](data:text/html;base64,PHNjcmlwdD5hbGVydCg0KTwvc2NyaXB0Pg==), [z](vbscript:msgbox(5)), <javascript:alert(6)>.",
+  "",
+  "A picture: ![the logo](https://example.com/logo.png)",
+].join("\n");
+
+/** What the test reads off a rendered answer, in one round trip. */
+interface AnswerDom {
+  headings: string[];
+  th: string[];
+  td: string[];
+  align: (string | null)[];
+  nested: string[];
+  deeper: string[];
+  ordered: number;
+  quote: string;
+  hr: number;
+  links: { href: string; text: string; target: string | null; rel: string | null }[];
+  em: string[];
+  strong: string[];
+  inlineCode: string[];
+  fenced: { text: string; className: string };
+  dangerous: string[];
+  text: string;
+  html: string;
+}
+
+async function readAnswer(body: Locator): Promise<AnswerDom> {
+  // Runs in the page: the element is a DOM element there (the project's TypeScript has no DOM types).
+  return body.evaluate((body: any): AnswerDom => {
+    const all = (s: string): any[] => [...body.querySelectorAll(s)];
+    const texts = (s: string): string[] => all(s).map((e) => e.textContent);
+    const pre = body.querySelector("pre > code");
+    return {
+      headings: all("h1,h2,h3,h4,h5,h6").map((h) => `${h.tagName}:${h.textContent}`),
+      th: texts("table thead th"),
+      td: texts("table tbody td"),
+      align: all("table thead th").map((th) => th.getAttribute("data-align")),
+      nested: texts("ol > li > ul > li").map((t) => t.split("\n")[0] ?? ""),
+      deeper: texts("ol > li > ul > li > ul > li"),
+      ordered: all("ol > li").length,
+      quote: body.querySelector("blockquote")?.textContent ?? "",
+      hr: all("hr").length,
+      links: all("a").map((a) => ({ href: a.getAttribute("href"), text: a.textContent, target: a.getAttribute("target"), rel: a.getAttribute("rel") })),
+      em: texts("em"),
+      strong: texts("strong"),
+      inlineCode: texts(":not(pre) > code"),
+      fenced: { text: pre?.textContent ?? "", className: pre?.className ?? "" },
+      dangerous: all("script, img, iframe, object, embed, svg, [onerror], [onclick], [style], div").map((e) => e.outerHTML),
+      text: body.textContent,
+      html: body.innerHTML,
+    };
+  });
+}
+
+function expectRenderedAnswer(dom: AnswerDom): void {
+  expect(dom.headings).toEqual(["H4:Results"]);
+  expect(dom.th).toEqual(["Tool", "Calls", "Notes"]);
+  expect(dom.td).toEqual(["list_directory", "12", "fast", "read_text_file", "3", "slow"]);
+  expect(dom.align).toEqual(["left", "right", "center"]);
+  expect(dom.nested).toEqual(["nested bullet", "second nested"]);
+  expect(dom.deeper).toEqual(["deeper bullet"]);
+  expect(dom.ordered).toBe(2);
+  expect(dom.quote.trim()).toBe("A quoted line\nthat goes on.");
+  expect(dom.hr).toBe(1);
+  // The URL with parentheses is whole; the image is a link to it (nothing is loaded); no refused scheme is a link.
+  expect(dom.links).toEqual([
+    { href: "https://en.wikipedia.org/wiki/Pipe_(Unix)", text: "the pipe article", target: "_blank", rel: "noopener noreferrer" },
+    { href: "https://example.com/logo.png", text: "the logo", target: "_blank", rel: "noopener noreferrer" },
+  ]);
+  expect(dom.text).toContain("2*3*4 = 24");
+  expect(dom.em).toEqual(["slow", "italic"]);
+  expect(dom.strong).toEqual(["bold"]);
+  expect(dom.inlineCode).toEqual(["list_directory", "const x = 1;"]);
+  expect(dom.fenced).toEqual({ text: 'const html = "<b>not bold</b>";\nconsole.log(html);\n', className: "language-js" });
+  // Raw HTML is text; refused links read as what was written.
+  expect(dom.dangerous).toEqual([]);
+  expect(dom.text).toContain("Raw HTML: <img src=x onerror=alert(1)> and <script>alert(2)</script>.");
+  expect(dom.text).toContain('<div onclick="alert(3)">block html</div>');
+  expect(dom.text).toContain("[x](javascript:alert(1))");
+  expect(dom.text).toContain("[y](data:text/html;base64,PHNjcmlwdD5hbGVydCg0KTwvc2NyaXB0Pg==)");
+  expect(dom.text).toContain("[z](vbscript:msgbox(5))");
+  expect(dom.text).toContain("<javascript:alert(6)>");
+  expect(dom.html).not.toMatch(/href="\s*(javascript|vbscript|data):/i);
+}
+
+describe("answers as Markdown", () => {
+  let stack: Stack;
+  let page: Page;
+  const dialogs: string[] = [];
+  beforeAll(async () => {
+    stack = await startStack();
+    page = await openPage(browser, stack);
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+  });
+  afterAll(async () => {
+    await page?.context().close();
+    await stack?.stop();
+  });
+
+  it("renders a streamed answer: table, nested lists, quote, rule, links, code; raw HTML and bad links stay text", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.text(...pieces(ANSWER, 37))]);
+    await sendMessage(page, "show me everything");
+    const body = page.locator(".msg.assistant:not(.streaming) .body").last();
+    await body.locator("hr").waitFor();
+    await page.locator("#send:not([hidden])").waitFor();
+    const live = await readAnswer(body);
+    expectRenderedAnswer(live);
+    await shot(page, "md-1-answer");
+    // History replay renders the stored text the same way.
+    await page.reload();
+    const replayed = page.locator(".msg.assistant .body", { hasText: "See the pipe article" }).last();
+    await replayed.waitFor();
+    expect(await readAnswer(replayed)).toEqual(live);
+    expect(dialogs).toEqual([]);
+    noPageErrors(page);
+  });
+
+  it("renders the part of an answer that has arrived while it streams", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.hang("| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n  - two\n\nSo far 2*3*4 and [a link](https://example.com/x_(y)) then [more](")]);
+    await sendMessage(page, "take your time");
+    const streaming = page.locator(".msg.assistant.streaming .body");
+    await streaming.locator("table td", { hasText: "2" }).waitFor();
+    expect(await streaming.locator("ul > li > ul > li").textContent()).toBe("two");
+    expect(await streaming.locator("em").count()).toBe(0);
+    // A link is one once it is complete; the one still arriving is text until then.
+    expect(await streaming.locator("a").evaluateAll((links) => links.map((a) => a.getAttribute("href")))).toEqual(["https://example.com/x_(y)"]);
+    await shot(page, "md-2-streaming");
+    await page.locator("#stop").click();
+    await page.locator("#send:not([hidden])").waitFor();
+    expect(await page.locator(".msg.assistant.partial table").count()).toBeGreaterThan(0);
+  });
+
+  it("streams a 20 KB answer in small deltas, and re-rendering it stays cheap", async () => {
+    const section = (i: number) =>
+      [
+        `### Part ${i}`,
+        "",
+        `Some prose for part ${i} with **bold**, \`code\`, a [link](https://example.com/${i}) and 2*${i}*3.`,
+        "",
+        "- a point",
+        "  - a sub-point",
+        "- another point",
+        "",
+        "| key | value |",
+        "|---|---|",
+        `| part | ${i} |`,
+        "",
+        "```",
+        `line one of ${i}`,
+        "line two",
+        "```",
+        "",
+      ].join("\n");
+    let long = "";
+    for (let i = 1; long.length < 20_000; i++) long += section(i);
+    const parts = long.match(/### Part /g)?.length ?? 0;
+    await page.evaluate(`(() => {
+      window.__longTasks = [];
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration)); }).observe({ type: "longtask" });
+    })()`);
+    await script(stack.llm.url, stack.llmKey, [reply.text(...pieces(long, 50))]);
+    const started = Date.now();
+    await sendMessage(page, "a long answer please");
+    const body = page.locator(".msg.assistant:not(.streaming) .body", { hasText: `Part ${parts}` }).last();
+    await body.waitFor();
+    const streamedMs = Date.now() - started;
+    expect(await body.locator("h5").count()).toBe(parts);
+    expect(await body.locator("table").count()).toBe(parts);
+    expect(await body.locator("pre").count()).toBe(parts);
+    expect(await body.locator("em").count()).toBe(0);
+    const longTasks = (await page.evaluate("window.__longTasks")) as number[];
+    await body.scrollIntoViewIfNeeded();
+    await shot(page, "md-3-long");
+
+    // The cost itself, in a message in the list, layout included. The page renders at most
+    // once a frame; here every 50-character delta is rendered, and a whole 20 KB answer
+    // into a fresh message (what a history replay does).
+    const cost = (await page.evaluate(`(async () => {
+      const { renderMarkdownInto } = await import("/markdown.js");
+      const text = ${JSON.stringify(long)};
+      const message = () => {
+        const li = document.createElement("li");
+        li.className = "msg assistant";
+        const body = document.createElement("div");
+        body.className = "body";
+        li.append(body);
+        document.getElementById("messages").append(li);
+        return body;
+      };
+      // Each render is timed alone; the page gets its turn between them (as it does between frames).
+      const time = async (body, source) => { await new Promise((resolve) => setTimeout(resolve, 0)); const t = performance.now(); renderMarkdownInto(body, source); void body.offsetHeight; return performance.now() - t; };
+      const fresh = [];
+      for (let i = 0; i < 11; i++) { const body = message(); fresh.push(await time(body, text)); body.parentElement.remove(); }
+      fresh.sort((a, b) => a - b);
+      const body = message();
+      let total = 0, worst = 0, deltas = 0;
+      for (let end = 50; end < text.length + 50; end += 50) { const ms = await time(body, text.slice(0, end)); total += ms; worst = Math.max(worst, ms); deltas++; }
+      const check = message();
+      renderMarkdownInto(check, text);
+      const sameAsFresh = check.innerHTML === body.innerHTML;
+      body.parentElement.remove();
+      check.parentElement.remove();
+      const round = (ms) => Math.round(ms * 10) / 10;
+      return { chars: text.length, freshMedianMs: round(fresh[5]), deltas, perDeltaMeanMs: round(total / deltas), perDeltaWorstMs: round(worst), allDeltasMs: round(total), sameAsFresh };
+    })()`)) as { chars: number; freshMedianMs: number; deltas: number; perDeltaMeanMs: number; perDeltaWorstMs: number; allDeltasMs: number; sameAsFresh: boolean };
+    const report = { ...cost, streamedEndToEndMs: streamedMs, longTasksWhileStreaming: longTasks };
+    console.log(`markdown render cost: ${JSON.stringify(report)}`);
+    writeFileSync(join(shots, "markdown-cost.json"), JSON.stringify(report, null, 2));
+    expect(cost.chars).toBeGreaterThanOrEqual(20_000);
+    // Rendering only the blocks that changed gives the same DOM as rendering it all.
+    expect(cost.sameAsFresh).toBe(true);
+    // Generous bounds (2 shared cores; measured about 2 ms a delta and 30 ms fresh).
+    expect(cost.perDeltaMeanMs).toBeLessThan(16);
+    expect(cost.freshMedianMs).toBeLessThan(200);
+  });
+
+  it("keeps a Markdown answer inside a phone screen", async () => {
+    const phone = await openPage(browser, stack, { viewport: PHONE, path: new URL(page.url()).hash ? `/${new URL(page.url()).hash}` : "/" });
+    const answer = phone.locator(".msg.assistant .body", { hasText: "See the pipe article" }).first();
+    await answer.waitFor();
+    await answer.scrollIntoViewIfNeeded();
+    expect((await overflow(phone)).overflow).toBe(0);
+    await shot(phone, "md-4-phone");
+    await phone.context().close();
+  });
+});
+
+describe("tool results as they read", () => {
+  let stack: Stack;
+  let page: Page;
+  let structuredTool = "";
+  beforeAll(async () => {
+    stack = await startStack({ mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: ["get-structured-content", "get-tiny-image"] } } });
+    writeFileSync(join(stack.fsRoot, "lines.txt"), "first line\nsecond line\n  third, indented\n");
+    page = await openPage(browser, stack);
+    await page.locator('#servers li[data-server="everything"][data-state="ready"]').waitFor({ state: "attached" });
+    const servers = (await page.evaluate("fetch('/api/servers').then(r => r.json())")) as { servers: { name: string; tools: { name: string; functionName: string }[] }[] };
+    structuredTool = servers.servers.find((s) => s.name === "everything")?.tools.find((t) => t.name === "get-structured-content")?.functionName ?? "";
+    expect(structuredTool).not.toBe("");
+  });
+  afterAll(async () => {
+    await page?.context().close();
+    await stack?.stop();
+  });
+
+  const cardFor = (tool: string) => page.locator(".tool-card", { has: page.locator(".tool-name", { hasText: tool }) }).last();
+
+  it("shows a multi-line text result with real line breaks", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__read_text_file", { path: join(stack.fsRoot, "lines.txt") }), reply.text("Three lines.")]);
+    await sendMessage(page, "read lines.txt");
+    await page.locator(".msg.assistant", { hasText: "Three lines." }).waitFor();
+    const card = cardFor("filesystem.read_text_file");
+    await card.locator("summary").click();
+    const result = card.locator(".tool-result");
+    expect(await result.getAttribute("data-kind")).toBe("text");
+    expect(await result.textContent()).toBe("first line\nsecond line\n  third, indented\n");
+    // Shown on three lines (pre-wrap), not as one line with "\n" in it.
+    expect(await result.evaluate((e: any) => e.innerText)).toBe("first line\nsecond line\n  third, indented\n");
+    expect(await result.evaluate((e: any) => e.ownerDocument.defaultView.getComputedStyle(e).whiteSpace)).toBe("pre-wrap");
+    const lineHeight = Number.parseFloat(await result.evaluate((e: any): string => e.ownerDocument.defaultView.getComputedStyle(e).lineHeight)) || 16;
+    expect(((await result.boundingBox())?.height ?? 0) / lineHeight).toBeGreaterThanOrEqual(3);
+
+    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__list_directory", { path: stack.fsRoot }), reply.text("Listed.")]);
+    await sendMessage(page, "list it");
+    await page.locator(".msg.assistant", { hasText: "Listed." }).waitFor();
+    const list = cardFor("filesystem.list_directory");
+    await list.locator("summary").click();
+    expect((await list.locator(".tool-result").textContent())?.split("\n").sort()).toEqual(["[DIR] sub", "[FILE] lines.txt", "[FILE] notes.txt"]);
+    await card.scrollIntoViewIfNeeded();
+    await shot(page, "results-1-text");
+  });
+
+  it("shows a structured result as indented JSON", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.callReply(structuredTool, { location: "Chicago" }), reply.text("Drizzly.")]);
+    await sendMessage(page, "weather in Chicago?");
+    await page.locator(".msg.assistant", { hasText: "Drizzly." }).waitFor();
+    const card = cardFor("everything.get-structured-content");
+    await card.locator("summary").click();
+    const result = card.locator(".tool-result");
+    expect(await result.getAttribute("data-kind")).toBe("json");
+    expect(await result.textContent()).toBe('{\n  "temperature": 36,\n  "conditions": "Light rain / drizzle",\n  "humidity": 82\n}');
+    await card.scrollIntoViewIfNeeded();
+    await shot(page, "results-2-json");
+  });
+
+  it("shows a tool's error as an error", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__read_text_file", { path: join(stack.fsRoot, "missing.txt") }), reply.text("No such file.")]);
+    await sendMessage(page, "read missing.txt");
+    await page.locator(".msg.assistant", { hasText: "No such file." }).waitFor();
+    const card = page.locator(".tool-card.failed").last();
+    await card.locator("summary").click();
+    expect(await card.locator(".result-title").textContent()).toBe("Error");
+    const result = card.locator(".tool-result");
+    expect(await result.getAttribute("data-kind")).toBe("error");
+    expect(await result.textContent()).toContain("missing.txt");
+    expect(await result.evaluate((e: any) => e.ownerDocument.defaultView.getComputedStyle(e).color)).toBe("rgb(192, 54, 44)");
+    await card.scrollIntoViewIfNeeded();
+    await shot(page, "results-3-error");
+  });
+
+  it("reads the same after a reload, and a direct call kept in the history (MCP content) as text", async () => {
+    const before = await page.locator(".tool-result").allTextContents();
+    const kinds = await page.locator(".tool-result").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")));
+    const id = new URLSearchParams(new URL(page.url()).hash.slice(1)).get("s");
+    await page.reload();
+    await page.locator(".msg.assistant", { hasText: "No such file." }).waitFor();
+    expect(await page.locator(".tool-result").allTextContents()).toEqual(before);
+    expect(await page.locator(".tool-result").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")))).toEqual(kinds);
+
+    // POST /api/tools with this session's id: the history keeps the call with its MCP content
+    // array (here text, an image, text); the image reads as a placeholder, not as base64.
+    const status = (await page.evaluate(
+      `fetch('/api/tools/everything.get-tiny-image', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: {}, sessionId: ${JSON.stringify(id)} }) }).then(r => r.status)`,
+    )) as number;
+    expect(status).toBe(200);
+    await page.reload();
+    await page.locator(".msg.assistant", { hasText: "No such file." }).waitFor();
+    const direct = page.locator(".tool-card").last();
+    await direct.locator("summary").click();
+    expect(await direct.locator(".tool-name").textContent()).toBe("everything.get-tiny-image");
+    expect(await direct.locator(".tool-result").getAttribute("data-kind")).toBe("text");
+    const lines = ((await direct.locator(".tool-result").textContent()) ?? "").split("\n");
+    expect(lines[0]).toBe("Here's the image you requested:");
+    expect(lines[1]).toBe("[image: image/png, 3.9 KB]");
+    expect(lines[2]).toBe("The image above is the MCP logo.");
+    expect(lines).toHaveLength(3);
+    await direct.scrollIntoViewIfNeeded();
+    await shot(page, "results-5-history-content");
+    noPageErrors(page);
+  });
+
+  it("shows text and structured results in the tool console", async () => {
+    await openConsole(page);
+    await page.locator("#console-tool").selectOption("filesystem.read_text_file");
+    await page.locator("#console-form input[name=path]").fill(join(stack.fsRoot, "lines.txt"));
+    await page.locator("#console-call").click();
+    const out = page.locator("#console-result");
+    await expect.poll(() => out.getAttribute("data-outcome")).toBe("ok");
+    expect(await out.textContent()).toBe("first line\nsecond line\n  third, indented\n");
+    expect(await out.getAttribute("data-kind")).toBe("text");
+    // server-filesystem's structured content is the same text: not shown twice.
+    expect(await page.locator("#console-structured").isHidden()).toBe(true);
+
+    await page.locator("#console-tool").selectOption("everything.get-structured-content");
+    await page.locator("#console-form select[name=location]").selectOption("Chicago");
+    await page.locator("#console-call").click();
+    await expect.poll(() => out.getAttribute("data-kind")).toBe("json");
+    expect(await out.textContent()).toBe('{\n  "temperature": 36,\n  "conditions": "Light rain / drizzle",\n  "humidity": 82\n}');
+    // Its text is the same JSON: not shown twice.
+    expect(await page.locator("#console-structured").isHidden()).toBe(true);
+    await shot(page, "results-4-console");
+  });
+
+  it("shows a console result's structured content under its text when it says more", async () => {
+    // No tool of the stack answers a summary text with different structured content: this one
+    // answer of POST /api/tools is made up here, in the documented shape.
+    await page.route("**/api/tools/everything.get-structured-content", (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: "application/json",
+        body: JSON.stringify({ result: { content: [{ type: "text", text: "Chicago: 36°F\nLight rain" }], structuredContent: { city: "Chicago", reading: { temperature: 36, unit: "F" } } }, durationMs: 3 }),
+      }),
+    );
+    try {
+      await openConsole(page);
+      await page.locator("#console-tool").selectOption("everything.get-structured-content");
+      await page.locator("#console-form select[name=location]").selectOption("Chicago");
+      await page.locator("#console-call").click();
+      await expect.poll(() => page.locator("#console-outcome").textContent()).toBe("Result in 3 ms:");
+      expect(await page.locator("#console-result").textContent()).toBe("Chicago: 36°F\nLight rain");
+      expect(await page.locator("#console-result").getAttribute("data-kind")).toBe("text");
+      const structured = page.locator("#console-structured pre");
+      await structured.waitFor();
+      expect(await structured.getAttribute("data-kind")).toBe("json");
+      expect(await structured.textContent()).toBe('{\n  "city": "Chicago",\n  "reading": {\n    "temperature": 36,\n    "unit": "F"\n  }\n}');
+      await shot(page, "results-6-console-structured");
+    } finally {
+      await page.unroute("**/api/tools/everything.get-structured-content");
+    }
+  });
+
+  it("shows a tool's error result in the tool console as an error", async () => {
+    await openConsole(page);
+    await page.locator("#console-tool").selectOption("filesystem.read_text_file");
+    await page.locator("#console-form input[name=path]").fill(join(stack.fsRoot, "missing.txt"));
+    await page.locator("#console-call").click();
+    const out = page.locator("#console-result");
+    await expect.poll(() => out.getAttribute("data-outcome")).toBe("error");
+    expect(await out.getAttribute("data-kind")).toBe("error");
+    expect(await out.textContent()).toContain("ENOENT");
+    expect(await page.locator("#console-structured").isHidden()).toBe(true);
+  });
+});
+
+describe("the vendored page libraries", () => {
+  it("are the files of the npm packages package.json pins", () => {
+    expect(execFileSync(process.execPath, [join(repoRoot, "scripts", "vendor-page-libs.mjs"), "--check"], { encoding: "utf8" })).toBe("");
+  });
+});
