@@ -257,7 +257,7 @@ function printGoals(rows: Row[]): void {
   const totals = `totals: bridge ${cps?.toFixed(0) ?? "n/a"} calls/s vs ${bestCps ? `${bestCps[0]} ${bestCps[1].toFixed(0)}` : "no peer"} = ${cps !== undefined && bestCps ? (cps / bestCps[1]).toFixed(2) : "n/a"}`;
   console.log(`- throughput ratio: ${cpsRatio?.toFixed(3) ?? "n/a"} (per round: ${rounds(ratios)}; ${totals}; goal ≥ 2): ${verdict(cpsRatio === undefined ? undefined : cpsRatio >= 2)}`);
   const rss = bridge.rssIdle?.own;
-  console.log(`- idle RSS: ${rss?.toFixed(1) ?? "n/a"} MB (goal < 60 MB): ${verdict(rss === undefined ? undefined : rss < 60)}`);
+  console.log(`- idle RSS: ${rss?.toFixed(1) ?? "n/a"} MB (goal < 50 MB): ${verdict(rss === undefined ? undefined : rss < 50)}`);
   const c = bridge.children;
   const direct = c && c !== "failed" ? c.direct : undefined;
   console.log(`- children after 20 sessions: ${direct ?? "n/a"} (goal: exactly 1): ${verdict(direct === undefined ? undefined : direct === 1)}`);

@@ -1,6 +1,7 @@
 // Bundles the bridge's TypeScript (and the @edgehost/shared workspace package it imports) into
-// dist/cli.mjs with rolldown, in-process (no helper processes, so a running bridge
-// has exactly one child per MCP server). Packages stay external: node_modules.
+// dist/cli.mjs and dist/config-loader.mjs (the mcp.json parser, run in its own short-lived
+// process) with rolldown, in-process (the bundler never runs inside the bridge).
+// Packages stay external: node_modules.
 import { statSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,9 +20,11 @@ function newestSource(dir) {
   return newest;
 }
 
+const outputs = [outFile, join(dirname(outFile), "config-loader.mjs")];
+
 export function isStale() {
   try {
-    const built = statSync(outFile).mtimeMs;
+    const built = Math.min(...outputs.map((file) => statSync(file).mtimeMs));
     return sources.some((dir) => newestSource(dir) > built);
   } catch {
     return true;
@@ -30,14 +33,22 @@ export function isStale() {
 
 export async function build() {
   const { build: rolldown } = await import("rolldown");
-  await rolldown({
-    input: join(packageDir, "src", "cli.ts"),
-    platform: "node",
-    // Packages stay external, but the shared workspace package is TypeScript source: bundled in.
-    external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0") && !id.startsWith("@edgehost/shared"),
-    output: { file: outFile, format: "esm" },
-    logLevel: "warn",
-  });
+  // Two builds, not one with two inputs: a shared chunk would make the bridge import zod
+  // for the loader's sake (rolldown keeps an external's import in every chunk that had it).
+  for (const name of ["cli", "config-loader"]) {
+    await rolldown({
+      input: join(packageDir, "src", `${name}.ts`),
+      platform: "node",
+      // Packages stay external, but the shared workspace package is TypeScript source: bundled in.
+      external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0") && !id.startsWith("@edgehost/shared"),
+      // Building a zod schema has no side effect: unused ones (the metrics snapshot shapes next
+      // to ServerStats in @edgehost/shared/metrics) drop out, and zod with them, which keeps zod
+      // out of the running bridge (tests/bridge/bridge.memory.test.ts checks the bundle).
+      treeshake: { manualPureFunctions: ["z", "CallStatsSchema"], moduleSideEffects: "no-external" },
+      output: { file: join(dirname(outFile), `${name}.mjs`), format: "esm" },
+      logLevel: "warn",
+    });
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,22 +1,16 @@
 // One stdio MCP server process: spawn (optionally under Linux resource limits),
-// newline-delimited JSON-RPC framing (the SDK's ReadBuffer / serializeMessage),
+// newline-delimited JSON-RPC framing (as the SDK's stdio transport frames it),
 // the initialize handshake, stderr capture, and a stop that escalates from
 // SIGTERM to SIGKILL. It knows nothing about HTTP sessions: the proxy does.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import {
-  LATEST_PROTOCOL_VERSION,
-  isJSONRPCErrorResponse,
-  isJSONRPCResultResponse,
-  type ClientCapabilities,
-  type Implementation,
-  type JSONRPCMessage,
-  type ServerCapabilities,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, Implementation, JSONRPCMessage, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { StdioServerConfig } from "@edgehost/shared/mcp-config/config";
 import { errorMessage, type Logger } from "@edgehost/shared/logger";
+import { LATEST_PROTOCOL_VERSION, isErrorResponse, parseMessage } from "./messages";
 
 const STDERR_TAIL = 20;
+/** The SDK's stdio limit (STDIO_DEFAULT_MAX_BUFFER_SIZE): a longer line cannot be a message a client would take. */
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
 // What a child inherits from the bridge's environment, as the SDK's stdio client
 // does (sudo's list); the rest comes from mcp.json. Kept here rather than imported
 // from the SDK's client/stdio module, which would load cross-spawn for six names.
@@ -64,7 +58,9 @@ export class ChildProcess {
   readonly startedAt = Date.now();
 
   private process?: ChildProcessWithoutNullStreams;
-  private readonly buffer = new ReadBuffer();
+  /** What came after the last newline: the start of a message still arriving. */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
   private readonly tail: string[] = [];
   private stopping = false;
   private exited?: Promise<ExitInfo>;
@@ -132,7 +128,7 @@ export class ChildProcess {
     const stdin = this.process?.stdin;
     if (!stdin || stdin.destroyed || !stdin.writable) return false;
     try {
-      stdin.write(serializeMessage(message));
+      stdin.write(`${JSON.stringify(message)}\n`);
     } catch {
       // Not serializable (e.g. nested too deep): the caller answers the request with an error.
       return false;
@@ -170,8 +166,8 @@ export class ChildProcess {
       this.onmessage = (message) => {
         if (!("id" in message) || message.id !== HANDSHAKE_ID) return previous?.(message);
         this.onmessage = previous;
-        if (isJSONRPCErrorResponse(message)) return reject(new Error(`initialize failed: ${message.error.message}`));
-        if (!isJSONRPCResultResponse(message)) return reject(new Error("initialize got no result"));
+        if (isErrorResponse(message)) return reject(new Error(`initialize failed: ${message.error.message}`));
+        if (!("result" in message)) return reject(new Error("initialize got no result"));
         const result = message.result as unknown as ChildInfo;
         this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
         resolve({
@@ -191,29 +187,43 @@ export class ChildProcess {
   }
 
   private read(chunk: Buffer): void {
-    try {
-      this.buffer.append(chunk);
-    } catch {
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, start)) {
+      const tail = chunk.subarray(start, newline);
+      const line = this.partial.length > 0 ? Buffer.concat([...this.partial, tail]) : tail;
+      this.partial = [];
+      this.partialBytes = 0;
+      this.line(line.toString("utf8").replace(/\r$/, ""));
+      start = newline + 1;
+    }
+    if (start === chunk.length) return;
+    // Kept as pieces, joined once the newline comes: a large message costs one copy.
+    this.partial.push(chunk.subarray(start));
+    this.partialBytes += chunk.length - start;
+    if (this.partialBytes > MAX_LINE_BYTES) {
       // A single message over the SDK's 10 MiB line limit: the stream cannot be resynchronised,
       // so this child goes; its in-flight calls fail and it restarts on the next request.
+      this.partial = [];
+      this.partialBytes = 0;
       this.fatal = "sent a message larger than 10 MiB";
-      this.buffer.clear();
       this.options.logger.error("server message too large: restarting it", { server: this.config.name });
       this.process?.kill("SIGKILL");
-      return;
     }
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (error) {
-        // A line that is not JSON-RPC (a stray console.log): skip it, keep the stream.
-        this.options.logger.warn("server wrote a line that is not JSON-RPC", { server: this.config.name, error: errorMessage(error) });
-        continue;
-      }
-      if (!message) return;
-      this.onmessage?.(message);
+  }
+
+  private line(text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = undefined;
     }
+    const message = parseMessage(value);
+    if (message) return this.onmessage?.(message);
+    // A line that is not JSON-RPC (a stray console.log): skip it, keep the stream. Its text
+    // is not logged: it may hold what the tool was working on.
+    const what = value === undefined ? "not JSON" : "JSON, but not a JSON-RPC 2.0 message";
+    this.options.logger.warn("server wrote a line that is not JSON-RPC", { server: this.config.name, error: what, bytes: text.length });
   }
 
   private captureStderr(chunk: Buffer): void {

@@ -4,10 +4,10 @@
 import { randomBytes } from "node:crypto";
 import { watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { loadMcpConfigFile } from "@edgehost/shared/mcp-config/config-file";
 import { EdgehostError } from "@edgehost/shared/errors";
 import { createJsonLogger, errorMessage } from "@edgehost/shared/logger";
 import { Bridge, ListenError } from "./bridge";
+import { loadConfig } from "./config-process";
 import { readDevVar, writeDevVars } from "./dev-vars";
 import { MAX_RESTART_BACKOFF_MS, parseFlags, USAGE, UsageError, type BridgeFlags } from "./options";
 
@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<void> {
 
   let config;
   try {
-    config = await loadMcpConfigFile(configPath);
+    config = await loadConfig(configPath);
   } catch (error) {
     // One line, like every other start failure: `npm run dev` relays it as the reason.
     process.stderr.write(`mcp-local-bridge could not start: ${errorMessage(error).split("\n").join("; ")}\n`);
@@ -95,7 +95,7 @@ export async function main(argv: string[]): Promise<void> {
       timer = setTimeout(() => {
         reloading = reloading.then(async () => {
           try {
-            await bridge.reload(await loadMcpConfigFile(configPath));
+            await bridge.reload(await loadConfig(configPath));
           } catch (error) {
             logger.error("mcp.json not reloaded: keeping the running servers", { error: errorMessage(error) });
           }

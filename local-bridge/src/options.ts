@@ -1,8 +1,8 @@
-// The bridge's command line: node:util parses the flags, zod checks them, and every
-// default lives here (the Bridge class takes its options as given), so a bad value
-// is refused with one clear line instead of becoming NaN somewhere later.
+// The bridge's command line: node:util parses the flags, plain checks validate them
+// (no zod: it would stay in the bridge's memory for a few lines of checking), and every
+// default lives here (the Bridge class takes its options as given), so a bad value is
+// refused with one clear line instead of becoming NaN somewhere later.
 import { parseArgs } from "node:util";
-import { z } from "zod";
 
 export const USAGE = `usage: mcp-local-bridge --config mcp.json [options]
   --config PATH          mcp.json to serve (default ./mcp.json)
@@ -24,6 +24,30 @@ export const USAGE = `usage: mcp-local-bridge --config mcp.json [options]
 /** Longest delay between restarts of a crashed server, unless --restart-backoff starts higher. */
 export const MAX_RESTART_BACKOFF_MS = 30_000;
 
+export type LogLevel = "debug" | "info" | "warn" | "error";
+const LOG_LEVELS: readonly string[] = ["debug", "info", "warn", "error"];
+
+export interface BridgeFlags {
+  config: string;
+  port: number;
+  host: string;
+  token?: string;
+  logLevel: LogLevel;
+  watch: boolean;
+  sseStream: boolean;
+  allowHosts: string[];
+  allowOrigins: string[];
+  devVars?: string;
+  startupTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  sessionIdleMs: number;
+  maxBodyBytes: number;
+  restartBackoffMs: number;
+  help: boolean;
+}
+
+export class UsageError extends Error {}
+
 interface Range {
   min: number;
   max: number;
@@ -32,46 +56,29 @@ interface Range {
   scale?: number;
 }
 
-function numeric(flag: string, { min, max, integer, scale = 1 }: Range) {
-  const kind = integer ? "an integer" : "a number";
-  const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
-  return z.string().transform((text, ctx) => {
-    const value = Number(text);
-    // Number("") and Number(" ") are 0: an empty flag is a mistake, not zero.
-    const valid = text.trim() !== "" && Number.isFinite(value) && (!integer || Number.isInteger(value)) && value >= min && value <= max;
-    if (!valid) {
-      ctx.issues.push({ code: "custom", input: text, message: `--${flag} must be ${kind} ${range} (got ${JSON.stringify(text)})` });
-      return z.NEVER;
-    }
-    return value * scale;
-  });
+const ANY_COUNT = Number.MAX_SAFE_INTEGER;
+const YEAR_S = 365 * 24 * 3600;
+
+/** `text` (or `fallback` when absent) as a number in range; `name` is what the message calls it. */
+function numeric(name: string, text: string | undefined, fallback: string, { min, max, integer, scale = 1 }: Range): number {
+  const input = text ?? fallback;
+  const value = Number(input);
+  // Number("") and Number(" ") are 0: an empty flag is a mistake, not zero.
+  const valid = input.trim() !== "" && Number.isFinite(value) && (!integer || Number.isInteger(value)) && value >= min && value <= max;
+  if (!valid) {
+    const kind = integer ? "an integer" : "a number";
+    const range = max === ANY_COUNT ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new UsageError(`${name} must be ${kind} ${range} (got ${JSON.stringify(input)})`);
+  }
+  return value * scale;
 }
 
-const seconds = (flag: string, min: number) => numeric(flag, { min, max: 365 * 24 * 3600, integer: false, scale: 1000 });
-const anyCount = Number.MAX_SAFE_INTEGER;
+function nonEmpty(flag: string, value: string | undefined): string | undefined {
+  if (value === "") throw new UsageError(`--${flag} must not be empty`);
+  return value;
+}
 
-const FlagsSchema = z.object({
-  config: z.string().min(1).prefault("mcp.json"),
-  port: numeric("port", { min: 0, max: 65_535, integer: true }).prefault("8808"),
-  host: z.string().min(1, "--host must not be empty").prefault("127.0.0.1"),
-  token: z.string().min(1, "--token must not be empty").optional(),
-  logLevel: z.enum(["debug", "info", "warn", "error"], { error: "--log-level must be debug, info, warn or error" }).prefault("info"),
-  watch: z.boolean().prefault(true),
-  sseStream: z.boolean().prefault(false),
-  allowHosts: z.array(z.string().min(1)).prefault([]),
-  allowOrigins: z.array(z.string().min(1)).prefault([]),
-  devVars: z.string().min(1).optional(),
-  startupTimeoutMs: seconds("startup-timeout", 0.001).prefault("30"),
-  shutdownTimeoutMs: seconds("shutdown-timeout", 0).prefault("10"),
-  sessionIdleMs: seconds("idle-timeout", 0.001).prefault("1800"),
-  maxBodyBytes: numeric("max-body", { min: 1, max: anyCount, integer: true }).prefault("4194304"),
-  restartBackoffMs: numeric("restart-backoff", { min: 0, max: 3_600_000, integer: true }).prefault("1000"),
-  help: z.boolean().prefault(false),
-});
-
-export type BridgeFlags = z.output<typeof FlagsSchema>;
-
-export class UsageError extends Error {}
+const seconds = (flag: string, text: string | undefined, fallback: string, min: number) => numeric(`--${flag}`, text, fallback, { min, max: YEAR_S, integer: false, scale: 1000 });
 
 /** Parses and checks argv; `env` supplies BRIDGE_PORT. Throws UsageError with a one-line reason. */
 export function parseFlags(argv: string[], env: Record<string, string | undefined> = process.env): BridgeFlags {
@@ -102,30 +109,26 @@ export function parseFlags(argv: string[], env: Record<string, string | undefine
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const portSource = values.port ?? (env.BRIDGE_PORT?.trim() ? env.BRIDGE_PORT : undefined);
-  const parsed = FlagsSchema.safeParse({
-    config: values.config,
-    port: portSource,
-    host: values.host,
-    token: values.token,
-    logLevel: values["log-level"],
-    watch: values.watch,
-    sseStream: values["sse-stream"],
-    allowHosts: values["allow-host"],
-    allowOrigins: values["allow-origin"],
-    devVars: values["dev-vars"],
-    startupTimeoutMs: values["startup-timeout"],
-    shutdownTimeoutMs: values["shutdown-timeout"],
-    sessionIdleMs: values["idle-timeout"],
-    maxBodyBytes: values["max-body"],
-    restartBackoffMs: values["restart-backoff"],
-    help: values.help,
-  });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    let message = issue?.message ?? "invalid options";
-    if (issue?.path[0] === "port" && values.port === undefined) message = message.replace("--port", "BRIDGE_PORT");
-    throw new UsageError(message);
-  }
-  return parsed.data;
+  const envPort = env.BRIDGE_PORT?.trim() ? env.BRIDGE_PORT : undefined;
+  const logLevel = values["log-level"] ?? "info";
+  if (!LOG_LEVELS.includes(logLevel)) throw new UsageError("--log-level must be debug, info, warn or error");
+  const list = (flag: string, items: string[] | undefined) => (items ?? []).map((item) => nonEmpty(flag, item) ?? "");
+  return {
+    config: nonEmpty("config", values.config) ?? "mcp.json",
+    port: numeric(values.port === undefined && envPort !== undefined ? "BRIDGE_PORT" : "--port", values.port ?? envPort, "8808", { min: 0, max: 65_535, integer: true }),
+    host: nonEmpty("host", values.host) ?? "127.0.0.1",
+    token: nonEmpty("token", values.token),
+    logLevel: logLevel as LogLevel,
+    watch: values.watch ?? true,
+    sseStream: values["sse-stream"] ?? false,
+    allowHosts: list("allow-host", values["allow-host"]),
+    allowOrigins: list("allow-origin", values["allow-origin"]),
+    devVars: nonEmpty("dev-vars", values["dev-vars"]),
+    startupTimeoutMs: seconds("startup-timeout", values["startup-timeout"], "30", 0.001),
+    shutdownTimeoutMs: seconds("shutdown-timeout", values["shutdown-timeout"], "10", 0),
+    sessionIdleMs: seconds("idle-timeout", values["idle-timeout"], "1800", 0.001),
+    maxBodyBytes: numeric("--max-body", values["max-body"], "4194304", { min: 1, max: ANY_COUNT, integer: true }),
+    restartBackoffMs: numeric("--restart-backoff", values["restart-backoff"], "1000", { min: 0, max: 3_600_000, integer: true }),
+    help: values.help ?? false,
+  };
 }

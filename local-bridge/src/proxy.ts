@@ -2,22 +2,21 @@
 // client to the child and an MCP server to each session. Request ids and progress
 // tokens are remapped so sessions never see each other's traffic; responses,
 // progress and server-initiated requests go back to the session they belong to.
-import {
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type ClientCapabilities,
-  type JSONRPCErrorResponse,
-  type JSONRPCMessage,
-  type JSONRPCNotification,
-  type JSONRPCResultResponse,
-  type JSONRPCRequest,
-  type RequestId,
+import type {
+  ClientCapabilities,
+  JSONRPCErrorResponse,
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCResultResponse,
+  JSONRPCRequest,
+  RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import { backoffDelay } from "@edgehost/shared/backoff";
 import type { StdioServerConfig } from "@edgehost/shared/mcp-config/config";
 import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import { ServerStats } from "@edgehost/shared/metrics";
 import { ChildProcess, describeExit, type ChildOptions, type ExitInfo } from "./child";
-import { isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
+import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
 import { bridgeError, rpcError, RPC, type BridgeErrorData } from "./rpc";
 
 export type ProxyState = "starting" | "ready" | "unavailable" | "stopped";

@@ -2,8 +2,9 @@
 // Accept header, and JSON-RPC error answers. Every error a client sees is a JSON-RPC
 // error object with the HTTP status that says what went wrong.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { tooDeep } from "@edgehost/shared/limits";
+import { parseMessage } from "./messages";
 import { RPC, rpcError } from "./rpc";
 
 export class HttpError extends Error {
@@ -45,12 +46,12 @@ export function parseMessages(body: unknown): JSONRPCMessage[] {
   // Deeper than any real tool call: it would overflow the stack of the next JSON.stringify.
   if (tooDeep(body, MAX_DEPTH)) throw new HttpError(400, RPC.invalidRequest, `the message nests deeper than ${MAX_DEPTH} levels`);
   return items.map((item, i) => {
-    const parsed = JSONRPCMessageSchema.safeParse(item);
-    if (!parsed.success) {
+    const message = parseMessage(item);
+    if (!message) {
       const where = Array.isArray(body) ? ` (batch item ${i})` : "";
       throw new HttpError(400, RPC.invalidRequest, `not a JSON-RPC 2.0 message${where}`);
     }
-    return parsed.data;
+    return message;
   });
 }
 

@@ -5,9 +5,8 @@
 // when missing, 404 when unknown).
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { HttpContext } from "./http";
-import { isRequest } from "./messages";
+import { SUPPORTED_PROTOCOL_VERSIONS, isRequest } from "./messages";
 import type { ServerProxy } from "./proxy";
 import { HttpError, accepts, header, parseMessages, readJson, sendError } from "./request";
 import { RPC } from "./rpc";

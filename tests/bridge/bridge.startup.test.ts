@@ -71,6 +71,24 @@ describe("bridge startup", () => {
     expect(log.events()).toEqual([]);
   });
 
+  it("refuses an invalid mcp.json with exit code 1 and the problem's file:line:column, starting nothing", async () => {
+    const log = new ProbeLog();
+    const dir = mkdtempSync(join(tmpdir(), "bridge-badconfig-"));
+    writeFileSync(join(dir, "mcp.json"), `{ "servers": { "probe": { "command": 42, "env": { "PROBE_LOG": ${JSON.stringify(log.path)} } } } }`);
+    const run = await runToExit(["--config", join(dir, "mcp.json"), "--token", "t"]);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 1, stderr: "mcp-local-bridge could not start: mcp.json:1:38 servers.probe.command: expected string\n" });
+    const missing = await runToExit(["--config", join(dir, "nope.json"), "--token", "t"]);
+    expect({ code: missing.code, stderr: missing.stderr }).toEqual({ code: 1, stderr: "mcp-local-bridge could not start: nope.json:1:1: cannot read the file: file not found\n" });
+    expect(log.events()).toEqual([]);
+  });
+
+  it("expands ${VAR} in mcp.json from its own environment (the parser runs as a short-lived child) and keeps only the servers as children", async () => {
+    const log = new ProbeLog();
+    const bridge = await track(startBridge({ probe: { command: process.execPath, args: [probeServerBin], env: { PROBE_LOG: "${PROBE_LOG_PATH}" } } }, [], { env: { PROBE_LOG_PATH: log.path } }));
+    await log.waitFor((e) => e.event === "start");
+    expect(childrenOf(bridge.pid)).toEqual([(await bridge.health()).servers.probe?.pid]);
+  });
+
   it("writes a generated token to .dev.vars with mode 0600, prints only where, and reuses it on the next start", async () => {
     const dir = mkdtempSync(join(tmpdir(), "bridge-devvars-"));
     const devVars = join(dir, ".dev.vars");
