@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { childrenOf, startBridge, type RunningBridge } from "../fixtures/bridge";
 import { everythingBin, repoRoot } from "../fixtures/servers";
+import { expectWithin } from "../reliability/record";
 
 const dist = join(repoRoot, "local-bridge", "dist");
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024;
@@ -41,7 +42,9 @@ describe("bridge memory", () => {
     expect(readFileSync(join(dist, "config-loader.mjs"), "utf8")).toMatch(/from "zod"/);
   });
 
-  it("idles within 8 MB of a bare Node HTTP server that runs a child", async () => {
+  // Memory is a figure (npm run bench:bridge prints it): the limit is checked only under
+  // `npm run reliability`; `npm test` checks that the idle bridge runs no extra process.
+  it("idles as one process beside its child, near a bare Node HTTP server that runs a child", async () => {
     const bare = spawn(process.execPath, ["-e", BARE], { stdio: ["ignore", "pipe", "inherit"] });
     const bareExit = new Promise((resolve) => bare.once("exit", resolve));
     try {
@@ -61,8 +64,9 @@ describe("bridge memory", () => {
       expect(childrenOf(bridge.pid)).toHaveLength(1); // the config parser's process is gone
       expect((await bridge.health()).ok).toBe(true);
       const idle = rssMb(bridge.pid);
-      // zod and the SDK's schemas alone would add about 18 MB.
-      expect(idle - floor, `bridge ${idle.toFixed(1)} MB, bare server ${floor.toFixed(1)} MB`).toBeLessThan(8);
+      // zod and the SDK's schemas alone would add about 18 MB (on Node 20; other Node lines differ).
+      console.log(`bridge idle RSS ${idle.toFixed(1)} MB, bare server ${floor.toFixed(1)} MB`);
+      expectWithin(idle - floor, 8, "bridge idle RSS above a bare Node HTTP server (MB)");
     } finally {
       bare.kill("SIGTERM");
       await bareExit;
