@@ -2,12 +2,14 @@
 // as the server lists them, one WebSocket per open session (reconnecting with
 // backoff and replaying history), the composer (messages typed while
 // disconnected are queued and sent on reconnect), and the wiring between
-// protocol events and the views. No build step, no external requests.
+// protocol events and the views (the tokens of each turn and the session's total,
+// kept per turn id). No build step, no external requests.
 import { describeError, NetworkError, request, whenSignedOut } from "./api.js";
 import { showAccount, showLogin, signOut, whoAmI } from "./auth.js";
-import { clearChat, endStream, markApproval, setBanner, showEntry, showPending, showStatus, showSystem, streamText } from "./chat-view.js";
+import { clearChat, endStream, formatUsage, markApproval, setBanner, showEntry, showPending, showStatus, showSystem, showUsage, streamText } from "./chat-view.js";
 import { setupConsole } from "./console.js";
 import { askApproval, askElicitation, closeAll, closeIfShowing, confirmAction } from "./dialogs.js";
+import { setupMyServers } from "./my-servers.js";
 import { renderServers, renderSessions } from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
@@ -35,6 +37,8 @@ const outbox = [];
 let inFlight = null;
 /** Enter was pressed during a running turn. */
 let busyNote = false;
+/** Model tokens of this session's turns, by turn id (the `history` frame's `usage`, then each `turn_end`). */
+let usage = {};
 
 const isOpen = () => socket?.readyState === WebSocket.OPEN;
 const phone = () => matchMedia("(max-width: 760px)").matches;
@@ -51,6 +55,25 @@ function setTurn(id) {
   $("stop").hidden = !id;
   if (!id) busyNote = false;
   updateNote();
+}
+
+/** The session's total tokens, in the sidebar (hidden until a turn used some). */
+function renderUsageTotal() {
+  const turns = Object.values(usage);
+  const total = { inputTokens: 0, outputTokens: 0 };
+  for (const u of turns) {
+    total.inputTokens += Number(u?.inputTokens) || 0;
+    total.outputTokens += Number(u?.outputTokens) || 0;
+  }
+  const el = $("usage-total");
+  el.hidden = total.inputTokens + total.outputTokens === 0;
+  el.querySelector(".figure").textContent = formatUsage(total);
+  el.title = `Model tokens of this session's ${turns.length} ${turns.length === 1 ? "turn" : "turns"}: read (in) and written (out)`;
+}
+
+function setUsage(next) {
+  usage = next;
+  renderUsageTotal();
 }
 
 function showAlert(text) {
@@ -184,6 +207,7 @@ function connect() {
     setTurn(null);
     // What the panel showed may no longer be true: grey it out until the next `servers`.
     renderServers(servers, toggleServer, { live: false });
+    myServers.update(servers, false);
     dropOpenQuestions();
     if (inFlight) {
       // Sent but not confirmed: keep it; the history on reconnect tells whether it arrived.
@@ -228,7 +252,7 @@ async function checkAccess() {
 function dropOpenQuestions() {
   approvals.length = 0;
   for (const dialog of document.querySelectorAll("dialog[open]")) {
-    if (dialog.id === "confirm-dialog" || dialog.dataset.callId === "console") continue;
+    if (dialog.id === "confirm-dialog" || dialog.id === "my-servers-dialog" || dialog.dataset.callId === "console") continue;
     dialog.close("handled");
   }
 }
@@ -242,6 +266,8 @@ function handle(message) {
     case "history": {
       clearChat();
       for (const entry of message.entries) showEntry(entry);
+      setUsage({ ...(message.usage ?? {}) });
+      for (const [turn, used] of Object.entries(usage)) showUsage(turn, used);
       // A message whose socket died before its echo may have arrived after all.
       const users = message.entries.filter((e) => e.kind === "user");
       const last = users[users.length - 1];
@@ -269,6 +295,10 @@ function handle(message) {
       break;
     case "turn_end":
       endStream();
+      if (message.usage && message.usage.inputTokens + message.usage.outputTokens > 0) {
+        setUsage({ ...usage, [message.turnId]: message.usage });
+        showUsage(message.turnId, message.usage);
+      }
       setTurn(null);
       refreshSessionsSoon();
       flushOutbox();
@@ -276,6 +306,7 @@ function handle(message) {
     case "servers":
       servers = message.servers;
       renderServers(servers, toggleServer);
+      myServers.update(servers, true);
       break;
     case "approval_request":
       markApproval(message.callId, true);
@@ -364,6 +395,7 @@ function openSession(id) {
   setTurn(null);
   inFlight = null;
   clearChat();
+  setUsage({});
   showPending(queuedHere().map((m) => m.text));
   updateNote();
   connect();
@@ -430,6 +462,7 @@ function setMenu(open) {
 }
 
 const consolePanel = setupConsole();
+const myServers = setupMyServers({ sessionId: () => sessionId });
 function setConsole(open, { focus = true } = {}) {
   const wasOpen = !$("console").hidden;
   $("console").hidden = !open;
@@ -446,10 +479,10 @@ $("scrim").addEventListener("click", () => setMenu(false));
 $("console-toggle").addEventListener("click", () => setConsole($("console").hidden));
 $("console-close").addEventListener("click", () => setConsole(false));
 $("alert-close").addEventListener("click", () => showAlert(""));
-// A tap outside the open sidebar closes it.
+// A tap outside the open sidebar closes it (not one in a dialog opened from it).
 document.addEventListener("pointerdown", (event) => {
   if (!document.body.classList.contains("menu-open")) return;
-  if ($("sidebar").contains(event.target) || $("menu-toggle").contains(event.target)) return;
+  if ($("sidebar").contains(event.target) || $("menu-toggle").contains(event.target) || event.target.closest?.("dialog")) return;
   setMenu(false);
 });
 document.addEventListener("keydown", (event) => {
@@ -479,9 +512,11 @@ function teardown({ forgetSession = false } = {}) {
   inFlight = null;
   sessionList = [];
   servers = [];
+  setUsage({});
   setTurn(null);
   renderSessions([], null, { onSwitch: openSession, onDelete: deleteSession });
   renderServers([], toggleServer, { live: false });
+  myServers.update([], false);
   input.value = "";
   if (forgetSession) {
     sessionId = null;

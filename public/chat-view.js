@@ -1,11 +1,13 @@
 // Renders the conversation: user and assistant messages (streamed Markdown), a
 // card per tool call (server, tool, arguments, progress, result or error,
-// duration), and notices. Works from history entries and from live events alike.
+// duration, and the images and audio a completed call returned), the tokens of
+// each turn under its last message, and notices. Works from history entries and
+// from live events alike. Every item of a turn carries `data-turn` (its turn id).
 // Each notice or error is shown once: a line identical to the one just above it
 // is not repeated, an `error` event that repeats its turn's stored error entry is
 // dropped, and the no-model notice lives in the banner, not after every message.
 import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
-import { fillResult, showResult } from "./tool-result.js";
+import { fillResult, mediaElements, showResult } from "./tool-result.js";
 
 const list = document.getElementById("messages");
 const banner = document.getElementById("notice");
@@ -29,9 +31,10 @@ function scroll() {
   list.scrollTop = list.scrollHeight;
 }
 
-function item(className) {
+function item(className, turnId) {
   const li = document.createElement("li");
   li.className = className;
+  if (turnId) li.dataset.turn = turnId;
   // Messages waiting for the connection stay last.
   list.insertBefore(li, list.querySelector(":scope > .pending"));
   return li;
@@ -44,11 +47,11 @@ function lastLine() {
 }
 
 /** A notice or error line, unless the line just above says exactly the same. */
-function systemLine(kind, text) {
+function systemLine(kind, text, turnId) {
   const clean = tidy(text);
   const last = lastLine();
   if (last && last.classList.contains(kind) && last.classList.contains("msg") && last.textContent === clean) return null;
-  const li = item(`msg ${kind}`);
+  const li = item(`msg ${kind}`, turnId);
   li.textContent = clean;
   return li;
 }
@@ -89,7 +92,7 @@ export function showPending(texts) {
 export function showEntry(entry) {
   switch (entry.kind) {
     case "user": {
-      const li = item("msg user");
+      const li = item("msg user", entry.turnId);
       li.textContent = entry.text;
       break;
     }
@@ -102,7 +105,7 @@ export function showEntry(entry) {
         streaming.el.classList.remove("streaming");
         streaming = null;
       } else if (entry.text) {
-        const li = item(`msg assistant${entry.partial ? " partial" : ""}`);
+        const li = item(`msg assistant${entry.partial ? " partial" : ""}`, entry.turnId);
         const body = document.createElement("div");
         body.className = "body";
         renderMarkdownInto(body, entry.text);
@@ -110,7 +113,7 @@ export function showEntry(entry) {
       }
       break;
     case "tool_call":
-      card(entry.callId, entry.server, entry.tool, entry.arguments);
+      card(entry.callId, entry.server, entry.tool, entry.arguments, entry.turnId);
       break;
     case "tool_result":
       finishCard(entry.callId, entry, entry.error === undefined ? "complete" : "error");
@@ -118,11 +121,11 @@ export function showEntry(entry) {
     case "notice":
       // The banner says it already (the server records the no-model notice per turn).
       if (bannerText && tidy(entry.text) === tidy(bannerText)) break;
-      systemLine("notice", entry.text);
+      systemLine("notice", entry.text, entry.turnId);
       break;
     case "error":
       if (entry.turnId) shownErrors.add(`${entry.turnId}\u0000${entry.text ?? ""}`);
-      systemLine("error", entry.text);
+      systemLine("error", entry.text, entry.turnId);
       break;
   }
   scroll();
@@ -130,7 +133,7 @@ export function showEntry(entry) {
 
 export function streamText(message) {
   if (!streaming || streaming.messageId !== message.messageId) {
-    const el = item("msg assistant streaming");
+    const el = item("msg assistant streaming", message.turnId);
     el.innerHTML = '<div class="body"></div>';
     streaming = { el, body: el.firstElementChild, text: "", messageId: message.messageId };
   }
@@ -153,10 +156,10 @@ export function endStream() {
   }
 }
 
-function card(callId, server, tool, args) {
+function card(callId, server, tool, args, turnId) {
   let c = cards.get(callId);
   if (c) return c;
-  const el = item("tool-card running");
+  const el = item("tool-card running", turnId);
   el.dataset.callId = callId;
   el.innerHTML = `
     <details>
@@ -164,7 +167,8 @@ function card(callId, server, tool, args) {
       <div class="tool-progress" hidden><progress max="1" value="0"></progress> <span class="progress-text"></span></div>
       <h4>Arguments</h4><pre class="tool-args"></pre>
       <h4 class="result-title" hidden>Result</h4><pre class="tool-result" hidden></pre>
-    </details>`;
+    </details>
+    <div class="tool-media" hidden></div>`;
   // A tool the model made up has no server ("unknown"): show its name as it was sent.
   const known = server && server !== "unknown" && server !== "?";
   el.querySelector(".tool-name").textContent = known ? `${server}.${tool}` : (tool ?? "?");
@@ -200,7 +204,7 @@ export function markApproval(callId, waiting) {
 
 /** Live `status` events: the card appears at `processing`, shows progress, then the outcome. */
 export function showStatus(status) {
-  const c = card(status.callId, status.server, status.tool, status.arguments);
+  const c = card(status.callId, status.server, status.tool, status.arguments, status.turnId);
   if (status.state === "progress" && status.progress) {
     const box = c.el.querySelector(".tool-progress");
     box.hidden = false;
@@ -210,7 +214,54 @@ export function showStatus(status) {
     box.querySelector(".progress-text").textContent = `${status.progress.progress}${status.progress.total ? ` / ${status.progress.total}` : ""}${status.progress.message ? ` ${status.progress.message}` : ""}`;
   } else if (status.state === "complete" || status.state === "error") {
     finishCard(status.callId, status, status.state);
+    if (status.state === "complete" && Array.isArray(status.media) && status.media.length > 0) showMedia(c.el, status.media);
   }
+  scroll();
+}
+
+/**
+ * The images and audio of a completed call, shown below its summary (open or not).
+ * They come only with the live `status`: the history keeps a note in the result instead,
+ * so after a reload the card shows that note.
+ */
+function showMedia(el, media) {
+  const box = el.querySelector(".tool-media");
+  const name = el.querySelector(".tool-name").textContent;
+  box.replaceChildren(...mediaElements(media, name));
+  box.hidden = box.childElementCount === 0;
+  // An image changes the card's height once decoded: keep the end of the chat in view.
+  for (const img of box.querySelectorAll("img")) img.addEventListener("load", scroll, { once: true });
+}
+
+const count = new Intl.NumberFormat(document.documentElement.lang || undefined);
+
+/** "1,234 in · 56 out": a turn's or a session's model tokens. */
+export function formatUsage(usage) {
+  return `${count.format(usage.inputTokens)} in · ${count.format(usage.outputTokens)} out`;
+}
+
+/**
+ * The model tokens of a turn, in small print under the last item of that turn (its
+ * answer, usually). Shown again, not added, when the same turn's usage comes twice.
+ */
+export function showUsage(turnId, usage) {
+  for (const old of list.querySelectorAll(":scope > .turn-usage")) if (old.dataset.turn === turnId) old.remove();
+  if (!usage || !(usage.inputTokens + usage.outputTokens > 0)) return;
+  const ofTurn = [...list.querySelectorAll(":scope > li:not(.pending)")].filter((li) => li.dataset.turn === turnId);
+  const last = ofTurn[ofTurn.length - 1];
+  if (!last) return;
+  const li = document.createElement("li");
+  li.className = "turn-usage";
+  li.dataset.turn = turnId;
+  li.title = "Model tokens of this turn: read (in) and written (out)";
+  const label = document.createElement("span");
+  label.className = "visually-hidden";
+  label.textContent = "Tokens of this turn: ";
+  const figure = document.createElement("span");
+  figure.className = "figure";
+  figure.textContent = formatUsage(usage);
+  li.append(label, figure);
+  last.after(li);
   scroll();
 }
 
@@ -221,6 +272,6 @@ export function showSystem(text, kind = "notice", turnId) {
     if (shownErrors.has(key)) return;
     shownErrors.add(key);
   }
-  systemLine(kind, text);
+  systemLine(kind, text, turnId);
   scroll();
 }

@@ -13,6 +13,8 @@
 //   that text: there is nothing else in it to show.
 // - MCP content parts: text parts as text; images, audio, links and binary resources
 //   as a one-line placeholder (never their base64 data).
+// - The images and audio of a call that just completed (the `status` message's
+//   `media`) are shown in its card: `mediaElements`.
 
 /** @typedef {{ kind: "text" | "json" | "error", text: string }} Shown */
 
@@ -92,4 +94,52 @@ export function showResult(result) {
 export function fillResult(pre, shown) {
   pre.dataset.kind = shown.kind;
   pre.textContent = shown.text;
+}
+
+/** Images the page shows. Never SVG: it is a document (scripts, external loads), not a picture. */
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+const AUDIO_TYPE = /^audio\/[a-z0-9][a-z0-9.+-]*$/;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * A tool result's media (`status` `media`: `{type, mimeType, data}` with base64 data) as
+ * elements for a card: an <img> for a PNG, JPEG, GIF or WebP image, <audio controls>
+ * for audio, each from a `data:` URL (nothing is fetched); anything else (an SVG, a
+ * type that is not what it says) a line saying it is not shown. `label` names the tool.
+ * @returns {HTMLElement[]}
+ */
+export function mediaElements(media, label) {
+  const counts = { image: 0, audio: 0 };
+  const out = [];
+  for (const part of media) {
+    if (!part || (part.type !== "image" && part.type !== "audio")) continue;
+    const n = ++counts[part.type];
+    const mimeType = String(part.mimeType ?? "").trim().toLowerCase();
+    const data = typeof part.data === "string" ? part.data.replace(/\s/g, "") : "";
+    const name = `${label}: ${part.type} ${n} (${mimeType || "no type"})`;
+    const typeOk = part.type === "image" ? IMAGE_TYPES.has(mimeType) : AUDIO_TYPE.test(mimeType);
+    if (!typeOk || !BASE64.test(data)) {
+      const note = document.createElement("p");
+      note.className = "media-refused";
+      const allowed = part.type === "image" ? "only PNG, JPEG, GIF and WebP images are" : "only audio/* types are";
+      note.textContent = `[${part.type} ${n} not shown: ${typeOk ? "its data is not base64" : `${mimeType || "no type"} is not a type shown here; ${allowed}`}]`;
+      out.push(note);
+    } else if (part.type === "image") {
+      const img = document.createElement("img");
+      img.className = "tool-image";
+      img.alt = name;
+      img.decoding = "async";
+      img.src = `data:${mimeType};base64,${data}`;
+      out.push(img);
+    } else {
+      const audio = document.createElement("audio");
+      audio.className = "tool-audio";
+      audio.controls = true;
+      audio.preload = "metadata";
+      audio.setAttribute("aria-label", name);
+      audio.src = `data:${mimeType};base64,${data}`;
+      out.push(audio);
+    }
+  }
+  return out;
 }
