@@ -4,10 +4,11 @@
 // wiring). The variants run in interleaved blocks, in rotating order, so drift
 // over the run (GC pauses, JIT tiering, CPU frequency) hits every variant alike
 // instead of penalising whichever ran last. Run: npm run bench:host
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// The baseline is the SDK the host itself runs on (2.x client); the echo server is the 1.x SDK's McpServer.
+import { Client } from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { z } from "zod";
 import type { StdioServerConfig } from "../src/shared/mcp-config/config";
 import { McpHost } from "../src/mcp/host";
@@ -77,9 +78,8 @@ async function main(): Promise<void> {
   const report = await host.connect({ servers: [benchServer] });
   if (report.failed.length > 0) throw new Error(`the bench server did not start: ${JSON.stringify(report.failed)}`);
 
-  // The host gets one long-lived signal, as a chat session passes. The bare SDK never
-  // removes its abort listener, so a shared long-lived signal would pile up thousands
-  // of listeners (Node's EventTarget scans them on every add): it gets a fresh one per call.
+  // The host gets one long-lived signal, as a chat session passes; the bare SDK gets a
+  // fresh one per call, as the host makes one per request (src/mcp/call.ts linkSignal).
   const session = new AbortController();
   const onProgress = (): void => undefined;
   const variants: Variant[] = [
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     { name: "McpHost.callTool", baseline: "sdk Client.callTool", call: () => host.callTool("bench.echo", ARGS), samples: [] },
     {
       name: "sdk + signal/progress",
-      call: () => client.callTool({ name: "echo", arguments: ARGS }, undefined, { signal: new AbortController().signal, onprogress: onProgress }),
+      call: () => client.callTool({ name: "echo", arguments: ARGS }, { signal: new AbortController().signal, onprogress: onProgress }),
       samples: [],
     },
     {

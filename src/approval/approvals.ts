@@ -3,7 +3,7 @@
 // put to the user — tool approvals, sampling approvals and elicitations — with
 // their answers. Answers come only through `answer()`, which the session calls
 // for frames from its owner's sockets.
-import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ApprovalQuestion } from "../orchestrator/transcript";
 import type { ClientMessage, ServerMessage } from "../protocol/messages";
 import { OpenQuestions } from "./questions";

@@ -1,8 +1,7 @@
 // One tool call through a server connection: argument validation, the circuit
 // breaker, timeout and cancellation, output validation, metrics, and turning
 // whatever went wrong into one of the host's typed errors.
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError as RemoteError, SdkError, SdkErrorCode, SdkHttpError, type CallToolResult } from "@modelcontextprotocol/client";
 import { readBridgeError } from "mcp-local-bridge/rpc";
 import type { ServerConnection } from "./connection";
 import { CancelledError, CircuitOpenError, ProtocolError, ServerUnavailableError, ToolArgumentsError, ToolNotFoundError, ToolTimeoutError } from "./errors";
@@ -37,10 +36,12 @@ export async function callTool(
   const started = performance.now();
   try {
     if (options.signal?.aborted) throw new CancelledError(connection.name, `${toolName} call`);
-    // `request` rather than `callTool`: the SDK re-caches output validators per
-    // listTools page, so with pagination it would validate only the last page's tools.
-    const send = (c: typeof client) =>
-      c.request({ method: "tools/call", params: { name: toolName, arguments: args } }, CallToolResultSchema, {
+    // `request` rather than `callTool`: callTool checks output against the SDK's own cache of
+    // an all-pages listTools(), which the host's paging (connection.ts) never fills; the host
+    // checks arguments and output itself. Method-keyed form (the SDK picks the result schema):
+    // the options go second.
+    const send = (c: typeof client): Promise<CallToolResult> =>
+      c.request({ method: "tools/call", params: { name: toolName, arguments: args } }, {
         signal: link.signal,
         timeout: timeoutMs,
         onprogress: options.onProgress,
@@ -51,13 +52,17 @@ export async function callTool(
     } catch (error) {
       // 404 on a request carrying a session id: the server forgot the session (it restarted). The call
       // never ran there, so start a new session (MCP spec) and send it once more.
-      if (!(error instanceof StreamableHTTPError && error.code === 404)) throw error;
+      if (!(error instanceof SdkHttpError && error.status === 404)) throw error;
       client = await connection.connect();
       result = await send(client);
     }
     if (tool.validateOutput && !result.isError) {
-      if (!result.structuredContent) throw new ProtocolError(connection.name, `${toolName} has an output schema but returned no structuredContent`);
-      const outputIssues = tool.validateOutput(result.structuredContent);
+      // The SDK types it `unknown` (later protocol versions allow any JSON value); an output schema's root is an object.
+      const structured = result.structuredContent;
+      if (!isObject(structured)) {
+        throw new ProtocolError(connection.name, `${toolName} has an output schema but returned ${structured === undefined ? "no structuredContent" : "structuredContent that is not an object"}`);
+      }
+      const outputIssues = tool.validateOutput(structured);
       if (outputIssues.length > 0) {
         throw new ProtocolError(connection.name, `${toolName} returned structuredContent that does not match its output schema: ${outputIssues.map((i) => `${i.path || "(root)"} ${i.message}`).join("; ")}`);
       }
@@ -85,9 +90,10 @@ export async function callTool(
 }
 
 /**
- * A fresh signal per request that follows the caller's. The SDK never removes the
- * abort listener it adds, so handing it a long-lived session signal would pile up
- * listeners and later "cancel" requests that finished long ago.
+ * A fresh signal per request that follows the caller's, let go when the request ends.
+ * SDK 1.x never removed the abort listener it added (2.4.0 removes it once the request
+ * settles); either way a long-lived session signal collects no listeners and never
+ * "cancels" requests that finished long ago.
  */
 export function linkSignal(signal: AbortSignal | undefined): { signal?: AbortSignal; dispose(): void } {
   if (!signal) return { dispose() {} };
@@ -108,46 +114,60 @@ export function translateError(
 ): EdgehostError {
   if (error instanceof EdgehostError) return error;
   if (signal?.aborted) return new CancelledError(connection.name, what ? `${what} call` : "request");
-  if (error instanceof McpError) {
+  // A JSON-RPC error the server answered with. Its code is the server's: a -32000 or -32001 from a
+  // server is an ordinary error, never the SDK's own timeout or closed connection (those are SdkErrors).
+  if (error instanceof RemoteError) {
     // The local bridge answered for a stdio server behind it that is down (crashed, restarting,
     // stopped), by its own codes and data. The bridge itself is reachable, so the connection
     // stays up: the bridge starts the server again on a later request.
     const bridge = readBridgeError(error.code, error.data);
     if (bridge) return new ServerUnavailableError(connection.name, bridge.reason, bridge.retryAfterMs);
-    // -32000/-32001 are also ordinary server error codes: only the SDK's own errors (a timeout
-    // carries `data.timeout`, a closed transport has no data) mean timeout / closed.
-    const data = error.data as { timeout?: unknown } | undefined;
-    const local = error.code === ErrorCode.RequestTimeout ? typeof data?.timeout === "number" : error.code === ErrorCode.ConnectionClosed ? data === undefined && /Connection closed$/.test(error.message) : true;
-    if (!local) return new ProtocolError(connection.name, error.message, error.code);
-    if (error.code === ErrorCode.RequestTimeout) {
+    return new ProtocolError(connection.name, error.message, error.code);
+  }
+  // The SDK's own failures, which never cross the wire. An HTTP status (SdkHttpError) is not
+  // among them here: the server answered, with something that is not MCP.
+  if (error instanceof SdkError && !(error instanceof SdkHttpError)) {
+    if (error.code === SdkErrorCode.RequestTimeout) {
+      // The SDK reports an aborted request with the same code; only a timeout carries `data.timeout`.
+      if (!isTimeout(error)) return new CancelledError(connection.name, what ? `${what} call` : "request");
       connection.markUnavailable(`${what ?? "a request"} timed out after ${timeoutMs} ms`);
       return new ToolTimeoutError(connection.name, what ?? "request", timeoutMs);
     }
-    if (error.code === ErrorCode.ConnectionClosed) {
+    if (error.code === SdkErrorCode.ConnectionClosed) {
       connection.markUnavailable("connection closed");
       return new ServerUnavailableError(connection.name, "the connection closed during the request", connection.retryAfterMs());
     }
-    return new ProtocolError(connection.name, error.message, error.code);
   }
   const message = error instanceof Error ? error.message : String(error);
   if (/not connected|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|network/i.test(message)) {
     connection.markUnavailable(message);
     return new ServerUnavailableError(connection.name, message, connection.retryAfterMs());
   }
-  // zod failures of a result: the server answered with something MCP does not allow.
+  // A result that failed the SDK's schema (SdkError INVALID_RESULT), an HTTP error status, or
+  // anything else: the server answered with something MCP does not allow.
   return new ProtocolError(connection.name, message);
 }
 
 /** Worth retrying for requests that are safe to repeat. */
 export function isTransient(error: unknown): boolean {
   if (error instanceof ServerUnavailableError) return error.retryAfterMs === undefined || error.retryAfterMs === 0;
-  if (error instanceof McpError) {
+  if (error instanceof RemoteError) {
     // A stdio server that crashed under the bridge is started again on the next request (after the
     // bridge's backoff, which the retry's own first delay matches); one that waits longer is not worth it.
     const bridge = readBridgeError(error.code, error.data);
-    if (bridge) return bridge.kind === "server_crashed" || (bridge.kind === "server_unavailable" && !bridge.retryAfterMs);
-    return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout;
+    return bridge !== undefined && (bridge.kind === "server_crashed" || (bridge.kind === "server_unavailable" && !bridge.retryAfterMs));
+  }
+  if (error instanceof SdkError && !(error instanceof SdkHttpError)) {
+    return error.code === SdkErrorCode.ConnectionClosed || (error.code === SdkErrorCode.RequestTimeout && isTimeout(error));
   }
   const message = error instanceof Error ? error.message : "";
   return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up/i.test(message);
+}
+
+function isTimeout(error: SdkError): boolean {
+  return typeof (error.data as { timeout?: unknown } | undefined)?.timeout === "number";
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

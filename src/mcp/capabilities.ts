@@ -2,7 +2,7 @@
 // to a browser (no schemas compiled, no breakers, no secrets from the config). The
 // zod schemas here are the one definition; the HTTP API and the WebSocket protocol
 // pick from them.
-import type { Implementation, Prompt, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { Implementation, Prompt, Resource, ResourceTemplateType as ResourceTemplate } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { ServerStateSchema, type DiscoveredTool } from "./connection";
 import type { FunctionNameMap } from "./names";

@@ -2,27 +2,22 @@
 // and the rules for when it is usable. Health comes from use only (no pinging):
 // a timeout or a closed connection makes the server unavailable, and the next
 // use after a backoff delay tries to connect again.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  StreamableHTTPClientTransport,
   type ClientCapabilities,
   type Implementation,
   type Prompt,
+  type RequestOptions,
   type Resource,
-  type ResourceTemplate,
+  type ResourceTemplateType as ResourceTemplate,
   type ServerCapabilities,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/client";
+// The same validator in workerd and in Node, where the SDK's default is Ajv (it generates code, which workerd forbids).
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { createArgumentsValidator, type ArgumentsValidator } from "./arguments";
 import { backoffDelay, type BackoffPolicy } from "../shared/backoff";
 import { CircuitBreaker, type BreakerPolicy } from "./breaker";
@@ -71,6 +66,8 @@ export interface ConnectionDeps {
 
 // A server that keeps returning next cursors is broken; stop rather than loop.
 const MAX_PAGES = 100;
+
+type ListMethod = "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list";
 
 export class ServerConnection {
   state: ServerState;
@@ -217,21 +214,21 @@ export class ServerConnection {
     const caps = this.deps.capabilities;
     const server = this.name;
     if (caps.sampling) {
-      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => {
+      client.setRequestHandler("sampling/createMessage", (request, ctx) => {
         const handler = this.deps.handlers().sampling;
-        if (!handler) throw new McpError(ErrorCode.MethodNotFound, "sampling is not available");
-        return handler({ server, params: request.params, signal: extra.signal });
+        if (!handler) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, "sampling is not available");
+        return handler({ server, params: request.params, signal: ctx.mcpReq.signal });
       });
     }
     if (caps.elicitation) {
-      client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+      client.setRequestHandler("elicitation/create", (request, ctx) => {
         const handler = this.deps.handlers().elicitation;
-        if (!handler) throw new McpError(ErrorCode.MethodNotFound, "elicitation is not available");
-        return handler({ server, params: request.params, signal: extra.signal });
+        if (!handler) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, "elicitation is not available");
+        return handler({ server, params: request.params, signal: ctx.mcpReq.signal });
       });
     }
     if (caps.roots) {
-      client.setRequestHandler(ListRootsRequestSchema, async () => {
+      client.setRequestHandler("roots/list", async () => {
         const handler = this.deps.handlers().roots;
         return { roots: handler ? await handler({ server }) : [] };
       });
@@ -257,10 +254,10 @@ export class ServerConnection {
         this.deps.logger.warn("refresh after list_changed failed", { server: this.name, kind, error: errorMessage(error) }),
       );
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, refresh("tools"));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, refresh("prompts"));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, refresh("resources"));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    client.setNotificationHandler("notifications/tools/list_changed", refresh("tools"));
+    client.setNotificationHandler("notifications/prompts/list_changed", refresh("prompts"));
+    client.setNotificationHandler("notifications/resources/list_changed", refresh("resources"));
+    client.setNotificationHandler("notifications/message", (notification) => {
       this.deps.logger.debug("server log", { server: this.name, level: notification.params.level, logger: notification.params.logger });
     });
   }
@@ -275,16 +272,19 @@ export class ServerConnection {
   }
 
   private async refresh(client: Client, kind: "tools" | "prompts" | "resources", announce = true): Promise<void> {
-    const options = { timeout: this.config.timeoutMs };
+    const options: RequestOptions = { timeout: this.config.timeoutMs };
+    // One page per request, cursor by cursor: the SDK's listTools() & co. walk every page themselves
+    // when given no cursor (and keep their own cache of the result), while the paging rules here are the host's.
+    const page = <M extends ListMethod>(method: M) => (cursor: string | undefined) => client.request({ method, params: cursor === undefined ? {} : { cursor } }, options);
     if (kind === "tools") {
-      const tools = await listAll((cursor) => client.listTools({ cursor }, options), (page) => page.tools);
+      const tools = await listAll(page("tools/list"), (result) => result.tools);
       this.tools = this.indexTools(tools);
     } else if (kind === "prompts") {
-      this.prompts = await listAll((cursor) => client.listPrompts({ cursor }, options), (page) => page.prompts);
+      this.prompts = await listAll(page("prompts/list"), (result) => result.prompts);
     } else {
       [this.resources, this.resourceTemplates] = await Promise.all([
-        listAll((cursor) => client.listResources({ cursor }, options), (page) => page.resources),
-        listAll((cursor) => client.listResourceTemplates({ cursor }, options), (page) => page.resourceTemplates),
+        listAll(page("resources/list"), (result) => result.resources),
+        listAll(page("resources/templates/list"), (result) => result.resourceTemplates),
       ]);
     }
     if (announce) this.deps.onChange(this.name, kind);

@@ -1,7 +1,7 @@
 // Per-server guidance for the system prompt (seed 000 §2.4): a server's own
 // `tool-descriptions` prompt when it has one, else a short guide built from its
 // tool list. Server `instructions` from initialize come first either way.
-import type { GetPromptResult } from "@modelcontextprotocol/sdk/types.js";
+import type { GetPromptResult } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "./connection";
 import { errorMessage } from "../shared/logger";
 

@@ -3,8 +3,7 @@
 // enforces timeouts, cancellation, circuit breakers and health, and caches
 // resources and prompts. Runtime-neutral: the transport factory decides whether
 // a server is a child process (Node) or a URL (workerd).
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
-import type { CallToolResult, GetPromptResult, Implementation, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import { UriTemplate, type CallToolResult, type GetPromptResult, type Implementation, type ReadResourceResult } from "@modelcontextprotocol/client";
 import { defaultBackoff, withRetry, type BackoffPolicy } from "../shared/backoff";
 import { defaultBreaker, type BreakerPolicy } from "./breaker";
 import { z } from "zod";
@@ -207,8 +206,10 @@ export class McpHost {
   async readResource(uri: string, options: RequestOptions & { server?: string } = {}): Promise<ReadResourceResult> {
     const connection = options.server ? this.connections.get(options.server) : this.resourceOwner(uri);
     if (!connection) throw new NotFoundError("resource", uri);
+    // `request`, not the SDK's readResource(): that one keeps its own cache when a server sends
+    // `ttlMs`, which would answer a `bypassCache` read from memory. The cache here is the only one.
     const value = await this.cached(resourceKey(connection.name, uri), connection, options, (client, signal) =>
-      client.readResource({ uri }, { signal, timeout: connection.config.timeoutMs }),
+      client.request({ method: "resources/read", params: { uri } }, { signal, timeout: connection.config.timeoutMs }),
     );
     return value as ReadResourceResult;
   }

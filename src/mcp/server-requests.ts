@@ -8,7 +8,7 @@ import type {
   ElicitRequest,
   ElicitResult,
   Root,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/client";
 
 export interface ServerRequestContext {
   /** Name of the server that asked. */

@@ -2,9 +2,7 @@
 // an `http` server that turns out to be an old SSE-only server is reached through
 // the legacy transport without the config saying so. Runtime-neutral; stdio servers
 // are reached through the local bridge, over HTTP like any other.
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
 import type { RemoteServerConfig, ServerConfig } from "../shared/mcp-config/config";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse" | "in-memory";
@@ -49,7 +47,7 @@ export function remoteTransports(server: RemoteServerConfig, options: RemoteTran
  * failures are real errors, not a reason to try another transport.
  */
 export function shouldFallBack(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && typeof error.code === "number" && error.code >= 400 && error.code < 500 && error.code !== 401 && error.code !== 403;
+  return error instanceof SdkHttpError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 403;
 }
 
 /** Remote-only factory for the Worker: stdio servers must already be routed through the bridge. */

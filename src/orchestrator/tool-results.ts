@@ -3,7 +3,7 @@
 // or embedded resources whose blob is one) travel as media within a budget;
 // anything else becomes a line of text. Media never reach the history (a SQLite
 // row holds at most 2 MB): the recorded result says which ones the model got.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { MediaPart } from "../llm/provider";
 
 /**

@@ -58,7 +58,10 @@ export async function callDirect(
     const result = await mcp.host().callTool(name, args);
     const durationMs = Date.now() - started;
     record({ turnId: null, kind: "tool_result", callId, server, tool: toolName, durationMs, ...(result.isError ? { error: "the tool reported an error" } : { result: result.content }) });
-    const body: ToolCallResponse = { result: { content: result.content as Record<string, unknown>[], structuredContent: result.structuredContent, isError: result.isError }, durationMs };
+    // The SDK types structuredContent `unknown` (a later protocol allows any JSON value); on the
+    // protocols this host negotiates (2025-11-25 and older) its result schema has checked it is an object.
+    const structuredContent = result.structuredContent as Record<string, unknown> | undefined;
+    const body: ToolCallResponse = { result: { content: result.content as Record<string, unknown>[], structuredContent, isError: result.isError }, durationMs };
     return { ok: true, body };
   } catch (error) {
     const durationMs = Date.now() - started;

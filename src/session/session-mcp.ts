@@ -2,7 +2,7 @@
 // the per-session server choice, and the server status the page shows. Requests
 // servers make of the user (sampling, elicitation) go through the session's
 // Approvals. The host lives in memory only; the server choice is in SQLite.
-import { McpError, ErrorCode, type CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode, type CreateMessageResult } from "@modelcontextprotocol/client";
 import type { Approvals, SettingsStore } from "../approval/approvals";
 import type { Settings } from "../config/settings";
 import type { LlmProvider } from "../llm/provider";
@@ -227,10 +227,10 @@ export class SessionMcp {
     signal: AbortSignal,
   ): Promise<CreateMessageResult> {
     const provider = this.deps.provider();
-    if (!provider) throw new McpError(ErrorCode.InvalidRequest, "no model is configured for sampling");
+    if (!provider) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "no model is configured for sampling");
     const text = (content: unknown) => (typeof content === "object" && content && "text" in content ? String((content as { text: unknown }).text) : "");
     const prompt = params.messages.map((m) => `${m.role}: ${text(m.content)}`).join("\n");
-    if (!(await this.deps.approvals.approveSampling(server, prompt, signal))) throw new McpError(ErrorCode.InvalidRequest, "the user declined the sampling request");
+    if (!(await this.deps.approvals.approveSampling(server, prompt, signal))) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "the user declined the sampling request");
     let answer = "";
     for await (const event of provider.stream({
       system: params.systemPrompt ?? "",

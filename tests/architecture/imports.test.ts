@@ -76,6 +76,11 @@ describe("src/ layers", () => {
     expect(cycles(fileGraph())).toEqual([]);
   });
 
+  it("reaches MCP through the 2.x SDK only: nothing in src/ names the 1.x @modelcontextprotocol/sdk (it bundles Ajv)", () => {
+    const sdk1 = /["']@modelcontextprotocol\/sdk(?:\/[^"']*)?["']/;
+    expect(files(src).filter((file) => sdk1.test(readFileSync(file, "utf8"))).map((file) => relative(src, file))).toEqual([]);
+  });
+
   it("keeps the lower layers ignorant of the upper ones", () => {
     const graph = folderGraph();
     const below: Record<string, string[]> = {

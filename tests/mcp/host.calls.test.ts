@@ -23,6 +23,14 @@ describe("McpHost tool calls", () => {
     expect(await host.callTool("probe__echo", { text: "routed" })).toEqual({ content: [{ type: "text", text: "routed" }] });
   });
 
+  it("ends its Streamable HTTP sessions with DELETE when it closes, so the bridge drops them at once", async () => {
+    const { host, bridge } = await probeHost();
+    const sessions = async () => Object.values((await bridge.health()).servers).map((s) => s.sessions);
+    expect(await sessions()).toEqual([1, 1]);
+    await host.close();
+    expect(await sessions()).toEqual([0, 0]);
+  });
+
   it("rejects unknown servers and tools with the tools that exist", async () => {
     const { host } = await probeHost();
     await expect(host.callTool("nope.echo", {})).rejects.toBeInstanceOf(ToolNotFoundError);
