@@ -51,9 +51,11 @@ function headerIssues(headers: Record<string, string>): FieldIssue[] {
 
 /** Checks one entry with mcp.json's parser; `previous` supplies the values of masked headers. */
 export function validateUserServer(input: UserServerInput, previous?: StoredUserServer): Validated {
-  const headers = Object.fromEntries(Object.entries(input.headers).map(([name, value]) => [name, value === MASK ? (previous?.headers[name] ?? "") : value]));
+  const headers = Object.fromEntries(Object.entries(input.headers).map(([name, value]) => [name, value === MASK ? (previous?.headers[name] ?? MASK) : value]));
   const server: StoredUserServer = { ...input, headers };
   const issues = headerIssues(headers);
+  // The mask keeps a stored value; under a header that has none it would send the mask itself.
+  for (const [name, value] of Object.entries(headers)) if (value === MASK) issues.push({ path: headerPath(name), message: "no stored value to keep: enter the value" });
   let url: URL | undefined;
   try {
     url = new URL(server.url);

@@ -70,6 +70,9 @@ describe("runtime MCP servers", () => {
       expect({ what, paths: issues.map((i) => i.path) }).toEqual({ what, paths: expect.arrayContaining([path]) });
     }
     expect((await put("/api/my-servers/never-added", { name: "never-added", url: everything })).status).toBe(404);
+    // The mask only keeps a value that exists: a new header sent masked is an error, not an empty or masked secret.
+    const masked = await put(`/api/my-servers/${name}`, { name, url: everything, headers: { "X-New": MASK } });
+    expect(masked).toMatchObject({ status: 400, body: { error: { issues: [{ path: 'headers["X-New"]', message: "no stored value to keep: enter the value" }] } } });
     expect((await call(`/api/my-servers/${name}`, { method: "DELETE" })).status).toBe(204);
   });
 
