@@ -1,8 +1,8 @@
 // The session and limit settings from the environment, as zod parses them: a bad
 // value is reported by name (never by value) and its default used instead.
 import { z } from "zod";
+import { LOOPBACK_HOSTS } from "./auth";
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const flag = z.enum(["on", "off", "true", "false", "1", "0"]).transform((v) => v === "on" || v === "true" || v === "1");
 const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -24,7 +24,7 @@ const SettingsSchema = z.object({
   // A bridge anywhere but this machine must be reached over TLS: the bearer token crosses the network.
   BRIDGE_URL: z
     .url()
-    .refine((u) => new URL(u).protocol === "https:" || (new URL(u).protocol === "http:" && LOOPBACK.has(new URL(u).hostname)), "must be https:// unless it is on this machine (localhost / 127.0.0.1)")
+    .refine((u) => new URL(u).protocol === "https:" || (new URL(u).protocol === "http:" && LOOPBACK_HOSTS.has(new URL(u).hostname)), "must be https:// unless it is on this machine (localhost / 127.0.0.1)")
     .optional(),
   BRIDGE_TOKEN: z.string().optional(),
   /** A Cloudflare Access service token, sent to a bridge behind a tunnel protected by Access. */
