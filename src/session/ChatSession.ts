@@ -58,10 +58,11 @@ export class ChatSession extends ProtocolAgent<Env> {
   private get sessionMcp(): SessionMcp {
     this.mcpCache ??= new SessionMcp({
       env: this.env,
-      userServers: async () => {
+      userServers: async (known) => {
         const account = this.account();
         if (!account) return { version: "none", servers: [] };
-        const { version, servers } = await account.serversSnapshot();
+        const { version, servers } = await account.serversSnapshot(known);
+        if (!servers) return { version };
         // Stored entries were validated when saved; parsing again yields the host's config shape.
         return { version, servers: servers.flatMap((s) => { const v = validateUserServer(s); return v.ok ? [v.config] : []; }) };
       },
@@ -267,8 +268,8 @@ export class ChatSession extends ProtocolAgent<Env> {
 
   /** Closes and reopens this session's MCP connections (after a server was fixed, or its config changed). */
   async restartServers(): Promise<void> {
-    await this.sessionMcp.syncUserServers();
-    await this.sessionMcp.rebuild();
+    // A changed list already rebuilt the connections; otherwise rebuild them now.
+    if (!(await this.sessionMcp.syncUserServers())) await this.sessionMcp.rebuild();
     await this.keepAliveWhile(() => this.sessionMcp.ensureConnected());
   }
 

@@ -20,15 +20,15 @@ const ENABLED_KEY = "enabledServers";
 
 export type ServerStatusView = Extract<ServerMessage, { type: "servers" }>["servers"][number];
 
-/** The owner's runtime servers (src/users/user-servers.ts), and a version that changes with them. */
+/** The owner's runtime servers (src/users/user-servers.ts), and a version that changes with them; no list when the version is the one asked about. */
 export interface UserServers {
   version: string;
-  servers: RemoteServerConfig[];
+  servers?: RemoteServerConfig[];
 }
 
 export interface SessionMcpDeps {
   env: Record<string, unknown>;
-  userServers: () => Promise<UserServers>;
+  userServers: (known?: string) => Promise<UserServers>;
   settings: Settings;
   store: SettingsStore;
   approvals: Approvals;
@@ -110,18 +110,19 @@ export class SessionMcp {
   async syncUserServers(): Promise<boolean> {
     let user: UserServers;
     try {
-      user = await this.deps.userServers();
+      user = await this.deps.userServers(this.userVersion);
     } catch (error) {
       this.deps.notice(`Your own MCP servers could not be read (${errorMessage(error)}); the deployment's servers serve.`);
       user = { version: this.userVersion ?? "unreadable", servers: [] };
     }
-    if (user.version === this.userVersion) return false;
+    if (user.version === this.userVersion || !user.servers) return false;
     const first = this.userVersion === undefined;
     this.userVersion = user.version;
+    const servers = user.servers;
     const taken = new Set(this.base.config.servers.map((s) => s.name.toLowerCase()));
-    const clashes = user.servers.filter((s) => taken.has(s.name.toLowerCase()));
+    const clashes = servers.filter((s) => taken.has(s.name.toLowerCase()));
     this.config = {
-      config: { servers: [...this.base.config.servers, ...user.servers.filter((s) => !taken.has(s.name.toLowerCase()) && !s.disabled)] },
+      config: { servers: [...this.base.config.servers, ...servers.filter((s) => !taken.has(s.name.toLowerCase()) && !s.disabled)] },
       unreachable: this.base.unreachable,
       problems: [...this.base.problems, ...clashes.map((s) => `Your MCP server "${s.name}" is left out: mcp.json has a server of that name.`)],
     };

@@ -71,16 +71,21 @@ export class UserAccount extends DurableObject<unknown> {
     return this.sql.exec("DELETE FROM servers WHERE name = ? RETURNING name", name).toArray().length > 0;
   }
 
-  /** The list and its version in one call: a session reads it at each turn. */
-  serversSnapshot(): { version: string; servers: StoredUserServer[] } {
-    return { version: this.serversVersion(), servers: this.listServers() };
+  /**
+   * The version, and the list only when it differs from `known`: a session asks at every
+   * turn, and the list rarely changes.
+   */
+  serversSnapshot(known?: string): { version: string; servers?: StoredUserServer[] } {
+    const version = this.serversVersion();
+    return version === known ? { version } : { version, servers: this.listServers() };
   }
 
   /** Changes whenever the list or an entry changes: sessions compare it to reconcile. */
   serversVersion(): string {
-    const row = this.sql.exec<{ n: number; at: number | null }>("SELECT COUNT(*) AS n, MAX(updated_at) AS at FROM servers").one();
-    const names = this.sql.exec<{ name: string }>("SELECT name FROM servers ORDER BY name").toArray().map((r) => r.name).join(",");
-    return `${row.n}:${row.at ?? 0}:${names}`;
+    const row = this.sql
+      .exec<{ n: number; at: number | null; names: string | null }>("SELECT COUNT(*) AS n, MAX(updated_at) AS at, GROUP_CONCAT(name) AS names FROM (SELECT name, updated_at FROM servers ORDER BY name)")
+      .one();
+    return `${row.n}:${row.at ?? 0}:${row.names ?? ""}`;
   }
 
   addSession(id: string, now = Date.now()): void {
