@@ -18,11 +18,23 @@ async function digest(value: string): Promise<ArrayBuffer> {
 export async function nameForToken(tokens: NamedToken[], presented: string): Promise<string | undefined> {
   const given = await digest(presented);
   let found: string | undefined;
-  for (const { name, token } of tokens) {
+  for (const { name, hash } of await tokenDigests(tokens)) {
     // Every token is compared, so the time taken does not tell which one matched.
-    if (crypto.subtle.timingSafeEqual(given, await digest(token))) found ??= name;
+    if (crypto.subtle.timingSafeEqual(given, hash)) found ??= name;
   }
   return found;
+}
+
+// The configured tokens' digests, made once per parsed configuration, not on every request.
+const digests = new WeakMap<NamedToken[], Promise<{ name: string; hash: ArrayBuffer }[]>>();
+
+function tokenDigests(tokens: NamedToken[]): Promise<{ name: string; hash: ArrayBuffer }[]> {
+  let made = digests.get(tokens);
+  if (!made) {
+    made = Promise.all(tokens.map(async ({ name, token }) => ({ name, hash: await digest(token) })));
+    digests.set(tokens, made);
+  }
+  return made;
 }
 
 export function bearerToken(header: string | undefined): string | undefined {
