@@ -49,10 +49,17 @@ const serverBody = validator("json", (value, c) => {
   return c.json(errorBody("bad_request", "the server entry is invalid", { issues }), 400);
 });
 
+// mcp.json's server names, parsed once per environment (the same for every request of an isolate).
+const deploymentNames = new WeakMap<object, string[]>();
+
 function deployNames(c: Context<AppEnv>): string[] {
-  const { settings } = runtimeConfig(c.env);
-  const base = loadSessionMcpConfig(c.env, settings);
-  return [...base.config.servers.map((s) => s.name), ...base.unreachable.map((u) => u.server)];
+  let names = deploymentNames.get(c.env);
+  if (!names) {
+    const base = loadSessionMcpConfig(c.env, runtimeConfig(c.env).settings);
+    names = [...base.config.servers.map((s) => s.name), ...base.unreachable.map((u) => u.server)];
+    deploymentNames.set(c.env, names);
+  }
+  return names;
 }
 
 async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean): Promise<Response> {
@@ -64,9 +71,10 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
   }
   const validated = validateUserServer(input, previous);
   if (!validated.ok) return c.json(errorBody("bad_request", "the server entry is invalid", { issues: validated.issues }), 400);
-  const spend = await account.admit("call", { perMinute: runtimeConfig(c.env).settings.RATE_LIMIT_PER_MINUTE, burst: runtimeConfig(c.env).settings.RATE_LIMIT_BURST });
+  const { settings } = runtimeConfig(c.env);
+  const spend = await account.admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
   if (!spend.ok) return c.json(errorBody(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {}), 429);
-  const test = validated.server.disabled ? undefined : await testServer(validated.config, runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS);
+  const test = validated.server.disabled ? undefined : await testServer(validated.config, settings.MCP_CONNECT_TIMEOUT_MS);
   if (test && !test.ok && test.code === "unreachable") {
     return c.json(errorBody("server_unreachable", `could not connect to the server: ${test.error}`, { issues: [{ path: "url", message: `could not connect: ${test.error}` }] }), 400);
   }
