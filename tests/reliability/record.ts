@@ -13,9 +13,14 @@ export function expectWithin(ms: number, limitMs: number, what: string): void {
   if (process.env.RELIABILITY_OUT) expect.soft(ms, `${what}: ${ms} ms, limit ${limitMs} ms`).toBeLessThan(limitMs);
 }
 
+/** An error's first line, short enough for a table cell. */
+function errorLine(error: unknown): string {
+  return String(typeof error === "object" && error && "message" in error ? (error as { message: unknown }).message : error).split("\n")[0]?.slice(0, 160) ?? "";
+}
+
 /** A fault test that reports its row: the figure it returns, or the first failure (thrown or soft). */
 export function faultCase(scenario: string, done: string, run: () => Promise<string>): (context: TestContext) => Promise<void> {
-  const failed = (error: unknown) => `FAILED: ${String(typeof error === "object" && error && "message" in error ? (error as { message: unknown }).message : error).split("\n")[0]?.slice(0, 160)}`;
+  const failed = (error: unknown) => `FAILED: ${errorLine(error)}`;
   return async ({ task }) => {
     let figure: string;
     try {
@@ -44,8 +49,7 @@ export function attackCase(scenario: string, done: string, run: () => Promise<{ 
     } catch (error) {
       attackTally.tried += 1;
       attackTally.through += 1;
-      const message = String(typeof error === "object" && error && "message" in error ? (error as { message: unknown }).message : error).split("\n")[0]?.slice(0, 160);
-      recordRow({ suite: "Security", scenario, done, figure: `GOT THROUGH or failed: ${message}`, pass: false });
+      recordRow({ suite: "Security", scenario, done, figure: `GOT THROUGH or failed: ${errorLine(error)}`, pass: false });
       throw error;
     }
     const soft = task.result?.errors ?? [];
