@@ -9,9 +9,16 @@
 //   3. 50 sessions in parallel (own sockets), 5 sequential turns each: p50/p99 over
 //      the 250, errors, wall time;
 //   4. the floor, 200 iterations. Floor and sequential Worker turns run in 10
-//      alternating blocks of 20 (order flipped each block) so drift of this small
-//      machine (CPU frequency, other load, GC) hits both alike instead of whichever
-//      ran last; the goal is Worker p50 / floor p50 ≤ 1.5;
+//      blocks of 20 (the order rotated each block) so drift of this small machine
+//      (CPU frequency, other load, GC) hits all alike instead of whichever ran last;
+//      the goal is Worker p50 / floor p50 ≤ 1.5. The floor sends the conversation so
+//      far with each message, as the session does (bench/lib/turn-floor.ts); a
+//      second floor sending only the new message is printed for comparison with
+//      figures from before that fix. The Worker runs twice per block: through
+//      `wrangler dev`'s public port, whose dev-only proxy (a second workerd that
+//      forwards every request and WebSocket frame) no deployment has, and directly
+//      on the port of the workerd that runs the Worker (found by probing the
+//      group's listening sockets for /api/health);
 //   5. the deploy bundle's gzip size from `wrangler deploy --dry-run` (goal < 800 KiB).
 // Everything runs on 127.0.0.1 with temp dirs: `--persist-to` for wrangler state, an
 // empty `--env-file` so the repo's .dev.vars is not read; RATE_LIMIT_* are env.ts's
@@ -19,6 +26,7 @@
 // started is stopped in `finally` and on SIGINT/SIGTERM (wrangler dev → workerd via
 // its own process group). `--worker-dir DIR` runs the Worker from another checkout
 // (a baseline commit) under this same bench. Run: npm run bench:turn
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
@@ -27,7 +35,7 @@ import { parseArgs } from "node:util";
 import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
 import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../tests/fixtures/servers";
-import { errorText, freePort, repoRoot, stopBridgeTree } from "./lib/procs";
+import { descendantsOf, errorText, freePort, repoRoot, stopBridgeTree } from "./lib/procs";
 import { startFloor, type Floor } from "./lib/turn-floor";
 import { runToEnd, startGroup, type Group } from "./lib/turn-procs";
 import { breakdown, count, fmt, p, row, table, type Row } from "./lib/turn-report";
@@ -51,8 +59,10 @@ const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE
 const started = Date.now();
 const overBudget = () => Date.now() - started > BUDGET_MS;
 
-const floorRow = row("floor: Node, genai stream → MCP callTool → genai stream");
-const seqRow = row("Worker: 1 session, sequential turns");
+const floorRow = row("floor: Node, genai stream → MCP callTool → genai stream (same conversation)");
+const freshRow = row("floor, fresh conversation each time (the floor before the fix)");
+const seqRow = row("Worker: 1 session, sequential turns, through wrangler dev's proxy");
+const directRow = row("Worker: 1 session, sequential turns, workerd directly (no dev proxy)");
 const parRow = row(`Worker: ${PARALLEL.sessions} sessions × ${PARALLEL.turns} turns in parallel`);
 const bundleRow = row("bundle: wrangler deploy --dry-run");
 const observations: string[] = [];
@@ -63,6 +73,7 @@ const clients = new Set<TimedSession>();
 let fake: FakeLlm | undefined;
 let bridge: RunningBridge | undefined;
 let floor: Floor | undefined;
+let freshFloor: Floor | undefined;
 let tmp: string | undefined;
 let cleaning: Promise<void> | undefined;
 
@@ -70,6 +81,7 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     for (const c of clients) c.close();
     await floor?.close().catch(() => undefined);
+    await freshFloor?.close().catch(() => undefined);
     for (const g of groups) {
       const note = await g.stop();
       if (note) log(note);
@@ -102,7 +114,7 @@ async function setAuto(url: string, key: string, root: string): Promise<void> {
   if (!res.ok) throw new Error(`fake LLM auto mode: HTTP ${res.status}`);
 }
 
-async function startWorker(root: string, fakeUrl: string, b: RunningBridge): Promise<{ url: string; group: Group }> {
+async function startWorker(root: string, fakeUrl: string, b: RunningBridge): Promise<{ url: string; direct?: string; group: Group }> {
   const [port, inspector] = [await freePort(), await freePort()];
   const envFile = join(tmp ?? tmpdir(), "empty.env"); // so the repo's .dev.vars is not read
   writeFileSync(envFile, "");
@@ -114,7 +126,27 @@ async function startWorker(root: string, fakeUrl: string, b: RunningBridge): Pro
   const group = startGroup("wrangler dev", process.execPath, args, wranglerEnv, workerDir);
   groups.add(group);
   await group.waitFor(/Ready on http:\/\/\S+/, 90_000);
-  return { url: `http://127.0.0.1:${port}`, group };
+  const direct = await directUrl(group, [port, inspector]).catch((e: unknown) => void observations.push(`direct workerd path not measured: ${errorText(e)}`));
+  return { url: `http://127.0.0.1:${port}`, direct: direct ?? undefined, group };
+}
+
+/**
+ * The URL of the workerd that runs the Worker itself, behind wrangler dev's proxy:
+ * a listening socket of the group's workerd processes, other than the public and
+ * inspector ports, that answers /api/health as edgehost.
+ */
+async function directUrl(group: Group, skip: number[]): Promise<string> {
+  const pids = new Set(descendantsOf(group.pid).map(String));
+  const ports = execFileSync("ss", ["-ltnpH"], { encoding: "utf8" })
+    .split("\n")
+    .filter((line) => [...line.matchAll(/pid=(\d+)/g)].some((m) => pids.has(m[1] ?? "")))
+    .map((line) => Number(/127\.0\.0\.1:(\d+)/.exec(line)?.[1]))
+    .filter((port) => Number.isInteger(port) && !skip.includes(port));
+  for (const port of ports) {
+    const body = await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.text(), () => "");
+    if (body.includes('"service":"edgehost"')) return `http://127.0.0.1:${port}`;
+  }
+  throw new Error(`no workerd socket of wrangler dev answered /api/health (tried ${ports.join(", ") || "none"})`);
 }
 
 async function openSession(url: string, id: string): Promise<TimedSession> {
@@ -134,7 +166,8 @@ async function workerTurns(client: TimedSession, r: Row | undefined, n: number, 
   return ms;
 }
 
-async function floorTurns(f: Floor, r: Row | undefined, n: number): Promise<number[]> {
+async function floorTurns(f: Floor | undefined, r: Row | undefined, n: number): Promise<number[]> {
+  if (!f) return [];
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
     const result: TurnResult = await f.iteration(`floor: list the files (${i + 1})`).then((t) => t, (e: unknown) => ({ ms: 0, error: errorText(e) }));
@@ -144,7 +177,7 @@ async function floorTurns(f: Floor, r: Row | undefined, n: number): Promise<numb
   return ms;
 }
 
-async function transportProbe(seq: TimedSession, url: string): Promise<void> {
+async function transportProbe(seq: TimedSession, url: string, via: string): Promise<void> {
   const pings: number[] = [];
   const health: number[] = [];
   for (let i = 0; i < 100; i++) pings.push(await seq.ping(5_000));
@@ -153,7 +186,7 @@ async function transportProbe(seq: TimedSession, url: string): Promise<void> {
     await (await fetch(`${url}/api/health`)).text();
     health.push(performance.now() - t);
   }
-  observations.push(`transport through wrangler dev: WebSocket ping→pong p50 ${fmt(p(pings, 50))} ms, GET /api/health p50 ${fmt(p(health, 50))} ms (100 each)`);
+  observations.push(`transport ${via}: WebSocket ping→pong p50 ${fmt(p(pings, 50))} ms, GET /api/health p50 ${fmt(p(health, 50))} ms (100 each)`);
 }
 
 /** Runs a phase; a failure is written into its rows and the run goes on. */
@@ -173,8 +206,8 @@ async function main(): Promise<void> {
   mkdirSync(root);
   for (const name of ["notes.txt", "todo.md", "data.json"]) writeFileSync(join(root, name), `${name}\n`);
   const rootPath = realpathSync(root);
-  const all = [floorRow, seqRow, parRow];
-  let worker: { url: string; group: Group } | undefined;
+  const all = [floorRow, freshRow, seqRow, directRow, parRow];
+  let worker: { url: string; direct?: string; group: Group } | undefined;
   await phase("start fake model, bridge, wrangler dev", all, async () => {
     fake = await startFakeLlm();
     await setAuto(fake.url, WORKER_KEY, rootPath);
@@ -188,7 +221,10 @@ async function main(): Promise<void> {
   const mark = worker?.group.seen() ?? 0;
   if (fake && bridge) {
     const [fakeUrl, b] = [fake.url, bridge];
-    await phase("floor connect", [floorRow], async () => void (floor = await startFloor({ fakeUrl, apiKey: FLOOR_KEY, bridgeUrl: b.url, token: b.token, model: MODEL })));
+    await phase("floor connect", [floorRow, freshRow], async () => {
+      floor = await startFloor({ fakeUrl, apiKey: FLOOR_KEY, bridgeUrl: b.url, token: b.token, model: MODEL });
+      freshFloor = await startFloor({ fakeUrl, apiKey: FLOOR_KEY, bridgeUrl: b.url, token: b.token, model: MODEL, fresh: true });
+    });
   }
 
   await phase(`warm-up: ${WARMUP} turns each`, [floorRow, seqRow], async () => {
@@ -201,28 +237,41 @@ async function main(): Promise<void> {
       await workerTurns(warm, w, WARMUP - 1, "warm-up");
       notes.push(`Worker first turn ${fmt(first.ms)} ms, errors ${w.errors}/${w.turns}`);
       warm.close();
+      if (worker.direct) {
+        const warmDirect = await openSession(worker.direct, `bench-warm-direct-${Date.now()}`);
+        await workerTurns(warmDirect, w, WARMUP, "warm-up direct");
+        warmDirect.close();
+      }
     }
     if (floor) {
       const f = row("warm");
       await floorTurns(floor, f, WARMUP);
+      await floorTurns(freshFloor, f, WARMUP);
       notes.push(`floor errors ${f.errors}/${f.turns}`);
     }
     observations.push(`warm-up: ${notes.join("; ")}`);
   });
 
-  const blockP50: { worker: number[]; floor: number[] } = { worker: [], floor: [] };
-  await phase(`sequential: ${BLOCKS} alternating blocks × ${BLOCK}`, [floorRow, seqRow], async () => {
+  const blockP50: BlockP50 = { worker: [], direct: [], floor: [], fresh: [] };
+  await phase(`sequential: ${BLOCKS} rotating blocks × ${BLOCK}`, [floorRow, freshRow, seqRow, directRow], async () => {
     const seq = worker ? await openSession(worker.url, `bench-seq-${Date.now()}`) : undefined;
+    const direct = worker?.direct ? await openSession(worker.direct, `bench-direct-${Date.now()}`) : undefined;
+    const runners = [
+      async (b: number) => void (seq && blockP50.worker.push(p(await workerTurns(seq, seqRow, BLOCK, `seq b${b}`), 50))),
+      async () => void (floor && blockP50.floor.push(p(await floorTurns(floor, floorRow, BLOCK), 50))),
+      async (b: number) => void (direct && blockP50.direct.push(p(await workerTurns(direct, directRow, BLOCK, `direct b${b}`), 50))),
+      async () => void (freshFloor && blockP50.fresh.push(p(await floorTurns(freshFloor, freshRow, BLOCK), 50))),
+    ];
     for (let b = 0; b < BLOCKS; b++) {
       if (overBudget()) throw new Error(`over the time budget after ${b} blocks`);
       log(`  block ${b + 1}/${BLOCKS}`);
-      const runWorker = async () => void (seq && blockP50.worker.push(p(await workerTurns(seq, seqRow, BLOCK, `seq b${b}`), 50)));
-      const runFloor = async () => void (floor && blockP50.floor.push(p(await floorTurns(floor, floorRow, BLOCK), 50)));
-      for (const run of b % 2 === 0 ? [runFloor, runWorker] : [runWorker, runFloor]) await run();
+      for (let i = 0; i < runners.length; i++) await runners[(b + i) % runners.length]?.(b);
     }
     // Transport alone: a ping the runtime answers without running object code, and an HTTP route with no object.
-    if (seq && worker) await transportProbe(seq, worker.url).catch((e: unknown) => observations.push(`transport probe failed: ${errorText(e)}`));
+    if (seq && worker) await transportProbe(seq, worker.url, "through wrangler dev").catch((e: unknown) => observations.push(`transport probe failed: ${errorText(e)}`));
+    if (direct && worker?.direct) await transportProbe(direct, worker.direct, "workerd directly").catch((e: unknown) => observations.push(`transport probe failed: ${errorText(e)}`));
     seq?.close();
+    direct?.close();
   });
 
   await phase(`parallel: ${PARALLEL.sessions} sessions × ${PARALLEL.turns} turns`, [parRow], async () => {
@@ -263,12 +312,25 @@ async function main(): Promise<void> {
   report(blockP50);
 }
 
-function report(blockP50: { worker: number[]; floor: number[] }): void {
-  const out = ["", ...table([floorRow, seqRow, parRow], [bundleRow])];
-  const ratio = p(seqRow.samples, 50) / p(floorRow.samples, 50);
-  out.push("", Number.isFinite(ratio) ? `Worker p50 / floor p50 = ${ratio.toFixed(2)} (goal ≤ ${GOAL_RATIO}): ${ratio <= GOAL_RATIO ? "MET" : "NOT MET"}` : "Worker p50 / floor p50: not measured (see the table)");
+interface BlockP50 {
+  worker: number[];
+  direct: number[];
+  floor: number[];
+  fresh: number[];
+}
+
+function ratioLine(label: string, worker: Row, base: Row): string {
+  const ratio = p(worker.samples, 50) / p(base.samples, 50);
+  return Number.isFinite(ratio) ? `${label} = ${ratio.toFixed(2)} (goal ≤ ${GOAL_RATIO}): ${ratio <= GOAL_RATIO ? "MET" : "NOT MET"}` : `${label}: not measured (see the table)`;
+}
+
+function report(blockP50: BlockP50): void {
+  const out = ["", ...table([floorRow, freshRow, seqRow, directRow, parRow], [bundleRow])];
+  out.push("", ratioLine("Worker (workerd directly) p50 / floor p50", directRow, floorRow), ratioLine("Worker (through wrangler dev) p50 / floor p50", seqRow, floorRow));
+  out.push(ratioLine("for comparison with earlier runs: Worker (through wrangler dev) p50 / fresh-conversation floor p50", seqRow, freshRow));
   out.push(`Parallel errors across all sessions: ${parRow.errors} (goal 0): ${parRow.turns > 0 && parRow.errors === 0 ? "MET" : "NOT MET"}`);
-  out.push(`Per-block p50 ms, floor:  ${blockP50.floor.map(fmt).join(" ")}`, `Per-block p50 ms, Worker: ${blockP50.worker.map(fmt).join(" ")}`);
+  out.push(`Per-block p50 ms, floor:          ${blockP50.floor.map(fmt).join(" ")}`, `Per-block p50 ms, fresh floor:    ${blockP50.fresh.map(fmt).join(" ")}`);
+  out.push(`Per-block p50 ms, Worker direct:  ${blockP50.direct.map(fmt).join(" ")}`, `Per-block p50 ms, Worker proxied: ${blockP50.worker.map(fmt).join(" ")}`);
   out.push("", "Where the time goes (median ms; Worker marks are frame arrivals, which leave the isolate only when it waits on I/O):");
   out.push(`  floor: ${breakdown(floorRow, [["model call 1", "", "model1"], ["tool call", "model1", "toolDone"], ["model call 2", "toolDone", "end"]])}`);
   const segments: [string, string, string][] = [
@@ -279,7 +341,7 @@ function report(blockP50: { worker: number[]; floor: number[] }): void {
     ["tool done→first text (model call 2)", "toolDone", "text"],
     ["first text→turn_end", "text", "end"],
   ];
-  out.push(`  Worker, sequential: ${breakdown(seqRow, segments)}`, `  Worker, parallel:   ${breakdown(parRow, segments)}`);
+  out.push(`  Worker, direct:     ${breakdown(directRow, segments)}`, `  Worker, sequential: ${breakdown(seqRow, segments)}`, `  Worker, parallel:   ${breakdown(parRow, segments)}`);
   out.push("", "Observations:", ...observations.map((o) => `  - ${o}`), `  - load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   console.log(out.join("\n"));
 }

@@ -4,6 +4,11 @@
 // Client kept connected to the bridge over Streamable HTTP (as a session keeps its
 // host), then a second `generateContentStream` carrying the function response
 // (answers text). Same tools declared as the Worker sends (every tool the server lists).
+// Like a chat, each iteration sends the conversation so far (every earlier
+// iteration's user text, function call, function response and answer) before its own
+// message, so the floor's model requests are the same size as those of a session that
+// has run as many turns (the Worker's history budget, 32k tokens, is not reached in a
+// bench run). `fresh: true` sends only the new message each time (the pre-fix floor).
 import { GoogleGenAI, type Content, type FunctionDeclaration, type Part } from "@google/genai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -18,7 +23,8 @@ export interface Floor {
 const SERVER = "filesystem";
 const CALL_TIMEOUT_MS = 30_000;
 
-export async function startFloor(o: { fakeUrl: string; apiKey: string; bridgeUrl: string; token: string; model: string }): Promise<Floor> {
+export async function startFloor(o: { fakeUrl: string; apiKey: string; bridgeUrl: string; token: string; model: string; fresh?: boolean }): Promise<Floor> {
+  const conversation: Content[] = [];
   const transport = new StreamableHTTPClientTransport(new URL(`${o.bridgeUrl}/servers/${SERVER}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${o.token}` } },
   });
@@ -43,7 +49,7 @@ export async function startFloor(o: { fakeUrl: string; apiKey: string; bridgeUrl
 
   const iteration = async (text: string): Promise<{ ms: number; marks: Record<string, number> }> => {
     const start = performance.now();
-    const contents: Content[] = [{ role: "user", parts: [{ text }] }];
+    const contents: Content[] = [...(o.fresh ? [] : conversation), { role: "user", parts: [{ text }] }];
     const first = await generate(contents);
     const call = first.find((p) => p.functionCall)?.functionCall;
     if (!call?.name) throw new Error(`model answered no function call: ${JSON.stringify(first).slice(0, 120)}`);
@@ -56,6 +62,7 @@ export async function startFloor(o: { fakeUrl: string; apiKey: string; bridgeUrl
     contents.push({ role: "user", parts: [{ functionResponse: { name: call.name, response: { result: result.content } } }] });
     const second = await generate(contents);
     if (!second.some((p) => p.text)) throw new Error(`second model call answered no text: ${JSON.stringify(second).slice(0, 120)}`);
+    if (!o.fresh) conversation.splice(conversation.length, 0, ...contents.slice(conversation.length), { role: "model", parts: second });
     return { ms: performance.now() - start, marks: { model1, toolDone } };
   };
 

@@ -13,7 +13,7 @@ import { errorMessage } from "../shared/logger";
 import { userAccount } from "../users/account";
 import { validateUserServer } from "../users/user-servers";
 import type { SpendDecision, SpendKind } from "../users/UserAccount";
-import { ProtocolAgent } from "./agent-adapter";
+import { KEEP_ALIVE_GRACE_MS, ProtocolAgent } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
 import { toWire, type ClientMessage, type HistoryEntry, type Usage } from "../protocol/messages";
@@ -99,7 +99,7 @@ export class ChatSession extends ProtocolAgent<Env> {
       },
       record: (entry) => this.record(entry),
       broadcast: (message) => this.sendAll(message),
-      keepAliveWhile: (work) => this.keepAliveWhile(work),
+      keepAliveWhile: (work) => this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
     });
     return this.turnsCache;
   }
@@ -263,7 +263,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     const spend = await this.spend("call");
     if (!spend.ok) return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
     if (approval.approved && approval.remember) this.sessionApprovals.remember(name);
-    return this.keepAliveWhile(() => callDirect(this.sessionMcp, this.sessionApprovals, (entry) => this.record(entry), name, args, approval.approved));
+    return this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, () => callDirect(this.sessionMcp, this.sessionApprovals, (entry) => this.record(entry), name, args, approval.approved));
   }
 
   /** Closes and reopens this session's MCP connections (after a server was fixed, or its config changed). */

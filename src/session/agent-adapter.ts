@@ -11,6 +11,14 @@
 import { Agent, type Connection } from "agents";
 import { parseClientFrame, toWire, type ClientMessage, type ServerMessage } from "../protocol/messages";
 
+/**
+ * How long work runs before it takes agents' keep-alive. Taking it writes an alarm
+ * job to storage before the work may start and again when it ends; an object is
+ * evicted only after 70-140 s without incoming events, so work shorter than this
+ * needs none, and longer work is held well before that horizon.
+ */
+export const KEEP_ALIVE_GRACE_MS = 5_000;
+
 export abstract class ProtocolAgent<Env extends object> extends Agent<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -33,6 +41,20 @@ export abstract class ProtocolAgent<Env extends object> extends Agent<Env> {
     } catch (error) {
       this.sendTo(connection, toWire.error(error));
     }
+  }
+
+  /** keepAliveWhile, taken only once `work` has run for `graceMs` (and released when it ends). */
+  protected keepAliveAfter<T>(graceMs: number, work: () => Promise<T>): Promise<T> {
+    let done = false;
+    let release: (() => void) | undefined;
+    const timer = setTimeout(() => {
+      void this.keepAlive().then((dispose) => (done ? dispose() : (release = dispose)));
+    }, graceMs);
+    return work().finally(() => {
+      done = true;
+      clearTimeout(timer);
+      release?.();
+    });
   }
 
   protected openSockets(): Connection[] {

@@ -27,6 +27,11 @@ const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 export class UserAccount extends DurableObject<unknown> {
   private readonly sql: SqlStorage;
+  // Kept in memory (this object is single-threaded and the only writer of its tables), so a
+  // turn's admission, usage and server check cost one statement each, or none.
+  private versionCache?: string;
+  private readonly buckets = new Map<SpendKind, Bucket | undefined>();
+  private usageDay?: string;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -64,10 +69,12 @@ export class UserAccount extends DurableObject<unknown> {
       JSON.stringify(server),
       Date.now(),
     );
+    this.versionCache = undefined;
     return { ok: true };
   }
 
   deleteServer(name: string): boolean {
+    this.versionCache = undefined;
     return this.sql.exec("DELETE FROM servers WHERE name = ? RETURNING name", name).toArray().length > 0;
   }
 
@@ -82,10 +89,12 @@ export class UserAccount extends DurableObject<unknown> {
 
   /** Changes whenever the list or an entry changes: sessions compare it to reconcile. */
   serversVersion(): string {
+    if (this.versionCache !== undefined) return this.versionCache;
     const row = this.sql
       .exec<{ n: number; at: number | null; names: string | null }>("SELECT COUNT(*) AS n, MAX(updated_at) AS at, GROUP_CONCAT(name) AS names FROM (SELECT name, updated_at FROM servers ORDER BY name)")
       .one();
-    return `${row.n}:${row.at ?? 0}:${row.names ?? ""}`;
+    this.versionCache = `${row.n}:${row.at ?? 0}:${row.names ?? ""}`;
+    return this.versionCache;
   }
 
   addSession(id: string, now = Date.now()): void {
@@ -117,9 +126,8 @@ export class UserAccount extends DurableObject<unknown> {
     if (kind === "turn" && limits.dailyTokens !== undefined && this.tokensUsed(now) >= limits.dailyTokens) {
       return { ok: false, code: "budget_exhausted", message: `Your daily model budget of ${limits.dailyTokens} tokens is used up; it renews at 00:00 UTC.` };
     }
-    const row = this.sql.exec<{ state: string }>("SELECT state FROM buckets WHERE kind = ?", kind).toArray()[0];
-    const stored = row ? BucketSchema.safeParse(JSON.parse(row.state)) : undefined;
-    const { bucket, waitMs } = takeToken(stored?.success ? (stored.data as Bucket) : undefined, limits, now);
+    const { bucket, waitMs } = takeToken(this.bucket(kind), limits, now);
+    this.buckets.set(kind, bucket);
     this.sql.exec("INSERT INTO buckets (kind, state) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET state = excluded.state", kind, JSON.stringify(bucket));
     if (waitMs > 0) {
       const what = kind === "turn" ? "messages" : "tool calls";
@@ -128,13 +136,25 @@ export class UserAccount extends DurableObject<unknown> {
     return { ok: true };
   }
 
+  private bucket(kind: SpendKind): Bucket | undefined {
+    if (!this.buckets.has(kind)) {
+      const row = this.sql.exec<{ state: string }>("SELECT state FROM buckets WHERE kind = ?", kind).toArray()[0];
+      const stored = row ? BucketSchema.safeParse(JSON.parse(row.state)) : undefined;
+      this.buckets.set(kind, stored?.success ? (stored.data as Bucket) : undefined);
+    }
+    return this.buckets.get(kind);
+  }
+
   addUsage(tokens: number, now = Date.now()): number {
     if (!Number.isFinite(tokens) || tokens <= 0) return this.tokensUsed(now);
     const day = today(now);
-    this.sql.exec("INSERT INTO usage (day, tokens) VALUES (?, ?) ON CONFLICT(day) DO UPDATE SET tokens = tokens + excluded.tokens", day, Math.round(tokens));
-    // Only today's figure matters; older days are dropped.
-    this.sql.exec("DELETE FROM usage WHERE day <> ?", day);
-    return this.tokensUsed(now);
+    const row = this.sql
+      .exec<{ tokens: number }>("INSERT INTO usage (day, tokens) VALUES (?, ?) ON CONFLICT(day) DO UPDATE SET tokens = tokens + excluded.tokens RETURNING tokens", day, Math.round(tokens))
+      .one();
+    // Only today's figure matters; older days are dropped (once per day and wake).
+    if (this.usageDay !== day) this.sql.exec("DELETE FROM usage WHERE day <> ?", day);
+    this.usageDay = day;
+    return row.tokens;
   }
 
   tokensUsed(now = Date.now()): number {

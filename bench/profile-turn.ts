@@ -1,0 +1,226 @@
+// Where a warm turn's CPU goes inside the Worker: the bench:turn set-up (fake
+// Gemini, real bridge + server-filesystem, `wrangler dev`), then a V8 CPU profile of
+// the Worker's isolate taken through wrangler's inspector while N sequential turns
+// run. Prints self time per function and per package, and the share of wall time the
+// isolate spent running JavaScript at all (the rest is I/O waits: WebSocket hops,
+// fetches to the model and the bridge, storage). Run: npm run bench:profile [-- --turns N]
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import WebSocket from "ws";
+import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
+import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
+import { filesystemBin } from "../tests/fixtures/servers";
+import { errorText, freePort, repoRoot, stopBridgeTree } from "./lib/procs";
+import { TimedSession } from "./lib/timed-session";
+import { startGroup, type Group } from "./lib/turn-procs";
+import { p } from "./lib/turn-report";
+
+const KEY = "bench-profile";
+const turns = Number(parseArgs({ options: { turns: { type: "string" } } }).values.turns ?? 200);
+const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+const log = (text: string) => process.stderr.write(`profile: ${text}\n`);
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** A minimal Chrome DevTools Protocol session over the inspector's WebSocket. */
+interface Cdp {
+  send: (method: string, params?: object) => Promise<unknown>;
+  /** Events received so far, by method. */
+  events: (method: string) => unknown[];
+  close: () => void;
+}
+
+async function cdp(url: string): Promise<Cdp> {
+  const ws = new WebSocket(url);
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  let next = 1;
+  const waiting = new Map<number, (value: unknown) => void>();
+  const seen = new Map<string, unknown[]>();
+  ws.on("message", (data) => {
+    const m = JSON.parse(String(data)) as { id?: number; method?: string; params?: unknown; result?: unknown; error?: unknown };
+    if (m.id !== undefined) waiting.get(m.id)?.(m.error ? Promise.reject(new Error(JSON.stringify(m.error))) : m.result);
+    else if (m.method) seen.set(m.method, [...(seen.get(m.method) ?? []), m.params]);
+  });
+  return {
+    send: (method, params = {}) =>
+      new Promise((resolve) => {
+        const id = next++;
+        waiting.set(id, resolve);
+        ws.send(JSON.stringify({ id, method, params }));
+      }),
+    events: (method) => seen.get(method) ?? [],
+    close: () => ws.close(),
+  };
+}
+
+/**
+ * wrangler bundles the Worker into one index.js; esbuild marks where each input file
+ * starts with a `// path` comment line, so a line number maps back to its source file.
+ */
+async function moduleMap(devtools: Cdp): Promise<(url: string, line: number) => string> {
+  const scripts = devtools.events("Debugger.scriptParsed") as { scriptId: string; url: string }[];
+  const maps = new Map<string, { line: number; file: string }[]>();
+  for (const s of scripts.filter((x) => x.url.endsWith("index.js"))) {
+    const { scriptSource } = (await devtools.send("Debugger.getScriptSource", { scriptId: s.scriptId })) as { scriptSource: string };
+    const marks: { line: number; file: string }[] = [];
+    scriptSource.split("\n").forEach((text, i) => {
+      const m = /^\/\/ ((?:node_modules|src|\.\.)\/\S+)$/.exec(text);
+      if (m?.[1]) marks.push({ line: i, file: m[1] });
+    });
+    // The profile names scripts by their base name ("index.js").
+    maps.set(s.url.replace(/^.*\//, ""), marks);
+  }
+  return (url, line) => {
+    const marks = maps.get(url.replace(/^.*\//, ""));
+    if (!marks) return packageOf(url);
+    let lo = 0;
+    let hi = marks.length - 1;
+    let found = "";
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const mark = marks[mid];
+      if (mark && mark.line <= line) {
+        found = mark.file;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found || packageOf(url);
+  };
+}
+
+function packageOf(url: string): string {
+  const native = url.includes("(native") ? " (native calls)" : "";
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (m) return (m[1] ?? url) + native;
+  const src = /(?:^|\/)(src\/[^/\s]+)/.exec(url);
+  if (src) return (src[1] ?? url) + native;
+  return url ? url.replace(/^.*\//, "") : "(runtime)";
+}
+
+function summarize(profile: Profile, wallMs: number, fileOf: (url: string, line: number) => string): string[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  // A runtime (native) function counts toward the file of its nearest JavaScript caller.
+  const callerFile = (id: number): string => {
+    for (let at = parent.get(id); at !== undefined; at = parent.get(at)) {
+      const node = byId.get(at);
+      if (node?.callFrame.url) return `${fileOf(node.callFrame.url, node.callFrame.lineNumber)} (native, via ${node.callFrame.functionName || "anonymous"})`;
+    }
+    return "(runtime)";
+  };
+  const fn = new Map<string, number>();
+  const pkg = new Map<string, number>();
+  let jsUs = 0;
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id);
+    if (!node) continue;
+    const name = node.callFrame.functionName || "(anonymous)";
+    if (name === "(idle)" || name === "(program)") continue;
+    jsUs += us;
+    const file = node.callFrame.url ? fileOf(node.callFrame.url, node.callFrame.lineNumber) : callerFile(id);
+    const key = `${name} ${file}`;
+    fn.set(key, (fn.get(key) ?? 0) + us);
+    const k = name === "(garbage collector)" ? "(garbage collector)" : packageOf(file);
+    pkg.set(k, (pkg.get(k) ?? 0) + us);
+  }
+  const top = (m: Map<string, number>, n: number) =>
+    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `    ${(us / 1000 / turns).toFixed(3).padStart(7)} ms/turn  ${((100 * us) / jsUs).toFixed(1).padStart(5)}%  ${k}`);
+  return [
+    `JavaScript in the Worker isolate: ${(jsUs / 1000 / turns).toFixed(2)} ms per turn (${((100 * jsUs) / 1000 / wallMs).toFixed(0)}% of the wall time)`,
+    "  by package / src folder (self time):",
+    ...top(pkg, 15),
+    "  by function (self time):",
+    ...top(fn, 25),
+  ];
+}
+
+let fake: FakeLlm | undefined;
+let bridge: RunningBridge | undefined;
+let group: Group | undefined;
+let tmp: string | undefined;
+
+async function main(): Promise<void> {
+  tmp = mkdtempSync(join(tmpdir(), "bench-profile-"));
+  const root = join(tmp, "root");
+  mkdirSync(root);
+  for (const name of ["notes.txt", "todo.md"]) writeFileSync(join(root, name), `${name}\n`);
+  const rootPath = realpathSync(root);
+  fake = await startFakeLlm();
+  const auto = { call: { call: { name: "filesystem__list_directory", args: { path: rootPath } } }, text: "done" };
+  await fetch(`${fake.url}/__auto/${KEY}`, { method: "POST", body: JSON.stringify(auto) });
+  bridge = await startBridge({ filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } }, ["--log-level", "warn", "--no-watch"]);
+  const [port, inspector] = [await freePort(), await freePort()];
+  const envFile = join(tmp, "empty.env");
+  writeFileSync(envFile, "");
+  const mcpConfig = { servers: { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath], alwaysAllow: ["list_directory"] } } };
+  const vars = { GEMINI_API_KEY: KEY, GEMINI_BASE_URL: fake.url, BRIDGE_URL: bridge.url, BRIDGE_TOKEN: bridge.token, MCP_CONFIG: JSON.stringify(mcpConfig), RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" };
+  const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false"];
+  args.push("--persist-to", join(tmp, "state"), "--env-file", envFile);
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  group = startGroup("wrangler dev", process.execPath, args, { ...process.env, WRANGLER_SEND_METRICS: "false" }, repoRoot);
+  await group.waitFor(/Ready on http:\/\/\S+/, 90_000);
+  const url = `http://127.0.0.1:${port}`;
+
+  const session = await TimedSession.open(url, `profile-${Date.now()}`, 15_000);
+  await session.waitForServers(15_000);
+  for (let i = 0; i < 20; i++) await session.turn(`warm-up ${i}`, 20_000);
+
+  const targets = (await (await fetch(`http://127.0.0.1:${inspector}/json`)).json()) as { webSocketDebuggerUrl: string; title?: string }[];
+  const target = targets[0];
+  if (!target) throw new Error("the inspector lists no target");
+  const devtools = await cdp(target.webSocketDebuggerUrl);
+  await devtools.send("Debugger.enable");
+  await devtools.send("Profiler.enable");
+  await devtools.send("Profiler.setSamplingInterval", { interval: 50 });
+  await devtools.send("Profiler.start");
+  const ms: number[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < turns; i++) {
+    const r = await session.turn(`profiled ${i}`, 20_000);
+    if (r.error) throw new Error(`turn ${i}: ${r.error}`);
+    ms.push(r.ms);
+  }
+  const wallMs = performance.now() - t0;
+  const { profile } = (await devtools.send("Profiler.stop")) as { profile: Profile };
+  const fileOf = await moduleMap(devtools);
+  devtools.close();
+  session.client.close();
+  console.log([`${turns} warm turns (profiled; the profiler slows them): p50 ${p(ms, 50).toFixed(1)} ms, wall ${wallMs.toFixed(0)} ms`, ...summarize(profile, wallMs, fileOf)].join("\n"));
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`profile failed: ${errorText(error)}`);
+  process.exitCode = 1;
+} finally {
+  if (group) await group.stop();
+  if (bridge) {
+    for (const note of await stopBridgeTree(bridge)) log(note);
+    rmSync(bridge.dir, { recursive: true, force: true });
+  }
+  await fake?.stop();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(process.exitCode ?? 0);
