@@ -1,6 +1,8 @@
 // Ends a model request that has sent nothing for too long: a stream that stalls
 // (a hung connection, a stuck proxy) would otherwise hold the turn until the
-// platform gives up. The clock restarts at every event the model sends.
+// platform gives up. The clock restarts at every event the model sends: each event
+// only notes the time, and one timer checks it when it fires (re-arming a timer per
+// event cost more than the rest of the stream's handling in workerd).
 import { LlmError, type LlmEvent, type LlmProvider, type LlmRequest } from "./provider";
 
 export class LlmIdleError extends LlmError {
@@ -14,18 +16,21 @@ export function withIdleTimeout(provider: LlmProvider, idleMs: number): LlmProvi
     if (request.signal?.aborted) forward();
     else request.signal?.addEventListener("abort", forward, { once: true });
     let idle = false;
+    let last = Date.now();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        idle = true;
-        controller.abort("idle");
-      }, idleMs);
+    const check = () => {
+      const quiet = Date.now() - last;
+      if (quiet < idleMs) {
+        timer = setTimeout(check, idleMs - quiet);
+        return;
+      }
+      idle = true;
+      controller.abort("idle");
     };
     try {
-      arm();
+      timer = setTimeout(check, idleMs);
       for await (const event of provider.stream({ ...request, signal: controller.signal })) {
-        arm();
+        last = Date.now();
         yield event;
       }
     } catch (error) {
