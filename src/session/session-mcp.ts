@@ -52,6 +52,8 @@ export class SessionMcp {
   private connected = false;
   private discovery: DiscoveryCache;
   private userVersion?: string;
+  /** A read of the owner's servers started early (see prefetchUserServers), with the version it was asked against. */
+  private prefetched?: { known?: string; read: Promise<UserServers> };
   // The enabled servers' tools, kept until the host's tools or the choice change: a
   // turn reads them at every step.
   private toolCache?: ToolView[];
@@ -109,8 +111,10 @@ export class SessionMcp {
    */
   async syncUserServers(): Promise<boolean> {
     let user: UserServers;
+    const early = this.prefetched?.known === this.userVersion ? this.prefetched?.read : undefined;
+    this.prefetched = undefined;
     try {
-      user = await this.deps.userServers(this.userVersion);
+      user = await (early ?? this.deps.userServers(this.userVersion));
     } catch (error) {
       this.deps.notice(`Your own MCP servers could not be read (${errorMessage(error)}); the deployment's servers serve.`);
       user = { version: this.userVersion ?? "unreadable", servers: [] };
@@ -129,6 +133,17 @@ export class SessionMcp {
     this.discovery = new DiscoveryCache(this.deps.store, configKey(this.config.config));
     if (!first) await this.rebuild();
     return true;
+  }
+
+  /**
+   * Starts reading the owner's servers now, for the next syncUserServers: a turn asks
+   * while its admission (a call to the same account) is in flight, so the two round
+   * trips overlap instead of following each other.
+   */
+  prefetchUserServers(): void {
+    const read = this.deps.userServers(this.userVersion);
+    read.catch(() => undefined); // a failure is reported by the sync that uses it
+    this.prefetched = { known: this.userVersion, read };
   }
 
   /** Closes every connection and starts again (a changed configuration, or a restart asked for). */

@@ -47,6 +47,7 @@ export class TurnRunner {
     const turn = { id: crypto.randomUUID(), controller: new AbortController() };
     this.current = turn;
     let spend: SpendDecision;
+    this.deps.mcp().prefetchUserServers();
     try {
       spend = await this.deps.admit();
     } catch (error) {
