@@ -25,7 +25,8 @@
 // maxima (10,000/min, burst 1,000: larger values fall back to 20/5). Every process
 // started is stopped in `finally` and on SIGINT/SIGTERM (wrangler dev → workerd via
 // its own process group). `--worker-dir DIR` runs the Worker from another checkout
-// (a baseline commit) under this same bench. Run: npm run bench:turn
+// (a baseline commit) under this same bench; `--state-dir DIR` puts the Durable
+// Objects' storage there (e.g. /dev/shm, to measure without disk syncs). Run: npm run bench:turn
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -53,7 +54,12 @@ const MODEL = "gemini-2.5-flash";
 const GOAL_RATIO = 1.5;
 const GOAL_GZIP_KIB = 800;
 
-const workerDir = parseArgs({ options: { "worker-dir": { type: "string" } } }).values["worker-dir"] ?? repoRoot;
+const cli = parseArgs({ options: { "worker-dir": { type: "string" }, "state-dir": { type: "string" } } }).values;
+const workerDir = cli["worker-dir"] ?? repoRoot;
+// Where wrangler dev keeps the Durable Objects' SQLite files. Each storage write a turn
+// makes is committed (a disk sync here) before the object's next message leaves it;
+// `--state-dir /dev/shm` shows the turn without this machine's disk syncs.
+const stateDir = cli["state-dir"];
 const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
 const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const started = Date.now();
@@ -76,6 +82,7 @@ let floor: Floor | undefined;
 let freshFloor: Floor | undefined;
 let tmp: string | undefined;
 let cleaning: Promise<void> | undefined;
+const cleanupDirs: string[] = [];
 
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
@@ -92,6 +99,7 @@ function cleanup(): Promise<void> {
     await fake?.stop().catch(() => undefined);
     if (bridge) rmSync(bridge.dir, { recursive: true, force: true }); // startBridge's own temp dir
     if (tmp) rmSync(tmp, { recursive: true, force: true });
+    for (const dir of cleanupDirs) rmSync(dir, { recursive: true, force: true });
   })();
   return cleaning;
 }
@@ -121,7 +129,9 @@ async function startWorker(root: string, fakeUrl: string, b: RunningBridge): Pro
   const mcpConfig = { servers: { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, root], alwaysAllow: ["list_directory"] } } };
   const vars = { GEMINI_API_KEY: WORKER_KEY, GEMINI_BASE_URL: fakeUrl, BRIDGE_URL: b.url, BRIDGE_TOKEN: b.token, MCP_CONFIG: JSON.stringify(mcpConfig), RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" };
   const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false"];
-  args.push("--persist-to", join(tmp ?? tmpdir(), "wrangler-state"), "--env-file", envFile);
+  const state = stateDir ? mkdtempSync(join(stateDir, "bench-turn-state-")) : join(tmp ?? tmpdir(), "wrangler-state");
+  if (stateDir) cleanupDirs.push(state);
+  args.push("--persist-to", state, "--env-file", envFile);
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const group = startGroup("wrangler dev", process.execPath, args, wranglerEnv, workerDir);
   groups.add(group);
@@ -342,7 +352,7 @@ function report(blockP50: BlockP50): void {
     ["first text→turn_end", "text", "end"],
   ];
   out.push(`  Worker, direct:     ${breakdown(directRow, segments)}`, `  Worker, sequential: ${breakdown(seqRow, segments)}`, `  Worker, parallel:   ${breakdown(parRow, segments)}`);
-  out.push("", "Observations:", ...observations.map((o) => `  - ${o}`), `  - load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  out.push("", "Observations:", `  - Durable Object state in ${stateDir ?? tmpdir()}${stateDir ? "" : " (the default; --state-dir moves it)"}`, ...observations.map((o) => `  - ${o}`), `  - load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   console.log(out.join("\n"));
 }
 

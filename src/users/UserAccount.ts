@@ -22,22 +22,23 @@ const MAX_LISTED = 500;
 
 const BucketSchema = z.object({ tokens: z.number(), at: z.number() });
 
+/** Where a spend bucket is kept (the key-value API: it can be written without holding the answer back). */
+export const bucketKey = (kind: SpendKind) => `bucket:${kind}`;
+
 /** The UTC day a usage figure counts towards. */
 const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 export class UserAccount extends DurableObject<unknown> {
   private readonly sql: SqlStorage;
   // Kept in memory (this object is single-threaded and the only writer of its tables), so a
-  // turn's admission, usage and server check cost one statement each, or none.
+  // turn's usage and server check cost one statement each, or none.
   private versionCache?: string;
-  private readonly buckets = new Map<SpendKind, Bucket | undefined>();
   private usageDay?: string;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT, created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL)`);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS buckets (kind TEXT PRIMARY KEY, state TEXT NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS usage (day TEXT PRIMARY KEY, tokens INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
   }
@@ -122,27 +123,22 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   /** Counts one turn or direct call against the user's rate, and for turns checks the daily token budget. */
-  admit(kind: SpendKind, limits: BucketLimits & { dailyTokens?: number }, now = Date.now()): SpendDecision {
+  async admit(kind: SpendKind, limits: BucketLimits & { dailyTokens?: number }, now = Date.now()): Promise<SpendDecision> {
     if (kind === "turn" && limits.dailyTokens !== undefined && this.tokensUsed(now) >= limits.dailyTokens) {
       return { ok: false, code: "budget_exhausted", message: `Your daily model budget of ${limits.dailyTokens} tokens is used up; it renews at 00:00 UTC.` };
     }
-    const { bucket, waitMs } = takeToken(this.bucket(kind), limits, now);
-    this.buckets.set(kind, bucket);
-    this.sql.exec("INSERT INTO buckets (kind, state) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET state = excluded.state", kind, JSON.stringify(bucket));
+    const stored = BucketSchema.safeParse(await this.ctx.storage.get(bucketKey(kind)));
+    const { bucket, waitMs } = takeToken(stored.success ? (stored.data as Bucket) : undefined, limits, now);
+    // Every turn passes here before its first model call. A write's commit holds back what
+    // the object sends next (its answer) until the storage confirms it, a disk sync or a
+    // replication round trip per turn; the bucket need not be confirmed before answering:
+    // it is still written, and a failed write restarts the object.
+    void this.ctx.storage.put(bucketKey(kind), bucket, { allowUnconfirmed: true });
     if (waitMs > 0) {
       const what = kind === "turn" ? "messages" : "tool calls";
       return { ok: false, code: "rate_limited", message: `Too many ${what}: try again in ${Math.ceil(waitMs / 1000)} s.`, retryAfterMs: waitMs };
     }
     return { ok: true };
-  }
-
-  private bucket(kind: SpendKind): Bucket | undefined {
-    if (!this.buckets.has(kind)) {
-      const row = this.sql.exec<{ state: string }>("SELECT state FROM buckets WHERE kind = ?", kind).toArray()[0];
-      const stored = row ? BucketSchema.safeParse(JSON.parse(row.state)) : undefined;
-      this.buckets.set(kind, stored?.success ? (stored.data as Bucket) : undefined);
-    }
-    return this.buckets.get(kind);
   }
 
   addUsage(tokens: number, now = Date.now()): number {

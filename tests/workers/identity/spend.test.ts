@@ -4,6 +4,7 @@ import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
+import { bucketKey } from "../../../src/users/UserAccount";
 import { openSession, workerFetch } from "../worker-fetch";
 
 const bindings = env as unknown as Env;
@@ -27,8 +28,8 @@ describe("per-user spend", () => {
   it("refuses turns in every session of a user whose bucket is empty, and not other users' turns", async () => {
     const carol = userAccount(bindings, "token:carol");
     // Carol has used her messages: the bucket is empty and refills nothing for the next hour.
-    await runInDurableObject(carol, (_instance, state) => {
-      state.storage.sql.exec("INSERT INTO buckets (kind, state) VALUES ('turn', ?) ON CONFLICT(kind) DO UPDATE SET state = excluded.state", JSON.stringify({ tokens: 0, at: Date.now() + 3_600_000 }));
+    await runInDurableObject(carol, async (_instance, state) => {
+      await state.storage.put(bucketKey("turn"), { tokens: 0, at: Date.now() + 3_600_000 });
     });
     for (const id of [crypto.randomUUID(), crypto.randomUUID()]) {
       const socket = await openSession(id, "carol");
@@ -47,8 +48,8 @@ describe("per-user spend", () => {
 
   it("stops new turns once the daily token budget is used, with a clear message", async () => {
     const user = "token:carol";
-    await runInDurableObject(userAccount(bindings, user), (_instance, state) => {
-      state.storage.sql.exec("DELETE FROM buckets");
+    await runInDurableObject(userAccount(bindings, user), async (_instance, state) => {
+      await state.storage.delete([bucketKey("turn"), bucketKey("call")]);
     });
     const used = await userAccount(bindings, user).addUsage(Number(bindings.DAILY_TOKEN_BUDGET));
     expect(used).toBeGreaterThanOrEqual(Number(bindings.DAILY_TOKEN_BUDGET));
