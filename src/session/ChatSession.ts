@@ -75,6 +75,9 @@ export class ChatSession extends ProtocolAgent<Env> {
       },
       notice: (text) => this.record({ turnId: this.sessionTurns.running ?? null, kind: "notice", text }),
       provider: () => this.runtime.provider,
+      used: async (tokens) => {
+        await this.account()?.addUsage(tokens);
+      },
     });
     return this.mcpCache;
   }

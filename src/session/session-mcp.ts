@@ -3,6 +3,7 @@
 // servers make of the user (sampling, elicitation) go through the session's
 // Approvals. The host lives in memory only; the server choice is in SQLite.
 import { ProtocolError, ProtocolErrorCode, type CreateMessageResult } from "@modelcontextprotocol/client";
+import { answerSampling, type SamplingParams } from "../orchestrator/sampling";
 import type { Approvals, SettingsStore } from "../approval/approvals";
 import type { Settings } from "../config/settings";
 import type { LlmProvider } from "../llm/provider";
@@ -36,6 +37,8 @@ export interface SessionMcpDeps {
   changed: () => void;
   notice: (text: string) => void;
   provider: () => LlmProvider | undefined;
+  /** Model tokens a sampling answer cost, counted into the owner's daily budget. */
+  used?: (tokens: number) => Promise<void>;
 }
 
 /** Drops the session's server choice (the session is being deleted). */
@@ -222,28 +225,22 @@ export class SessionMcp {
     return (server) => set.has(server);
   }
 
-  private async sample(
-    server: string,
-    params: { messages: { role: string; content: unknown }[]; systemPrompt?: string; maxTokens: number; temperature?: number },
-    signal: AbortSignal,
-  ): Promise<CreateMessageResult> {
+  private async sample(server: string, params: SamplingParams, signal: AbortSignal): Promise<CreateMessageResult> {
     const provider = this.deps.provider();
     if (!provider) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "no model is configured for sampling");
-    const text = (content: unknown) => (typeof content === "object" && content && "text" in content ? String((content as { text: unknown }).text) : "");
-    const prompt = params.messages.map((m) => `${m.role}: ${text(m.content)}`).join("\n");
-    if (!(await this.deps.approvals.approveSampling(server, prompt, signal))) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "the user declined the sampling request");
-    let answer = "";
-    for await (const event of provider.stream({
-      system: params.systemPrompt ?? "",
-      messages: params.messages.map((m) => (m.role === "assistant" ? { role: "assistant", text: text(m.content) } : { role: "user", text: text(m.content) })),
-      tools: [],
-      temperature: params.temperature,
+    const result = await answerSampling(
+      params,
+      {
+        provider,
+        models: this.deps.settings.SAMPLING_MODELS,
+        maxTokensCap: this.deps.settings.SAMPLING_MAX_TOKENS,
+        approve: (summary, asked) => this.deps.approvals.approveSampling(server, summary, asked),
+        used: this.deps.used,
+      },
       signal,
-    })) {
-      if (event.type === "text") answer += event.delta;
-    }
-    this.deps.notice(`Answered a sampling request from "${server}".`);
-    return { role: "assistant", model: provider.model, content: { type: "text", text: answer }, stopReason: "endTurn" };
+    );
+    this.deps.notice(`Answered a sampling request from "${server}" with ${result.model}.`);
+    return result;
   }
 
   async close(): Promise<void> {
