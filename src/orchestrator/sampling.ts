@@ -48,7 +48,7 @@ export async function answerSampling(params: SamplingParams, deps: SamplingDeps,
   if (stops.length > 0) limits.push(`stops at ${stops.map((s) => JSON.stringify(s)).join(", ")}`);
   const summary = [
     ...(params.systemPrompt ? [`system: ${params.systemPrompt}`] : []),
-    ...messages.map((m) => `${m.role}: ${m.role === "tool" ? "" : m.text}${m.role === "user" && m.media?.length ? ` [${mediaNames(m.media).join(", ")}]` : ""}`),
+    ...messages.map((m) => `${m.role}: ${[m.role === "tool" ? "" : m.text, m.role === "user" && m.media?.length ? `[${mediaNames(m.media).join(", ")}]` : ""].filter(Boolean).join(" ")}`),
     `— ${limits.join(", ")}`,
   ].join("\n");
   if (!(await deps.approve(summary, signal))) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "the user declined the sampling request");
