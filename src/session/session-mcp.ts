@@ -55,6 +55,8 @@ export class SessionMcp {
   private connected = false;
   private discovery: DiscoveryCache;
   private userVersion?: string;
+  /** The owner's servers as last read, to tell a change of roots alone from any other. */
+  private userList?: RemoteServerConfig[];
   // The enabled servers' tools, kept until the host's tools or the choice change: a
   // turn reads them at every step.
   private toolCache?: ToolView[];
@@ -122,6 +124,8 @@ export class SessionMcp {
     const first = this.userVersion === undefined;
     this.userVersion = user.version;
     const servers = user.servers;
+    const previous = this.userList;
+    this.userList = servers;
     const taken = new Set(this.base.config.servers.map((s) => s.name.toLowerCase()));
     const clashes = servers.filter((s) => taken.has(s.name.toLowerCase()));
     this.config = {
@@ -130,7 +134,15 @@ export class SessionMcp {
       problems: [...this.base.problems, ...clashes.map((s) => `Your MCP server "${s.name}" is left out: mcp.json has a server of that name.`)],
     };
     this.discovery = new DiscoveryCache(this.deps.store, configKey(this.config.config));
-    if (!first) await this.rebuild();
+    if (first) return true;
+    // Only roots changed: the connections stay, and each server hears its list changed.
+    const changedRoots = previous ? rootsOnlyChanges(previous, servers) : undefined;
+    const host = this.mcpHost;
+    if (changedRoots && this.connected && (await Promise.all(changedRoots.map((s) => host.setRoots(s.name, s.roots ?? [])))).every(Boolean)) {
+      void this.remember();
+      return true;
+    }
+    await this.rebuild();
     return true;
   }
 
@@ -246,4 +258,23 @@ export class SessionMcp {
   async close(): Promise<void> {
     await this.mcpHost.close();
   }
+}
+
+/**
+ * The servers whose roots alone changed, when nothing else did (same servers, same
+ * entries otherwise, roots listed before and after); undefined when anything else changed.
+ */
+export function rootsOnlyChanges(before: RemoteServerConfig[], after: RemoteServerConfig[]): RemoteServerConfig[] | undefined {
+  if (before.length !== after.length) return undefined;
+  const byName = new Map(before.map((s) => [s.name, s]));
+  const changed: RemoteServerConfig[] = [];
+  for (const server of after) {
+    const old = byName.get(server.name);
+    if (!old) return undefined;
+    if (JSON.stringify(old) === JSON.stringify(server)) continue;
+    if (old.roots === undefined || server.roots === undefined) return undefined;
+    if (JSON.stringify({ ...old, roots: [] }) !== JSON.stringify({ ...server, roots: [] })) return undefined;
+    changed.push(server);
+  }
+  return changed;
 }
