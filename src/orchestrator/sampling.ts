@@ -26,6 +26,8 @@ export interface SamplingDeps {
   approve: (summary: string, signal: AbortSignal) => Promise<boolean>;
   /** Tokens the answer cost, for the user's daily budget. */
   used?: (tokens: number) => Promise<void> | void;
+  /** Why no model may be asked now (the user's daily budget is used up), or undefined. */
+  refusal?: () => Promise<string | undefined>;
 }
 
 type Block = Extract<SamplingParams["messages"][number]["content"], { type: string }>;
@@ -42,6 +44,8 @@ export async function answerSampling(params: SamplingParams, deps: SamplingDeps,
   const temperature = params.temperature === undefined ? undefined : Math.min(2, Math.max(0, params.temperature));
   const choice = chooseSamplingModel(params.modelPreferences, deps.models, deps.provider.model);
   const messages = toChatMessages(params.messages);
+  const refused = await deps.refusal?.();
+  if (refused) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refused);
 
   const limits = [`model ${choice.model} (${choice.reason})`, `at most ${maxTokens} tokens${maxTokens < params.maxTokens ? ` (asked ${params.maxTokens})` : ""}`];
   if (temperature !== undefined) limits.push(`temperature ${temperature}`);

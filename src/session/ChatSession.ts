@@ -78,6 +78,12 @@ export class ChatSession extends ProtocolAgent<Env> {
       used: async (tokens) => {
         await this.account()?.addUsage(tokens);
       },
+      samplingRefusal: async () => {
+        const budget = this.runtime.settings.DAILY_TOKEN_BUDGET;
+        const account = this.account();
+        if (budget === undefined || !account) return undefined;
+        return (await account.tokensUsed()) >= budget ? `the user's daily model budget of ${budget} tokens is used up` : undefined;
+      },
     });
     return this.mcpCache;
   }

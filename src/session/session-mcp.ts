@@ -39,6 +39,8 @@ export interface SessionMcpDeps {
   provider: () => LlmProvider | undefined;
   /** Model tokens a sampling answer cost, counted into the owner's daily budget. */
   used?: (tokens: number) => Promise<void>;
+  /** Why a sampling request may not be answered now (the owner's daily budget is used up). */
+  samplingRefusal?: () => Promise<string | undefined>;
 }
 
 /** Drops the session's server choice (the session is being deleted). */
@@ -248,6 +250,7 @@ export class SessionMcp {
         maxTokensCap: this.deps.settings.SAMPLING_MAX_TOKENS,
         approve: (summary, asked) => this.deps.approvals.approveSampling(server, summary, asked),
         used: this.deps.used,
+        refusal: this.deps.samplingRefusal,
       },
       signal,
     );

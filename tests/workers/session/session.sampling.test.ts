@@ -6,10 +6,10 @@ import { beforeEach, describe, expect, inject, it } from "vitest";
 import type { ServerMessage } from "../../../src/protocol/messages";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
 import type { SessionClient } from "../../fixtures/session-client";
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
-import { openSession } from "../worker-fetch";
+import { openSession, workerFetch } from "../worker-fetch";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -80,5 +80,24 @@ describe("sampling requests from a server", () => {
     expect(turn).toBe(34);
     expect(added === 107 || added === 107 + turn).toBe(true);
     socket.close();
+  });
+
+  it("refuses a sampling request once the user's daily budget is used up, without asking the model", async () => {
+    const account = userAccount(env as unknown as Env, "token:carol");
+    await account.addUsage(Number((env as unknown as Env).DAILY_TOKEN_BUDGET));
+    try {
+      const response = await workerFetch(
+        "/api/tools/everything.trigger-sampling-request",
+        { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { prompt: "x", maxTokens: 5 } }) },
+        "carol",
+      );
+      const { result } = (await response.json()) as { result: { content: { text: string }[]; isError?: boolean } };
+      expect(result.isError).toBe(true);
+      expect(result.content[0]?.text).toContain("the user's daily model budget of 10000000 tokens is used up");
+      expect(await requests(llm, KEY)).toEqual([]);
+    } finally {
+      // Carol's other tests (other files) must find her budget as it was.
+      await runInDurableObject(account, (_instance, state) => void state.storage.sql.exec("DELETE FROM usage"));
+    }
   });
 });
