@@ -3,6 +3,7 @@
 // answerSampling with the real Gemini and OpenAI-compatible providers talking to the
 // fake model server, which records exactly what each was sent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readSettings } from "../../src/config/settings";
 import { GeminiProvider } from "../../src/llm/gemini";
 import { OpenAiProvider } from "../../src/llm/openai";
 import type { LlmProvider } from "../../src/llm/provider";
@@ -218,5 +219,23 @@ describe("the model preference rule", () => {
 
   it("gives servers only the configured model when SAMPLING_MODELS is empty", () => {
     expect(chooseSamplingModel({ hints: [{ name: "pro" }], intelligencePriority: 1 }, [], "configured").model).toBe("configured");
+  });
+});
+
+describe("the sampling settings", () => {
+  it("reads SAMPLING_MODELS as a trimmed comma list and SAMPLING_MAX_TOKENS as a bound", () => {
+    expect(readSettings({}).settings).toMatchObject({ SAMPLING_MODELS: [], SAMPLING_MAX_TOKENS: 4096 });
+    const { settings, problems } = readSettings({ SAMPLING_MODELS: " gemini-2.5-flash-lite, openai/gpt-4o ,llama3.1:8b,", SAMPLING_MAX_TOKENS: "512" });
+    expect(problems).toEqual([]);
+    expect(settings).toMatchObject({ SAMPLING_MODELS: ["gemini-2.5-flash-lite", "openai/gpt-4o", "llama3.1:8b"], SAMPLING_MAX_TOKENS: 512 });
+  });
+
+  it("names a bad value and keeps the default", () => {
+    const { settings, problems } = readSettings({ SAMPLING_MODELS: "good, bad model!", SAMPLING_MAX_TOKENS: "0" });
+    expect(problems).toEqual([
+      "SAMPLING_MODELS is invalid (a comma list of model names); using the default",
+      "SAMPLING_MAX_TOKENS is invalid (Too small: expected number to be >=1); using the default",
+    ]);
+    expect(settings).toMatchObject({ SAMPLING_MODELS: [], SAMPLING_MAX_TOKENS: 4096 });
   });
 });
