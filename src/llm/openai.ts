@@ -195,8 +195,7 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenA
     if (message.role === "user") {
       const { text, parts } = userMedia(message.text, message.media, toContentPart);
       out.push(parts.length > 0 ? { role: "user", content: [...(text ? [{ type: "text" as const, text }] : []), ...parts] } : { role: "user", content: text });
-    }
-    else if (message.role === "assistant") {
+    } else if (message.role === "assistant") {
       const calls = message.toolCalls ?? [];
       out.push({
         role: "assistant",
