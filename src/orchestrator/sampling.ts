@@ -109,7 +109,7 @@ export function toChatMessages(messages: SamplingParams["messages"]): ChatMessag
     const text = lines.join("\n");
     if (message.role === "user") return media.length > 0 ? { role: "user", text, media } : { role: "user", text };
     // Neither provider takes media in the model's own turn: they are named instead.
-    const named = media.length > 0 ? `${text}\n[${mediaNames(media).join(", ")} of this earlier answer are not shown to the model]`.trim() : text;
+    const named = media.length > 0 ? `${text}\n[${mediaNames(media).join(", ")} of this earlier answer: not shown to the model]`.trim() : text;
     return { role: "assistant", text: named };
   });
 }

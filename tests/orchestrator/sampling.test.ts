@@ -4,11 +4,11 @@
 // fake model server, which records exactly what each was sent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readSettings } from "../../src/config/settings";
-import { GeminiProvider } from "../../src/llm/gemini";
-import { OpenAiProvider } from "../../src/llm/openai";
+import { GeminiProvider, toContents } from "../../src/llm/gemini";
+import { OpenAiProvider, toOpenAiMessages } from "../../src/llm/openai";
 import type { LlmProvider } from "../../src/llm/provider";
 import type { McpHost } from "../../src/mcp/host";
-import { answerSampling, type SamplingParams } from "../../src/orchestrator/sampling";
+import { answerSampling, toChatMessages, type SamplingParams } from "../../src/orchestrator/sampling";
 import { chooseSamplingModel } from "../../src/orchestrator/sampling-model";
 import { startFakeLlm, type FakeLlm } from "../fixtures/fake-gemini";
 import { reply, requests, script, uniqueKey } from "../fixtures/fake-llm-script";
@@ -237,5 +237,25 @@ describe("the sampling settings", () => {
       "SAMPLING_MAX_TOKENS is invalid (Too small: expected number to be >=1); using the default",
     ]);
     expect(settings).toMatchObject({ SAMPLING_MODELS: [], SAMPLING_MAX_TOKENS: 4096 });
+  });
+});
+
+describe("sampling content each provider cannot take", () => {
+  const messages = toChatMessages([
+    { role: "user", content: [{ type: "text", text: "Look:" }, { type: "image", data: "PHN2Zz4=", mimeType: "image/svg+xml" }, { type: "image", data: PNG, mimeType: "image/png" }] },
+    { role: "assistant", content: [{ type: "text", text: "Seen." }, { type: "image", data: PNG, mimeType: "image/png" }] },
+    { role: "user", content: { type: "audio", data: "x".repeat(3 * 1024 * 1024), mimeType: "audio/wav" } },
+  ] as SamplingParams["messages"]);
+
+  it("names a refused type in the text, an assistant's media in its text, and a part over the size limit", () => {
+    expect(toContents(messages)).toEqual([
+      { role: "user", parts: [{ text: "Look:\n[Not sent: image 1 (image/svg+xml): Gemini takes PNG, JPEG, WebP, HEIC or HEIF images]" }, { inlineData: { mimeType: "image/png", data: PNG } }] },
+      { role: "model", parts: [{ text: "Seen.\n[image 1 (image/png) of this earlier answer: not shown to the model]" }] },
+      { role: "user", parts: [{ text: "[audio (audio/wav) left out: 3 MB of base64, over the 2 MB one media part may have]" }] },
+    ]);
+    expect(toOpenAiMessages("", messages)[0]).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "Look:\n[Not sent: image 1 (image/svg+xml): the endpoint takes PNG, JPEG, WebP or GIF images]" }, { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } }],
+    });
   });
 });
