@@ -2,7 +2,7 @@
 // /api/my-servers), beside the deployment's own (mcp.json), which are listed
 // read-only. A modal dialog (focus kept inside, Escape closes) with the list and a
 // form: name, URL, transport, headers as name/value rows, timeout, always-allowed
-// and included/excluded tools as comma lists. Header values are write-only: the API
+// and included/excluded tools as comma lists, and roots (a URI and a name a line). Header values are write-only: the API
 // shows stored ones as the mask "••••••", and a mask sent back keeps the stored
 // value. The API's field errors (`error.issues[].path`) are shown next to their
 // field, its message on top. After a change the current session is reconnected
@@ -15,7 +15,19 @@ const $ = (id) => document.getElementById(id);
 
 /** What the API shows in place of a stored header value. */
 export const MASK = "••••••";
-const FIELDS = ["name", "url", "type", "headers", "timeout", "alwaysAllow", "includeTools", "excludeTools"];
+const FIELDS = ["name", "url", "type", "headers", "timeout", "alwaysAllow", "includeTools", "excludeTools", "roots"];
+
+/** The roots box: a URI, then an optional name, per line. */
+const rootsText = (roots) => (roots ?? []).map((r) => (r.name ? `${r.uri} ${r.name}` : r.uri)).join("\n");
+const readRoots = (text) =>
+  String(text ?? "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [uri, ...name] = line.split(/\s+/);
+      return name.length > 0 ? { uri, name: name.join(" ") } : { uri };
+    });
 
 const list = (text) =>
   String(text ?? "")
@@ -290,6 +302,8 @@ export function setupMyServers({ sessionId }) {
         const row = [...rows.querySelectorAll(".header-row")].find((r) => r.querySelector(".h-name").value.trim() === header);
         if (row) target = row.querySelector(".h-name");
       }
+      const rootLine = field === "roots" ? /^roots\[(\d+)\]/.exec(path) : null;
+      if (rootLine) line = `line ${Number(rootLine[1]) + 1}: ${text}`;
       out.textContent = out.textContent ? `${out.textContent} ${line}` : line;
       target.setAttribute("aria-invalid", "true");
       if (field === "headers") $("msf-headers").setAttribute("aria-invalid", "true");
@@ -319,6 +333,7 @@ export function setupMyServers({ sessionId }) {
     $("msf-alwaysAllow").value = (server?.alwaysAllow ?? []).join(", ");
     $("msf-includeTools").value = (server?.includeTools ?? []).join(", ");
     $("msf-excludeTools").value = (server?.excludeTools ?? []).join(", ");
+    $("msf-roots").value = rootsText(server?.roots);
     $("msf-save").textContent = server ? "Save changes" : "Add server";
     view.hidden = true;
     form.hidden = false;
@@ -368,6 +383,8 @@ export function setupMyServers({ sessionId }) {
     if (timeoutText) body.timeout = Number(timeoutText);
     const include = list($("msf-includeTools").value);
     if (include.length > 0) body.includeTools = include;
+    const roots = readRoots($("msf-roots").value);
+    if (roots.length > 0) body.roots = roots;
     return { body, issues };
   }
 

@@ -129,12 +129,24 @@ export class Bridge {
     return proxy;
   }
 
-  /** Applies a new mcp.json: starts added servers, restarts changed ones, stops removed ones. */
-  async reload(next: McpConfig): Promise<{ added: string[]; changed: string[]; removed: string[] }> {
+  /**
+   * Applies a new mcp.json: starts added servers, restarts changed ones, stops removed ones.
+   * A server whose `roots` alone changed (and had roots before and after) keeps running and
+   * gets `notifications/roots/list_changed` instead (`roots` in the answer).
+   */
+  async reload(next: McpConfig): Promise<{ added: string[]; changed: string[]; removed: string[]; roots: string[] }> {
+    const previous = new Map(stdioServers(this.config).map((s) => [s.name, s]));
     const before = new Map(stdioServers(this.config).map((s) => [s.name, JSON.stringify(s)]));
     const after = stdioServers(next);
     const added = after.filter((s) => !before.has(s.name)).map((s) => s.name);
-    const changed = after.filter((s) => before.has(s.name) && before.get(s.name) !== JSON.stringify(s)).map((s) => s.name);
+    const differs = after.filter((s) => before.has(s.name) && before.get(s.name) !== JSON.stringify(s));
+    const rootsOnly = differs.filter((s) => {
+      const old = previous.get(s.name);
+      return old?.roots !== undefined && s.roots !== undefined && JSON.stringify({ ...old, roots: [] }) === JSON.stringify({ ...s, roots: [] });
+    });
+    const changed = differs.filter((s) => !rootsOnly.includes(s)).map((s) => s.name);
+    const roots = rootsOnly.map((s) => s.name);
+    for (const server of rootsOnly) this.proxies.get(server.name)?.setRoots(server.roots ?? []);
     const removed = [...before.keys()].filter((name) => !after.some((s) => s.name === name));
     await Promise.all([...removed, ...changed].map((name) => this.stopProxy(name)));
     this.config = next;
@@ -144,8 +156,8 @@ export class Bridge {
       // A server that fails to start on reload is reported and retried on use; the others keep serving.
       await proxy.start().catch((error: unknown) => this.options.logger.error("server failed to start", { server: server.name, error: errorMessage(error) }));
     }
-    this.options.logger.info("mcp.json reloaded", { added, changed, removed });
-    return { added, changed, removed };
+    this.options.logger.info("mcp.json reloaded", { added, changed, removed, roots });
+    return { added, changed, removed, roots };
   }
 
   private async stopProxy(name: string): Promise<boolean> {

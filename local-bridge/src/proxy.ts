@@ -88,7 +88,8 @@ export class ServerProxy {
   private readonly now: () => number;
 
   constructor(
-    readonly config: StdioServerConfig,
+    /** Replaced only by setRoots (a reload that changed nothing else). */
+    public config: StdioServerConfig,
     private readonly options: ProxyOptions,
   ) {
     this.now = options.now ?? Date.now;
@@ -160,8 +161,20 @@ export class ServerProxy {
    * it logs a failure at every start (server-filesystem: "Failed to request roots").
    */
   private childCapabilities(): ClientCapabilities {
+    // Roots written in mcp.json: the bridge answers roots/list itself, whoever is attached.
+    if (this.config.roots) return { ...this.options.clientCapabilities, roots: { listChanged: true } };
     const declared = [...this.sessions.values()].find((s) => s.clientCapabilities.roots !== undefined);
     return declared ? { ...this.options.clientCapabilities, roots: { listChanged: true } } : this.options.clientCapabilities;
+  }
+
+  /**
+   * New roots from a reload of mcp.json, for a server that had roots there before
+   * (its child was started with the roots capability): the child is told the list
+   * changed, and asks for it again, instead of being restarted.
+   */
+  setRoots(roots: NonNullable<StdioServerConfig["roots"]>): void {
+    this.config = { ...this.config, roots };
+    this.sendToChild({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
   }
 
   private markUnavailable(reason: string): void {
@@ -344,6 +357,10 @@ export class ServerProxy {
   private serverRequest(request: JSONRPCRequest): void {
     if (request.method === "ping") {
       this.sendToChild({ jsonrpc: "2.0", id: request.id, result: {} });
+      return;
+    }
+    if (request.method === "roots/list" && this.config.roots) {
+      this.sendToChild({ jsonrpc: "2.0", id: request.id, result: { roots: this.config.roots } });
       return;
     }
     const capability = CAPABILITY_FOR[request.method];

@@ -38,6 +38,8 @@ export type Env = {
   LLM_IDLE_TIMEOUT_MS?: string;
   MCP_RETRY_INITIAL_MS?: string;
   SYSTEM_PROMPT?: string;
+  SAMPLING_MODELS?: string;
+  SAMPLING_MAX_TOKENS?: string;
   BRIDGE_URL?: string;
   BRIDGE_TOKEN?: string;
   BRIDGE_ACCESS_CLIENT_ID?: string;

@@ -27,6 +27,14 @@ const SettingsSchema = z.object({
     .refine((u) => new URL(u).protocol === "https:" || (new URL(u).protocol === "http:" && LOOPBACK_HOSTS.has(new URL(u).hostname)), "must be https:// unless it is on this machine (localhost / 127.0.0.1)")
     .optional(),
   BRIDGE_TOKEN: z.string().optional(),
+  /** Models an MCP server's sampling request may get by its model hints or priorities (README: Sampling), cheapest first. */
+  SAMPLING_MODELS: z
+    .string()
+    .transform((v) => v.split(",").map((m) => m.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[A-Za-z0-9][\w.:/@-]{0,127}$/, "a comma list of model names")).max(20))
+    .default([]),
+  /** A sampling request's maxTokens is lowered to this. */
+  SAMPLING_MAX_TOKENS: int(4_096, 1, 65_536),
   /** A Cloudflare Access service token, sent to a bridge behind a tunnel protected by Access. */
   BRIDGE_ACCESS_CLIENT_ID: z.string().optional(),
   BRIDGE_ACCESS_CLIENT_SECRET: z.string().optional(),

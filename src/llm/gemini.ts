@@ -7,7 +7,7 @@ import { GoogleGenAI, type Content, type FunctionCall, type GenerateContentConfi
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseDuration, parseRetryAfter } from "./errors";
 import { sanitizeForGemini } from "./gemini-schema";
-import { baseMimeType, mediaGroups, type Converted } from "./media";
+import { baseMimeType, mediaGroups, userMedia, type Converted } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
@@ -67,6 +67,8 @@ export class GeminiProvider implements LlmProvider {
       abortSignal: request.signal,
       ...(request.system ? { systemInstruction: request.system } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
+      ...(request.stopSequences?.length ? { stopSequences: request.stopSequences } : {}),
       ...(request.tools.length > 0
         ? {
             tools: [
@@ -85,7 +87,7 @@ export class GeminiProvider implements LlmProvider {
 
     let chunks: AsyncGenerator<GenerateContentResponse>;
     try {
-      chunks = await client.models.generateContentStream({ model: this.model, contents: toContents(request.messages), config });
+      chunks = await client.models.generateContentStream({ model: request.model ?? this.model, contents: toContents(request.messages), config });
     } catch (error) {
       throw fail(error, false);
     }
@@ -150,7 +152,9 @@ export function toContents(messages: ChatMessage[]): Content[] {
   const contents: Content[] = [];
   for (const message of messages) {
     if (message.role === "user") {
-      contents.push({ role: "user", parts: [{ text: message.text }] });
+      const { text, parts } = userMedia(message.text, message.media, toInlineData);
+      // An image alone needs no empty text part; a message must have at least one part.
+      contents.push({ role: "user", parts: text || parts.length === 0 ? [{ text }, ...parts] : parts });
     } else if (message.role === "assistant") {
       const parts: Part[] = message.text ? [{ text: message.text }] : [];
       for (const call of message.toolCalls ?? []) {

@@ -38,6 +38,22 @@ export function mediaGroups<P>(results: readonly ToolCallResult[], convert: (med
   return groups;
 }
 
+/**
+ * A user message's own media (a sampling request's images and audio): the provider's
+ * parts, and the text with a line naming each part it cannot take and why.
+ */
+export function userMedia<P>(text: string, media: readonly MediaPart[] | undefined, convert: (media: MediaPart) => Converted<P>): { text: string; parts: P[] } {
+  if (!media?.length) return { text, parts: [] };
+  const parts: P[] = [];
+  const refused: string[] = [];
+  mediaNames(media).forEach((name, i) => {
+    const converted = convert(media[i] as MediaPart);
+    if ("part" in converted) parts.push(converted.part);
+    else refused.push(`${name}: ${converted.refused}`);
+  });
+  return { text: refused.length > 0 ? `${text}\n[Not sent: ${refused.join("; ")}]`.trim() : text, parts };
+}
+
 /** "image 1 (image/png)", numbered per kind in order, as the result's text names them. */
 export function mediaNames(media: readonly MediaPart[]): string[] {
   const counts = { image: 0, audio: 0 };

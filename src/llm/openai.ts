@@ -6,7 +6,7 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
-import { baseMimeType, mediaGroups, type Converted } from "./media";
+import { baseMimeType, mediaGroups, userMedia, type Converted } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export interface OpenAiProviderOptions {
@@ -24,7 +24,8 @@ interface ToolCallDelta {
   function?: { name?: string; arguments?: string };
 }
 interface StreamChunk {
-  choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
+  /** `stop_reason`: vLLM's extra, the stop string matched (or the stop token id). */
+  choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null; stop_reason?: string | number | null }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
   error?: { message?: string; code?: number | string };
 }
@@ -46,7 +47,7 @@ export class OpenAiProvider implements LlmProvider {
     const { signal } = request;
     const url = `${this.options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
     const body = {
-      model: this.model,
+      model: request.model ?? this.model,
       stream: true,
       stream_options: { include_usage: true },
       messages: toOpenAiMessages(request.system, request.messages),
@@ -54,6 +55,8 @@ export class OpenAiProvider implements LlmProvider {
         ? { tools: request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } })) }
         : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.maxOutputTokens !== undefined ? { [maxTokensField(this.options.baseUrl)]: request.maxOutputTokens } : {}),
+      ...(request.stopSequences?.length ? { stop: request.stopSequences } : {}),
     };
     const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
@@ -72,6 +75,7 @@ export class OpenAiProvider implements LlmProvider {
     const reader = events.getReader();
     const partial: PartialCall[] = [];
     let finishReason: string | undefined;
+    let stopSequence: string | undefined;
     let usage: StreamChunk["usage"];
     let sawDone = false;
     try {
@@ -98,6 +102,7 @@ export class OpenAiProvider implements LlmProvider {
         if (choice.delta?.content) yield { type: "text", delta: choice.delta.content };
         for (const delta of choice.delta?.tool_calls ?? []) accumulate(partial, delta);
         finishReason = choice.finish_reason ?? finishReason;
+        if (typeof choice.stop_reason === "string") stopSequence = choice.stop_reason;
       }
     } finally {
       reader.releaseLock();
@@ -118,8 +123,22 @@ export class OpenAiProvider implements LlmProvider {
       yield { type: "tool_call", call: done };
     }
     if (usage) yield { type: "usage", inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
-    yield { type: "done", finishReason: finishReason ?? "stop" };
+    yield { type: "done", finishReason: finishReason ?? "stop", ...(stopSequence !== undefined ? { stopSequence } : {}) };
   }
+}
+
+/**
+ * OpenAI itself wants `max_completion_tokens` (its reasoning models refuse `max_tokens`);
+ * the other OpenAI-compatible servers (Ollama, llama.cpp, older vLLM, OpenRouter) read `max_tokens`.
+ */
+export function maxTokensField(baseUrl: string): "max_tokens" | "max_completion_tokens" {
+  let host = "";
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    // Checked as a URL when the provider was chosen; anything else is not OpenAI's.
+  }
+  return host === "api.openai.com" ? "max_completion_tokens" : "max_tokens";
 }
 
 function parseChunk(data: string): StreamChunk {
@@ -173,8 +192,10 @@ type OpenAiMessage =
 export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenAiMessage[] {
   const out: OpenAiMessage[] = system ? [{ role: "system", content: system }] : [];
   for (const message of messages) {
-    if (message.role === "user") out.push({ role: "user", content: message.text });
-    else if (message.role === "assistant") {
+    if (message.role === "user") {
+      const { text, parts } = userMedia(message.text, message.media, toContentPart);
+      out.push(parts.length > 0 ? { role: "user", content: [...(text ? [{ type: "text" as const, text }] : []), ...parts] } : { role: "user", content: text });
+    } else if (message.role === "assistant") {
       const calls = message.toolCalls ?? [];
       out.push({
         role: "assistant",

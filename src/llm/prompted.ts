@@ -73,6 +73,7 @@ export class PromptedProvider implements LlmProvider {
       let blocks = 0;
       let raw = "";
       let finishReason = "STOP";
+      let stopSequence: string | undefined;
       const take = (segments: Segment[]): LlmEvent[] => {
         const text: LlmEvent[] = [];
         for (const segment of segments) {
@@ -83,7 +84,8 @@ export class PromptedProvider implements LlmProvider {
         return text;
       };
 
-      const inner = this.inner.stream({ system, messages: [...history, ...repairs], tools: [], temperature, signal: request.signal });
+      const { maxOutputTokens, stopSequences, model, signal } = request;
+      const inner = this.inner.stream({ system, messages: [...history, ...repairs], tools: [], temperature, maxOutputTokens, stopSequences, model, signal });
       for await (const event of inner) {
         if (event.type === "text") {
           raw += event.delta;
@@ -94,6 +96,7 @@ export class PromptedProvider implements LlmProvider {
           usage.seen = true;
         } else if (event.type === "done") {
           finishReason = event.finishReason;
+          stopSequence = event.stopSequence;
         }
         // A tool_call from the inner provider cannot happen: it is called without tools.
       }
@@ -103,7 +106,7 @@ export class PromptedProvider implements LlmProvider {
         if (attempt === 0) this.counters.firstAttemptSuccesses++;
         for (const call of calls) yield { type: "tool_call", call: { id: nextId(), ...call } satisfies ToolCallRequest };
         if (usage.seen) yield { type: "usage", inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
-        yield { type: "done", finishReason };
+        yield { type: "done", finishReason, ...(stopSequence !== undefined ? { stopSequence } : {}) };
         return;
       }
       if (attempt === this.maxAttempts - 1) {

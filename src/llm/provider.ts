@@ -42,7 +42,8 @@ export interface ToolCallResult {
 }
 
 export type ChatMessage =
-  | { role: "user"; text: string }
+  /** `media`: images and audio the user (or a sampling request) sends with the text, in the provider's own form. */
+  | { role: "user"; text: string; media?: MediaPart[] }
   | { role: "assistant"; text: string; toolCalls?: ToolCallRequest[] }
   | { role: "tool"; results: ToolCallResult[] };
 
@@ -51,6 +52,12 @@ export interface LlmRequest {
   messages: ChatMessage[];
   tools: ToolDeclaration[];
   temperature?: number;
+  /** Upper bound on the answer's tokens (Gemini maxOutputTokens, OpenAI max_tokens / max_completion_tokens). */
+  maxOutputTokens?: number;
+  /** The answer ends before any of these strings. */
+  stopSequences?: string[];
+  /** Another model of the same provider than the configured one (sampling's model preferences). */
+  model?: string;
   signal?: AbortSignal;
 }
 
@@ -58,7 +65,8 @@ export type LlmEvent =
   | { type: "text"; delta: string }
   | { type: "tool_call"; call: ToolCallRequest }
   | { type: "usage"; inputTokens: number; outputTokens: number }
-  | { type: "done"; finishReason: string };
+  /** `stopSequence`: the stop string the model stopped at, when the provider says which (vLLM's `stop_reason`). */
+  | { type: "done"; finishReason: string; stopSequence?: string };
 
 export interface LlmProvider {
   readonly name: "gemini" | "openai" | "prompted";

@@ -13,6 +13,7 @@ import {
   type RequestOptions,
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
+  type Root,
   type ServerCapabilities,
   type Tool,
 } from "@modelcontextprotocol/client";
@@ -83,6 +84,8 @@ export class ServerConnection {
   resources: Resource[] = [];
   resourceTemplates: ResourceTemplate[] = [];
   readonly stats = new ServerStats();
+  /** The roots this server is served (its entry's, as changed since by setRoots); undefined: the roots handler's. */
+  roots?: Root[];
 
   private handle?: TransportHandle;
   private generation = 0;
@@ -98,6 +101,7 @@ export class ServerConnection {
   ) {
     this.state = config.disabled ? "disabled" : "connecting";
     this.since = deps.now();
+    this.roots = config.roots;
   }
 
   get name(): string {
@@ -133,6 +137,20 @@ export class ServerConnection {
     const wait = this.retryAfterMs();
     if (wait > 0) throw new ServerUnavailableError(this.name, this.lastError ?? "unavailable", wait);
     return this.connect();
+  }
+
+  /**
+   * New roots for a server that was offered roots: kept for its next roots/list, and the
+   * server is told the list changed. False when it was never offered roots (it must be
+   * connected again, with the capability, to hear of them).
+   */
+  async setRoots(roots: Root[]): Promise<boolean> {
+    if (!this.deps.capabilities.roots?.listChanged) return false;
+    this.roots = roots;
+    const client = this.state === "ready" ? this.client : undefined;
+    // Not connected now: the next connection asks for the roots anyway.
+    await client?.sendRootsListChanged().catch((error: unknown) => this.deps.logger.warn("roots/list_changed not sent", { server: this.name, error: errorMessage(error) }));
+    return true;
   }
 
   private async open(): Promise<Client> {
@@ -229,6 +247,7 @@ export class ServerConnection {
     }
     if (caps.roots) {
       client.setRequestHandler("roots/list", async () => {
+        if (this.roots) return { roots: this.roots };
         const handler = this.deps.handlers().roots;
         return { roots: handler ? await handler({ server }) : [] };
       });

@@ -3,7 +3,7 @@
 // enforces timeouts, cancellation, circuit breakers and health, and caches
 // resources and prompts. Runtime-neutral: the transport factory decides whether
 // a server is a child process (Node) or a URL (workerd).
-import { UriTemplate, type CallToolResult, type GetPromptResult, type Implementation, type ReadResourceResult } from "@modelcontextprotocol/client";
+import { UriTemplate, type CallToolResult, type GetPromptResult, type Implementation, type ReadResourceResult, type Root } from "@modelcontextprotocol/client";
 import { defaultBackoff, withRetry, type BackoffPolicy } from "../shared/backoff";
 import { defaultBreaker, type BreakerPolicy } from "./breaker";
 import { z } from "zod";
@@ -17,7 +17,7 @@ import { serverGuide, type ServerGuide } from "./guide";
 import { errorMessage, silentLogger, type Logger } from "../shared/logger";
 import { ServerMetricsSchema } from "../shared/metrics";
 import { FunctionNameMap, splitQualified } from "./names";
-import { capabilitiesFor, type ServerRequestHandlers } from "./server-requests";
+import { capabilitiesFor, capabilitiesForServer, type ServerRequestHandlers } from "./server-requests";
 import type { TransportFactory } from "./transports";
 
 export type { CallToolOptions } from "./call";
@@ -90,7 +90,7 @@ export class McpHost {
         new ServerConnection(server, {
           transports: this.options.transports,
           clientInfo: this.options.clientInfo ?? { name: "edgehost", version: "0.1.0" },
-          capabilities,
+          capabilities: capabilitiesForServer(capabilities, server),
           handlers: () => this.handlers,
           logger: this.logger,
           now: this.now,
@@ -143,6 +143,14 @@ export class McpHost {
 
   async close(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.close()));
+  }
+
+  /**
+   * Changes a server's roots and sends it `notifications/roots/list_changed`. False when
+   * the server was connected without roots (its entry had none): reconnect it instead.
+   */
+  async setRoots(server: string, roots: Root[]): Promise<boolean> {
+    return (await this.connections.get(server)?.setRoots(roots)) ?? false;
   }
 
   /** Servers that are ready, with everything they offer: what the model may see. */

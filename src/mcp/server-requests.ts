@@ -9,6 +9,7 @@ import type {
   ElicitResult,
   Root,
 } from "@modelcontextprotocol/client";
+import type { ServerConfig } from "../shared/mcp-config/config";
 
 export interface ServerRequestContext {
   /** Name of the server that asked. */
@@ -32,4 +33,14 @@ export function capabilitiesFor(handlers: ServerRequestHandlers): ClientCapabili
   if (handlers.elicitation) capabilities.elicitation = { form: { applyDefaults: true } };
   if (handlers.roots) capabilities.roots = { listChanged: false };
   return capabilities;
+}
+
+/**
+ * What one server is offered: the handlers' capabilities, plus roots (with list_changed)
+ * when its entry lists roots. A server without configured roots is not told the client
+ * has roots (unless a roots handler serves all): server-filesystem, told so, would give
+ * up its own folders for whatever list it gets, even an empty one.
+ */
+export function capabilitiesForServer(base: ClientCapabilities, server: ServerConfig): ClientCapabilities {
+  return server.roots ? { ...base, roots: { listChanged: true } } : base;
 }

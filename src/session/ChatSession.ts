@@ -75,6 +75,15 @@ export class ChatSession extends ProtocolAgent<Env> {
       },
       notice: (text) => this.record({ turnId: this.sessionTurns.running ?? null, kind: "notice", text }),
       provider: () => this.runtime.provider,
+      used: async (tokens) => {
+        await this.account()?.addUsage(tokens);
+      },
+      samplingRefusal: async () => {
+        const budget = this.runtime.settings.DAILY_TOKEN_BUDGET;
+        const account = this.account();
+        if (budget === undefined || !account) return undefined;
+        return (await account.tokensUsed()) >= budget ? `the user's daily model budget of ${budget} tokens is used up` : undefined;
+      },
     });
     return this.mcpCache;
   }

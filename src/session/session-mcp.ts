@@ -3,6 +3,7 @@
 // servers make of the user (sampling, elicitation) go through the session's
 // Approvals. The host lives in memory only; the server choice is in SQLite.
 import { ProtocolError, ProtocolErrorCode, type CreateMessageResult } from "@modelcontextprotocol/client";
+import { answerSampling, type SamplingParams } from "../orchestrator/sampling";
 import type { Approvals, SettingsStore } from "../approval/approvals";
 import type { Settings } from "../config/settings";
 import type { LlmProvider } from "../llm/provider";
@@ -36,6 +37,10 @@ export interface SessionMcpDeps {
   changed: () => void;
   notice: (text: string) => void;
   provider: () => LlmProvider | undefined;
+  /** Model tokens a sampling answer cost, counted into the owner's daily budget. */
+  used?: (tokens: number) => Promise<void>;
+  /** Why a sampling request may not be answered now (the owner's daily budget is used up). */
+  samplingRefusal?: () => Promise<string | undefined>;
 }
 
 /** Drops the session's server choice (the session is being deleted). */
@@ -54,6 +59,8 @@ export class SessionMcp {
   private userVersion?: string;
   /** A read of the owner's servers started early (see prefetchUserServers), with the version it was asked against. */
   private prefetched?: { known?: string; read: Promise<UserServers> };
+  /** The owner's servers as last read, to tell a change of roots alone from any other. */
+  private userList?: RemoteServerConfig[];
   // The enabled servers' tools, kept until the host's tools or the choice change: a
   // turn reads them at every step.
   private toolCache?: ToolView[];
@@ -123,6 +130,8 @@ export class SessionMcp {
     const first = this.userVersion === undefined;
     this.userVersion = user.version;
     const servers = user.servers;
+    const previous = this.userList;
+    this.userList = servers;
     const taken = new Set(this.base.config.servers.map((s) => s.name.toLowerCase()));
     const clashes = servers.filter((s) => taken.has(s.name.toLowerCase()));
     this.config = {
@@ -131,7 +140,15 @@ export class SessionMcp {
       problems: [...this.base.problems, ...clashes.map((s) => `Your MCP server "${s.name}" is left out: mcp.json has a server of that name.`)],
     };
     this.discovery = new DiscoveryCache(this.deps.store, configKey(this.config.config));
-    if (!first) await this.rebuild();
+    if (first) return true;
+    // Only roots changed: the connections stay, and each server hears its list changed.
+    const changedRoots = previous ? rootsOnlyChanges(previous, servers) : undefined;
+    const host = this.mcpHost;
+    if (changedRoots && this.connected && (await Promise.all(changedRoots.map((s) => host.setRoots(s.name, s.roots ?? [])))).every(Boolean)) {
+      void this.remember();
+      return true;
+    }
+    await this.rebuild();
     return true;
   }
 
@@ -237,31 +254,45 @@ export class SessionMcp {
     return (server) => set.has(server);
   }
 
-  private async sample(
-    server: string,
-    params: { messages: { role: string; content: unknown }[]; systemPrompt?: string; maxTokens: number; temperature?: number },
-    signal: AbortSignal,
-  ): Promise<CreateMessageResult> {
+  private async sample(server: string, params: SamplingParams, signal: AbortSignal): Promise<CreateMessageResult> {
     const provider = this.deps.provider();
     if (!provider) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "no model is configured for sampling");
-    const text = (content: unknown) => (typeof content === "object" && content && "text" in content ? String((content as { text: unknown }).text) : "");
-    const prompt = params.messages.map((m) => `${m.role}: ${text(m.content)}`).join("\n");
-    if (!(await this.deps.approvals.approveSampling(server, prompt, signal))) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "the user declined the sampling request");
-    let answer = "";
-    for await (const event of provider.stream({
-      system: params.systemPrompt ?? "",
-      messages: params.messages.map((m) => (m.role === "assistant" ? { role: "assistant", text: text(m.content) } : { role: "user", text: text(m.content) })),
-      tools: [],
-      temperature: params.temperature,
+    const result = await answerSampling(
+      params,
+      {
+        provider,
+        models: this.deps.settings.SAMPLING_MODELS,
+        maxTokensCap: this.deps.settings.SAMPLING_MAX_TOKENS,
+        approve: (summary, asked) => this.deps.approvals.approveSampling(server, summary, asked),
+        used: this.deps.used,
+        refusal: this.deps.samplingRefusal,
+      },
       signal,
-    })) {
-      if (event.type === "text") answer += event.delta;
-    }
-    this.deps.notice(`Answered a sampling request from "${server}".`);
-    return { role: "assistant", model: provider.model, content: { type: "text", text: answer }, stopReason: "endTurn" };
+    );
+    this.deps.notice(`Answered a sampling request from "${server}" with ${result.model}.`);
+    return result;
   }
 
   async close(): Promise<void> {
     await this.mcpHost.close();
   }
+}
+
+/**
+ * The servers whose roots alone changed, when nothing else did (same servers, same
+ * entries otherwise, roots listed before and after); undefined when anything else changed.
+ */
+export function rootsOnlyChanges(before: RemoteServerConfig[], after: RemoteServerConfig[]): RemoteServerConfig[] | undefined {
+  if (before.length !== after.length) return undefined;
+  const byName = new Map(before.map((s) => [s.name, s]));
+  const changed: RemoteServerConfig[] = [];
+  for (const server of after) {
+    const old = byName.get(server.name);
+    if (!old) return undefined;
+    if (JSON.stringify(old) === JSON.stringify(server)) continue;
+    if (old.roots === undefined || server.roots === undefined) return undefined;
+    if (JSON.stringify({ ...old, roots: [] }) !== JSON.stringify({ ...server, roots: [] })) return undefined;
+    changed.push(server);
+  }
+  return changed;
 }

@@ -25,6 +25,8 @@ export const UserServerInputSchema = z.object({
   includeTools: z.array(z.string()).optional(),
   excludeTools: z.array(z.string()).default([]),
   disabled: z.boolean().default(false),
+  /** MCP roots offered to the server (file:// URIs); absent: roots are not offered. */
+  roots: z.array(z.object({ uri: z.string(), name: z.string().optional() })).optional(),
 });
 export type UserServerInput = z.infer<typeof UserServerInputSchema>;
 

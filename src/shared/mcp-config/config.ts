@@ -17,6 +17,12 @@ interface CommonServerConfig {
   /** Undefined means all tools. */
   includeTools?: string[];
   excludeTools: string[];
+  /** MCP roots offered to this server (`roots/list`); absent: the roots capability is not advertised to it. */
+  roots?: RootConfig[];
+}
+export interface RootConfig {
+  uri: string;
+  name?: string;
 }
 export interface StdioServerConfig extends CommonServerConfig {
   transport: "stdio";
@@ -50,6 +56,7 @@ const MAX_TIMEOUT_SECONDS = Math.floor(2_147_483_647 / 1000);
 const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const VARIABLE = /\$\{([^}]*)\}/g;
+const MAX_ROOTS = 64;
 
 const str = z.string({ error: "expected string" });
 const stringArray = z.array(str, { error: "expected array of strings" });
@@ -81,6 +88,7 @@ const RawServerSchema = z.object(
     limits: z
       .object({ memoryMb: positiveInt.optional(), cpuSeconds: positiveInt.optional() }, { error: "expected object" })
       .optional(),
+    roots: z.array(z.object({ uri: str, name: str.optional() }, { error: "expected object" }), { error: "expected array of roots" }).max(MAX_ROOTS, { error: `expected at most ${MAX_ROOTS} roots` }).optional(),
   },
   { error: "expected object" },
 );
@@ -158,6 +166,7 @@ class Loader {
       dependencies: raw.dependencies ?? [],
       ...(raw.includeTools ? { includeTools: raw.includeTools } : {}),
       excludeTools: raw.excludeTools ?? [],
+      ...(raw.roots ? { roots: this.roots(raw.roots, [...path, "roots"], !(raw.disabled ?? false)) } : {}),
     };
     // A disabled server starts nothing, so a variable it needs may legitimately be unset
     // (the usual reason to disable it); report nothing and keep the reference as written.
@@ -180,6 +189,15 @@ class Loader {
     // An unresolved reference is already reported (or the server is disabled): no second issue.
     if (url.complete && !isHttpUrl(url.value)) this.issues.push(this.source.issue([...path, "url"], "expected an http(s) URL"));
     return { ...common, transport, url: url.value, headers: this.expandMap([...path, "headers"], raw.headers, expand) };
+  }
+
+  /** Roots are `file://` URIs of absolute paths (the MCP spec: roots are file URIs for now); `${VAR}` expands in them. */
+  private roots(roots: NonNullable<RawServer["roots"]>, path: JSONPath, report: boolean): RootConfig[] {
+    return roots.map((root, i) => {
+      const uri = this.expand([...path, i, "uri"], root.uri, report);
+      if (uri.complete && !isFileUri(uri.value)) this.issues.push(this.source.issue([...path, i, "uri"], "expected a file:// URI of an absolute path (file:///home/me/project)"));
+      return { uri: uri.value, ...(root.name === undefined ? {} : { name: root.name }) };
+    });
   }
 
   private transport(raw: RawServer, path: JSONPath): ServerConfig["transport"] | undefined {
@@ -267,6 +285,15 @@ function checkDependencies(
     const owner = first === undefined ? undefined : byName.get(first);
     if (!owner || next === undefined) continue;
     issues.push(source.issue(at(owner.name, owner.dependencies.indexOf(next)), `dependency cycle: ${cycle.join(" -> ")}`));
+  }
+}
+
+function isFileUri(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "file:" && (url.hostname === "" || url.hostname === "localhost") && value.startsWith("file://");
+  } catch {
+    return false;
   }
 }
 

@@ -1,0 +1,115 @@
+// A server's `sampling/createMessage`, answered by the session's model once the user
+// approved it. What is honoured: the messages (text, image and audio content, each
+// provider's own form), systemPrompt, maxTokens (capped by SAMPLING_MAX_TOKENS),
+// temperature, stopSequences, and modelPreferences as sampling-model.ts decides.
+// Not honoured, and said so: `tools` / `toolChoice` (refused: this host does not run
+// a tool loop for a server), `includeContext` other than "none" (the host does not
+// declare `sampling.context`, so the spec lets it send no context; it sends none).
+import { ProtocolError, ProtocolErrorCode, type CreateMessageRequest, type CreateMessageResult } from "@modelcontextprotocol/client";
+import type { ChatMessage, LlmProvider, MediaPart } from "../llm/provider";
+import { mediaNames } from "../llm/media";
+import { chooseSamplingModel } from "./sampling-model";
+import { MediaBudget } from "./tool-results";
+
+export type SamplingParams = CreateMessageRequest["params"];
+
+/** OpenAI's chat completions take at most 4 stop sequences (Gemini 5): the smaller bound for both. */
+export const MAX_STOP_SEQUENCES = 4;
+
+export interface SamplingDeps {
+  provider: LlmProvider;
+  /** SAMPLING_MODELS: models a server may get by hint or priorities, cheapest first. */
+  models: readonly string[];
+  /** SAMPLING_MAX_TOKENS: a larger `maxTokens` is lowered to this. */
+  maxTokensCap: number;
+  /** Asks the user; `summary` is what the dialog shows. */
+  approve: (summary: string, signal: AbortSignal) => Promise<boolean>;
+  /** Tokens the answer cost, for the user's daily budget. */
+  used?: (tokens: number) => Promise<void> | void;
+  /** Why no model may be asked now (the user's daily budget is used up), or undefined. */
+  refusal?: () => Promise<string | undefined>;
+}
+
+type Block = Extract<SamplingParams["messages"][number]["content"], { type: string }>;
+
+const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+
+export async function answerSampling(params: SamplingParams, deps: SamplingDeps, signal: AbortSignal): Promise<CreateMessageResult> {
+  if ((params.tools?.length ?? 0) > 0 || params.toolChoice) throw invalid("sampling with tools is not supported by this host: send the request without `tools`");
+  const stops = params.stopSequences ?? [];
+  if (stops.length > MAX_STOP_SEQUENCES) throw invalid(`at most ${MAX_STOP_SEQUENCES} stopSequences are supported (got ${stops.length})`);
+  if (!Number.isInteger(params.maxTokens) || params.maxTokens < 1) throw invalid("maxTokens must be a positive integer");
+  const maxTokens = Math.min(params.maxTokens, deps.maxTokensCap);
+  // Both providers take 0 to 2.
+  const temperature = params.temperature === undefined ? undefined : Math.min(2, Math.max(0, params.temperature));
+  const choice = chooseSamplingModel(params.modelPreferences, deps.models, deps.provider.model);
+  const messages = toChatMessages(params.messages);
+  const refused = await deps.refusal?.();
+  if (refused) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refused);
+
+  const limits = [`model ${choice.model} (${choice.reason})`, `at most ${maxTokens} tokens${maxTokens < params.maxTokens ? ` (asked ${params.maxTokens})` : ""}`];
+  if (temperature !== undefined) limits.push(`temperature ${temperature}`);
+  if (stops.length > 0) limits.push(`stops at ${stops.map((s) => JSON.stringify(s)).join(", ")}`);
+  const summary = [
+    ...(params.systemPrompt ? [`system: ${params.systemPrompt}`] : []),
+    ...messages.map((m) => `${m.role}: ${[m.role === "tool" ? "" : m.text, m.role === "user" && m.media?.length ? `[${mediaNames(m.media).join(", ")}]` : ""].filter(Boolean).join(" ")}`),
+    `— ${limits.join(", ")}`,
+  ].join("\n");
+  if (!(await deps.approve(summary, signal))) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "the user declined the sampling request");
+
+  let text = "";
+  let finishReason = "";
+  let stopSequence: string | undefined;
+  let tokens = 0;
+  for await (const event of deps.provider.stream({
+    system: params.systemPrompt ?? "",
+    messages,
+    tools: [],
+    temperature,
+    maxOutputTokens: maxTokens,
+    stopSequences: stops.length > 0 ? stops : undefined,
+    model: choice.model === deps.provider.model ? undefined : choice.model,
+    signal,
+  })) {
+    if (event.type === "text") text += event.delta;
+    else if (event.type === "usage") tokens += event.inputTokens + event.outputTokens;
+    else if (event.type === "done") {
+      finishReason = event.finishReason;
+      stopSequence = event.stopSequence;
+    }
+  }
+  if (tokens > 0) await deps.used?.(tokens);
+  return { role: "assistant", model: choice.model, content: { type: "text", text }, stopReason: stopReasonOf(finishReason, stopSequence) };
+}
+
+/** Gemini's and OpenAI's finish reasons as MCP's; any other (SAFETY, content_filter) is passed on as the provider said it. */
+export function stopReasonOf(finishReason: string, stopSequence: string | undefined): string {
+  if (stopSequence !== undefined) return "stopSequence";
+  const reason = finishReason.toUpperCase();
+  if (reason === "MAX_TOKENS" || reason === "LENGTH") return "maxTokens";
+  if (reason === "STOP" || reason === "" || reason === "FINISH_REASON_UNSPECIFIED") return "endTurn";
+  return finishReason;
+}
+
+/** Sampling messages as the providers' messages: text joined, images and audio as media within one budget. */
+export function toChatMessages(messages: SamplingParams["messages"]): ChatMessage[] {
+  const budget = new MediaBudget();
+  return messages.map((message): ChatMessage => {
+    const blocks: Block[] = Array.isArray(message.content) ? message.content : [message.content];
+    const lines: string[] = [];
+    const media: MediaPart[] = [];
+    for (const block of blocks) {
+      if (block.type === "text") lines.push(block.text);
+      else if (block.type === "image" || block.type === "audio") {
+        const refused = budget.take(block.data.length);
+        if (refused) lines.push(`[${block.type} (${block.mimeType}) left out: ${refused}]`);
+        else media.push({ type: block.type, mimeType: block.mimeType, data: block.data });
+      } else throw invalid(`sampling messages with ${block.type} content are not supported by this host (no tool use in sampling)`);
+    }
+    const text = lines.join("\n");
+    if (message.role === "user") return media.length > 0 ? { role: "user", text, media } : { role: "user", text };
+    // Neither provider takes media in the model's own turn: they are named instead.
+    const named = media.length > 0 ? `${text}\n[${mediaNames(media).join(", ")} of this earlier answer: not shown to the model]`.trim() : text;
+    return { role: "assistant", text: named };
+  });
+}
