@@ -13,6 +13,8 @@ import { errorBody } from "../shared/error-body";
 import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
+import { revokeTokens } from "../mcp/oauth/revoke";
+import { loadOAuthRecord } from "../users/oauth-storage";
 import { maskedServer, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 
@@ -100,7 +102,11 @@ myServers.put("/:name", serverBody, (c) => {
 });
 
 myServers.delete("/:name", async (c) => {
-  const deleted = await userAccount(c.env, c.var.identity.id).deleteServer(c.req.param("name"));
+  const name = c.req.param("name");
+  const account = userAccount(c.env, c.var.identity.id);
+  const deleted = await account.deleteServer(name);
+  // Signed in to it: the tokens are revoked at the authorization server and forgotten here.
+  if (deleted) await revokeTokens(await loadOAuthRecord(c.env, c.var.identity.id, name)).finally(() => account.oauthForget(name));
   return deleted ? c.body(null, 204) : c.json(errorBody("not_found", `you have no server "${c.req.param("name")}"`), 404);
 });
 

@@ -31,6 +31,13 @@ export interface RemoteServerConfig extends CommonServerConfig {
   transport: "http" | "sse";
   url: string;
   headers: Record<string, string>;
+  /** Pre-registered OAuth client for a server that asks for sign-in (else dynamic registration). */
+  oauth?: OAuthClientConfig;
+}
+export interface OAuthClientConfig {
+  clientId: string;
+  clientSecret?: string;
+  scopes?: string[];
 }
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
 /** Servers in file order, disabled ones included (`disabled: true`). */
@@ -80,6 +87,12 @@ const RawServerSchema = z.object(
     excludeTools: stringArray.optional(),
     limits: z
       .object({ memoryMb: positiveInt.optional(), cpuSeconds: positiveInt.optional() }, { error: "expected object" })
+      .optional(),
+    oauth: z
+      .object(
+        { clientId: str.min(1, { error: "expected a non-empty string" }), clientSecret: str.optional(), scopes: stringArray.optional() },
+        { error: "expected object with clientId" },
+      )
       .optional(),
   },
   { error: "expected object" },
@@ -179,7 +192,12 @@ class Loader {
     const url = expand([...path, "url"], raw.url);
     // An unresolved reference is already reported (or the server is disabled): no second issue.
     if (url.complete && !isHttpUrl(url.value)) this.issues.push(this.source.issue([...path, "url"], "expected an http(s) URL"));
-    return { ...common, transport, url: url.value, headers: this.expandMap([...path, "headers"], raw.headers, expand) };
+    const oauth = raw.oauth && {
+      clientId: expand([...path, "oauth", "clientId"], raw.oauth.clientId).value,
+      ...(raw.oauth.clientSecret === undefined ? {} : { clientSecret: expand([...path, "oauth", "clientSecret"], raw.oauth.clientSecret).value }),
+      ...(raw.oauth.scopes ? { scopes: raw.oauth.scopes } : {}),
+    };
+    return { ...common, transport, url: url.value, headers: this.expandMap([...path, "headers"], raw.headers, expand), ...(oauth ? { oauth } : {}) };
   }
 
   private transport(raw: RawServer, path: JSONPath): ServerConfig["transport"] | undefined {
