@@ -126,7 +126,9 @@ export class EdgeOAuthProvider implements OAuthClientProvider {
     // A client registered for another redirect URI (the Worker moved) is registered again.
     if (client && mode.kind === "sign-in" && record.redirectUri !== mode.redirectUri && !pre) client = undefined;
     if (pre && client?.client_id !== pre.clientId) client = undefined;
-    if (!client && pre) client = { client_id: pre.clientId, ...(pre.clientSecret ? { client_secret: pre.clientSecret } : {}) };
+    // Stamped with the issuer just discovered (SEP-2352), so it is bound to that authorization server from its first use.
+    const issuer = record.discovery?.authorizationServerMetadata?.issuer ?? record.discovery?.authorizationServerUrl;
+    if (!client && pre) client = { client_id: pre.clientId, ...(pre.clientSecret ? { client_secret: pre.clientSecret } : {}), ...(issuer ? { issuer } : {}) };
     // Only the user's "Sign in" registers a client: a session cannot know where the user would come back to.
     if (!client && mode.kind === "session") throw new SignInRequiredError(this.options.server);
     return client;
