@@ -10,6 +10,7 @@
 // shows the server's state and tool count in this session, from the `servers` frames.
 import { NetworkError, request } from "./api.js";
 import { confirmAction } from "./dialogs.js";
+import { authControl } from "./oauth-sign-in.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -120,6 +121,7 @@ export function setupMyServers({ sessionId }) {
       const actions = document.createElement("div");
       actions.className = "row-buttons";
       actions.append(
+        authControl(server.name),
         button("Edit", `Edit ${server.name}`, (event) => openForm(server, event.currentTarget), "edit"),
         button("Test", `Test ${server.name}`, (event) => void testServer(server.name, event.currentTarget, test), "test"),
         button("Remove", `Remove ${server.name}`, () => void removeServer(server.name), "remove danger-outline"),
@@ -133,6 +135,7 @@ export function setupMyServers({ sessionId }) {
     for (const name of deployment) {
       const li = rowHead(name);
       li.dataset.deploymentServer = name;
+      li.append(authControl(name));
       dep.append(li);
     }
   }
