@@ -8,9 +8,9 @@ export class SignInRequiredError extends EdgehostError {
   readonly code = "auth_required";
   constructor(
     readonly server: string,
-    detail = "sign in to use it",
+    detail?: string,
   ) {
-    super(`MCP server "${server}" needs you to sign in: ${detail}`);
+    super(`Sign in to "${server}" to use its tools${detail ? ` (${detail})` : ""}.`);
   }
   override toPublic(): PublicError {
     return { code: this.code, message: this.message, server: this.server };
