@@ -15,6 +15,7 @@
 // GET /oauth/servers: which servers the caller is signed in to (names only).
 // GET /oauth/client-metadata.json: this client's metadata document (for an AS that
 //   takes URL client ids), public.
+import { isStrictScopeSuperset } from "@modelcontextprotocol/client";
 import { Hono, type Context } from "hono";
 import { validator } from "hono/validator";
 import { z } from "zod";
@@ -75,6 +76,12 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
   const server = await findServer(c, name);
   if (!server) return c.json(noServer(name), 404);
   const account = userAccount(c.env, c.var.identity.id);
+  // Signed in already (in another session): this session only has to connect again, unless a
+  // step-up wants a scope the tokens lack.
+  const record = await loadOAuthRecord(c.env, c.var.identity.id, name);
+  if (record?.serverUrl === server.url && record.tokens && !isStrictScopeSuperset(record.scope, record.tokens.scope)) {
+    if ((await owned.reconnectServer(name)) === "ready") return c.json({ signedIn: true, needed: false });
+  }
   const origin = new URL(c.req.url).origin;
   const state = randomState();
   await account.oauthStartSignIn(state, name, session);

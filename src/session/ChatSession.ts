@@ -279,8 +279,8 @@ export class ChatSession extends ProtocolAgent<Env> {
   }
 
   /** Reconnects one server at once: its owner just signed in to it (src/http/oauth.ts). */
-  async reconnectServer(name: string): Promise<void> {
-    await this.keepAliveWhile(() => this.sessionMcp.reconnectServer(name));
+  async reconnectServer(name: string): Promise<string | undefined> {
+    return this.keepAliveWhile(() => this.sessionMcp.reconnectServer(name));
   }
 
   getHistory(): { entries: HistoryEntry[]; usage: Record<string, Usage> } {

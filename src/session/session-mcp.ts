@@ -98,9 +98,10 @@ export class SessionMcp {
   }
 
   /** Connects one server again now (the user just signed in to it). */
-  async reconnectServer(name: string): Promise<void> {
+  async reconnectServer(name: string): Promise<string | undefined> {
     await this.ensureConnected();
     await this.mcpHost.reconnectServer(name);
+    return this.mcpHost.servers().find((s) => s.name === name)?.state;
   }
 
   ensureConnected(): Promise<void> {

@@ -167,8 +167,12 @@ export class EdgeOAuthProvider implements OAuthClientProvider {
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     // The scope asked for (with a step-up's wider scope) is what the user's next sign-in asks for.
     const scope = authorizationUrl.searchParams.get("scope") ?? undefined;
-    if (scope && scope !== this.record?.scope) await this.save({ scope });
-    if (this.options.mode.kind === "sign-in") this.authorizationUrl = authorizationUrl;
+    const mode = this.options.mode;
+    if (mode.kind === "sign-in") {
+      // The code exchange must name the same redirect URI the authorization request did.
+      await this.save({ redirectUri: mode.redirectUri, ...(scope ? { scope } : {}) });
+      this.authorizationUrl = authorizationUrl;
+    } else if (scope && scope !== this.record?.scope) await this.save({ scope });
   }
 
   async saveCodeVerifier(verifier: string): Promise<void> {
@@ -185,7 +189,16 @@ export class EdgeOAuthProvider implements OAuthClientProvider {
   async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "verifier") return;
     const tokens = { tokens: undefined, expiresAt: undefined };
-    if (scope === "tokens") await this.save(tokens);
+    if (scope === "tokens") {
+      // Another session may have refreshed (and rotated) the tokens since this one read them: its
+      // refused refresh token is then stale, not the stored one, and the stored tokens are kept.
+      const stored = await this.options.storage.load();
+      if (stored?.serverUrl === this.options.serverUrl && stored.tokens && stored.tokens.refresh_token !== this.record?.tokens?.refresh_token) {
+        this.record = stored;
+        return;
+      }
+      await this.save(tokens);
+    }
     else if (scope === "client") await this.save({ client: undefined, redirectUri: undefined });
     else if (scope === "discovery") await this.save({ discovery: undefined });
     else await this.save({ ...tokens, client: undefined, redirectUri: undefined, discovery: undefined });

@@ -77,7 +77,9 @@ describe("OAuth sign-in to remote MCP servers", () => {
   it("discovers by the 401's resource_metadata, registers dynamically, signs in with PKCE S256 and the resource, and the session's server turns ready", async () => {
     const name = await addServer("header");
     const session = await newSession();
+    const other = await newSession();
     expect(await serverRow(session, name)).toMatchObject({ state: "auth_required" });
+    expect(await serverRow(other, name)).toMatchObject({ state: "auth_required" });
     const before = await stats("header");
 
     const url = await signIn(session, name);
@@ -99,9 +101,13 @@ describe("OAuth sign-in to remote MCP servers", () => {
     const result = await callTool(session, `${name}.whoami`);
     expect(result).toMatchObject({ status: 200, body: { result: { content: [{ type: "text", text: "realm header, scope mcp:read" }] } } });
     expect((await call("/oauth/servers")).body.signedIn).toContain(name);
-    // Another session of the same user uses the same tokens.
+    // Another session of the same user uses the same tokens: a new one at once; one that was waiting
+    // connects again when "Sign in" is pressed there, without another authorization.
     const second = await newSession();
     expect(await serverRow(second, name)).toMatchObject({ state: "ready" });
+    expect(await post("/oauth/sign-in", { server: name, session: other })).toMatchObject({ status: 200, body: { needed: false } });
+    expect(await serverRow(other, name)).toMatchObject({ state: "ready" });
+    expect((await stats("header")).authorizeRequests.length).toBe(after.authorizeRequests.length);
   });
 
   it("falls back to the well-known protected-resource metadata when the 401 names none", async () => {
