@@ -8,7 +8,7 @@ import { describe, expect, inject, it } from "vitest";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
 import { PRE_REGISTERED, type RealmName, type RealmStats } from "../../fixtures/oauth-realms";
-import type { TestUser } from "../test-users";
+import { authHeaders, type TestUser } from "../test-users";
 import { WORKER_ORIGIN, workerFetch } from "../worker-fetch";
 
 const base = inject("oauthBase");
@@ -263,6 +263,33 @@ describe("OAuth sign-in to remote MCP servers", () => {
     await runInDurableObject(userAccount(env as unknown as Env, "token:alice"), (_instance, ctx) => {
       expect(ctx.storage.sql.exec("SELECT server FROM oauth WHERE server = ?", name).toArray()).toEqual([]);
     });
+  });
+
+  it("identifies itself by a client ID metadata document when the authorization server takes URL client ids (Worker on https)", async () => {
+    const { SELF } = await import("cloudflare:test");
+    const https = "https://edgehost.test";
+    const httpsPost = async (path: string, body: unknown) => {
+      const response = await SELF.fetch(`${https}${path}`, { method: "POST", headers: authHeaders("alice", json), body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const name = await addServer("cimd");
+    const session = await newSession();
+    const started = await httpsPost("/oauth/sign-in", { server: name, session });
+    expect(started.status).toBe(200);
+    const url = new URL(started.body.url as string);
+    const clientId = `${https}/oauth/client-metadata.json`;
+    expect(url.searchParams.get("client_id")).toBe(clientId);
+    expect(url.searchParams.get("redirect_uri")).toBe(`${https}/oauth/callback`);
+    // The document is public (an AS fetches it without our login) and names itself.
+    const document = (await (await SELF.fetch(clientId)).json()) as Record<string, unknown>;
+    expect(document).toMatchObject({ client_id: clientId, redirect_uris: [`${https}/oauth/callback`], token_endpoint_auth_method: "none" });
+    expect((await fetch(`${base}/_admin/cimd/client-document`, { method: "POST", body: JSON.stringify({ ...document, url: clientId }) })).status).toBe(200);
+    const answer = await fetch(url, { redirect: "manual" });
+    const back = new URL(answer.headers.get("location") ?? "");
+    const done = await httpsPost("/oauth/callback", { code: back.searchParams.get("code"), state: back.searchParams.get("state") });
+    expect(done).toMatchObject({ status: 200, body: { ok: true } });
+    expect((await stats("cimd")).registrations).toBe(0);
+    expect(await serverRow(session, name)).toMatchObject({ state: "ready" });
   });
 
   it("never puts a token in a response body or page", async () => {
