@@ -180,7 +180,7 @@ export function setupMyServers({ sessionId }) {
   function testText(test) {
     if (!test) return { ok: true, text: "Not tested (turned off)." };
     if (test.ok) return { ok: true, text: `Test passed: ${plural(test.toolCount, "tool")}.` };
-    if (test.code === "auth_required") return { ok: false, text: `It asks for a sign-in, which edgehost cannot do yet: ${test.error}` };
+    if (test.code === "auth_required") return { ok: false, text: `It asks you to sign in: use its Sign in button. (${test.error})` };
     return { ok: false, text: `Test failed (${test.code}): ${test.error}` };
   }
 

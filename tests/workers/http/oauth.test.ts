@@ -43,7 +43,7 @@ async function serverRow(session: string, name: string, user: TestUser = "alice"
 async function addServer(realm: RealmName, extra: Record<string, unknown> = {}, user: TestUser = "alice"): Promise<string> {
   const name = `${realm}${crypto.randomUUID().slice(0, 6)}`;
   const added = await post("/api/my-servers", { name, url: `${base}/${realm}/mcp`, ...extra }, user);
-  expect(added).toMatchObject({ status: 201, body: { test: { ok: false, code: "auth_required" } } });
+  expect(added).toMatchObject({ status: 201, body: { test: { ok: false, code: realm === "nos256" ? "oauth_unsupported" : "auth_required" } } });
   return name;
 }
 
@@ -101,6 +101,8 @@ describe("OAuth sign-in to remote MCP servers", () => {
     const result = await callTool(session, `${name}.whoami`);
     expect(result).toMatchObject({ status: 200, body: { result: { content: [{ type: "text", text: "realm header, scope mcp:read" }] } } });
     expect((await call("/oauth/servers")).body.signedIn).toContain(name);
+    // "Test" in My servers uses the user's tokens too.
+    expect(await post(`/api/my-servers/${name}/test`, {})).toMatchObject({ status: 200, body: { test: { ok: true, toolCount: 2 } } });
     // Another session of the same user uses the same tokens: a new one at once; one that was waiting
     // connects again when "Sign in" is pressed there, without another authorization.
     const second = await newSession();
