@@ -57,6 +57,11 @@ describe("signing in to a remote MCP server from the page", () => {
     const signInButton = row(page).getByRole("button", { name: `Sign in to ${SERVER}` });
     await signInButton.waitFor();
     await shot(page, "oauth-1-sign-in-needed");
+    // The My servers dialog offers it too, on the deployment's server.
+    await page.locator("#my-servers-open").click();
+    await page.locator(`#deployment-servers li[data-deployment-server="${SERVER}"]`).getByRole("button", { name: `Sign in to ${SERVER}` }).waitFor();
+    await shot(page, "oauth-1b-my-servers-sign-in");
+    await page.locator("#my-servers-close").click();
     let navigations = 0;
     page.on("framenavigated", (frame) => {
       if (frame === page.mainFrame()) navigations++;
@@ -98,5 +103,31 @@ describe("signing in to a remote MCP server from the page", () => {
     const after = (await (await fetch(`${fixture.base}/_stats/page`)).json()) as RealmStats;
     expect(after.revocations).toEqual(["refresh_token", "access_token"]);
     expect(errors).toEqual([]);
+    // Nor in anything the Worker logged.
+    const log = stack.workerLog();
+    expect(after.issued.filter((t) => log.includes(t))).toEqual([]);
+  });
+
+  it("falls back to this tab when popups are blocked, and comes back to the session signed in", async () => {
+    const origin = stack.url.replace("127.0.0.1", "localhost");
+    const blocked = await browser.newContext({ viewport: DESKTOP });
+    blocked.setDefaultTimeout(15_000);
+    // What a popup blocker does to window.open: no window.
+    await blocked.addInitScript("window.open = () => null;");
+    const page = await blocked.newPage();
+    await page.goto(`${origin}/`);
+    await page.locator("#login-token").fill(token);
+    await page.locator("#login-submit").click();
+    await row(page).and(page.locator('[data-state="auth_required"]')).waitFor();
+    const hash = new URL(page.url()).hash;
+    await row(page).getByRole("button", { name: `Sign in to ${SERVER}` }).click();
+    await page.locator("#allow").waitFor();
+    expect(page.url()).toContain(`${fixture.base}/as/page/authorize?`);
+    await page.locator("#allow").click();
+    await row(page).and(page.locator('[data-state="ready"]')).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/");
+    expect(new URL(page.url()).hash).toBe(hash);
+    await shot(page, "oauth-4-redirect-fallback-signed-in");
+    await blocked.close();
   });
 });
