@@ -76,6 +76,10 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
   const server = await findServer(c, name);
   if (!server) return c.json(noServer(name), 404);
   const account = userAccount(c.env, c.var.identity.id);
+  // Each start reaches out to the server and its authorization server: counted like a tool call.
+  const { settings } = runtimeConfig(c.env);
+  const spend = await account.admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
+  if (!spend.ok) return c.json(errorBody(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {}), 429);
   // Signed in already (in another session): this session only has to connect again, unless a
   // step-up wants a scope the tokens lack.
   const record = await loadOAuthRecord(c.env, c.var.identity.id, name);

@@ -8,6 +8,7 @@ import {
   Client,
   computeScopeUnion,
   extractWWWAuthenticateParams,
+  SSEClientTransport,
   StreamableHTTPClientTransport,
   type AuthProvider,
 } from "@modelcontextprotocol/client";
@@ -36,7 +37,10 @@ export async function readChallenge(server: RemoteServerConfig, timeoutMs = 10_0
   };
   const client = new Client({ name: "edgehost", version: "0.1.0" });
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers }, authProvider: probe }), { timeout: timeoutMs });
+    const url = new URL(server.url);
+    const options = { requestInit: { headers: server.headers }, authProvider: probe };
+    const transport = server.transport === "sse" ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
+    await client.connect(transport, { timeout: timeoutMs });
     return undefined;
   } catch (error) {
     if (challenge) return challenge;
