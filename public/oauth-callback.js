@@ -9,8 +9,11 @@ const RETURN_KEY = "edgehost-oauth-return";
 const status = document.getElementById("oauth-status");
 const back = document.getElementById("oauth-back");
 
+/** API messages are lower-case fragments; shown alone on a page, they read as a sentence. */
+const sentence = (text) => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? "" : "."}`;
+
 function show(text, ok) {
-  status.textContent = text;
+  status.textContent = sentence(text);
   status.dataset.kind = ok ? "ok" : "error";
   back.hidden = false;
 }

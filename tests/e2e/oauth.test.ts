@@ -128,6 +128,14 @@ describe("signing in to a remote MCP server from the page", () => {
     expect(new URL(page.url()).pathname).toBe("/");
     expect(new URL(page.url()).hash).toBe(hash);
     await shot(page, "oauth-4-redirect-fallback-signed-in");
+
+    // A callback whose state is not (or no longer) the user's: a clear error, and nothing changes.
+    await page.goto(`${origin}/oauth/callback?code=stolen&state=${"s".repeat(43)}`);
+    const status = page.locator('#oauth-status[data-kind="error"]');
+    await status.waitFor();
+    expect(await status.textContent()).toMatch(/unknown, expired or already used/);
+    expect(new URL(page.url()).search).toBe("");
+    await shot(page, "oauth-5-bad-state");
     await blocked.close();
   });
 });

@@ -181,6 +181,20 @@ describe("OAuth sign-in to remote MCP servers", () => {
     expect(await post("/oauth/callback", { code: "", state: 1 })).toMatchObject({ status: 400, body: { error: { code: "bad_request" } } });
   });
 
+  it("refuses a state older than ten minutes", async () => {
+    const name = await addServer("header");
+    const session = await newSession();
+    const { code, state } = await authorize(session, name);
+    // Started eleven minutes ago, as far as the account knows.
+    await runInDurableObject(userAccount(env as unknown as Env, "token:alice"), (_instance, ctx) => {
+      ctx.storage.sql.exec("UPDATE oauth_pending SET created_at = created_at - ? WHERE state = ?", 11 * 60_000, state);
+    });
+    const exchanged = (await stats("header")).codeExchanges;
+    expect(await finish(code, state)).toMatchObject({ status: 400, body: { error: { code: "oauth_state_invalid" } } });
+    expect((await stats("header")).codeExchanges).toBe(exchanged);
+    expect(await serverRow(session, name)).toMatchObject({ state: "auth_required" });
+  });
+
   it("serves the callback page without a login (the cookie stays behind on a cross-site redirect) and nothing else", async () => {
     const { SELF } = await import("cloudflare:test");
     const page = await SELF.fetch(`${WORKER_ORIGIN}/oauth/callback?code=abc&state=def`);
