@@ -129,7 +129,6 @@ export class ServerConnection {
   async ready(): Promise<Client> {
     if (this.state === "ready" && this.client) return this.client;
     if (this.state === "connecting") return this.connect();
-    if (this.state === "auth_required") throw new ServerUnavailableError(this.name, this.lastError ?? "sign in to use it");
     if (this.state === "disabled" || this.state === "closed") {
       throw new ServerUnavailableError(this.name, this.state === "disabled" ? "disabled in mcp.json" : "closed");
     }
