@@ -10,6 +10,7 @@ import { clearChat, endStream, formatUsage, markApproval, setBanner, showEntry, 
 import { setupConsole } from "./console.js";
 import { askApproval, askElicitation, closeAll, closeIfShowing, confirmAction } from "./dialogs.js";
 import { setupMyServers } from "./my-servers.js";
+import { setupOAuth } from "./oauth-sign-in.js";
 import { renderServers, renderSessions } from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
@@ -463,6 +464,7 @@ function setMenu(open) {
 
 const consolePanel = setupConsole();
 const myServers = setupMyServers({ sessionId: () => sessionId });
+setupOAuth({ sessionId: () => sessionId });
 function setConsole(open, { focus = true } = {}) {
   const wasOpen = !$("console").hidden;
   $("console").hidden = !open;

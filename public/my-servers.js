@@ -10,6 +10,7 @@
 // shows the server's state and tool count in this session, from the `servers` frames.
 import { NetworkError, request } from "./api.js";
 import { confirmAction } from "./dialogs.js";
+import { authControl } from "./oauth-sign-in.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -132,6 +133,7 @@ export function setupMyServers({ sessionId }) {
       const actions = document.createElement("div");
       actions.className = "row-buttons";
       actions.append(
+        authControl(server.name),
         button("Edit", `Edit ${server.name}`, (event) => openForm(server, event.currentTarget), "edit"),
         button("Test", `Test ${server.name}`, (event) => void testServer(server.name, event.currentTarget, test), "test"),
         button("Remove", `Remove ${server.name}`, () => void removeServer(server.name), "remove danger-outline"),
@@ -145,6 +147,7 @@ export function setupMyServers({ sessionId }) {
     for (const name of deployment) {
       const li = rowHead(name);
       li.dataset.deploymentServer = name;
+      li.append(authControl(name));
       dep.append(li);
     }
   }
@@ -189,7 +192,7 @@ export function setupMyServers({ sessionId }) {
   function testText(test) {
     if (!test) return { ok: true, text: "Not tested (turned off)." };
     if (test.ok) return { ok: true, text: `Test passed: ${plural(test.toolCount, "tool")}.` };
-    if (test.code === "auth_required") return { ok: false, text: `It asks for a sign-in, which edgehost cannot do yet: ${test.error}` };
+    if (test.code === "auth_required") return { ok: false, text: `It asks you to sign in: use its Sign in button. (${test.error})` };
     return { ok: false, text: `Test failed (${test.code}): ${test.error}` };
   }
 

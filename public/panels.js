@@ -2,6 +2,7 @@
 // lists them) and the MCP server panel with a per-session on/off switch. While
 // the page is disconnected the servers are shown as unknown: their last known
 // state may no longer be true.
+import { authControl, noteServers } from "./oauth-sign-in.js";
 
 const when = (ms) => (typeof ms === "number" ? new Date(ms).toLocaleString() : "");
 
@@ -39,6 +40,7 @@ export function renderSessions(list, current, { onSwitch, onDelete }) {
 
 /** Renders a `servers` message; `live` false greys everything out as unknown (socket down). */
 export function renderServers(servers, onToggle, { live = true } = {}) {
+  noteServers(servers, live);
   const ul = document.getElementById("servers");
   ul.replaceChildren();
   ul.classList.toggle("stale", !live);
@@ -64,6 +66,7 @@ export function renderServers(servers, onToggle, { live = true } = {}) {
     box.checked = s.enabled;
     box.disabled = !live;
     box.addEventListener("change", () => onToggle(s.name, box.checked));
+    li.append(authControl(s.name));
     ul.append(li);
   }
 }

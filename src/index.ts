@@ -10,6 +10,7 @@ import { auth } from "./http/auth";
 import { errorBody } from "./shared/error-body";
 import { errorResponse } from "./http/errors";
 import { myServers } from "./http/my-servers";
+import { oauth } from "./http/oauth";
 import { sessions } from "./http/sessions";
 
 export { ChatSession } from "./session/ChatSession";
@@ -18,11 +19,14 @@ export type { Env } from "./config/env";
 
 const app = new Hono<AppEnv>();
 
-app.use("*", identify({ optional: (c) => c.req.path === "/auth/login" || c.req.path === "/auth/logout" }));
+// The OAuth callback arrives cross-site without the (SameSite=Strict) login cookie: its GET only serves a page.
+const publicOAuth = new Set(["/oauth/callback", "/oauth/client-metadata.json"]);
+app.use("*", identify({ optional: (c) => c.req.path === "/auth/login" || c.req.path === "/auth/logout" || (c.req.method === "GET" && publicOAuth.has(c.req.path)) }));
 app.use("*", sameOrigin());
 app.route("/api/my-servers", myServers);
 app.route("/api", api);
 app.route("/auth", auth);
+app.route("/oauth", oauth);
 app.route("/sessions", sessions);
 app.notFound((c) => c.json(errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
 // Never a stack trace or an internal path in a response.

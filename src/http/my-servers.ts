@@ -13,6 +13,8 @@ import { errorBody } from "../shared/error-body";
 import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
+import { revokeTokens } from "../mcp/oauth/revoke";
+import { loadOAuthRecord, sessionOAuthProvider } from "../users/oauth-storage";
 import { maskedServer, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 
@@ -20,18 +22,23 @@ export const myServers = new Hono<AppEnv>();
 
 const TEST_TIMEOUT_MS = 10_000;
 
-export type ServerTest = { ok: true; toolCount: number; tools: string[] } | { ok: false; code: "unreachable" | "auth_required"; error: string };
+export type ServerTest = { ok: true; toolCount: number; tools: string[] } | { ok: false; code: "unreachable" | "auth_required" | "oauth_unsupported"; error: string };
 
 /** initialize + tools/list against the server, from the Worker, then close. */
-async function testServer(config: RemoteServerConfig, connectTimeoutMs: number): Promise<ServerTest> {
-  const host = new McpHost({ transports: workerTransports(), connectTimeoutMs: Math.min(connectTimeoutMs, TEST_TIMEOUT_MS), retry: { initialMs: 0, maxMs: 0, tries: 1 } });
+async function testServer(c: Context<AppEnv>, config: RemoteServerConfig, connectTimeoutMs: number): Promise<ServerTest> {
+  // With the user's OAuth tokens, if they signed in to it: a signed-in server tests as it serves.
+  const auth = (server: RemoteServerConfig) => sessionOAuthProvider(c.env, c.var.identity.id, server);
+  const host = new McpHost({ transports: workerTransports({ auth }), connectTimeoutMs: Math.min(connectTimeoutMs, TEST_TIMEOUT_MS), retry: { initialMs: 0, maxMs: 0, tries: 1 } });
   try {
     const report = await host.connect({ servers: [config] });
     const failed = report.failed[0];
     if (failed) {
-      // The transport names the HTTP status; a 401 is a server that wants a sign-in, not a broken one.
-      const auth = /\b401\b|unauthori[sz]ed/i.test(failed.reason);
-      return { ok: false, code: auth ? "auth_required" : "unreachable", error: failed.reason };
+      // A server that wants a sign-in is not a broken one: the OAuth client says so by the state; without
+      // one (a server given its own Authorization header) the transport names the 401.
+      const state = host.servers()[0]?.state;
+      if (state === "auth_required" || /\b401\b|unauthori[sz]ed/i.test(failed.reason)) return { ok: false, code: "auth_required", error: failed.reason };
+      if (/cannot be signed in to/.test(failed.reason)) return { ok: false, code: "oauth_unsupported", error: failed.reason };
+      return { ok: false, code: "unreachable", error: failed.reason };
     }
     const tools = host.tools().map((t) => t.name);
     return { ok: true, toolCount: tools.length, tools };
@@ -74,7 +81,7 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
   const { settings } = runtimeConfig(c.env);
   const spend = await account.admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
   if (!spend.ok) return c.json(errorBody(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {}), 429);
-  const test = validated.server.disabled ? undefined : await testServer(validated.config, settings.MCP_CONNECT_TIMEOUT_MS);
+  const test = validated.server.disabled ? undefined : await testServer(c, validated.config, settings.MCP_CONNECT_TIMEOUT_MS);
   if (test && !test.ok && test.code === "unreachable") {
     return c.json(errorBody("server_unreachable", `could not connect to the server: ${test.error}`, { issues: [{ path: "url", message: `could not connect: ${test.error}` }] }), 400);
   }
@@ -100,7 +107,11 @@ myServers.put("/:name", serverBody, (c) => {
 });
 
 myServers.delete("/:name", async (c) => {
-  const deleted = await userAccount(c.env, c.var.identity.id).deleteServer(c.req.param("name"));
+  const name = c.req.param("name");
+  const account = userAccount(c.env, c.var.identity.id);
+  const deleted = await account.deleteServer(name);
+  // Signed in to it: the tokens are revoked at the authorization server and forgotten here.
+  if (deleted) await revokeTokens(await loadOAuthRecord(c.env, c.var.identity.id, name)).finally(() => account.oauthForget(name));
   return deleted ? c.body(null, 204) : c.json(errorBody("not_found", `you have no server "${c.req.param("name")}"`), 404);
 });
 
@@ -109,7 +120,7 @@ myServers.post("/:name/test", async (c) => {
   if (!stored) return c.json(errorBody("not_found", `you have no server "${c.req.param("name")}"`), 404);
   const validated = validateUserServer(stored);
   if (!validated.ok) return c.json(errorBody("bad_request", "the stored entry is invalid", { issues: validated.issues }), 400);
-  return c.json({ test: await testServer(validated.config, runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS) });
+  return c.json({ test: await testServer(c, validated.config, runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS) });
 });
 
 /** Reconnects a session's servers now (?session=, else the caller's console session). */

@@ -6,7 +6,8 @@ import { readBridgeError } from "mcp-local-bridge/rpc";
 import type { ServerConnection } from "./connection";
 import { CancelledError, CircuitOpenError, ProtocolError, ServerUnavailableError, ToolArgumentsError, ToolNotFoundError, ToolTimeoutError } from "./errors";
 import { EdgehostError } from "../shared/errors";
-import type { Logger } from "../shared/logger";
+import { errorMessage, type Logger } from "../shared/logger";
+import { isSignInRequired } from "./oauth/errors";
 
 export interface CallToolOptions {
   signal?: AbortSignal;
@@ -112,6 +113,11 @@ export function translateError(
   timeoutMs: number,
   signal: AbortSignal | undefined,
 ): EdgehostError {
+  if (isSignInRequired(error)) {
+    // A refused refresh, a revoked token, or a step-up to a wider scope: the user signs in again.
+    connection.markAuthRequired(errorMessage(error));
+    return new ServerUnavailableError(connection.name, `sign in again to use it (${errorMessage(error)})`);
+  }
   if (error instanceof EdgehostError) return error;
   if (signal?.aborted) return new CancelledError(connection.name, what ? `${what} call` : "request");
   // A JSON-RPC error the server answered with. Its code is the server's: a -32000 or -32001 from a

@@ -25,13 +25,15 @@ import { CircuitBreaker, type BreakerPolicy } from "./breaker";
 import { z } from "zod";
 import type { ServerConfig } from "../shared/mcp-config/config";
 import { ServerUnavailableError } from "./errors";
+import { isSignInRequired } from "./oauth/errors";
 import { errorMessage, type Logger } from "../shared/logger";
 import { ServerStats } from "../shared/metrics";
 import { qualify } from "./names";
 import type { ServerRequestHandlers } from "./server-requests";
 import { shouldFallBack, type TransportFactory, type TransportHandle, type TransportKind } from "./transports";
 
-export const ServerStateSchema = z.enum(["connecting", "ready", "unavailable", "closed", "disabled"]);
+// auth_required: the server answered 401 and only the user signing in (OAuth) lets us in.
+export const ServerStateSchema = z.enum(["connecting", "ready", "unavailable", "closed", "disabled", "auth_required"]);
 export type ServerState = z.infer<typeof ServerStateSchema>;
 export type ChangeKind = "tools" | "prompts" | "resources" | "state";
 
@@ -114,7 +116,7 @@ export class ServerConnection {
 
   /** Milliseconds until a reconnect may be tried, when unavailable. */
   retryAfterMs(): number {
-    return this.state === "unavailable" ? Math.max(0, this.nextAttemptAt - this.deps.now()) : 0;
+    return this.state === "unavailable" || this.state === "auth_required" ? Math.max(0, this.nextAttemptAt - this.deps.now()) : 0;
   }
 
   /** First connect (or a reconnect): single-flight, bounded by the connect timeout. */
@@ -184,7 +186,8 @@ export class ServerConnection {
       if (generation === this.generation) {
         this.generation++;
         await this.teardown();
-        this.markFailed(reason);
+        if (isSignInRequired(error)) this.markAuthRequired(reason);
+        else this.markFailed(reason);
       }
       throw new ServerUnavailableError(this.name, reason, this.retryAfterMs());
     } finally {
@@ -344,6 +347,19 @@ export class ServerConnection {
     this.generation++;
     void this.teardown();
     this.markFailed(reason);
+  }
+
+  /** Only the user can let us in (OAuth sign-in); tried again when asked (a sign-in, a restart), or at a turn once the backoff passed. */
+  markAuthRequired(reason: string): void {
+    if (this.state === "ready" || this.state === "connecting") {
+      this.generation++;
+      void this.teardown();
+    }
+    this.lastError = reason;
+    this.nextAttemptAt = this.deps.now() + backoffDelay(this.reconnectAttempts, this.deps.policies.reconnect);
+    this.reconnectAttempts++;
+    this.setState("auth_required");
+    this.deps.logger.info("server needs sign-in", { server: this.name });
   }
 
   private markFailed(reason: string): void {

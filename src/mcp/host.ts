@@ -137,8 +137,16 @@ export class McpHost {
 
   /** Tries again every unavailable server whose backoff has passed (a chat session calls this at each turn). */
   async reconnect(): Promise<void> {
-    const due = [...this.connections.values()].filter((c) => c.state === "unavailable" && c.retryAfterMs() === 0);
+    const due = [...this.connections.values()].filter((c) => (c.state === "unavailable" || c.state === "auth_required") && c.retryAfterMs() === 0);
     await Promise.all(due.map((c) => c.connect().catch(() => undefined)));
+  }
+
+  /** Connects one server again now, whatever its backoff (after the user signed in to it). */
+  async reconnectServer(name: string): Promise<boolean> {
+    const connection = this.connections.get(name);
+    if (!connection || connection.state === "disabled" || connection.state === "closed") return false;
+    await connection.connect().catch(() => undefined);
+    return true;
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@
 // an `http` server that turns out to be an old SSE-only server is reached through
 // the legacy transport without the config saying so. Runtime-neutral; stdio servers
 // are reached through the local bridge, over HTTP like any other.
-import { SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type Transport } from "@modelcontextprotocol/client";
+import { SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type OAuthClientProvider, type Transport } from "@modelcontextprotocol/client";
 import type { RemoteServerConfig, ServerConfig } from "../shared/mcp-config/config";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse" | "in-memory";
@@ -24,6 +24,8 @@ export type TransportFactory = (server: ServerConfig) => TransportCandidate[];
 
 export interface RemoteTransportOptions {
   fetch?: typeof fetch;
+  /** The OAuth client for a server (a fresh one per connection attempt), or undefined for none. */
+  auth?: (server: RemoteServerConfig) => OAuthClientProvider | undefined;
 }
 
 export function remoteTransports(server: RemoteServerConfig, options: RemoteTransportOptions = {}): TransportCandidate[] {
@@ -32,11 +34,14 @@ export function remoteTransports(server: RemoteServerConfig, options: RemoteTran
   const fetchImpl = options.fetch;
   const streamable: TransportCandidate = {
     kind: "streamable-http",
-    create: () => ({ kind: "streamable-http", transport: new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl }) }),
+    create: () => ({ kind: "streamable-http", transport: new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.auth?.(server) }) }),
   };
   const sse: TransportCandidate = {
     kind: "sse",
-    create: () => ({ kind: "sse", transport: new SSEClientTransport(url, { requestInit, fetch: fetchImpl, eventSourceInit: fetchImpl ? { fetch: fetchImpl } : undefined }) }),
+    create: () => ({
+      kind: "sse",
+      transport: new SSEClientTransport(url, { requestInit, fetch: fetchImpl, eventSourceInit: fetchImpl ? { fetch: fetchImpl } : undefined, authProvider: options.auth?.(server) }),
+    }),
   };
   return server.transport === "sse" ? [sse] : [streamable, sse];
 }

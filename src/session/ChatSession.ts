@@ -19,6 +19,7 @@ import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
 import { toWire, type ClientMessage, type HistoryEntry, type Usage } from "../protocol/messages";
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
 import { TurnRunner } from "./turn-runner";
+import { sessionOAuthProvider } from "../users/oauth-storage";
 
 const OWNER_KEY = "owner";
 const LISTED_KEY = "listed";
@@ -83,6 +84,10 @@ export class ChatSession extends ProtocolAgent<Env> {
         const account = this.account();
         if (budget === undefined || !account) return undefined;
         return (await account.tokensUsed()) >= budget ? `the user's daily model budget of ${budget} tokens is used up` : undefined;
+      },
+      oauth: (server) => {
+        const owner = this.owner();
+        return owner ? sessionOAuthProvider(this.env, owner, server) : undefined;
       },
     });
     return this.mcpCache;
@@ -280,6 +285,11 @@ export class ChatSession extends ProtocolAgent<Env> {
     // A changed list already rebuilt the connections; otherwise rebuild them now.
     if (!(await this.sessionMcp.syncUserServers())) await this.sessionMcp.rebuild();
     await this.keepAliveWhile(() => this.sessionMcp.ensureConnected());
+  }
+
+  /** Reconnects one server at once: its owner just signed in to it (src/http/oauth.ts). */
+  async reconnectServer(name: string): Promise<string | undefined> {
+    return this.keepAliveWhile(() => this.sessionMcp.reconnectServer(name));
   }
 
   getHistory(): { entries: HistoryEntry[]; usage: Record<string, Usage> } {

@@ -2,7 +2,7 @@
 // the per-session server choice, and the server status the page shows. Requests
 // servers make of the user (sampling, elicitation) go through the session's
 // Approvals. The host lives in memory only; the server choice is in SQLite.
-import { ProtocolError, ProtocolErrorCode, type CreateMessageResult } from "@modelcontextprotocol/client";
+import { ProtocolError, ProtocolErrorCode, type CreateMessageResult, type OAuthClientProvider } from "@modelcontextprotocol/client";
 import { answerSampling, type SamplingParams } from "../orchestrator/sampling";
 import type { Approvals, SettingsStore } from "../approval/approvals";
 import type { Settings } from "../config/settings";
@@ -41,6 +41,8 @@ export interface SessionMcpDeps {
   used?: (tokens: number) => Promise<void>;
   /** Why a sampling request may not be answered now (the owner's daily budget is used up). */
   samplingRefusal?: () => Promise<string | undefined>;
+  /** The owner's OAuth client for a remote server (src/users/oauth-storage.ts); bridge-routed servers never get one. */
+  oauth?: (server: RemoteServerConfig) => OAuthClientProvider | undefined;
 }
 
 /** Drops the session's server choice (the session is being deleted). */
@@ -74,7 +76,7 @@ export class SessionMcp {
 
   private createHost(): McpHost {
     const host = new McpHost({
-      transports: workerTransports(),
+      transports: workerTransports({ auth: (server) => (this.bridged(server) ? undefined : this.deps.oauth?.(server)) }),
       connectTimeoutMs: this.deps.settings.MCP_CONNECT_TIMEOUT_MS,
       retry: { initialMs: this.deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
     });
@@ -96,6 +98,19 @@ export class SessionMcp {
 
   host(): McpHost {
     return this.mcpHost;
+  }
+
+  /** A stdio server reached through the local bridge: the bridge's own token, never OAuth. */
+  private bridged(server: RemoteServerConfig): boolean {
+    const bridge = this.deps.settings.BRIDGE_URL?.replace(/\/+$/, "");
+    return bridge !== undefined && server.url.startsWith(`${bridge}/servers/`);
+  }
+
+  /** Connects one server again now (the user just signed in to it). */
+  async reconnectServer(name: string): Promise<string | undefined> {
+    await this.ensureConnected();
+    await this.mcpHost.reconnectServer(name);
+    return this.mcpHost.servers().find((s) => s.name === name)?.state;
   }
 
   ensureConnected(): Promise<void> {

@@ -6,6 +6,8 @@ import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import { takeToken, type Bucket, type BucketLimits } from "./token-bucket";
 import { UserServerInputSchema, type StoredUserServer } from "./user-servers";
+import { OAuthStore, type PendingSignIn } from "./oauth-store";
+import type { OAuthRecord } from "../mcp/oauth/provider";
 
 export const SessionSummarySchema = z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number() });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
@@ -34,6 +36,7 @@ export class UserAccount extends DurableObject<unknown> {
   // turn's usage and server check cost one statement each, or none.
   private versionCache?: string;
   private usageDay?: string;
+  private readonly oauth: OAuthStore;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -41,6 +44,37 @@ export class UserAccount extends DurableObject<unknown> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT, created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS usage (day TEXT PRIMARY KEY, tokens INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
+    this.oauth = new OAuthStore(this.sql);
+  }
+
+  // ---- OAuth sign-in to servers (src/users/oauth-store.ts); called by the Worker and the user's sessions ----
+
+  oauthLoad(server: string): OAuthRecord | undefined {
+    return this.oauth.load(server);
+  }
+
+  oauthSave(server: string, patch: Partial<OAuthRecord> & { serverUrl: string }): void {
+    this.oauth.save(server, patch);
+  }
+
+  oauthSignedIn(): string[] {
+    return this.oauth.signedInServers();
+  }
+
+  oauthForget(server: string): void {
+    this.oauth.forget(server);
+  }
+
+  oauthStartSignIn(state: string, server: string, session: string): void {
+    this.oauth.startSignIn(state, server, session);
+  }
+
+  oauthSaveVerifier(state: string, verifier: string): void {
+    this.oauth.saveVerifier(state, verifier);
+  }
+
+  oauthTakeSignIn(state: string): PendingSignIn | undefined {
+    return this.oauth.takeSignIn(state);
   }
 
   // ---- runtime MCP servers ----

@@ -27,6 +27,8 @@ export const UserServerInputSchema = z.object({
   disabled: z.boolean().default(false),
   /** MCP roots offered to the server (file:// URIs); absent: roots are not offered. */
   roots: z.array(z.object({ uri: z.string(), name: z.string().optional() })).optional(),
+  /** A pre-registered OAuth client; its secret is write-only like header values. */
+  oauth: z.object({ clientId: z.string().min(1), clientSecret: z.string().optional(), scopes: z.array(z.string()).optional() }).optional(),
 });
 export type UserServerInput = z.infer<typeof UserServerInputSchema>;
 
@@ -54,10 +56,12 @@ function headerIssues(headers: Record<string, string>): FieldIssue[] {
 /** Checks one entry with mcp.json's parser; `previous` supplies the values of masked headers. */
 export function validateUserServer(input: UserServerInput, previous?: StoredUserServer): Validated {
   const headers = Object.fromEntries(Object.entries(input.headers).map(([name, value]) => [name, value === MASK ? (previous?.headers[name] ?? MASK) : value]));
-  const server: StoredUserServer = { ...input, headers };
+  const oauth = input.oauth && { ...input.oauth, ...(input.oauth.clientSecret === MASK ? { clientSecret: previous?.oauth?.clientSecret ?? MASK } : {}) };
+  const server: StoredUserServer = { ...input, headers, ...(oauth ? { oauth } : {}) };
   const issues = headerIssues(headers);
   // The mask keeps a stored value; under a header that has none it would send the mask itself.
   for (const [name, value] of Object.entries(headers)) if (value === MASK) issues.push({ path: headerPath(name), message: "no stored value to keep: enter the value" });
+  if (oauth?.clientSecret === MASK) issues.push({ path: "oauth.clientSecret", message: "no stored value to keep: enter the value" });
   let url: URL | undefined;
   try {
     url = new URL(server.url);
@@ -82,5 +86,6 @@ export function validateUserServer(input: UserServerInput, previous?: StoredUser
 
 /** The entry as the API shows it: header values masked. */
 export function maskedServer(server: StoredUserServer): StoredUserServer {
-  return { ...server, headers: Object.fromEntries(Object.keys(server.headers).map((name) => [name, MASK])) };
+  const oauth = server.oauth && { ...server.oauth, ...(server.oauth.clientSecret === undefined ? {} : { clientSecret: MASK }) };
+  return { ...server, headers: Object.fromEntries(Object.keys(server.headers).map((name) => [name, MASK])), ...(oauth ? { oauth } : {}) };
 }

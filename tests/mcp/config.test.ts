@@ -93,6 +93,21 @@ describe("parseMcpConfig: good files", () => {
     expect(lines).toEqual(["mcp.json:1:31 servers.a.command: environment variable constructor is not set"]);
   });
 
+  it("reads a remote server's pre-registered OAuth client, expanding its secret from the environment", () => {
+    const text = '{ "servers": { "tracker": { "url": "https://mcp.example.com/mcp", "oauth": { "clientId": "edgehost", "clientSecret": "${TRACKER_SECRET}", "scopes": ["read"] } } } }';
+    expect(parseMcpConfig(text, { env: { TRACKER_SECRET: "s3cret" } }).servers[0]).toEqual({
+      ...common,
+      name: "tracker",
+      transport: "http",
+      url: "https://mcp.example.com/mcp",
+      headers: {},
+      oauth: { clientId: "edgehost", clientSecret: "s3cret", scopes: ["read"] },
+    });
+    expect(configErrorLines(() => parseMcpConfig('{ "servers": { "t": { "url": "https://x.example/mcp", "oauth": { "clientSecret": "s" } } } }', { env: {} }))).toEqual([
+      expect.stringMatching(/^mcp\.json:1:\d+ servers\.t\.oauth\.clientId: /),
+    ]);
+  });
+
   it("accepts an empty servers object", () => {
     expect(parseMcpConfig('{"servers": {}}', { env: {} })).toEqual({ servers: [] });
   });

@@ -5,6 +5,7 @@
 import type { TestProject } from "vitest/node";
 import { startFakeLlm } from "../fixtures/fake-gemini";
 import { startEverythingHttp } from "../fixtures/http-servers";
+import { startOAuthFixture } from "../fixtures/oauth-server";
 import { startSessionServers } from "./session-servers";
 
 declare module "vitest" {
@@ -21,11 +22,14 @@ declare module "vitest" {
     mcpConfig: string;
     /** Bearer tokens of the Worker's users (AUTH_MODE=token), by name; fresh for each run. */
     testUsers: Record<"alice" | "bob" | "carol", string>;
+    /** The OAuth fixture (tests/fixtures/oauth-server.ts): `${oauthBase}/{realm}/mcp`. */
+    oauthBase: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [everything, fakeLlm, session] = await Promise.all([startEverythingHttp("streamableHttp"), startFakeLlm(), startSessionServers()]);
+  const [everything, fakeLlm, session, oauth] = await Promise.all([startEverythingHttp("streamableHttp"), startFakeLlm(), startSessionServers(), startOAuthFixture()]);
+  project.provide("oauthBase", oauth.base);
   project.provide("everythingUrl", everything.url);
   project.provide("fakeLlmUrl", fakeLlm.url);
   project.provide("sessionLlmKey", "session-tests");
@@ -36,6 +40,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const token = () => crypto.randomUUID().replace(/-/g, "");
   project.provide("testUsers", { alice: token(), bob: token(), carol: token() });
   return async () => {
-    await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop()]);
+    await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop(), oauth.stop()]);
   };
 }

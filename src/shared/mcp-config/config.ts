@@ -37,6 +37,13 @@ export interface RemoteServerConfig extends CommonServerConfig {
   transport: "http" | "sse";
   url: string;
   headers: Record<string, string>;
+  /** Pre-registered OAuth client for a server that asks for sign-in (else dynamic registration). */
+  oauth?: OAuthClientConfig;
+}
+export interface OAuthClientConfig {
+  clientId: string;
+  clientSecret?: string;
+  scopes?: string[];
 }
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
 /** Servers in file order, disabled ones included (`disabled: true`). */
@@ -89,6 +96,12 @@ const RawServerSchema = z.object(
       .object({ memoryMb: positiveInt.optional(), cpuSeconds: positiveInt.optional() }, { error: "expected object" })
       .optional(),
     roots: z.array(z.object({ uri: str, name: str.optional() }, { error: "expected object" }), { error: "expected array of roots" }).max(MAX_ROOTS, { error: `expected at most ${MAX_ROOTS} roots` }).optional(),
+    oauth: z
+      .object(
+        { clientId: str.min(1, { error: "expected a non-empty string" }), clientSecret: str.optional(), scopes: stringArray.optional() },
+        { error: "expected object with clientId" },
+      )
+      .optional(),
   },
   { error: "expected object" },
 );
@@ -188,7 +201,12 @@ class Loader {
     const url = expand([...path, "url"], raw.url);
     // An unresolved reference is already reported (or the server is disabled): no second issue.
     if (url.complete && !isHttpUrl(url.value)) this.issues.push(this.source.issue([...path, "url"], "expected an http(s) URL"));
-    return { ...common, transport, url: url.value, headers: this.expandMap([...path, "headers"], raw.headers, expand) };
+    const oauth = raw.oauth && {
+      clientId: expand([...path, "oauth", "clientId"], raw.oauth.clientId).value,
+      ...(raw.oauth.clientSecret === undefined ? {} : { clientSecret: expand([...path, "oauth", "clientSecret"], raw.oauth.clientSecret).value }),
+      ...(raw.oauth.scopes ? { scopes: raw.oauth.scopes } : {}),
+    };
+    return { ...common, transport, url: url.value, headers: this.expandMap([...path, "headers"], raw.headers, expand), ...(oauth ? { oauth } : {}) };
   }
 
   /** Roots are `file://` URIs of absolute paths (the MCP spec: roots are file URIs for now); `${VAR}` expands in them. */

@@ -1,0 +1,151 @@
+// /oauth: the user signing in to (and out of) a remote MCP server that asks for
+// OAuth. The Worker is the OAuth client; tokens stay in the user's UserAccount.
+//
+// POST /oauth/sign-in {server, session} → {url}: the authorization URL, with a
+//   `state` that is random, single-use, ten minutes long and bound (server-side,
+//   in the caller's own account) to that session and server.
+// GET /oauth/callback: where the authorization server sends the browser back. In
+//   token mode the login cookie is SameSite=Strict, so this cross-site arrival
+//   carries no identity: it only serves a small page that POSTs code and state
+//   from our own origin (cookie included) to
+// POST /oauth/callback {code, state, iss?}: checks the state against the caller
+//   (another user's state is not in their account), exchanges the code, and
+//   reconnects the server in the session the sign-in started from.
+// POST /oauth/sign-out {server, session?}: revokes the tokens (RFC 7009) and forgets them.
+// GET /oauth/servers: which servers the caller is signed in to (names only).
+// GET /oauth/client-metadata.json: this client's metadata document (for an AS that
+//   takes URL client ids), public.
+import { isStrictScopeSuperset } from "@modelcontextprotocol/client";
+import { Hono, type Context } from "hono";
+import { validator } from "hono/validator";
+import { z } from "zod";
+import { runtimeConfig } from "../config/runtime-config";
+import type { AppEnv } from "../identity/identify";
+import { OAuthUnsupportedError } from "../mcp/oauth/errors";
+import { revokeTokens } from "../mcp/oauth/revoke";
+import { beginSignIn, finishSignIn } from "../mcp/oauth/sign-in";
+import { loadSessionMcpConfig } from "../session/mcp-config";
+import { errorBody } from "../shared/error-body";
+import { errorMessage } from "../shared/logger";
+import type { RemoteServerConfig } from "../shared/mcp-config/config";
+import { userAccount } from "../users/account";
+import { accountOAuthStorage, loadOAuthRecord } from "../users/oauth-storage";
+import { validateUserServer } from "../users/user-servers";
+import { ownedSession, SESSION_ID } from "./owned-session";
+import { callbackPage, clientMetadataDocument } from "./oauth-pages";
+
+export const oauth = new Hono<AppEnv>();
+
+const SERVER = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "not a server name");
+const SignInSchema = z.object({ server: SERVER, session: z.string().regex(SESSION_ID, "not a session id") });
+const SignOutSchema = z.object({ server: SERVER, session: z.string().regex(SESSION_ID, "not a session id").optional() });
+const CallbackSchema = z.object({ state: z.string().min(16).max(200), code: z.string().min(1).max(2048), iss: z.string().max(2048).optional() });
+
+const body = <T extends z.ZodType>(schema: T) =>
+  validator("json", (value, c) => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data as z.infer<T>;
+    return c.json(errorBody("bad_request", "the request body is invalid", { issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) }), 400);
+  });
+
+/** The caller's remote server by name: one they added, or one of mcp.json's (never a bridged stdio one). */
+async function findServer(c: Context<AppEnv>, name: string): Promise<RemoteServerConfig | undefined> {
+  const stored = await userAccount(c.env, c.var.identity.id).getServer(name);
+  if (stored) {
+    const validated = validateUserServer(stored);
+    return validated.ok ? validated.config : undefined;
+  }
+  const settings = runtimeConfig(c.env).settings;
+  const bridge = settings.BRIDGE_URL?.replace(/\/+$/, "");
+  const server = loadSessionMcpConfig(c.env, settings).config.servers.find((s) => s.name === name);
+  if (!server || server.transport === "stdio" || (bridge && server.url.startsWith(`${bridge}/servers/`))) return undefined;
+  return server;
+}
+
+const noServer = (name: string) => errorBody("not_found", `no remote MCP server "${name}" to sign in to`);
+
+function randomState(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+oauth.post("/sign-in", body(SignInSchema), async (c) => {
+  const { server: name, session } = c.req.valid("json");
+  const owned = await ownedSession(c, session, { claim: false });
+  if (owned instanceof Response) return owned;
+  const server = await findServer(c, name);
+  if (!server) return c.json(noServer(name), 404);
+  const account = userAccount(c.env, c.var.identity.id);
+  // Each start reaches out to the server and its authorization server: counted like a tool call.
+  const { settings } = runtimeConfig(c.env);
+  const spend = await account.admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
+  if (!spend.ok) return c.json(errorBody(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {}), 429);
+  // Signed in already (in another session): this session only has to connect again, unless a
+  // step-up wants a scope the tokens lack.
+  const record = await loadOAuthRecord(c.env, c.var.identity.id, name);
+  if (record?.serverUrl === server.url && record.tokens && !isStrictScopeSuperset(record.scope, record.tokens.scope)) {
+    if ((await owned.reconnectServer(name)) === "ready") return c.json({ signedIn: true, needed: false });
+  }
+  const origin = new URL(c.req.url).origin;
+  const state = randomState();
+  await account.oauthStartSignIn(state, name, session);
+  try {
+    const url = await beginSignIn({
+      server,
+      storage: accountOAuthStorage(c.env, c.var.identity.id, server),
+      state,
+      redirectUri: `${origin}/oauth/callback`,
+      // URL client ids must be https (SEP-991): offered only when the Worker is served over https.
+      clientMetadataUrl: origin.startsWith("https://") ? `${origin}/oauth/client-metadata.json` : undefined,
+      saveVerifier: (verifier) => account.oauthSaveVerifier(state, verifier),
+    });
+    if (!url) {
+      await account.oauthTakeSignIn(state);
+      return c.json({ signedIn: true, needed: false });
+    }
+    return c.json({ url: url.toString() });
+  } catch (error) {
+    await account.oauthTakeSignIn(state);
+    if (error instanceof OAuthUnsupportedError) return c.json(errorBody(error.code, error.message), 400);
+    return c.json(errorBody("oauth_failed", `sign-in to "${name}" could not start: ${errorMessage(error)}`), 502);
+  }
+});
+
+oauth.get("/callback", (c) => c.html(callbackPage()));
+
+oauth.post("/callback", body(CallbackSchema), async (c) => {
+  const { state, code, iss } = c.req.valid("json");
+  const account = userAccount(c.env, c.var.identity.id);
+  const pending = await account.oauthTakeSignIn(state);
+  if (!pending?.verifier) {
+    return c.json(errorBody("oauth_state_invalid", "this sign-in is unknown, expired or already used, or was started by someone else: start it again from the page"), 400);
+  }
+  const server = await findServer(c, pending.server);
+  if (!server) return c.json(noServer(pending.server), 404);
+  try {
+    await finishSignIn({ server, storage: accountOAuthStorage(c.env, c.var.identity.id, server), verifier: pending.verifier, code, iss });
+  } catch (error) {
+    return c.json(errorBody("oauth_failed", `sign-in to "${server.name}" failed: ${errorMessage(error)}`), 502);
+  }
+  const stub = await ownedSession(c, pending.session, { claim: false });
+  if (!(stub instanceof Response)) await stub.reconnectServer(server.name);
+  return c.json({ ok: true, server: server.name, session: pending.session });
+});
+
+oauth.post("/sign-out", body(SignOutSchema), async (c) => {
+  const { server: name, session } = c.req.valid("json");
+  const account = userAccount(c.env, c.var.identity.id);
+  const record = await loadOAuthRecord(c.env, c.var.identity.id, name);
+  if (!record?.tokens) return c.json(errorBody("not_found", `you are not signed in to "${name}"`), 404);
+  const revocation = await revokeTokens(record);
+  await account.oauthForget(name);
+  if (session !== undefined) {
+    const stub = await ownedSession(c, session, { claim: false });
+    if (!(stub instanceof Response)) await stub.reconnectServer(name);
+  }
+  return c.json({ ok: true, server: name, revoked: revocation.revoked });
+});
+
+oauth.get("/servers", async (c) => c.json({ signedIn: await userAccount(c.env, c.var.identity.id).oauthSignedIn() }));
+
+oauth.get("/client-metadata.json", (c) => c.json(clientMetadataDocument(new URL(c.req.url).origin)));

@@ -1,0 +1,96 @@
+// The two legs of a user's sign-in to a server, run by the Worker's /oauth routes:
+// `beginSignIn` reads the server's challenge (its 401 `WWW-Authenticate`: where its
+// protected-resource metadata is, which scope it wants) and lets the SDK's `auth()`
+// discover, register and build the authorization URL; `finishSignIn` exchanges the
+// code with the verifier that belongs to the state. Runtime-neutral.
+import {
+  auth,
+  Client,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type AuthProvider,
+} from "@modelcontextprotocol/client";
+import type { RemoteServerConfig } from "../../shared/mcp-config/config";
+import { OAuthUnsupportedError, SignInRequiredError } from "./errors";
+import { EdgeOAuthProvider, type OAuthStorage } from "./provider";
+
+export interface Challenge {
+  resourceMetadataUrl?: URL;
+  scope?: string;
+}
+
+/**
+ * Opens the server without a token and reads its 401 challenge through the SDK's
+ * transport. Undefined when the server let us in: it needs no sign-in.
+ */
+export async function readChallenge(server: RemoteServerConfig, timeoutMs = 10_000): Promise<Challenge | undefined> {
+  let challenge: Challenge | undefined;
+  const probe: AuthProvider = {
+    token: async () => undefined,
+    onUnauthorized: async (ctx) => {
+      const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(ctx.response);
+      challenge = { resourceMetadataUrl, scope };
+      throw new SignInRequiredError(server.name);
+    },
+  };
+  const client = new Client({ name: "edgehost", version: "0.1.0" });
+  try {
+    const url = new URL(server.url);
+    const options = { requestInit: { headers: server.headers }, authProvider: probe };
+    const transport = server.transport === "sse" ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
+    await client.connect(transport, { timeout: timeoutMs });
+    return undefined;
+  } catch (error) {
+    if (challenge) return challenge;
+    throw error;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+export interface BeginSignIn {
+  server: RemoteServerConfig;
+  storage: OAuthStorage;
+  state: string;
+  redirectUri: string;
+  clientMetadataUrl?: string;
+  saveVerifier: (verifier: string) => Promise<void>;
+}
+
+/** The authorization URL to send the user to, or undefined when the server needs no sign-in. */
+export async function beginSignIn(options: BeginSignIn): Promise<URL | undefined> {
+  const { server, storage } = options;
+  const challenge = await readChallenge(server);
+  if (!challenge) return undefined;
+  const stored = await storage.load();
+  const remembered = stored?.serverUrl === server.url ? stored.scope : undefined;
+  const provider = new EdgeOAuthProvider({
+    server: server.name,
+    serverUrl: server.url,
+    storage,
+    preRegistered: server.oauth,
+    mode: { kind: "sign-in", state: options.state, redirectUri: options.redirectUri, clientMetadataUrl: options.clientMetadataUrl, saveVerifier: options.saveVerifier },
+  });
+  // The challenge's scope, widened by a step-up the session recorded; else the SDK takes the metadata's.
+  const scope = computeScopeUnion(remembered, challenge.scope);
+  await auth(provider, { serverUrl: server.url, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, forceReauthorization: true });
+  if (!provider.authorizationUrl) throw new OAuthUnsupportedError(server.name, "the authorization server gave no authorization URL");
+  return provider.authorizationUrl;
+}
+
+export interface FinishSignIn {
+  server: RemoteServerConfig;
+  storage: OAuthStorage;
+  verifier: string;
+  code: string;
+  iss?: string;
+}
+
+/** Exchanges the authorization code; the tokens are saved through `storage`. */
+export async function finishSignIn(options: FinishSignIn): Promise<void> {
+  const { server } = options;
+  const provider = new EdgeOAuthProvider({ server: server.name, serverUrl: server.url, storage: options.storage, preRegistered: server.oauth, mode: { kind: "callback", verifier: options.verifier } });
+  await auth(provider, { serverUrl: server.url, authorizationCode: options.code, iss: options.iss });
+}
