@@ -7,7 +7,7 @@ import { GoogleGenAI, type Content, type FunctionCall, type GenerateContentConfi
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseDuration, parseRetryAfter } from "./errors";
 import { sanitizeForGemini } from "./gemini-schema";
-import { baseMimeType, mediaGroups, type Converted } from "./media";
+import { baseMimeType, mediaGroups, userParts, type Converted } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
@@ -150,7 +150,9 @@ export function toContents(messages: ChatMessage[]): Content[] {
   const contents: Content[] = [];
   for (const message of messages) {
     if (message.role === "user") {
-      contents.push({ role: "user", parts: [{ text: message.text }] });
+      // Attached resources and prompt contents follow the text in the same user content.
+      const parts = userParts<Part>(message.text, message.parts, (text) => ({ text }), toInlineData);
+      contents.push({ role: "user", parts: parts.length > 0 ? parts : [{ text: "" }] });
     } else if (message.role === "assistant") {
       const parts: Part[] = message.text ? [{ text: message.text }] : [];
       for (const call of message.toolCalls ?? []) {

@@ -6,7 +6,7 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
-import { baseMimeType, mediaGroups, type Converted } from "./media";
+import { baseMimeType, mediaGroups, userParts, type Converted } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export interface OpenAiProviderOptions {
@@ -173,7 +173,11 @@ type OpenAiMessage =
 export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenAiMessage[] {
   const out: OpenAiMessage[] = system ? [{ role: "system", content: system }] : [];
   for (const message of messages) {
-    if (message.role === "user") out.push({ role: "user", content: message.text });
+    if (message.role === "user") {
+      // A plain string when there is nothing attached (every endpoint takes that); content parts otherwise.
+      if (!message.parts?.length) out.push({ role: "user", content: message.text });
+      else out.push({ role: "user", content: userParts<OpenAiContentPart>(message.text, message.parts, (text) => ({ type: "text", text }), toContentPart) });
+    }
     else if (message.role === "assistant") {
       const calls = message.toolCalls ?? [];
       out.push({

@@ -41,8 +41,15 @@ export interface ToolCallResult {
   media?: MediaPart[];
 }
 
+/**
+ * What a user message carries after its text: the contents of resources attached to it
+ * or of a prompt's messages (src/orchestrator/resource-parts.ts). Text parts are text;
+ * media are passed on in each provider's own form, like a tool result's.
+ */
+export type UserPart = { type: "text"; text: string } | MediaPart;
+
 export type ChatMessage =
-  | { role: "user"; text: string }
+  | { role: "user"; text: string; parts?: UserPart[] }
   | { role: "assistant"; text: string; toolCalls?: ToolCallRequest[] }
   | { role: "tool"; results: ToolCallResult[] };
 
