@@ -1,0 +1,205 @@
+// Issue 13, resources and prompts, against the whole product: wrangler dev, the
+// bridge running server-everything over stdio, the fake model (Gemini for the page,
+// an OpenAI-compatible stack for the content parts), and the page in Chromium:
+// - `@` in the message box lists resources and templates; choosing attaches a chip;
+//   a template asks for its variable with the server's completion;
+// - the attached contents reach the model with the message; chips stay after a reload;
+// - `/` lists prompts; a prompt's argument form (required marked, completion) starts the turn;
+// - a subscription update marks the chip.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeLlm, type FakeLlm } from "../fixtures/fake-gemini";
+import { reply, requests, script, uniqueKey } from "../fixtures/fake-llm-script";
+import { everythingBin } from "../fixtures/servers";
+import type { Message } from "../fixtures/session-client";
+import { openSession } from "../fixtures/session-client-node";
+import { createSession } from "../fixtures/session-http";
+import { startStack, type Stack } from "../fixtures/stack";
+import { launchBrowser, noPageErrors, openPage, shot } from "./browser";
+
+const everything = { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: ["toggle-subscriber-updates"] };
+const DOC = "demo://resource/static/document/features.md";
+
+let browser: Browser;
+let stack: Stack;
+let openai: Stack;
+let openaiLlm: FakeLlm;
+const openaiKey = uniqueKey("resources-openai");
+
+beforeAll(async () => {
+  openaiLlm = await startFakeLlm();
+  const started = await Promise.allSettled([
+    launchBrowser(),
+    startStack({ mcpServers: { everything } }),
+    startStack({ mcpServers: { everything }, vars: { LLM_PROVIDER: "openai", OPENAI_BASE_URL: `${openaiLlm.url}/v1`, OPENAI_MODEL: "fake", OPENAI_API_KEY: openaiKey } }),
+  ]);
+  const [b, s, o] = started;
+  if (b.status === "fulfilled") browser = b.value;
+  if (s.status === "fulfilled") stack = s.value;
+  if (o.status === "fulfilled") openai = o.value;
+  for (const result of started) if (result.status === "rejected") throw result.reason;
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([browser?.close(), stack?.stop(), openai?.stop(), openaiLlm?.stop()]);
+});
+
+type Contents = { role: string; parts: Record<string, unknown>[] }[];
+const lastGemini = async (): Promise<Contents> => ((await requests(stack.llm.url, stack.llmKey)).at(-1)?.body.contents ?? []) as Contents;
+
+const sessionOf = (page: Page): string => new URLSearchParams(new URL(page.url()).hash.slice(1)).get("s") ?? "";
+
+/** The page on a session of its own (the page reopens the last one), with server-everything ready. */
+async function openReady(): Promise<Page> {
+  const page = await openPage(browser, stack);
+  const before = sessionOf(page);
+  await page.locator("#new-session").click();
+  await expect.poll(() => sessionOf(page)).not.toBe(before);
+  await page.locator("#conn[data-state=open]").waitFor({ state: "attached" });
+  await page.locator('#servers li[data-server="everything"][data-state="ready"]').waitFor({ state: "attached" });
+  return page;
+}
+
+const texts = (page: Page, selector: string) => () => page.locator(selector).allTextContents();
+const shown = (page: Page, selector: string) => () => page.locator(selector).isVisible();
+
+const option = (page: Page, label: string) => page.locator("#composer-picker .picker-option", { hasText: label });
+
+describe("the page", () => {
+  it("attaches a resource and a template's resource with @, and the model gets their contents with the message", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.text("Both read.")]);
+    const page = await openReady();
+    const box = page.locator("#composer-input");
+    await box.pressSequentially("Compare @feat");
+    await option(page, "features.md").waitFor();
+    await expect.poll(texts(page, "#composer-picker .picker-option")).toHaveLength(1);
+    await shot(page, "resources-at-picker");
+    await box.press("Enter");
+    await expect.poll(texts(page, "#composer-attachments .chip")).toEqual(["@features.md×"]);
+    // The `@feat` became the chip; the rest of the text stays.
+    expect(await box.inputValue()).toBe("Compare ");
+
+    // A template: its variable asked for, the server's completion offered.
+    await box.pressSequentially("with @dynamic");
+    await option(page, "Dynamic Text Resource…").click();
+    const dialog = page.locator("#arguments-dialog");
+    await dialog.locator('input[name="resourceId"]').pressSequentially("5");
+    await dialog.locator(".suggestion", { hasText: "5" }).waitFor();
+    expect(await dialog.locator("label").allTextContents()).toEqual(["resourceId (required)"]);
+    await shot(page, "resources-template-form");
+    await dialog.locator(".suggestion", { hasText: "5" }).click();
+    await dialog.locator("#arguments-submit").click();
+    await expect.poll(texts(page, "#composer-attachments .chip")).toEqual(["@features.md×", "@5×"]);
+    expect(await box.inputValue()).toBe("Compare with ");
+    await shot(page, "resources-chips-composer");
+
+    await box.press("Enter");
+    await page.locator(".msg.assistant", { hasText: "Both read." }).waitFor();
+    await expect.poll(texts(page, ".msg.user .chips .chip")).toEqual(["@features.md", "@5"]);
+    await expect.poll(shown(page, "#composer-attachments")).toBe(false);
+    const [user] = await lastGemini();
+    expect(user?.parts[0]).toEqual({ text: "Compare with" });
+    expect(String(user?.parts[1]?.text)).toMatch(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/);
+    expect(String(user?.parts[2]?.text)).toMatch(/^Attached resource \(demo:\/\/resource\/dynamic\/text\/5, from MCP server "everything"\):\nResource 5: This is a plaintext resource created at /);
+    await shot(page, "resources-sent");
+
+    // A reload shows the chips again, from the history.
+    await page.reload();
+    await expect.poll(texts(page, ".msg.user .chips .chip")).toEqual(["@features.md", "@5"]);
+    noPageErrors(page);
+    await page.context().close();
+  });
+
+  it("removes a chip before sending: the model gets only the text", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.text("Plain.")]);
+    const page = await openReady();
+    const box = page.locator("#composer-input");
+    await box.pressSequentially("@instr");
+    await option(page, "instructions.md").waitFor();
+    await box.press("Enter");
+    await page.locator("#composer-attachments .chip-remove").click();
+    await expect.poll(shown(page, "#composer-attachments")).toBe(false);
+    await box.fill("just text");
+    await box.press("Enter");
+    await page.locator(".msg.assistant", { hasText: "Plain." }).waitFor();
+    expect((await lastGemini()).at(-1)).toEqual({ role: "user", parts: [{ text: "just text" }] });
+    expect(await page.locator(".msg.user .chips").count()).toBe(0);
+    await page.context().close();
+  });
+
+  it("starts a turn with a / prompt: its argument form marks what is required and completes from the server", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.text("Bob is promoted.")]);
+    const page = await openReady();
+    const box = page.locator("#composer-input");
+    await box.pressSequentially("/comp");
+    await option(page, "/completable-prompt").waitFor();
+    expect(await option(page, "/completable-prompt").textContent()).toContain("First argument choice narrows values for second argument.");
+    await shot(page, "prompts-slash-list");
+    await box.press("Enter");
+    const dialog = page.locator("#arguments-dialog");
+    await expect.poll(() => dialog.locator("#arguments-title").textContent()).toBe("/completable-prompt");
+    expect(await dialog.locator("label").allTextContents()).toEqual(["department (required)", "name (required)"]);
+    // Sending with a required argument empty is refused in the form.
+    await dialog.locator("#arguments-submit").click();
+    await expect.poll(() => dialog.locator("#arguments-error").textContent()).toBe("Fill in department, name.");
+    await dialog.locator('input[name="department"]').pressSequentially("En");
+    await dialog.locator(".suggestion", { hasText: "Engineering" }).click();
+    await dialog.locator('input[name="name"]').focus();
+    // The second argument's suggestions depend on the first (sent as context).
+    await expect.poll(() => dialog.locator('input[name="name"] ~ .suggestions .suggestion').allTextContents()).toEqual(["Alice", "Bob", "Charlie"]);
+    await shot(page, "prompts-argument-form");
+    await dialog.locator(".suggestion", { hasText: "Bob" }).click();
+    await dialog.locator("#arguments-submit").click();
+    await page.locator(".msg.assistant", { hasText: "Bob is promoted." }).waitFor();
+    expect(await lastGemini()).toEqual([{ role: "user", parts: [{ text: "Please promote Bob to the head of the Engineering team." }] }]);
+    expect(await page.locator(".msg.user .prompt-badge").textContent()).toBe("/completable-prompt department=Engineering name=Bob");
+    expect(await page.locator(".msg.user").textContent()).toContain("Please promote Bob to the head of the Engineering team.");
+    await shot(page, "prompts-sent");
+    noPageErrors(page);
+    await page.context().close();
+  });
+
+  it("marks an attached resource's chip when the server says it changed", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.text("Watching.")]);
+    const page = await openReady();
+    const box = page.locator("#composer-input");
+    await box.pressSequentially("@dynamic");
+    await option(page, "Dynamic Text Resource…").click();
+    await page.locator('#arguments-dialog input[name="resourceId"]').fill("9");
+    await page.locator("#arguments-submit").click();
+    await box.fill("watch it");
+    await box.press("Enter");
+    await page.locator(".msg.assistant", { hasText: "Watching." }).waitFor();
+    const session = sessionOf(page);
+    const toggle = `fetch("/api/tools/everything.toggle-subscriber-updates", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: {}, sessionId: ${JSON.stringify(session)} }) }).then(r => r.status)`;
+    expect(await page.evaluate(toggle)).toBe(200);
+    try {
+      await page.locator('.msg.user .chip[data-updated="true"] .chip-updated').waitFor();
+      expect(await page.locator(".msg.user .chip").allTextContents()).toEqual(["@9updated"]);
+      await shot(page, "resources-chip-updated");
+    } finally {
+      await page.evaluate(toggle);
+    }
+    await page.context().close();
+  });
+});
+
+describe("an OpenAI-compatible model", () => {
+  it("gets the attached text and blob resources as content parts of the user message", async () => {
+    await script(openaiLlm.url, openaiKey, [reply.text("ok")]);
+    const socket = await openSession(openai.url, await createSession(openai.url));
+    await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "ready"));
+    const from = socket.received.length;
+    socket.send({ type: "message", text: "read these", attachments: [{ server: "everything", uri: DOC }, { server: "everything", uri: "demo://resource/dynamic/blob/2" }] });
+    const end = await socket.next((m): m is Message<"turn_end"> => m.type === "turn_end", from);
+    expect(end.reason).toBe("complete");
+    const messages = (await requests(openaiLlm.url, openaiKey)).at(-1)?.body.messages as { role: string; content: unknown }[];
+    const user = messages.at(-1);
+    expect(user?.role).toBe("user");
+    expect(user?.content).toEqual([
+      { type: "text", text: "read these" },
+      { type: "text", text: expect.stringMatching(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/) },
+      { type: "text", text: expect.stringMatching(/^Attached resource \(demo:\/\/resource\/dynamic\/blob\/2, from MCP server "everything"\):\nResource 2: This is a base64 blob created at /) },
+    ]);
+    await socket.close();
+  });
+});
