@@ -61,7 +61,8 @@ async function choose(sessionId, item, mention, notify) {
         : null,
     });
     if (!values) return input.focus();
-    ref = { server: t.server, uri: expand(t.uriTemplate, values) };
+    // Named as the server will name it in the history: the template and its values.
+    ref = { server: t.server, uri: expand(t.uriTemplate, values), name: [t.title ?? t.name, ...t.variables.map((v) => values[v] ?? "")].join(" ") };
   }
   if (!attach(ref)) notify("A message carries at most 8 resources.");
   input.focus();

@@ -162,6 +162,20 @@ export async function unsubscribe(host: McpHost, server: string, uri: string): P
   await connection.client.unsubscribeResource({ uri }, { timeout: connection.config.timeoutMs });
 }
 
+/** A name for a resource no list names, from the template it matches: "Dynamic Text Resource 5". */
+export function templatedName(host: McpHost, server: string, uri: string): string | undefined {
+  for (const t of host.connectionFor(server)?.resourceTemplates ?? []) {
+    let variables: Record<string, string | string[]> | null = null;
+    try {
+      variables = new UriTemplate(t.uriTemplate).match(uri);
+    } catch {
+      variables = null;
+    }
+    if (variables) return [t.title ?? t.name, ...Object.values(variables).flat()].join(" ");
+  }
+  return undefined;
+}
+
 /** The variable names of a URI template (`demo://x/{id}` → ["id"]); none when it does not parse. */
 export function templateVariables(uriTemplate: string): string[] {
   try {

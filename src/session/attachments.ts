@@ -4,7 +4,7 @@
 // server says one changed (the page is told, later turns use the new contents),
 // and unsubscribed when the history that named them is cleared.
 import type { UserPart } from "../llm/provider";
-import { CatalogError, canSubscribe, subscribe, unsubscribe } from "../mcp/catalog";
+import { CatalogError, canSubscribe, subscribe, templatedName, unsubscribe } from "../mcp/catalog";
 import type { McpHost } from "../mcp/host";
 import { resourceParts } from "../orchestrator/resource-parts";
 import { EdgehostError } from "../shared/errors";
@@ -57,7 +57,7 @@ export class SessionAttachments {
     const attached: AttachedEntry[] = [];
     for (const { ref, contents } of read) {
       const listed = host.connectionFor(ref.server)?.resources.find((r) => r.uri === ref.uri);
-      const name = listed?.title ?? listed?.name;
+      const name = listed?.title ?? listed?.name ?? templatedName(host, ref.server, ref.uri);
       const mimeType = listed?.mimeType ?? contents[0]?.mimeType;
       this.deps.store.put({ ...ref, name, mimeType, source: "resource", contents });
       attached.push({ ...ref, ...(name ? { name } : {}), ...(mimeType ? { mimeType } : {}) });

@@ -88,23 +88,23 @@ describe("the page", () => {
     await shot(page, "resources-template-form");
     await dialog.locator(".suggestion", { hasText: "5" }).click();
     await dialog.locator("#arguments-submit").click();
-    await expect.poll(texts(page, "#composer-attachments .chip")).toEqual(["@features.md×", "@5×"]);
+    await expect.poll(texts(page, "#composer-attachments .chip")).toEqual(["@features.md×", "@Dynamic Text Resource 5×"]);
     expect(await box.inputValue()).toBe("Compare with ");
     await shot(page, "resources-chips-composer");
 
     await box.press("Enter");
     await page.locator(".msg.assistant", { hasText: "Both read." }).waitFor();
-    await expect.poll(texts(page, ".msg.user .chips .chip")).toEqual(["@features.md", "@5"]);
+    await expect.poll(texts(page, ".msg.user .chips .chip")).toEqual(["@features.md", "@Dynamic Text Resource 5"]);
     await expect.poll(shown(page, "#composer-attachments")).toBe(false);
     const [user] = await lastGemini();
     expect(user?.parts[0]).toEqual({ text: "Compare with" });
     expect(String(user?.parts[1]?.text)).toMatch(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/);
-    expect(String(user?.parts[2]?.text)).toMatch(/^Attached resource \(demo:\/\/resource\/dynamic\/text\/5, from MCP server "everything"\):\nResource 5: This is a plaintext resource created at /);
+    expect(String(user?.parts[2]?.text)).toMatch(/^Attached resource "Dynamic Text Resource 5" \(demo:\/\/resource\/dynamic\/text\/5, from MCP server "everything"\):\nResource 5: This is a plaintext resource created at /);
     await shot(page, "resources-sent");
 
     // A reload shows the chips again, from the history.
     await page.reload();
-    await expect.poll(texts(page, ".msg.user .chips .chip")).toEqual(["@features.md", "@5"]);
+    await expect.poll(texts(page, ".msg.user .chips .chip")).toEqual(["@features.md", "@Dynamic Text Resource 5"]);
     noPageErrors(page);
     await page.context().close();
   });
@@ -174,7 +174,7 @@ describe("the page", () => {
     expect(await page.evaluate(toggle)).toBe(200);
     try {
       await page.locator('.msg.user .chip[data-updated="true"] .chip-updated').waitFor();
-      expect(await page.locator(".msg.user .chip").allTextContents()).toEqual(["@9updated"]);
+      expect(await page.locator(".msg.user .chip").allTextContents()).toEqual(["@Dynamic Text Resource 9updated"]);
       await shot(page, "resources-chip-updated");
     } finally {
       await page.evaluate(toggle);
@@ -198,7 +198,7 @@ describe("an OpenAI-compatible model", () => {
     expect(user?.content).toEqual([
       { type: "text", text: "read these" },
       { type: "text", text: expect.stringMatching(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/) },
-      { type: "text", text: expect.stringMatching(/^Attached resource \(demo:\/\/resource\/dynamic\/blob\/2, from MCP server "everything"\):\nResource 2: This is a base64 blob created at /) },
+      { type: "text", text: expect.stringMatching(/^Attached resource "Dynamic Blob Resource 2" \(demo:\/\/resource\/dynamic\/blob\/2, from MCP server "everything"\):\nResource 2: This is a base64 blob created at /) },
     ]);
     await socket.close();
   });

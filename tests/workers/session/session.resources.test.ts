@@ -126,14 +126,14 @@ describe("attaching resources", () => {
     expect(String(parts[1]?.text)).toMatch(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/);
     // The blob is text/plain base64: decoded for the model.
     expect(String(parts[2]?.text)).toMatch(
-      /^Attached resource \(demo:\/\/resource\/dynamic\/blob\/7, from MCP server "everything"\):\nResource 7: This is a base64 blob created at \S+/,
+      /^Attached resource "Dynamic Blob Resource 7" \(demo:\/\/resource\/dynamic\/blob\/7, from MCP server "everything"\):\nResource 7: This is a base64 blob created at \S+/,
     );
 
     // The user entry lists what was attached; the replay after a reload has it too.
     const entry = socket.entries(from).find((e) => e.kind === "user");
     expect(entry?.attachments).toEqual([
       { server: "everything", uri: DOC, name: "features.md", mimeType: "text/markdown" },
-      { server: "everything", uri: BLOB, mimeType: "text/plain" },
+      { server: "everything", uri: BLOB, name: "Dynamic Blob Resource 7", mimeType: "text/plain" },
     ]);
     socket.close();
     const again = await openSession(id);
