@@ -70,6 +70,9 @@ export class SessionAttachments {
   /** A user entry's attachments as model parts, from the latest stored contents. */
   parts(entry: Pick<HistoryEntry, "attachments">): UserPart[] | undefined {
     if (!entry.attachments?.length) return undefined;
+    // Connections rebuilt since (a restart, a changed server list): subscribe again on the new ones.
+    const host = this.deps.host();
+    if (!this.watched.has(host)) void this.deps.keepAliveWhile(() => this.resubscribe(host)).catch(() => undefined);
     return entry.attachments.flatMap((ref): UserPart[] => {
       const stored = this.deps.store.get(ref.server, ref.uri);
       if (!stored) return [{ type: "text", text: `[attached resource ${ref.uri} from "${ref.server}" is no longer available]` }];

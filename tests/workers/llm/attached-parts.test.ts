@@ -8,7 +8,7 @@ import { GeminiProvider } from "../../../src/llm/gemini";
 import { OpenAiProvider } from "../../../src/llm/openai";
 import { PromptedProvider } from "../../../src/llm/prompted";
 import type { ChatMessage, LlmRequest } from "../../../src/llm/provider";
-import { fitUserMedia, resourceParts } from "../../../src/orchestrator/resource-parts";
+import { fitUserMedia, promptTurnMessages, resourceParts } from "../../../src/orchestrator/resource-parts";
 import { MediaBudget } from "../../../src/orchestrator/tool-results";
 import { collect, reply, requests, script, uniqueKey } from "../../fixtures/fake-llm-script";
 
@@ -110,5 +110,39 @@ describe("the media budget for attachments", () => {
     ]);
     const tight = fitUserMedia([image("A".repeat(20)), image("B".repeat(20))], new MediaBudget(30, 25));
     expect(tight[0]).toEqual({ role: "user", text: "look", parts: [{ type: "text", text: "[image/png image left out: 20 B of base64, more than the 10 B left of this turn's 30 B media budget]" }] });
+  });
+});
+
+describe("a prompt's messages", () => {
+  it("joins consecutive messages of a role; images and audio become contents under their own uri, embedded resources keep theirs, links become text", () => {
+    const mapped = promptTurnMessages(
+      {
+        messages: [
+          { role: "user", content: { type: "text", text: "Look at this:" } },
+          { role: "user", content: { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" } },
+          { role: "user", content: { type: "resource", resource: { uri: "file:///a.txt", mimeType: "text/plain", text: "alpha" } } },
+          { role: "assistant", content: { type: "text", text: "I see it." } },
+          { role: "user", content: { type: "resource_link", uri: "file:///b.txt", name: "b" } },
+          { role: "user", content: { type: "audio", mimeType: "audio/wav", data: "UklGRg==" } },
+        ],
+      },
+      (i) => `prompt://p/${i}`,
+    );
+    expect(mapped).toEqual([
+      {
+        role: "user",
+        text: "Look at this:",
+        attached: [
+          { uri: "prompt://p/1", name: "image from the prompt", contents: [{ uri: "prompt://p/1", mimeType: "image/png", blob: "iVBORw0KGgo=" }] },
+          { uri: "file:///a.txt", contents: [{ uri: "file:///a.txt", mimeType: "text/plain", text: "alpha" }] },
+        ],
+      },
+      { role: "assistant", text: "I see it.", attached: [] },
+      {
+        role: "user",
+        text: 'Resource link "b": file:///b.txt',
+        attached: [{ uri: "prompt://p/5", name: "audio from the prompt", contents: [{ uri: "prompt://p/5", mimeType: "audio/wav", blob: "UklGRg==" }] }],
+      },
+    ]);
   });
 });
