@@ -13,7 +13,7 @@ import { setupMyServers } from "./my-servers.js";
 import { renderServers, renderSessions } from "./panels.js";
 import { forgetCatalog } from "./catalog.js";
 import { markResourceUpdated, restoreAttachments, takeAttachments } from "./composer-attachments.js";
-import { showMentions } from "./composer-mentions.js";
+import { showMentions, startMention } from "./composer-mentions.js";
 import { hidePicker, pickerKey } from "./composer-picker.js";
 import { showPrompts, slashCommand } from "./composer-prompts.js";
 
@@ -180,6 +180,7 @@ $("composer").addEventListener("submit", (event) => {
 });
 // The `@` resource picker and the `/` prompt list (before the box's own keys: Enter chooses while a list shows).
 input.addEventListener("keydown", (event) => pickerKey(event), { capture: true });
+$("attach").addEventListener("click", startMention);
 input.addEventListener("input", () => {
   if (slashCommand() !== null) void showPrompts(sessionId, startPrompt);
   else void showMentions(sessionId, (text) => showSystem(text, "error"));

@@ -72,3 +72,14 @@ async function choose(sessionId, item, mention, notify) {
 export function expand(template, values) {
   return template.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(values[name] ?? ""));
 }
+
+/** The @ button: starts a mention at the caret, which lists every resource. */
+export function startMention() {
+  const at = input.selectionStart ?? input.value.length;
+  const before = input.value.slice(0, at);
+  const insert = before && !/\s$/.test(before) ? " @" : "@";
+  input.value = before + insert + input.value.slice(at);
+  input.focus();
+  input.setSelectionRange(at + insert.length, at + insert.length);
+  input.dispatchEvent(new Event("input"));
+}

@@ -109,6 +109,19 @@ describe("the page", () => {
     await page.context().close();
   });
 
+  it("browses every resource and template with the @ button", async () => {
+    const page = await openReady();
+    await page.locator("#attach").click();
+    await option(page, "features.md").waitFor();
+    const labels = await page.locator("#composer-picker .picker-label").allTextContents();
+    expect(labels).toEqual(["architecture.md", "extension.md", "features.md", "how-it-works.md", "instructions.md", "startup.md", "structure.md", "Dynamic Text Resource…", "Dynamic Blob Resource…"]);
+    expect(await page.locator("#composer-input").inputValue()).toBe("@");
+    await shot(page, "resources-browse");
+    await page.locator("#composer-input").press("Escape");
+    expect(await page.locator("#composer-picker").isHidden()).toBe(true);
+    await page.context().close();
+  });
+
   it("removes a chip before sending: the model gets only the text", async () => {
     await script(stack.llm.url, stack.llmKey, [reply.text("Plain.")]);
     const page = await openReady();
