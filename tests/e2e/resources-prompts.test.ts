@@ -15,7 +15,7 @@ import type { Message } from "../fixtures/session-client";
 import { openSession } from "../fixtures/session-client-node";
 import { createSession } from "../fixtures/session-http";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, shot } from "./browser";
+import { launchBrowser, noPageErrors, openPage, overflow, PHONE, shot } from "./browser";
 
 const everything = { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: ["toggle-subscriber-updates"] };
 const DOC = "demo://resource/static/document/features.md";
@@ -49,9 +49,11 @@ const lastGemini = async (): Promise<Contents> => ((await requests(stack.llm.url
 const sessionOf = (page: Page): string => new URLSearchParams(new URL(page.url()).hash.slice(1)).get("s") ?? "";
 
 /** The page on a session of its own (the page reopens the last one), with server-everything ready. */
-async function openReady(): Promise<Page> {
-  const page = await openPage(browser, stack);
+async function openReady(viewport?: { width: number; height: number }): Promise<Page> {
+  const page = await openPage(browser, stack, viewport ? { viewport } : {});
   const before = sessionOf(page);
+  // At phone width the sessions list is behind the menu button.
+  if (viewport === PHONE) await page.locator("#menu-toggle").click();
   await page.locator("#new-session").click();
   await expect.poll(() => sessionOf(page)).not.toBe(before);
   await page.locator("#conn[data-state=open]").waitFor({ state: "attached" });
@@ -119,6 +121,22 @@ describe("the page", () => {
     await shot(page, "resources-browse");
     await page.locator("#composer-input").press("Escape");
     expect(await page.locator("#composer-picker").isHidden()).toBe(true);
+    await page.context().close();
+  });
+
+  it("fits the picker and the chips at phone width", async () => {
+    const page = await openReady(PHONE);
+    const box = page.locator("#composer-input");
+    await box.pressSequentially("@how");
+    await option(page, "how-it-works.md").click();
+    await page.locator("#attach").click();
+    await option(page, "architecture.md").waitFor();
+    expect(await overflow(page)).toEqual({ overflow: 0, wide: [] });
+    await shot(page, "resources-phone-picker");
+    await option(page, "architecture.md").click();
+    await expect.poll(texts(page, "#composer-attachments .chip")).toEqual(["@how-it-works.md×", "@architecture.md×"]);
+    expect(await overflow(page)).toEqual({ overflow: 0, wide: [] });
+    await shot(page, "resources-phone-chips");
     await page.context().close();
   });
 

@@ -205,6 +205,22 @@ describe("prompts", () => {
     socket.close();
   });
 
+  it("adds resources attached with a prompt to its first user message", async () => {
+    await script(llm, KEY, [reply.text("Seen.")]);
+    const socket = await openSession(crypto.randomUUID());
+    const from = socket.received.length;
+    socket.send({ type: "prompt", server: "everything", name: "simple-prompt", attachments: [{ server: "everything", uri: DOC }] });
+    await socket.turnEnd(from);
+    const [user] = await lastContents();
+    expect(user?.parts[0]).toEqual({ text: "This is a simple prompt without arguments." });
+    expect(String(user?.parts[1]?.text)).toMatch(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/);
+    expect(socket.entries(from).find((e) => e.kind === "user")).toMatchObject({
+      prompt: { server: "everything", name: "simple-prompt", arguments: {} },
+      attachments: [{ server: "everything", uri: DOC, name: "features.md", mimeType: "text/markdown" }],
+    });
+    socket.close();
+  });
+
   it("refuses an unknown prompt, a missing required argument and an unknown one; the session goes on", async () => {
     await script(llm, KEY, [reply.text("ok")]);
     const socket = await openSession(crypto.randomUUID());
