@@ -50,7 +50,10 @@ export class AttachmentStore {
   put(entry: Omit<StoredAttachment, "updatedAt">): void {
     this.sql.exec(
       `INSERT INTO attachment_contents (server, uri, name, mime_type, source, contents, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(server, uri) DO UPDATE SET name = excluded.name, mime_type = excluded.mime_type, source = excluded.source, contents = excluded.contents, updated_at = excluded.updated_at`,
+       ON CONFLICT(server, uri) DO UPDATE SET name = COALESCE(excluded.name, attachment_contents.name), mime_type = excluded.mime_type,
+         -- A resource the user attached stays subscribed even when a prompt later embeds the same uri.
+         source = CASE WHEN attachment_contents.source = 'resource' THEN 'resource' ELSE excluded.source END,
+         contents = excluded.contents, updated_at = excluded.updated_at`,
       entry.server,
       entry.uri,
       entry.name ?? null,
