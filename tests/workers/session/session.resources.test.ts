@@ -4,6 +4,7 @@
 // blob resource attached to a message, a prompt with arguments starting a turn,
 // refusals with typed errors (the session goes on), and a subscription update
 // reaching the page and the next turn.
+import { abortAllDurableObjects } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
 import type { Message, SessionClient } from "../../fixtures/session-client";
@@ -277,6 +278,32 @@ describe("subscriptions", () => {
       const reread = String(contents[0]?.parts[1]?.text);
       expect(reread).toMatch(/^Attached resource .*\nResource 3: This is a plaintext resource created at /);
       expect(reread).not.toBe(firstText);
+    } finally {
+      await tool("toggle-subscriber-updates", {});
+    }
+    socket.close();
+  });
+
+  it("subscribes again after the session's object was evicted (its new MCP session knows nothing of the old one)", async () => {
+    await script(llm, KEY, [reply.text("noted")]);
+    const id = crypto.randomUUID();
+    const first = await openSession(id);
+    const from = first.received.length;
+    first.send({ type: "message", text: "keep an eye on it", attachments: [{ server: "everything", uri: TEXT }] });
+    await first.turnEnd(from);
+    first.close();
+
+    await abortAllDurableObjects();
+    const socket = await openSession(id);
+    await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "ready"));
+    const tool = (name: string, args: Record<string, unknown>) => workerFetch(`/api/tools/everything.${name}`, post({ arguments: args, approved: true, sessionId: id }));
+    const mark = socket.received.length;
+    expect((await tool("toggle-subscriber-updates", {})).status).toBe(200);
+    try {
+      // The update sent at once may race the new subscription; the one 5 s later rides on this call.
+      const carrier = tool("trigger-long-running-operation", { duration: 7, steps: 1 });
+      expect(await socket.next((m) => m.type === "resource_updated", mark, 15_000)).toEqual({ type: "resource_updated", server: "everything", uri: TEXT });
+      await carrier;
     } finally {
       await tool("toggle-subscriber-updates", {});
     }
