@@ -10,7 +10,8 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../fixtures/fake-gemini";
 import { reply, requests, script, uniqueKey } from "../fixtures/fake-llm-script";
-import { everythingBin } from "../fixtures/servers";
+import { ProbeLog } from "../fixtures/probe-log";
+import { everythingBin, probeServerBin } from "../fixtures/servers";
 import type { Message } from "../fixtures/session-client";
 import { openSession } from "../fixtures/session-client-node";
 import { createSession } from "../fixtures/session-http";
@@ -19,6 +20,11 @@ import { launchBrowser, noPageErrors, openPage, overflow, PHONE, shot } from "./
 
 const everything = { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: ["toggle-subscriber-updates"] };
 const DOC = "demo://resource/static/document/features.md";
+/** probe-server.mjs: an image resource, and a counter resource its `touch` tool changes (announcing resources/updated). */
+const LOGO_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const probeLog = new ProbeLog();
+const openaiProbeLog = new ProbeLog();
+const probe = (log: ProbeLog) => ({ command: process.execPath, args: [probeServerBin], env: { PROBE_LOG: log.path } });
 
 let browser: Browser;
 let stack: Stack;
@@ -30,8 +36,8 @@ beforeAll(async () => {
   openaiLlm = await startFakeLlm();
   const started = await Promise.allSettled([
     launchBrowser(),
-    startStack({ mcpServers: { everything } }),
-    startStack({ mcpServers: { everything }, vars: { LLM_PROVIDER: "openai", OPENAI_BASE_URL: `${openaiLlm.url}/v1`, OPENAI_MODEL: "fake", OPENAI_API_KEY: openaiKey } }),
+    startStack({ mcpServers: { everything, probe: probe(probeLog) } }),
+    startStack({ mcpServers: { everything, probe: probe(openaiProbeLog) }, vars: { LLM_PROVIDER: "openai", OPENAI_BASE_URL: `${openaiLlm.url}/v1`, OPENAI_MODEL: "fake", OPENAI_API_KEY: openaiKey } }),
   ]);
   const [b, s, o] = started;
   if (b.status === "fulfilled") browser = b.value;
@@ -116,7 +122,20 @@ describe("the page", () => {
     await page.locator("#attach").click();
     await option(page, "features.md").waitFor();
     const labels = await page.locator("#composer-picker .picker-label").allTextContents();
-    expect(labels).toEqual(["architecture.md", "extension.md", "features.md", "how-it-works.md", "instructions.md", "startup.md", "structure.md", "Dynamic Text Resource…", "Dynamic Blob Resource…"]);
+    expect(labels).toEqual([
+      "architecture.md",
+      "extension.md",
+      "features.md",
+      "how-it-works.md",
+      "instructions.md",
+      "startup.md",
+      "structure.md",
+      "counter",
+      "logo",
+      "Dynamic Text Resource…",
+      "Dynamic Blob Resource…",
+      "item…",
+    ]);
     expect(await page.locator("#composer-input").inputValue()).toBe("@");
     await shot(page, "resources-browse");
     await page.locator("#composer-input").press("Escape");
@@ -231,6 +250,71 @@ describe("an OpenAI-compatible model", () => {
       { type: "text", text: expect.stringMatching(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/) },
       { type: "text", text: expect.stringMatching(/^Attached resource "Dynamic Blob Resource 2" \(demo:\/\/resource\/dynamic\/blob\/2, from MCP server "everything"\):\nResource 2: This is a base64 blob created at /) },
     ]);
+    await socket.close();
+  });
+});
+
+describe("an image resource and a changing one (probe-server over the bridge)", () => {
+  async function readySocket(url: string) {
+    const socket = await openSession(url, await createSession(url));
+    await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "probe" && s.state === "ready"));
+    return socket;
+  }
+  const attachments = [{ server: "probe", uri: "probe://logo.png" }, { server: "probe", uri: "probe://counter" }];
+  const LOGO_TEXT = 'Attached resource "logo" (probe://logo.png, from MCP server "probe"): image (image/png), attached next.';
+  const counterText = (n: number) => `Attached resource "counter" (probe://counter, from MCP server "probe"):\n${n}`;
+
+  it("Gemini gets the image as inlineData in the user content; an update is re-read, and unsubscribed on reset", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.text("A dot."), reply.text("One.")]);
+    const socket = await readySocket(stack.url);
+    const from = socket.received.length;
+    socket.send({ type: "message", text: "what is this?", attachments });
+    await socket.next((m) => m.type === "turn_end", from);
+    const [user] = await lastGemini();
+    const counter = Number(/\n(\d+)$/.exec(String(user?.parts[3]?.text))?.[1]);
+    expect(user).toEqual({
+      role: "user",
+      parts: [{ text: "what is this?" }, { text: LOGO_TEXT }, { inlineData: { mimeType: "image/png", data: LOGO_PNG } }, { text: counterText(counter) }],
+    });
+    // Subscribed to both at the server.
+    await probeLog.waitFor((e) => e.event === "subscribe" && e.uri === "probe://counter");
+    await probeLog.waitFor((e) => e.event === "subscribe" && e.uri === "probe://logo.png");
+
+    // The counter changes: the page is told, and the next turn has the new value.
+    const mark = socket.received.length;
+    const touched = await fetch(`${stack.url}/api/tools/probe.touch`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: {}, approved: true, sessionId: socket.sessionId }) });
+    expect(touched.status).toBe(200);
+    expect(await socket.next((m) => m.type === "resource_updated", mark)).toEqual({ type: "resource_updated", server: "probe", uri: "probe://counter" });
+    const next = socket.say("and now?");
+    await socket.next((m) => m.type === "turn_end", next);
+    const [again] = await lastGemini();
+    expect(again?.parts[3]).toEqual({ text: counterText(counter + 1) });
+
+    // Reset: the history that named them is gone, and so are the subscriptions.
+    socket.send({ type: "reset" });
+    await probeLog.waitFor((e) => e.event === "unsubscribe" && e.uri === "probe://counter");
+    await probeLog.waitFor((e) => e.event === "unsubscribe" && e.uri === "probe://logo.png");
+    await socket.close();
+  });
+
+  it("an OpenAI-compatible model gets the image as an image_url content part", async () => {
+    await script(openaiLlm.url, openaiKey, [reply.text("A dot.")]);
+    const socket = await readySocket(openai.url);
+    const from = socket.received.length;
+    socket.send({ type: "message", text: "what is this?", attachments });
+    await socket.next((m) => m.type === "turn_end", from);
+    const messages = (await requests(openaiLlm.url, openaiKey)).at(-1)?.body.messages as { role: string; content: { type: string; text?: string }[] }[];
+    const user = messages.at(-1);
+    const counter = Number(/\n(\d+)$/.exec(String(user?.content[3]?.text))?.[1]);
+    expect(user).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "what is this?" },
+        { type: "text", text: LOGO_TEXT },
+        { type: "image_url", image_url: { url: `data:image/png;base64,${LOGO_PNG}` } },
+        { type: "text", text: counterText(counter) },
+      ],
+    });
     await socket.close();
   });
 });
