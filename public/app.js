@@ -12,6 +12,11 @@ import { askApproval, askElicitation, closeAll, closeIfShowing, confirmAction } 
 import { setupMyServers } from "./my-servers.js";
 import { setupOAuth } from "./oauth-sign-in.js";
 import { renderServers, renderSessions } from "./panels.js";
+import { forgetCatalog } from "./catalog.js";
+import { markResourceUpdated, restoreAttachments, takeAttachments } from "./composer-attachments.js";
+import { showMentions, startMention } from "./composer-mentions.js";
+import { hidePicker, pickerKey } from "./composer-picker.js";
+import { showPrompts, slashCommand } from "./composer-prompts.js";
 
 const $ = (id) => document.getElementById(id);
 const input = $("composer-input");
@@ -106,9 +111,22 @@ function send(message) {
   if (isOpen()) socket.send(JSON.stringify(message));
 }
 
-function sendMessage(text, queued) {
-  inFlight = { text, queued, sessionId };
-  send({ type: "message", text });
+function sendMessage(text, queued, taken = []) {
+  inFlight = { text, queued, sessionId, taken };
+  const attachments = taken.map(({ server, uri }) => ({ server, uri }));
+  send({ type: "message", text, ...(attachments.length > 0 ? { attachments } : {}) });
+}
+
+/** A `/` prompt chosen in the box starts a turn (with the resources attached meanwhile). */
+function startPrompt(prompt) {
+  if (turnId || inFlight || !isOpen()) {
+    busyNote = true;
+    updateNote();
+    return;
+  }
+  const { refs, taken } = takeAttachments();
+  inFlight = { text: "", queued: false, sessionId, taken, prompt: true };
+  send({ type: "prompt", ...prompt, ...(refs.length > 0 ? { attachments: refs } : {}) });
 }
 
 /** Sends the next queued message of this session once connected and idle. */
@@ -118,18 +136,19 @@ function flushOutbox() {
   if (index < 0) return;
   const [next] = outbox.splice(index, 1);
   showPending(queuedHere().map((m) => m.text));
-  sendMessage(next.text, true);
+  sendMessage(next.text, true, next.taken);
   updateNote();
 }
 
 /** The server refused the message just sent: queue it again or put it back in the box. */
 function rejected(message) {
-  const { text, queued } = inFlight;
+  const { text, queued, taken } = inFlight;
   inFlight = null;
   if (message.code === "turn_in_progress" && queued) {
-    outbox.unshift({ text, sessionId });
+    outbox.unshift({ text, sessionId, taken });
     showPending(queuedHere().map((m) => m.text));
   } else {
+    restoreAttachments(taken);
     if (!input.value.trim()) input.value = text;
     if (message.code === "turn_in_progress") busyNote = true;
     else showSystem(message.message, "error");
@@ -148,15 +167,24 @@ $("composer").addEventListener("submit", (event) => {
     return;
   }
   input.value = "";
+  hidePicker();
+  const { taken } = takeAttachments();
   if (!isOpen()) {
-    outbox.push({ text, sessionId });
+    outbox.push({ text, sessionId, taken });
     showPending(queuedHere().map((m) => m.text));
     updateNote();
     // Waiting for the next retry: try now (the backoff goes on if it fails).
     if (active && socket?.readyState === WebSocket.CLOSED) connect();
     return;
   }
-  sendMessage(text, false);
+  sendMessage(text, false, taken);
+});
+// The `@` resource picker and the `/` prompt list (before the box's own keys: Enter chooses while a list shows).
+input.addEventListener("keydown", (event) => pickerKey(event), { capture: true });
+$("attach").addEventListener("click", startMention);
+input.addEventListener("input", () => {
+  if (slashCommand() !== null) void showPrompts(sessionId, startPrompt);
+  else void showMentions(sessionId, (text) => showSystem(text, "error"));
 });
 input.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
@@ -281,7 +309,7 @@ function handle(message) {
     case "entry":
       showEntry(message.entry);
       if (message.entry.kind === "user") {
-        if (inFlight && inFlight.text === message.entry.text) inFlight = null;
+        if (inFlight && (inFlight.prompt ? Boolean(message.entry.prompt) : inFlight.text === message.entry.text)) inFlight = null;
         refreshSessionsSoon();
       }
       break;
@@ -304,7 +332,11 @@ function handle(message) {
       refreshSessionsSoon();
       flushOutbox();
       break;
+    case "resource_updated":
+      markResourceUpdated(message.server, message.uri);
+      break;
     case "servers":
+      forgetCatalog();
       servers = message.servers;
       renderServers(servers, toggleServer);
       myServers.update(servers, true);

@@ -6,6 +6,7 @@
 // Each notice or error is shown once: a line identical to the one just above it
 // is not repeated, an `error` event that repeats its turn's stored error entry is
 // dropped, and the no-model notice lives in the banner, not after every message.
+import { decorateUserEntry } from "./composer-attachments.js";
 import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
 import { fillResult, mediaElements, showResult } from "./tool-result.js";
 
@@ -94,6 +95,7 @@ export function showEntry(entry) {
     case "user": {
       const li = item("msg user", entry.turnId);
       li.textContent = entry.text;
+      decorateUserEntry(li, entry);
       break;
     }
     case "assistant":

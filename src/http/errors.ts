@@ -18,6 +18,16 @@ const STATUS_FOR: Record<string, ContentfulStatusCode> = {
   rate_limited: 429,
   budget_exhausted: 429,
   config: 500,
+  // Resources, prompts and completion (src/mcp/catalog.ts).
+  unknown_server: 404,
+  server_disabled: 409,
+  resource_not_found: 404,
+  prompt_not_found: 404,
+  argument_missing: 400,
+  argument_unknown: 400,
+  prompt_failed: 502,
+  completions_unsupported: 400,
+  too_many_attachments: 400,
 };
 
 /** A typed error (or its public form) as an HTTP response; anything else is a bare 500. */

@@ -6,8 +6,10 @@ import type { AppEnv } from "../identity/identify";
 import { SESSION_USER_HEADER } from "../session/ChatSession";
 import { errorBody } from "../shared/error-body";
 import { SESSION_ID, badSessionId, ownedSession } from "./owned-session";
+import { sessionCatalog } from "./session-catalog";
 
 export const sessions = new Hono<AppEnv>();
+sessions.route("/", sessionCatalog);
 
 sessions.post("/", async (c) => {
   const id = crypto.randomUUID();

@@ -7,7 +7,7 @@ import { GoogleGenAI, type Content, type FunctionCall, type GenerateContentConfi
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseDuration, parseRetryAfter } from "./errors";
 import { sanitizeForGemini } from "./gemini-schema";
-import { baseMimeType, mediaGroups, userMedia, type Converted } from "./media";
+import { baseMimeType, mediaGroups, userParts, type Converted } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
@@ -152,9 +152,9 @@ export function toContents(messages: ChatMessage[]): Content[] {
   const contents: Content[] = [];
   for (const message of messages) {
     if (message.role === "user") {
-      const { text, parts } = userMedia(message.text, message.media, toInlineData);
-      // An image alone needs no empty text part; a message must have at least one part.
-      contents.push({ role: "user", parts: text || parts.length === 0 ? [{ text }, ...parts] : parts });
+      // Attached resources and prompt contents follow the text in the same user content.
+      const parts = userParts<Part>(message.text, message.parts, (text) => ({ text }), toInlineData);
+      contents.push({ role: "user", parts: parts.length > 0 ? parts : [{ text: "" }] });
     } else if (message.role === "assistant") {
       const parts: Part[] = message.text ? [{ text: message.text }] : [];
       for (const call of message.toolCalls ?? []) {

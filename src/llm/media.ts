@@ -4,7 +4,7 @@
 // call they came from and naming each one as the result's text does ("image 1"),
 // then its parts in the provider's own shape. A part the provider cannot take is
 // named in that text with the reason instead of failing the whole request.
-import type { MediaPart, ToolCallResult } from "./provider";
+import type { MediaPart, ToolCallResult, UserPart } from "./provider";
 
 /** A provider's form of one part, or why it cannot take it. */
 export type Converted<P> = { part: P } | { refused: string };
@@ -38,22 +38,6 @@ export function mediaGroups<P>(results: readonly ToolCallResult[], convert: (med
   return groups;
 }
 
-/**
- * A user message's own media (a sampling request's images and audio): the provider's
- * parts, and the text with a line naming each part it cannot take and why.
- */
-export function userMedia<P>(text: string, media: readonly MediaPart[] | undefined, convert: (media: MediaPart) => Converted<P>): { text: string; parts: P[] } {
-  if (!media?.length) return { text, parts: [] };
-  const parts: P[] = [];
-  const refused: string[] = [];
-  mediaNames(media).forEach((name, i) => {
-    const converted = convert(media[i] as MediaPart);
-    if ("part" in converted) parts.push(converted.part);
-    else refused.push(`${name}: ${converted.refused}`);
-  });
-  return { text: refused.length > 0 ? `${text}\n[Not sent: ${refused.join("; ")}]`.trim() : text, parts };
-}
-
 /** "image 1 (image/png)", numbered per kind in order, as the result's text names them. */
 export function mediaNames(media: readonly MediaPart[]): string[] {
   const counts = { image: 0, audio: 0 };
@@ -69,4 +53,28 @@ export function describeMediaAsText(result: ToolCallResult): string {
 /** The lower-cased MIME type without parameters ("audio/wav; codecs=1" → "audio/wav"). */
 export function baseMimeType(mimeType: string): string {
   return mimeType.split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/**
+ * A user message's text and parts in a provider's shape: text parts as text, media
+ * converted, a medium the provider cannot take named in a text part instead.
+ */
+export function userParts<P>(text: string, parts: readonly UserPart[] | undefined, toText: (text: string) => P, convert: (media: MediaPart) => Converted<P>): P[] {
+  const out: P[] = text ? [toText(text)] : [];
+  for (const part of parts ?? []) {
+    if (part.type === "text") {
+      out.push(toText(part.text));
+      continue;
+    }
+    const converted = convert(part);
+    out.push("part" in converted ? converted.part : toText(`[${part.type} (${part.mimeType}) not sent: ${converted.refused}]`));
+  }
+  return out;
+}
+
+/** For a model that reads text only: a user message's parts as one text. */
+export function userPartsAsText(text: string, parts: readonly UserPart[] | undefined): string {
+  if (!parts?.length) return text;
+  const lines = parts.map((part) => (part.type === "text" ? part.text : `[${part.type} (${part.mimeType}) cannot be shown: this model is given text only]`));
+  return [text, ...lines].filter(Boolean).join("\n\n");
 }

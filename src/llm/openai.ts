@@ -6,7 +6,7 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
-import { baseMimeType, mediaGroups, userMedia, type Converted } from "./media";
+import { baseMimeType, mediaGroups, userParts, type Converted } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export interface OpenAiProviderOptions {
@@ -193,9 +193,11 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenA
   const out: OpenAiMessage[] = system ? [{ role: "system", content: system }] : [];
   for (const message of messages) {
     if (message.role === "user") {
-      const { text, parts } = userMedia(message.text, message.media, toContentPart);
-      out.push(parts.length > 0 ? { role: "user", content: [...(text ? [{ type: "text" as const, text }] : []), ...parts] } : { role: "user", content: text });
-    } else if (message.role === "assistant") {
+      // A plain string when there is nothing attached (every endpoint takes that); content parts otherwise.
+      if (!message.parts?.length) out.push({ role: "user", content: message.text });
+      else out.push({ role: "user", content: userParts<OpenAiContentPart>(message.text, message.parts, (text) => ({ type: "text", text }), toContentPart) });
+    }
+    else if (message.role === "assistant") {
       const calls = message.toolCalls ?? [];
       out.push({
         role: "assistant",

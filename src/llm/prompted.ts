@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { callIdGenerator } from "./call-ids";
 import { FencedBlockSplitter, type Segment } from "./fenced-blocks";
-import { describeMediaAsText } from "./media";
+import { describeMediaAsText, userPartsAsText } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type ToolCallRequest, type ToolDeclaration } from "./provider";
 
 export interface PromptedOptions {
@@ -171,7 +171,7 @@ function repairMessage(errors: string[], calls: { name: string }[], known: Map<s
 /** History for a model without native tools: calls become their fenced blocks, results become user text. */
 export function toPlainMessages(messages: ChatMessage[]): ChatMessage[] {
   return messages.map((message): ChatMessage => {
-    if (message.role === "user") return message;
+    if (message.role === "user") return message.parts?.length ? { role: "user", text: userPartsAsText(message.text, message.parts) } : message;
     if (message.role === "assistant") {
       const blocks = (message.toolCalls ?? []).map((call) => `\`\`\`tool\n${JSON.stringify({ tool: call.name, arguments: call.arguments })}\n\`\`\``);
       return { role: "assistant", text: [message.text, ...blocks].filter(Boolean).join("\n\n") };

@@ -41,9 +41,16 @@ export interface ToolCallResult {
   media?: MediaPart[];
 }
 
+/**
+ * What a user message carries after its text: the contents of resources attached to it
+ * or of a prompt's messages (src/orchestrator/resource-parts.ts). Text parts are text;
+ * media are passed on in each provider's own form, like a tool result's.
+ */
+export type UserPart = { type: "text"; text: string } | MediaPart;
+
 export type ChatMessage =
-  /** `media`: images and audio the user (or a sampling request) sends with the text, in the provider's own form. */
-  | { role: "user"; text: string; media?: MediaPart[] }
+  /** `parts`: what follows the text: attached resources, a prompt's contents, a sampling request's images and audio. */
+  | { role: "user"; text: string; parts?: UserPart[] }
   | { role: "assistant"; text: string; toolCalls?: ToolCallRequest[] }
   | { role: "tool"; results: ToolCallResult[] };
 

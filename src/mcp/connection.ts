@@ -65,6 +65,8 @@ export interface ConnectionDeps {
   now: () => number;
   policies: ConnectionPolicies;
   onChange: (server: string, kind: ChangeKind) => void;
+  /** A resource this client subscribed to changed (notifications/resources/updated). */
+  onResourceUpdated?: (server: string, uri: string) => void;
 }
 
 // A server that keeps returning next cursors is broken; stop rather than loop.
@@ -279,6 +281,9 @@ export class ServerConnection {
     client.setNotificationHandler("notifications/tools/list_changed", refresh("tools"));
     client.setNotificationHandler("notifications/prompts/list_changed", refresh("prompts"));
     client.setNotificationHandler("notifications/resources/list_changed", refresh("resources"));
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      if (current()) this.deps.onResourceUpdated?.(this.name, notification.params.uri);
+    });
     client.setNotificationHandler("notifications/message", (notification) => {
       this.deps.logger.debug("server log", { server: this.name, level: notification.params.level, logger: notification.params.logger });
     });

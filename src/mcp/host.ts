@@ -56,6 +56,7 @@ type Cached = { kind: "resource"; value: ReadResourceResult } | { kind: "prompt"
 export class McpHost {
   private readonly connections = new Map<string, ServerConnection>();
   private readonly listeners = new Set<(server: string, kind: ChangeKind) => void>();
+  private readonly updateListeners = new Set<(server: string, uri: string) => void>();
   private readonly cache: TtlLruCache<Cached>;
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -81,6 +82,17 @@ export class McpHost {
     return () => this.listeners.delete(listener);
   }
 
+  /** Called when a subscribed resource changed (its cached copy is dropped first). */
+  onResourceUpdated(listener: (server: string, uri: string) => void): () => void {
+    this.updateListeners.add(listener);
+    return () => this.updateListeners.delete(listener);
+  }
+
+  /** A server's connection, for what src/mcp/catalog.ts asks of it (completion, subscriptions). */
+  connectionFor(server: string): ServerConnection | undefined {
+    return this.connections.get(server);
+  }
+
   async connect(config: McpConfig): Promise<ConnectReport> {
     const capabilities = capabilitiesFor(this.handlers);
     for (const server of config.servers) {
@@ -100,6 +112,10 @@ export class McpHost {
             breaker: this.options.breaker ?? defaultBreaker,
           },
           onChange: (name, kind) => this.changed(name, kind),
+          onResourceUpdated: (name, uri) => {
+            this.cache.delete(resourceKey(name, uri));
+            for (const listener of this.updateListeners) listener(name, uri);
+          },
         }),
       );
     }

@@ -9,7 +9,9 @@ export function estimateTokens(message: ChatMessage): number {
   const size =
     message.role === "tool"
       ? message.results.reduce((n, r) => n + r.name.length + JSON.stringify(r.result ?? r.error ?? "").length, 0)
-      : message.text.length + (message.role === "assistant" ? JSON.stringify(message.toolCalls ?? []).length : 0);
+      : message.text.length +
+        (message.role === "assistant" ? JSON.stringify(message.toolCalls ?? []).length : 0) +
+        (message.role === "user" ? (message.parts ?? []).reduce((n, p) => n + (p.type === "text" ? p.text.length : 0), 0) : 0);
   return Math.ceil(size / 4) + 4;
 }
 
@@ -30,7 +32,7 @@ export function historyToTurns(entries: readonly TranscriptEntry[]): ChatMessage
   for (const entry of entries) {
     if (entry.kind === "user") {
       flushResults();
-      current = [{ role: "user", text: entry.text ?? "" }];
+      current = [{ role: "user", text: entry.text ?? "", ...(entry.parts?.length ? { parts: entry.parts } : {}) }];
       turns.push(current);
     } else if (!current) {
       continue;

@@ -52,7 +52,7 @@ export async function answerSampling(params: SamplingParams, deps: SamplingDeps,
   if (stops.length > 0) limits.push(`stops at ${stops.map((s) => JSON.stringify(s)).join(", ")}`);
   const summary = [
     ...(params.systemPrompt ? [`system: ${params.systemPrompt}`] : []),
-    ...messages.map((m) => `${m.role}: ${[m.role === "tool" ? "" : m.text, m.role === "user" && m.media?.length ? `[${mediaNames(m.media).join(", ")}]` : ""].filter(Boolean).join(" ")}`),
+    ...messages.map((m) => `${m.role}: ${[m.role === "tool" ? "" : m.text, m.role === "user" && m.parts?.length ? `[${mediaNames(m.parts.filter((p): p is MediaPart => p.type !== "text")).join(", ")}]` : ""].filter(Boolean).join(" ")}`),
     `— ${limits.join(", ")}`,
   ].join("\n");
   if (!(await deps.approve(summary, signal))) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "the user declined the sampling request");
@@ -107,7 +107,7 @@ export function toChatMessages(messages: SamplingParams["messages"]): ChatMessag
       } else throw invalid(`sampling messages with ${block.type} content are not supported by this host (no tool use in sampling)`);
     }
     const text = lines.join("\n");
-    if (message.role === "user") return media.length > 0 ? { role: "user", text, media } : { role: "user", text };
+    if (message.role === "user") return media.length > 0 ? { role: "user", text, parts: media } : { role: "user", text };
     // Neither provider takes media in the model's own turn: they are named instead.
     const named = media.length > 0 ? `${text}\n[${mediaNames(media).join(", ")} of this earlier answer: not shown to the model]`.trim() : text;
     return { role: "assistant", text: named };

@@ -2,7 +2,7 @@
 // it runs, and the small port through which it talks to whoever hosts it (the
 // chat session). Nothing here knows about WebSockets, storage or the protocol;
 // the session maps these onto its history rows and wire messages.
-import type { MediaPart, ToolCallRequest } from "../llm/provider";
+import type { MediaPart, ToolCallRequest, UserPart } from "../llm/provider";
 
 /** Something a turn adds to the conversation (the host stores it). */
 export type TurnEntry =
@@ -19,6 +19,8 @@ export interface TranscriptEntry {
   toolCalls?: ToolCallRequest[];
   result?: unknown;
   error?: string;
+  /** A user entry's attached contents (resources, a prompt's media), joined in by the host. */
+  parts?: UserPart[];
 }
 
 export interface ToolProgress {

@@ -13,6 +13,7 @@ import type { McpHost } from "../mcp/host";
 import type { ChatMessage, LlmProvider, MediaPart, ToolCallRequest, ToolCallResult, ToolDeclaration } from "../llm/provider";
 import { buildSystemPrompt } from "./prompt";
 import { historyToTurns, pruneToBudget } from "./prune";
+import { fitUserMedia } from "./resource-parts";
 import { MediaBudget, reduceToolResult } from "./tool-results";
 import type { ToolStatus, TranscriptEntry, TurnEnd, TurnPort, TurnUsage } from "./transcript";
 
@@ -66,10 +67,11 @@ class ToolIndex {
 export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage: TurnUsage }> {
   const usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
   const { turnId, signal, port } = deps;
-  const messages: ChatMessage[] = pruneToBudget(historyToTurns(deps.history), deps.limits.tokenBudget).messages;
   const index = new ToolIndex();
-  // Media stay in `messages` for the rest of the turn (every later request sends them again): one budget for all.
+  // Media stay in `messages` for the rest of the turn (every later request sends them again): one budget for
+  // all, attached resources first (they are what the user sent), then tool results.
   const budget = new MediaBudget();
+  const messages: ChatMessage[] = fitUserMedia(pruneToBudget(historyToTurns(deps.history), deps.limits.tokenBudget).messages, budget);
   for (let step = 0; step < deps.limits.maxSteps; step++) {
     if (signal.aborted) return { reason: "cancelled", usage };
     index.refresh(deps.tools(), deps.guides, deps.systemExtra);

@@ -11,8 +11,25 @@ export const MAX_MESSAGE_CHARS = 16_000;
 
 const id = z.string().min(1).max(128);
 
+/** A resource attached to a message: which server, which uri (README: attaching resources). */
+export const AttachmentRefSchema = z.object({ server: z.string().min(1).max(64), uri: z.string().min(1).max(2048) });
+/** Frame bound only; the session's own limit (src/session/attachments.ts) is lower and answered with a typed error. */
+const attachments = z.array(AttachmentRefSchema).max(64).optional();
+
 export const ClientMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("message"), text: z.string().trim().min(1, "text is empty").max(MAX_MESSAGE_CHARS, `text is longer than ${MAX_MESSAGE_CHARS} characters`) }),
+  z.object({
+    type: z.literal("message"),
+    text: z.string().trim().min(1, "text is empty").max(MAX_MESSAGE_CHARS, `text is longer than ${MAX_MESSAGE_CHARS} characters`),
+    attachments,
+  }),
+  /** Starts a turn with a server's prompt (prompts/get); its messages open the conversation of the turn. */
+  z.object({
+    type: z.literal("prompt"),
+    server: z.string().min(1).max(64),
+    name: z.string().min(1).max(256),
+    arguments: z.record(z.string().max(256), z.string().max(MAX_MESSAGE_CHARS)).optional(),
+    attachments,
+  }),
   z.object({ type: z.literal("cancel"), turnId: id.optional() }),
   z.object({ type: z.literal("approval"), callId: id, approved: z.boolean(), remember: z.boolean().optional() }),
   z.object({
@@ -47,6 +64,10 @@ export const HistoryEntrySchema = z.object({
   toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) })).optional(),
   /** Assistant text cut short by a cancel or an error. */
   partial: z.boolean().optional(),
+  /** A user entry's attached resources (their contents go to the model; the page shows chips). */
+  attachments: z.array(AttachmentRefSchema.extend({ name: z.string().optional(), mimeType: z.string().optional() })).optional(),
+  /** A user entry a server's prompt wrote: which one, with which arguments. */
+  prompt: z.object({ server: z.string(), name: z.string(), arguments: z.record(z.string(), z.string()) }).optional(),
   createdAt: z.number(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
@@ -122,6 +143,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("error"), code: z.string(), message: z.string(), turnId: z.string().optional() }),
   z.object({ type: z.literal("pong") }),
+  /** An attached resource changed at its server (a subscription); later turns use the new contents. */
+  z.object({ type: z.literal("resource_updated"), server: z.string(), uri: z.string() }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 

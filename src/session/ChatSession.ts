@@ -20,6 +20,11 @@ import { toWire, type ClientMessage, type HistoryEntry, type Usage } from "../pr
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
 import { TurnRunner } from "./turn-runner";
 import { sessionOAuthProvider } from "../users/oauth-storage";
+import { AttachmentStore } from "./attachment-store";
+import { SessionAttachments } from "./attachments";
+import { catalogComplete, catalogList, type CatalogKind, type CatalogList, type CatalogOutcome } from "./catalog-calls";
+import { openWithAttachments, openWithPrompt } from "./prompt-opening";
+import type { CompleteInput, Completion } from "../mcp/catalog";
 
 const OWNER_KEY = "owner";
 const LISTED_KEY = "listed";
@@ -33,6 +38,8 @@ export class ChatSession extends ProtocolAgent<Env> {
   private approvalsCache?: Approvals;
   private mcpCache?: SessionMcp;
   private turnsCache?: TurnRunner;
+  private attachmentsCache?: SessionAttachments;
+  private attachmentStoreCache?: AttachmentStore;
   /** A background retry is scheduled (in memory: after a wake at worst one extra retry runs). */
   private retryScheduled = false;
   private lastTouched = 0;
@@ -93,6 +100,25 @@ export class ChatSession extends ProtocolAgent<Env> {
     return this.mcpCache;
   }
 
+  private get attachmentStore(): AttachmentStore {
+    this.attachmentStoreCache ??= new AttachmentStore(this.ctx.storage.sql);
+    return this.attachmentStoreCache;
+  }
+
+  private get sessionAttachments(): SessionAttachments {
+    this.attachmentsCache ??= new SessionAttachments({
+      store: this.attachmentStore,
+      host: () => this.sessionMcp.host(),
+      configured: (server) => this.sessionMcp.isConfigured(server),
+      enabled: (server) => this.sessionMcp.isEnabled(server),
+      maxChars: () => this.runtime.settings.TOOL_RESULT_CHARS,
+      broadcast: (message) => this.sendAll(message),
+      keepAliveWhile: (work) => this.keepAliveWhile(work),
+      warn: (message) => console.warn(message),
+    });
+    return this.attachmentsCache;
+  }
+
   private get sessionTurns(): TurnRunner {
     this.turnsCache ??= new TurnRunner({
       store: this.sessionStore,
@@ -114,6 +140,7 @@ export class ChatSession extends ProtocolAgent<Env> {
       record: (entry) => this.record(entry),
       broadcast: (message) => this.sendAll(message),
       keepAliveWhile: (work) => this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
+      attachedParts: (entry) => this.sessionAttachments.parts(entry),
     });
     return this.turnsCache;
   }
@@ -148,13 +175,25 @@ export class ChatSession extends ProtocolAgent<Env> {
     if (running) this.sendTo(connection, { type: "turn_start", turnId: running });
     // A page is watching now: a server left unavailable (a bridge restarted meanwhile) is retried.
     void this.keepAliveWhile(() => connecting).then(() => this.watchUnavailable());
+    // Attached resources stay subscribed while a page watches (a wake-up opened new MCP sessions).
+    void this.keepAliveWhile(() => connecting.then(() => this.sessionAttachments.resubscribe(this.sessionMcp.host()))).catch(() => undefined);
     this.watchUnavailable();
   }
 
   protected override async onFrame(connection: Connection, message: ClientMessage): Promise<void> {
     switch (message.type) {
       case "message": {
-        const refused = await this.sessionTurns.start(message.text);
+        const { text, attachments } = message;
+        const refused = await this.sessionTurns.start(
+          attachments?.length ? () => this.connected().then(() => openWithAttachments(text, attachments, this.sessionAttachments)) : text,
+        );
+        if (refused) this.sendTo(connection, refused);
+        return;
+      }
+      case "prompt": {
+        const refused = await this.sessionTurns.start(() =>
+          this.connected().then(() => openWithPrompt(message, { host: this.sessionMcp.host(), attachments: this.sessionAttachments, store: this.attachmentStore })),
+        );
         if (refused) this.sendTo(connection, refused);
         return;
       }
@@ -177,6 +216,7 @@ export class ChatSession extends ProtocolAgent<Env> {
       case "reset":
         this.sessionTurns.cancel(undefined, "reset");
         this.sessionStore.clear();
+        void this.keepAliveWhile(() => this.sessionAttachments.forget(this.mcpCache?.host()));
         this.sendAll({ type: "history", entries: [] });
         return;
     }
@@ -292,6 +332,22 @@ export class ChatSession extends ProtocolAgent<Env> {
     return this.keepAliveWhile(() => this.sessionMcp.reconnectServer(name));
   }
 
+  /** The resources, templates or prompts of this session's enabled servers (connecting first when needed). */
+  async catalog(kind: CatalogKind): Promise<CatalogList> {
+    await this.connected();
+    return catalogList(this.sessionMcp, kind);
+  }
+
+  async complete(input: CompleteInput): Promise<CatalogOutcome<Completion>> {
+    await this.connected();
+    return this.keepAliveWhile(() => catalogComplete(this.sessionAttachments, this.sessionMcp, input));
+  }
+
+  /** The session's MCP connections opened (a server that failed is reported by its state, not thrown). */
+  private connected(): Promise<void> {
+    return this.keepAliveWhile(() => this.sessionMcp.ensureConnected()).catch(() => undefined);
+  }
+
   getHistory(): { entries: HistoryEntry[]; usage: Record<string, Usage> } {
     return { entries: this.publicHistory(), usage: this.sessionStore.usage() };
   }
@@ -300,6 +356,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     // The owner stays recorded: a deleted id can never be claimed by someone else.
     if (this.sessionStore.getSetting<boolean>(LISTED_KEY)) await this.account()?.removeSession(this.name);
     this.sessionTurns.cancel(undefined, "session deleted");
+    await this.sessionAttachments.forget(this.mcpCache?.host());
     await this.mcpCache?.close();
     this.mcpCache = undefined;
     for (const connection of this.getConnections()) connection.close(1000, "session deleted");

@@ -262,6 +262,21 @@ export class SessionMcp {
     return this.config.config.servers;
   }
 
+  /** Whether this session's configuration names `server` (reachable or not). */
+  isConfigured(server: string): boolean {
+    return this.config.config.servers.some((s) => s.name === server) || this.config.unreachable.some((u) => u.server === server);
+  }
+
+  isEnabled(server: string): boolean {
+    return this.enabled()(server);
+  }
+
+  /** The servers this session uses (configured, not disabled, turned on), for the page's resource and prompt lists. */
+  enabledServers(): string[] {
+    const enabled = this.enabled();
+    return this.config.config.servers.filter((s) => !s.disabled && enabled(s.name)).map((s) => s.name);
+  }
+
   private enabled(): (server: string) => boolean {
     const chosen = this.deps.store.getSetting<string[]>(ENABLED_KEY);
     if (!chosen) return () => true;

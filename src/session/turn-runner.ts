@@ -4,13 +4,16 @@
 // closed honestly after a restart that interrupted one.
 import type { Approvals } from "../approval/approvals";
 import type { RuntimeConfig } from "../config/runtime-config";
-import type { LlmProvider } from "../llm/provider";
+import type { LlmProvider, UserPart } from "../llm/provider";
 import type { TurnEntry, TurnEnd, TurnPort, TurnUsage } from "../orchestrator/transcript";
 import { runTurn } from "../orchestrator/turn";
 import type { SpendDecision } from "../users/UserAccount";
 import type { HistoryStore, NewEntry } from "./history";
 import { toWire, type ServerMessage } from "../protocol/messages";
+import { EdgehostError } from "../shared/errors";
 import type { SessionMcp } from "./session-mcp";
+import type { TurnOpening } from "./prompt-opening";
+import type { StoredEntry } from "./history";
 
 const TURN_KEY = "runningTurn";
 
@@ -27,6 +30,8 @@ export interface TurnRunnerDeps {
   record: (entry: NewEntry) => void;
   broadcast: (message: ServerMessage) => void;
   keepAliveWhile: <T>(work: () => Promise<T>) => Promise<T>;
+  /** A user entry's attached contents for the model (src/session/attachments.ts). */
+  attachedParts?: (entry: StoredEntry) => UserPart[] | undefined;
 }
 
 export class TurnRunner {
@@ -39,19 +44,27 @@ export class TurnRunner {
     return this.current?.id;
   }
 
-  /** Starts a turn for `text`; an error for the sender when it cannot start. */
-  async start(text: string): Promise<Extract<ServerMessage, { type: "error" }> | undefined> {
+  /**
+   * Starts a turn for `text`, or for what `open` prepares (attached resources read, a
+   * prompt fetched: before the turn is admitted, so a refused one costs nothing); an
+   * error for the sender when it cannot start.
+   */
+  async start(input: string | (() => Promise<TurnOpening>)): Promise<Extract<ServerMessage, { type: "error" }> | undefined> {
     // One turn at a time; a message during a turn is rejected, not queued (README).
     if (this.current) return { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." };
     // Claimed before the first await: a second message arriving meanwhile sees a turn.
     const turn = { id: crypto.randomUUID(), controller: new AbortController() };
     this.current = turn;
     let spend: SpendDecision;
+    let opening: TurnOpening;
     this.deps.mcp().prefetchUserServers();
     try {
+      opening = typeof input === "string" ? { entries: [{ kind: "user", text: input }], title: input } : await input();
       spend = await this.deps.admit();
     } catch (error) {
       this.current = undefined;
+      // A typed refusal (unknown server, missing argument...) goes to the sender; the session goes on.
+      if (error instanceof EdgehostError) return toWire.error(error);
       throw error;
     }
     if (!spend.ok) {
@@ -59,8 +72,8 @@ export class TurnRunner {
       return { type: "error", code: spend.code, message: spend.message };
     }
     const { id: turnId, controller } = turn;
-    this.deps.record({ turnId, kind: "user", text });
-    this.deps.touched(text);
+    for (const entry of opening.entries) this.deps.record({ turnId, ...entry });
+    this.deps.touched(opening.title);
     const config = this.deps.config();
     // Reported once per wake-up, in the conversation where the user sees it.
     if (!this.reported) for (const problem of config.problems) this.deps.record({ turnId, kind: "notice", text: `Configuration: ${problem}.` });
@@ -101,7 +114,13 @@ export class TurnRunner {
     try {
       const mcp = this.deps.mcp();
       await mcp.prepareTurn();
-      const history = this.deps.store.entries();
+      const attachedParts = this.deps.attachedParts;
+      const history = attachedParts
+        ? this.deps.store.entries().map((e) => {
+            const parts = e.kind === "user" ? attachedParts(e) : undefined;
+            return parts ? { ...e, parts } : e;
+          })
+        : this.deps.store.entries();
       const outcome = await runTurn({
         turnId,
         provider,

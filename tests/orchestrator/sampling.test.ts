@@ -249,13 +249,18 @@ describe("sampling content each provider cannot take", () => {
 
   it("names a refused type in the text, an assistant's media in its text, and a part over the size limit", () => {
     expect(toContents(messages)).toEqual([
-      { role: "user", parts: [{ text: "Look:\n[Not sent: image 1 (image/svg+xml): Gemini takes PNG, JPEG, WebP, HEIC or HEIF images]" }, { inlineData: { mimeType: "image/png", data: PNG } }] },
+      // A medium the provider cannot take is named in its place, between the parts it came between.
+      { role: "user", parts: [{ text: "Look:" }, { text: "[image (image/svg+xml) not sent: Gemini takes PNG, JPEG, WebP, HEIC or HEIF images]" }, { inlineData: { mimeType: "image/png", data: PNG } }] },
       { role: "model", parts: [{ text: "Seen.\n[image 1 (image/png) of this earlier answer: not shown to the model]" }] },
       { role: "user", parts: [{ text: "[audio (audio/wav) left out: 3 MB of base64, over the 2 MB one media part may have]" }] },
     ]);
     expect(toOpenAiMessages("", messages)[0]).toEqual({
       role: "user",
-      content: [{ type: "text", text: "Look:\n[Not sent: image 1 (image/svg+xml): the endpoint takes PNG, JPEG, WebP or GIF images]" }, { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } }],
+      content: [
+        { type: "text", text: "Look:" },
+        { type: "text", text: "[image (image/svg+xml) not sent: the endpoint takes PNG, JPEG, WebP or GIF images]" },
+        { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+      ],
     });
   });
 });

@@ -1,0 +1,47 @@
+// `/` at the start of the message box: the enabled servers' prompts (name and
+// description); choosing one asks for its arguments when it has any (required
+// ones marked, the server's completion as suggestions), then starts a turn with it.
+import { askArguments } from "./argument-form.js";
+import { completeArgument, loadCatalog } from "./catalog.js";
+import { hidePicker, showPicker } from "./composer-picker.js";
+
+const input = document.getElementById("composer-input");
+
+/** The `/word` the box holds, when it is nothing but that. */
+export function slashCommand() {
+  const match = /^\/(\S*)$/.exec(input.value);
+  return match ? match[1].toLowerCase() : null;
+}
+
+/** Lists the prompts matching the box's `/word`; `start({server, name, arguments})` sends the chosen one. */
+export async function showPrompts(sessionId, start) {
+  const query = slashCommand();
+  if (query === null || !sessionId) return hidePicker();
+  const prompts = await loadCatalog(sessionId, "prompts");
+  if (slashCommand() !== query) return;
+  const items = prompts
+    .filter((p) => p.name.toLowerCase().includes(query) || p.title?.toLowerCase().includes(query))
+    .slice(0, 50)
+    .map((p) => ({ id: `${p.server}:${p.name}`, label: `/${p.name}`, hint: p.server, detail: p.description ?? p.title ?? "", prompt: p }));
+  showPicker(items, (item) => choose(sessionId, item.prompt, start), { title: "Prompts", empty: "No prompt matches." });
+}
+
+async function choose(sessionId, prompt, start) {
+  input.value = "";
+  let args = {};
+  if (prompt.arguments.length > 0) {
+    const values = await askArguments({
+      title: `/${prompt.name}`,
+      description: prompt.description ?? prompt.title,
+      fields: prompt.arguments,
+      submitLabel: "Send",
+      complete: prompt.completions
+        ? (name, value, context) => completeArgument(sessionId, { server: prompt.server, ref: { type: "ref/prompt", name: prompt.name }, argument: { name, value }, context })
+        : null,
+    });
+    if (!values) return input.focus();
+    args = values;
+  }
+  start({ server: prompt.server, name: prompt.name, arguments: args });
+  input.focus();
+}
