@@ -18,6 +18,10 @@ const STATUS_FOR: Record<string, ContentfulStatusCode> = {
   rate_limited: 429,
   budget_exhausted: 429,
   config: 500,
+  // MCP Apps (src/session/mcp-apps.ts)
+  not_ui_resource: 400,
+  bad_ui_resource: 502,
+  denied: 403,
 };
 
 /** A typed error (or its public form) as an HTTP response; anything else is a bare 500. */

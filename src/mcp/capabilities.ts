@@ -21,6 +21,8 @@ export const ToolViewSchema = z.object({
   inputSchema: JsonObject,
   outputSchema: JsonObject.optional(),
   annotations: JsonObject.optional(),
+  /** MCP Apps: the `ui://` resource that renders this tool's results. */
+  uiResourceUri: z.string().optional(),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 
@@ -58,5 +60,6 @@ export function toPublicTool(tool: DiscoveredTool, names: FunctionNameMap): Tool
     inputSchema: tool.inputSchema,
     outputSchema: tool.outputSchema,
     annotations: tool.annotations,
+    ...(tool.uiResourceUri ? { uiResourceUri: tool.uiResourceUri } : {}),
   };
 }

@@ -28,6 +28,7 @@ import { errorMessage, type Logger } from "../shared/logger";
 import { ServerStats } from "../shared/metrics";
 import { qualify } from "./names";
 import type { ServerRequestHandlers } from "./server-requests";
+import { toolUiResourceUri } from "./app-ui";
 import { shouldFallBack, type TransportFactory, type TransportHandle, type TransportKind } from "./transports";
 
 export const ServerStateSchema = z.enum(["connecting", "ready", "unavailable", "closed", "disabled"]);
@@ -42,6 +43,8 @@ export interface DiscoveredTool {
   inputSchema: Tool["inputSchema"];
   outputSchema?: Tool["outputSchema"];
   annotations?: Tool["annotations"];
+  /** MCP Apps: the `ui://` resource that renders this tool's results (app-ui.ts). */
+  uiResourceUri?: string;
   validateArguments: ArgumentsValidator;
   validateOutput?: ArgumentsValidator;
   breaker: CircuitBreaker;
@@ -311,6 +314,7 @@ export class ServerConnection {
         inputSchema: tool.inputSchema,
         outputSchema: tool.outputSchema,
         annotations: tool.annotations,
+        uiResourceUri: toolUiResourceUri(tool._meta),
         validateArguments: createArgumentsValidator(tool.inputSchema),
         validateOutput: tool.outputSchema ? createArgumentsValidator(tool.outputSchema) : undefined,
         breaker,

@@ -18,6 +18,7 @@ import { callDirect, serversInfo } from "./direct-calls";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
 import { toWire, type ClientMessage, type HistoryEntry, type Usage } from "../protocol/messages";
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
+import { AppCalls, readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
 import { TurnRunner } from "./turn-runner";
 
 const OWNER_KEY = "owner";
@@ -35,6 +36,8 @@ export class ChatSession extends ProtocolAgent<Env> {
   /** A background retry is scheduled (in memory: after a wake at worst one extra retry runs). */
   private retryScheduled = false;
   private lastTouched = 0;
+  /** MCP Apps' tool calls waiting for approval or running (ended by a reset or delete). */
+  private readonly appCalls = new AppCalls();
 
   private get runtime(): RuntimeConfig {
     return runtimeConfig(this.env);
@@ -162,6 +165,7 @@ export class ChatSession extends ProtocolAgent<Env> {
         return this.sendTo(connection, { type: "pong" });
       case "reset":
         this.sessionTurns.cancel(undefined, "reset");
+        this.appCalls.cancelAll("reset");
         this.sessionStore.clear();
         this.sendAll({ type: "history", entries: [] });
         return;
@@ -266,6 +270,18 @@ export class ChatSession extends ProtocolAgent<Env> {
     return this.keepAliveWhile(() => callDirect(this.sessionMcp, this.sessionApprovals, (entry) => this.record(entry), name, args, approval.approved));
   }
 
+  /** MCP Apps: the HTML and declared CSP of a `ui://` resource a tool of `server` declares (mcp-apps.ts). */
+  async appResource(server: string, uri: string): Promise<AppResourceOutcome> {
+    return this.keepAliveWhile(() => readAppResource(this.sessionMcp, server, uri));
+  }
+
+  /** MCP Apps: a tool call from an app framed in the page, asked for approval like a model's call. */
+  async appToolCall(server: string, tool: string, args: Record<string, unknown>): Promise<AppToolCallOutcome> {
+    const spend = await this.spend("call");
+    if (!spend.ok) return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
+    return this.keepAliveWhile(() => this.appCalls.call(this.sessionMcp, this.sessionApprovals, server, tool, args));
+  }
+
   /** Closes and reopens this session's MCP connections (after a server was fixed, or its config changed). */
   async restartServers(): Promise<void> {
     // A changed list already rebuilt the connections; otherwise rebuild them now.
@@ -281,6 +297,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     // The owner stays recorded: a deleted id can never be claimed by someone else.
     if (this.sessionStore.getSetting<boolean>(LISTED_KEY)) await this.account()?.removeSession(this.name);
     this.sessionTurns.cancel(undefined, "session deleted");
+    this.appCalls.cancelAll("session deleted");
     await this.mcpCache?.close();
     this.mcpCache = undefined;
     for (const connection of this.getConnections()) connection.close(1000, "session deleted");
