@@ -1,0 +1,139 @@
+// Issue 13 part 7, MCP Apps, in headless Chromium against the real stack: wrangler
+// dev, the bridge running ext-apps' published example app server
+// (@modelcontextprotocol/server-basic-vanillajs) over stdio, and the fake Gemini
+// asking for its `get-time` tool. The app is framed in the tool card, gets the
+// call's result, calls the tool back through the session's approval (approved:
+// a new time; denied: an error in the app), is sandboxed (opaque origin, no
+// access to the page, its cookies or this origin's API), follows its own size,
+// and is torn down when the chat is cleared.
+import type { Browser, Frame, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reply, script } from "../fixtures/fake-llm-script";
+import { basicAppBin } from "../fixtures/servers";
+import { startStack, type Stack } from "../fixtures/stack";
+import { launchBrowser, noPageErrors, openPage, sendMessage, shot } from "./browser";
+
+let browser: Browser;
+let stack: Stack;
+beforeAll(async () => {
+  [browser, stack] = await Promise.all([launchBrowser(), startStack({ mcpServers: { apps: { command: process.execPath, args: [basicAppBin, "--stdio"] } } })]);
+}, 90_000);
+afterAll(async () => {
+  await Promise.all([browser?.close(), stack?.stop()]);
+});
+
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+async function appFrame(page: Page): Promise<Frame> {
+  const handle = await page.locator(".tool-card .tool-app iframe.mcp-app-frame").last().elementHandle();
+  const frame = await handle?.contentFrame();
+  if (!frame) throw new Error("no app frame");
+  return frame;
+}
+
+async function approve(page: Page, button: "#approve-once" | "#deny"): Promise<string> {
+  const dialog = page.locator("#approval-dialog[open]");
+  await dialog.waitFor();
+  const what = (await dialog.locator("#approval-what").textContent()) ?? "";
+  await dialog.locator(button).click();
+  await dialog.waitFor({ state: "detached" }).catch(() => undefined);
+  await page.locator("#approval-dialog[open]").waitFor({ state: "hidden" });
+  return what;
+}
+
+describe("an MCP App in its tool card", () => {
+  let page: Page;
+  let frame: Frame;
+  let firstTime = "";
+  const consoleLines: string[] = [];
+
+  beforeAll(async () => {
+    page = await openPage(browser, stack);
+    page.on("console", (message) => consoleLines.push(message.text()));
+    await page.locator('#servers li[data-server="apps"][data-state="ready"]').waitFor({ state: "attached" });
+  });
+  afterAll(async () => {
+    await page?.context().close();
+  });
+
+  it("frames the tool's ui:// app in the card and delivers the call's result to it", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.callReply("apps__get-time", {}), reply.text("The app shows the time.")]);
+    await sendMessage(page, "what time is it on the server?");
+    // The model's call needs approval like any other (get-time is not always allowed).
+    expect(await approve(page, "#approve-once")).toBe("apps.get-time");
+    await page.locator(".msg.assistant", { hasText: "The app shows the time." }).waitFor();
+    const card = page.locator(".tool-card", { has: page.locator(".tool-name", { hasText: "apps.get-time" }) });
+    await card.locator('.tool-app[data-state="ready"] iframe').waitFor();
+    // The card shows the structured content {time} as its one string; the app reads that same time.
+    const recorded = (await card.locator(".tool-result").textContent()) ?? "";
+    expect(recorded).toMatch(ISO_TIME);
+    frame = await appFrame(page);
+    await expect.poll(() => frame.locator("#server-time").textContent()).toBe(recorded);
+    firstTime = recorded;
+    expect(await card.locator("iframe").getAttribute("sandbox")).toBe("allow-scripts");
+    expect(new URL(frame.url()).pathname).toMatch(/^\/sessions\/[^/]+\/ui-resource$/);
+    await card.scrollIntoViewIfNeeded();
+    await shot(page, "apps-1-rendered");
+  });
+
+  it("follows the app's own height (ui/notifications/size-changed)", async () => {
+    const iframe = page.locator(".tool-card .tool-app iframe").last();
+    // The CSS default is 150px; the app's content is taller, and the frame takes its height.
+    const contentHeight = (await frame.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")) as number;
+    expect(contentHeight).toBeGreaterThan(150);
+    await expect.poll(async () => Math.round((await iframe.boundingBox())?.height ?? 0)).toBeGreaterThanOrEqual(contentHeight);
+    const before = (await iframe.boundingBox())?.height ?? 0;
+    // More content in the app → it reports a new size → the frame grows with it.
+    await frame.evaluate("document.querySelector('main').insertAdjacentHTML('beforeend', '<div style=\"height: 300px\">tall</div>')");
+    await expect.poll(async () => (await iframe.boundingBox())?.height ?? 0).toBeGreaterThanOrEqual(before + 300);
+  });
+
+  it("is sandboxed: an opaque origin that cannot touch the page, its cookies or this origin's API", async () => {
+    const probe = (await frame.evaluate(`(async () => {
+      const attempt = (f) => { try { f(); return "allowed"; } catch (e) { return e.name; } };
+      let api;
+      try { await fetch(${JSON.stringify(`${stack.url}/api/me`)}); api = "allowed"; } catch (e) { api = e.name; }
+      return {
+        origin: self.origin,
+        parentDocument: attempt(() => parent.document.title),
+        topLocation: attempt(() => top.location.href),
+        cookie: attempt(() => document.cookie),
+        storage: attempt(() => localStorage.length),
+        api,
+      };
+    })()`)) as Record<string, string>;
+    expect(probe).toEqual({ origin: "null", parentDocument: "SecurityError", topLocation: "SecurityError", cookie: "SecurityError", storage: "SecurityError", api: "TypeError" });
+    // The page's document has no trace of the app's code either.
+    expect(await page.evaluate("typeof window.__mcpAppTouched")).toBe("undefined");
+  });
+
+  it("proxies the app's tool call through the session's approval: approved, the app shows the new result", async () => {
+    await frame.locator("#get-time-btn").click();
+    expect(await approve(page, "#approve-once")).toBe("apps.get-time");
+    await expect.poll(() => frame.locator("#server-time").textContent()).not.toBe(firstTime);
+    expect(await frame.locator("#server-time").textContent()).toMatch(ISO_TIME);
+    // The app's own calls do not add cards to the chat.
+    expect(await page.locator(".tool-card").count()).toBe(1);
+    await shot(page, "apps-2-after-app-call");
+  });
+
+  it("denied, the app gets an error", async () => {
+    await frame.locator("#get-time-btn").click();
+    const dialog = page.locator("#approval-dialog[open]");
+    await dialog.waitFor();
+    await shot(page, "apps-3-approval-from-app");
+    expect(await approve(page, "#deny")).toBe("apps.get-time");
+    await expect.poll(() => frame.locator("#server-time").textContent()).toBe("[ERROR]");
+    await shot(page, "apps-4-denied");
+    noPageErrors(page);
+  });
+
+  it("tears the app down (ui/resource-teardown) when the chat is cleared for another session", async () => {
+    expect(consoleLines.filter((l) => l.includes("App is being torn down"))).toEqual([]);
+    await page.locator("#new-session").click();
+    // Hidden at once, kept until the app answered its teardown, then removed.
+    await page.locator(".tool-card").waitFor({ state: "detached" });
+    expect(consoleLines.filter((l) => l.includes("App is being torn down"))).toHaveLength(1);
+    expect(await page.locator("iframe").count()).toBe(0);
+  });
+});
