@@ -86,7 +86,7 @@ export class AppCalls {
       await mcp.ensureConnected();
       const found = mcp.host().tools().find((t) => t.server === server && t.name === tool);
       if (!found) throw new ToolNotFoundError(`${server}.${tool}`);
-      const approved = await approvals.approveTool(null, { callId: crypto.randomUUID(), server, tool, arguments: args }, signal);
+      const approved = await approvals.approveTool(null, { callId: crypto.randomUUID(), server, tool, arguments: args }, signal, true);
       if (!approved) return { ok: false, error: { code: signal.aborted ? "cancelled" : "denied", message: signal.aborted ? "The call was cancelled." : "The user denied this tool call." } };
       return { ok: true, result: await mcp.host().callTool(found.qualifiedName, args, { signal }) };
     } catch (error) {

@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { basicAppBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, sendMessage, shot } from "./browser";
+import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot } from "./browser";
 
 let browser: Browser;
 let stack: Stack;
 beforeAll(async () => {
-  [browser, stack] = await Promise.all([launchBrowser(), startStack({ mcpServers: { apps: { command: process.execPath, args: [basicAppBin, "--stdio"] } } })]);
+  [browser, stack] = await Promise.all([launchBrowser(), startStack({ mcpServers: { clock: { command: process.execPath, args: [basicAppBin, "--stdio"] } } })]);
 }, 90_000);
 afterAll(async () => {
   await Promise.all([browser?.close(), stack?.stop()]);
@@ -31,10 +31,11 @@ async function appFrame(page: Page): Promise<Frame> {
   return frame;
 }
 
+/** Answers the approval dialog; returns its title and what it asks about. */
 async function approve(page: Page, button: "#approve-once" | "#deny"): Promise<string> {
   const dialog = page.locator("#approval-dialog[open]");
   await dialog.waitFor();
-  const what = (await dialog.locator("#approval-what").textContent()) ?? "";
+  const what = `${await dialog.locator("#approval-title").textContent()}: ${await dialog.locator("#approval-what").textContent()}`;
   await dialog.locator(button).click();
   await dialog.waitFor({ state: "detached" }).catch(() => undefined);
   await page.locator("#approval-dialog[open]").waitFor({ state: "hidden" });
@@ -50,19 +51,19 @@ describe("an MCP App in its tool card", () => {
   beforeAll(async () => {
     page = await openPage(browser, stack);
     page.on("console", (message) => consoleLines.push(message.text()));
-    await page.locator('#servers li[data-server="apps"][data-state="ready"]').waitFor({ state: "attached" });
+    await page.locator('#servers li[data-server="clock"][data-state="ready"]').waitFor({ state: "attached" });
   });
   afterAll(async () => {
     await page?.context().close();
   });
 
   it("frames the tool's ui:// app in the card and delivers the call's result to it", async () => {
-    await script(stack.llm.url, stack.llmKey, [reply.callReply("apps__get-time", {}), reply.text("The app shows the time.")]);
+    await script(stack.llm.url, stack.llmKey, [reply.callReply("clock__get-time", {}), reply.text("The app shows the time.")]);
     await sendMessage(page, "what time is it on the server?");
     // The model's call needs approval like any other (get-time is not always allowed).
-    expect(await approve(page, "#approve-once")).toBe("apps.get-time");
+    expect(await approve(page, "#approve-once")).toBe("Allow this tool call?: clock.get-time");
     await page.locator(".msg.assistant", { hasText: "The app shows the time." }).waitFor();
-    const card = page.locator(".tool-card", { has: page.locator(".tool-name", { hasText: "apps.get-time" }) });
+    const card = page.locator(".tool-card", { has: page.locator(".tool-name", { hasText: "clock.get-time" }) });
     await card.locator('.tool-app[data-state="ready"] iframe').waitFor();
     // The card shows the structured content {time} as its one string; the app reads that same time.
     const recorded = (await card.locator(".tool-result").textContent()) ?? "";
@@ -109,7 +110,8 @@ describe("an MCP App in its tool card", () => {
 
   it("proxies the app's tool call through the session's approval: approved, the app shows the new result", async () => {
     await frame.locator("#get-time-btn").click();
-    expect(await approve(page, "#approve-once")).toBe("apps.get-time");
+    // The same dialog as for the model's calls, saying who asks.
+    expect(await approve(page, "#approve-once")).toBe("The clock app asks to call a tool: clock.get-time");
     await expect.poll(() => frame.locator("#server-time").textContent()).not.toBe(firstTime);
     expect(await frame.locator("#server-time").textContent()).toMatch(ISO_TIME);
     // The app's own calls do not add cards to the chat.
@@ -122,10 +124,34 @@ describe("an MCP App in its tool card", () => {
     const dialog = page.locator("#approval-dialog[open]");
     await dialog.waitFor();
     await shot(page, "apps-3-approval-from-app");
-    expect(await approve(page, "#deny")).toBe("apps.get-time");
+    expect(await approve(page, "#deny")).toBe("The clock app asks to call a tool: clock.get-time");
     await expect.poll(() => frame.locator("#server-time").textContent()).toBe("[ERROR]");
     await shot(page, "apps-4-denied");
     noPageErrors(page);
+  });
+
+  it("refuses an app's message into the chat: the chat is the user's", async () => {
+    const before = await page.locator("#messages > li").count();
+    await frame.locator("#send-message-btn").click();
+    await expect.poll(() => consoleLines.some((l) => l.includes("Message rejected"))).toBe(true);
+    expect(await page.locator("#messages > li").count()).toBe(before);
+  });
+
+  it("frames the app again after a reload, with the call's recorded result, and fits a phone", async () => {
+    await page.reload();
+    await page.locator('.tool-card .tool-app[data-state="ready"] iframe').waitFor();
+    frame = await appFrame(page);
+    await expect.poll(() => frame.locator("#server-time").textContent()).toBe(firstTime);
+    const sessionPath = `/${new URL(page.url()).hash}`;
+    const phone = await openPage(browser, stack, { viewport: PHONE, path: sessionPath });
+    await phone.locator('.tool-card .tool-app[data-state="ready"] iframe').waitFor();
+    const phoneFrame = await appFrame(phone);
+    await expect.poll(() => phoneFrame.locator("#server-time").textContent()).toBe(firstTime);
+    expect(await overflow(phone)).toEqual({ overflow: 0, wide: [] });
+    await phone.locator(".tool-card").scrollIntoViewIfNeeded();
+    await shot(phone, "apps-5-phone");
+    noPageErrors(phone);
+    await phone.context().close();
   });
 
   it("tears the app down (ui/resource-teardown) when the chat is cleared for another session", async () => {

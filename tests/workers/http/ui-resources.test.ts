@@ -96,7 +96,7 @@ describe("POST /sessions/{id}/app-tool-call", () => {
     let from = socket.received.length;
     const approved = post(`/sessions/${session}/app-tool-call`, { server: "apps", tool: "get-time", arguments: {} });
     const question = await socket.next(isApproval, from);
-    expect(question).toMatchObject({ type: "approval_request", turnId: null, kind: "tool", server: "apps", tool: "get-time", arguments: {} });
+    expect(question).toEqual({ type: "approval_request", turnId: null, callId: expect.any(String), kind: "tool", server: "apps", tool: "get-time", arguments: {}, fromApp: true });
     socket.send({ type: "approval", callId: question.callId, approved: true });
     const answer = await approved;
     expect(answer.status).toBe(200);
