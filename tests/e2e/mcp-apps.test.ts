@@ -5,21 +5,47 @@
 // call's result, calls the tool back through the session's approval (approved:
 // a new time; denied: an error in the app), is sandboxed (opaque origin, no
 // access to the page, its cookies or this origin's API), follows its own size,
-// and is torn down when the chat is cleared.
+// and is torn down when the chat is cleared. A second app (tests/fixtures/csp-app-server.mjs)
+// declares a CSP domain: exactly that origin opens, any other stays closed.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import type { Browser, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
-import { basicAppBin } from "../fixtures/servers";
+import { basicAppBin, repoRoot } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
 import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot } from "./browser";
 
+/** A loopback origin an app may or may not reach: a 1x1 PNG at /pixel.png, "ok" (CORS *) at /data; counts requests. */
+interface Origin {
+  url: string;
+  hits: string[];
+  server: Server;
+}
+const PIXEL = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+async function startOrigin(): Promise<Origin> {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    hits.push(req.url ?? "");
+    if (req.url === "/pixel.png") res.writeHead(200, { "content-type": "image/png" }).end(PIXEL);
+    else res.writeHead(200, { "content-type": "text/plain", "access-control-allow-origin": "*" }).end("ok");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, server };
+}
+
 let browser: Browser;
 let stack: Stack;
+let allowed: Origin;
+let other: Origin;
 beforeAll(async () => {
-  [browser, stack] = await Promise.all([launchBrowser(), startStack({ mcpServers: { clock: { command: process.execPath, args: [basicAppBin, "--stdio"] } } })]);
+  [allowed, other] = await Promise.all([startOrigin(), startOrigin()]);
+  const probe = { command: process.execPath, args: [join(repoRoot, "tests", "fixtures", "csp-app-server.mjs")], env: { CSP_APP_ALLOWED: allowed.url }, alwaysAllow: ["probe"] };
+  [browser, stack] = await Promise.all([launchBrowser(), startStack({ mcpServers: { clock: { command: process.execPath, args: [basicAppBin, "--stdio"] }, probe } })]);
 }, 90_000);
 afterAll(async () => {
-  await Promise.all([browser?.close(), stack?.stop()]);
+  await Promise.all([browser?.close(), stack?.stop(), ...[allowed, other].map((o) => o && new Promise((resolve) => o.server.close(resolve)))]);
 });
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -161,5 +187,38 @@ describe("an MCP App in its tool card", () => {
     await page.locator(".tool-card").waitFor({ state: "detached" });
     expect(consoleLines.filter((l) => l.includes("App is being torn down"))).toHaveLength(1);
     expect(await page.locator("iframe").count()).toBe(0);
+  });
+});
+
+describe("the CSP an app's resource declares", () => {
+  it("opens exactly the declared origin to the app (fetch, images); any other stays closed, before a request is made", async () => {
+    // Not openPage: its watch fails on any request off the stack, and reaching the declared origin is the point here.
+    const context = await browser.newContext();
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    // A session of its own (the page would open the user's latest one).
+    const { id } = (await (await page.request.post(`${stack.url}/sessions`, { data: {} })).json()) as { id: string };
+    await page.goto(`${stack.url}/#s=${id}`);
+    await page.locator('#servers li[data-server="probe"][data-state="ready"]').waitFor({ state: "attached" });
+    await script(stack.llm.url, stack.llmKey, [reply.callReply("probe__probe", {}), reply.text("Probe shown.")]);
+    await sendMessage(page, "show the probe");
+    await page.locator(".msg.assistant", { hasText: "Probe shown." }).waitFor();
+    const card = page.locator(".tool-card", { has: page.locator(".tool-name", { hasText: "probe.probe" }) });
+    await card.locator(".tool-app iframe").waitFor();
+    const frame = await appFrame(page);
+    // Its own inline script runs.
+    await frame.locator('#probe[data-script="ran"]').waitFor();
+    const reach = (origin: string) =>
+      frame.evaluate(`(async () => {
+        const image = await new Promise((resolve) => { const img = new Image(); img.onload = () => resolve("loaded"); img.onerror = () => resolve("blocked"); img.src = ${JSON.stringify(origin)} + "/pixel.png"; });
+        let data;
+        try { data = await (await fetch(${JSON.stringify(origin)} + "/data")).text(); } catch (e) { data = e.name; }
+        return { image, data };
+      })()`);
+    expect(await reach(allowed.url)).toEqual({ image: "loaded", data: "ok" });
+    expect(await reach(other.url)).toEqual({ image: "blocked", data: "TypeError" });
+    expect(allowed.hits.sort()).toEqual(["/data", "/pixel.png"]);
+    expect(other.hits).toEqual([]);
+    await context.close();
   });
 });
