@@ -27,6 +27,25 @@ export function toolUiResourceUri(meta: unknown): string | undefined {
   return parsed.data.ui?.resourceUri ?? parsed.data["ui/resourceUri"];
 }
 
+const VisibilitySchema = z.object({
+  ui: z.object({ visibility: z.array(z.enum(["model", "app"])).max(2).optional() }).loose().optional().catch(undefined),
+});
+export type ToolUiVisibility = ("model" | "app")[];
+
+/**
+ * Who may call a tool (`_meta.ui.visibility`): ["app"] is a tool only its app calls
+ * (kept from the model), ["model"] one its app may not call. Absent or malformed: both.
+ */
+export function toolUiVisibility(meta: unknown): ToolUiVisibility | undefined {
+  const parsed = VisibilitySchema.safeParse(meta ?? {});
+  return parsed.success ? parsed.data.ui?.visibility : undefined;
+}
+
+/** Whether `who` may call a tool of this visibility. */
+export function visibleTo(visibility: ToolUiVisibility | undefined, who: "model" | "app"): boolean {
+  return !visibility || visibility.includes(who);
+}
+
 // A CSP source as a resource may declare it: a scheme and host (wildcard subdomain
 // allowed), an optional port and path. Nothing that could end the directive (`;`,
 // `,`, whitespace) or name a keyword (quotes): such entries are dropped, not escaped.

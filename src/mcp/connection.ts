@@ -28,7 +28,7 @@ import { errorMessage, type Logger } from "../shared/logger";
 import { ServerStats } from "../shared/metrics";
 import { qualify } from "./names";
 import type { ServerRequestHandlers } from "./server-requests";
-import { toolUiResourceUri } from "./app-ui";
+import { toolUiResourceUri, toolUiVisibility, type ToolUiVisibility } from "./app-ui";
 import { shouldFallBack, type TransportFactory, type TransportHandle, type TransportKind } from "./transports";
 
 export const ServerStateSchema = z.enum(["connecting", "ready", "unavailable", "closed", "disabled"]);
@@ -45,6 +45,8 @@ export interface DiscoveredTool {
   annotations?: Tool["annotations"];
   /** MCP Apps: the `ui://` resource that renders this tool's results (app-ui.ts). */
   uiResourceUri?: string;
+  /** MCP Apps: who may call it (absent: the model and apps alike). */
+  uiVisibility?: ToolUiVisibility;
   validateArguments: ArgumentsValidator;
   validateOutput?: ArgumentsValidator;
   breaker: CircuitBreaker;
@@ -315,6 +317,7 @@ export class ServerConnection {
         outputSchema: tool.outputSchema,
         annotations: tool.annotations,
         uiResourceUri: toolUiResourceUri(tool._meta),
+        uiVisibility: toolUiVisibility(tool._meta),
         validateArguments: createArgumentsValidator(tool.inputSchema),
         validateOutput: tool.outputSchema ? createArgumentsValidator(tool.outputSchema) : undefined,
         breaker,

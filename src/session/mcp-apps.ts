@@ -6,7 +6,7 @@
 // results, and a card per call would frame the app again inside the chat.
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { Approvals } from "../approval/approvals";
-import { MCP_APP_MIME, resourceCsp, type AppCsp } from "../mcp/app-ui";
+import { MCP_APP_MIME, resourceCsp, visibleTo, type AppCsp } from "../mcp/app-ui";
 import { ToolNotFoundError } from "../mcp/errors";
 import { EdgehostError, type PublicError } from "../shared/errors";
 import type { SessionMcp } from "./session-mcp";
@@ -84,7 +84,8 @@ export class AppCalls {
     const signal = this.controller.signal;
     try {
       await mcp.ensureConnected();
-      const found = mcp.host().tools().find((t) => t.server === server && t.name === tool);
+      // A tool its server keeps for the model alone (`_meta.ui.visibility: ["model"]`) does not exist for an app.
+      const found = mcp.host().tools().find((t) => t.server === server && t.name === tool && visibleTo(t.uiVisibility, "app"));
       if (!found) throw new ToolNotFoundError(`${server}.${tool}`);
       const approved = await approvals.approveTool(null, { callId: crypto.randomUUID(), server, tool, arguments: args }, signal, true);
       if (!approved) return { ok: false, error: { code: signal.aborted ? "cancelled" : "denied", message: signal.aborted ? "The call was cancelled." : "The user denied this tool call." } };

@@ -3,12 +3,14 @@
 // The app's document comes with its CSP as a header, only to the session's owner,
 // only for ui:// resources a tool of that server declares; an app's tool call is
 // asked on the session's socket like a model's and answers with the result, or an
-// error when denied.
+// error when denied. A tool's `_meta.ui.visibility` keeps app-only tools from the
+// model and model-only tools from apps.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { appCsp } from "../../../src/http/app-csp";
-import { resourceCsp, toolUiResourceUri } from "../../../src/mcp/app-ui";
+import { resourceCsp, toolUiResourceUri, toolUiVisibility } from "../../../src/mcp/app-ui";
 import type { ServerMessage } from "../../../src/protocol/messages";
 import type { TestUser } from "../test-users";
+import { reply, requests, script } from "../../fixtures/fake-llm-script";
 import { openSession, workerFetch } from "../worker-fetch";
 
 const json = { "content-type": "application/json" };
@@ -24,13 +26,15 @@ let session = "";
 const resource = (query: string, user: TestUser = "dave", id = session) => workerFetch(`/sessions/${id}/ui-resource?${query}`, {}, user);
 const appQuery = (server = "apps", uri = APP_URI) => `server=${encodeURIComponent(server)}&uri=${encodeURIComponent(uri)}`;
 
+const bridged = (name: string) => ({ name, url: `${inject("bridgeUrl")}/servers/${name}/mcp`, headers: { Authorization: `Bearer ${inject("bridgeToken")}` } });
+
 beforeAll(async () => {
-  const added = await post("/api/my-servers", { name: "apps", url: `${inject("bridgeUrl")}/servers/apps/mcp`, headers: { Authorization: `Bearer ${inject("bridgeToken")}` } });
-  expect(added.status).toBe(201);
+  // server-basic-vanillajs, and tests/fixtures/csp-app-server.mjs (declares CSP domains and tool visibility).
+  for (const name of ["apps", "probe"]) expect((await post("/api/my-servers", bridged(name))).status).toBe(201);
   session = ((await (await post("/sessions", {})).json()) as { id: string }).id;
 });
 afterAll(async () => {
-  await workerFetch("/api/my-servers/apps", { method: "DELETE" }, "dave");
+  for (const name of ["apps", "probe"]) await workerFetch(`/api/my-servers/${name}`, { method: "DELETE" }, "dave");
 });
 
 describe("tools with an app", () => {
@@ -53,6 +57,18 @@ describe("GET /sessions/{id}/ui-resource", () => {
     const html = await response.text();
     expect(html).toContain("<title>Get Time App</title>");
     expect(html).toContain('id="get-time-btn"');
+  });
+
+  it("opens the domains the resource declares (_meta.ui.csp) in their directives", async () => {
+    const response = await resource(appQuery("probe", "ui://csp/app.html"));
+    expect(response.status).toBe(200);
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp.split("; ")).toEqual(
+      STRICT_CSP.split("; ").map((d) =>
+        /^(script|style)-src|^(img|font|media)-src/.test(d) ? `${d} https://cdn.example.com` : d.startsWith("connect-src") ? "connect-src https://cdn.example.com" : d,
+      ),
+    );
+    expect(await response.text()).toContain('<p id="probe">');
   });
 
   it("is the session owner's only", async () => {
@@ -128,6 +144,36 @@ describe("POST /sessions/{id}/app-tool-call", () => {
   });
 });
 
+describe("tool visibility (_meta.ui.visibility)", () => {
+  const llm = inject("fakeLlmUrl");
+  const KEY = inject("sessionLlmKey");
+
+  it("keeps an app-only tool from the model, and a model-only tool from the app", async () => {
+    await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
+    await script(llm, KEY, [reply.text("noted")]);
+    const id = ((await (await post("/sessions", {})).json()) as { id: string }).id;
+    const socket = await openSession(id, "dave");
+    socket.send({ type: "message", text: "which tools?" });
+    await socket.next((m) => m.type === "turn_end");
+    const body = (await requests(llm, KEY)).at(-1)?.body as { tools?: { functionDeclarations?: { name: string }[] }[] };
+    const names = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
+    expect(names.filter((n) => n.startsWith("probe__")).sort()).toEqual(["probe__model-only", "probe__probe"]);
+    socket.close();
+
+    const modelOnly = await post(`/sessions/${id}/app-tool-call`, { server: "probe", tool: "model-only" });
+    expect(modelOnly.status).toBe(404);
+    expect(await errorOf(modelOnly)).toMatchObject({ code: "tool_not_found" });
+    // The app-only tool is its app's to call (asked for approval as any app call).
+    const again = await openSession(id, "dave");
+    const from = again.received.length;
+    const appOnly = post(`/sessions/${id}/app-tool-call`, { server: "probe", tool: "app-only" });
+    const question = await again.next((m): m is Extract<ServerMessage, { type: "approval_request" }> => m.type === "approval_request", from);
+    again.send({ type: "approval", callId: question.callId, approved: true });
+    expect(await (await appOnly).json()).toEqual({ result: { content: [{ type: "text", text: "app only" }] } });
+    again.close();
+  });
+});
+
 describe("what a resource and a tool declare", () => {
   it("opens exactly the declared domains, and drops entries that would break out of a directive", () => {
     const csp = resourceCsp({
@@ -157,5 +203,8 @@ describe("what a resource and a tool declare", () => {
     expect(toolUiResourceUri({ ui: { resourceUri: "https://evil.example.com/app.html" } })).toBeUndefined();
     expect(toolUiResourceUri({ ui: { resourceUri: 7 } })).toBeUndefined();
     expect(toolUiResourceUri(undefined)).toBeUndefined();
+    expect(toolUiVisibility({ ui: { visibility: ["app"] } })).toEqual(["app"]);
+    expect(toolUiVisibility({ ui: { visibility: ["everyone"] } })).toBeUndefined();
+    expect(toolUiVisibility({})).toBeUndefined();
   });
 });
