@@ -64,8 +64,9 @@ export function mountAppFrame(container, call) {
 
   const bridge = new AppBridge(null, HOST_INFO, HOST_CAPABILITIES, { hostContext: hostContext(container) });
   bridge.oninitialized = () => {
-    void bridge.sendToolInput({ arguments: call.arguments ?? {} });
-    void bridge.sendToolResult(call.result);
+    // A frame torn down meanwhile rejects these; nothing is left to tell.
+    bridge.sendToolInput({ arguments: call.arguments ?? {} }).catch(() => {});
+    bridge.sendToolResult(call.result).catch(() => {});
     container.dataset.state = "ready";
   };
   bridge.onsizechange = ({ height }) => {
@@ -97,6 +98,7 @@ export function mountAppFrame(container, call) {
   // frame's window stays the same object across that navigation.
   const transport = new PostMessageTransport(iframe.contentWindow, iframe.contentWindow);
   const connected = bridge.connect(transport);
+  connected.catch((error) => console.warn(`${call.server}.${call.tool} app: the bridge did not connect`, error));
   iframe.src = `/sessions/${enc(call.sessionId)}/ui-resource?server=${enc(call.server)}&uri=${enc(call.uri)}`;
 
   let ended = false;
