@@ -33,8 +33,9 @@ async function postJson(path, body) {
   return { ok: response.ok, status: response.status, data };
 }
 
-function hostContext(container) {
+function hostContext(container, tool) {
   return {
+    toolInfo: { tool },
     theme: matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
     displayMode: "inline",
     availableDisplayModes: ["inline"],
@@ -50,7 +51,7 @@ function hostContext(container) {
  * app to clean up (ui/resource-teardown), then removes the frame.
  *
  * @param {HTMLElement} container
- * @param {{ sessionId: string, server: string, tool: string, uri: string, arguments: object, result: object }} call
+ * @param {{ sessionId: string, server: string, tool: { name: string, inputSchema: object }, uri: string, arguments: object, result: object }} call
  */
 export function mountAppFrame(container, call) {
   const iframe = document.createElement("iframe");
@@ -58,11 +59,12 @@ export function mountAppFrame(container, call) {
   iframe.setAttribute("sandbox", "allow-scripts");
   iframe.setAttribute("referrerpolicy", "no-referrer");
   iframe.className = "mcp-app-frame";
-  iframe.title = `${call.server}.${call.tool} app`;
+  const name = `${call.server}.${call.tool.name}`;
+  iframe.title = `${name} app`;
   iframe.dataset.uri = call.uri;
   container.append(iframe);
 
-  const bridge = new AppBridge(null, HOST_INFO, HOST_CAPABILITIES, { hostContext: hostContext(container) });
+  const bridge = new AppBridge(null, HOST_INFO, HOST_CAPABILITIES, { hostContext: hostContext(container, call.tool) });
   bridge.oninitialized = () => {
     // A frame torn down meanwhile rejects these; nothing is left to tell.
     bridge.sendToolInput({ arguments: call.arguments ?? {} }).catch(() => {});
@@ -98,7 +100,7 @@ export function mountAppFrame(container, call) {
   // frame's window stays the same object across that navigation.
   const transport = new PostMessageTransport(iframe.contentWindow, iframe.contentWindow);
   const connected = bridge.connect(transport);
-  connected.catch((error) => console.warn(`${call.server}.${call.tool} app: the bridge did not connect`, error));
+  connected.catch((error) => console.warn(`${name} app: the bridge did not connect`, error));
   iframe.src = `/sessions/${enc(call.sessionId)}/ui-resource?server=${enc(call.server)}&uri=${enc(call.uri)}`;
 
   let ended = false;

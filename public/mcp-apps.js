@@ -11,7 +11,7 @@ const enc = encodeURIComponent;
 const mounted = new Map();
 /** Cards whose app is being torn down: hidden, kept in the chat until it is done. */
 const leaving = new Set();
-/** Per session id: a promise of Map("server\0tool" → ui:// uri). */
+/** Per session id: a promise of Map("server\0tool" → the tool as GET /api/servers lists it, when it has an app). */
 let toolsOf = new Map();
 
 async function uiTools(sessionId) {
@@ -19,7 +19,7 @@ async function uiTools(sessionId) {
   if (!tools) {
     tools = fetch(`/api/servers?session=${enc(sessionId)}`, { credentials: "same-origin", headers: { accept: "application/json" } })
       .then((r) => (r.ok ? r.json() : { servers: [] }))
-      .then(({ servers }) => new Map(servers.flatMap((s) => s.tools.filter((t) => t.uiResourceUri).map((t) => [`${s.name}\u0000${t.name}`, t.uiResourceUri]))))
+      .then(({ servers }) => new Map(servers.flatMap((s) => s.tools.filter((t) => t.uiResourceUri).map((t) => [`${s.name}\u0000${t.name}`, t]))))
       .catch(() => {
         toolsOf.delete(sessionId);
         return new Map();
@@ -58,12 +58,14 @@ export async function showAppFor(card, sessionId, call) {
   box.className = "tool-app";
   box.hidden = true;
   card.append(box);
-  const uri = (await uiTools(sessionId)).get(`${call.server}\u0000${call.tool}`);
+  const tool = (await uiTools(sessionId)).get(`${call.server}\u0000${call.tool}`);
   // Gone meanwhile (the chat was cleared), or no app for this tool.
-  if (!uri || !card.isConnected) return box.remove();
+  if (!tool || !card.isConnected) return box.remove();
   box.hidden = false;
   box.dataset.state = "loading";
-  mounted.set(card, mountAppFrame(box, { sessionId, server: call.server, tool: call.tool, uri, arguments: call.arguments ?? {}, result: appToolResult(call.result) }));
+  // The app's host context names the tool (ui/initialize's toolInfo), as MCP's Tool.
+  const definition = { name: tool.name, ...(tool.title ? { title: tool.title } : {}), ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema };
+  mounted.set(card, mountAppFrame(box, { sessionId, server: call.server, tool: definition, uri: tool.uiResourceUri, arguments: call.arguments ?? {}, result: appToolResult(call.result) }));
 }
 
 /**

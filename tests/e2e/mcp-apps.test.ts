@@ -77,6 +77,8 @@ describe("an MCP App in its tool card", () => {
   beforeAll(async () => {
     page = await openPage(browser, stack);
     page.on("console", (message) => consoleLines.push(message.text()));
+    // In every frame loaded from now on: keep the host context the page answers ui/initialize with.
+    await page.addInitScript(`addEventListener("message", (event) => { if (event.data?.result?.hostContext) window.hostContext = event.data.result.hostContext; });`);
     await page.locator('#servers li[data-server="clock"][data-state="ready"]').waitFor({ state: "attached" });
   });
   afterAll(async () => {
@@ -98,6 +100,14 @@ describe("an MCP App in its tool card", () => {
     await expect.poll(() => frame.locator("#server-time").textContent()).toBe(recorded);
     firstTime = recorded;
     expect(await card.locator("iframe").getAttribute("sandbox")).toBe("allow-scripts");
+    // ui/initialize told the app which tool it renders, and how it is shown.
+    expect(await frame.evaluate("window.hostContext")).toMatchObject({
+      toolInfo: { tool: { name: "get-time", title: "Get Time", inputSchema: { type: "object" } } },
+      displayMode: "inline",
+      availableDisplayModes: ["inline"],
+      platform: "web",
+      containerDimensions: { maxHeight: 1200 },
+    });
     expect(new URL(frame.url()).pathname).toMatch(/^\/sessions\/[^/]+\/ui-resource$/);
     await card.scrollIntoViewIfNeeded();
     await shot(page, "apps-1-rendered");
