@@ -173,6 +173,22 @@ describe("an MCP App in its tool card", () => {
     expect(await page.locator("#messages > li").count()).toBe(before);
   });
 
+  it("opens an app's http(s) link in a new tab without opener, and refuses any other scheme", async () => {
+    // Answered here: the test never leaves 127.0.0.1.
+    await page.context().route("https://modelcontextprotocol.io/**", (route) => route.fulfill({ contentType: "text/html", body: "<title>linked</title><p>linked page</p>" }));
+    const [popup] = await Promise.all([page.context().waitForEvent("page"), frame.locator("#open-link-btn").click()]);
+    await popup.waitForLoadState();
+    expect(popup.url()).toBe("https://modelcontextprotocol.io/");
+    expect(await popup.evaluate("window.opener")).toBeNull();
+    await popup.close();
+    await expect.poll(() => consoleLines.filter((l) => l.includes("Open link request accepted")).length).toBe(1);
+    const pages = page.context().pages().length;
+    await frame.locator("#link-url").fill("javascript:alert(document.domain)");
+    await frame.locator("#open-link-btn").click();
+    await expect.poll(() => consoleLines.some((l) => l.includes("Open link request rejected"))).toBe(true);
+    expect(page.context().pages().length).toBe(pages);
+  });
+
   it("frames the app again after a reload, with the call's recorded result, and fits a phone", async () => {
     await page.reload();
     await page.locator('.tool-card .tool-app[data-state="ready"] iframe').waitFor();
