@@ -13,7 +13,7 @@
 //
 // What an app may ask: tools/call (its own server's tools, through the session's
 // approval, POST /sessions/{id}/app-tool-call; a denied call is an error to the
-// app), open a link (http and https only, in a new tab without opener), log
+// app; a call still pending when the app goes is cancelled), open a link (http and https only, in a new tab without opener), log
 // (to the console). Messages into the chat, model context, resources, sampling and
 // other display modes are refused with an error.
 import { AppBridge, PostMessageTransport } from "./vendor/ext-apps/app-bridge.js";
@@ -74,11 +74,28 @@ export function mountAppFrame(container, call) {
   bridge.onsizechange = ({ height }) => {
     if (typeof height === "number" && height > 0) iframe.style.height = `${Math.min(Math.ceil(height), MAX_APP_HEIGHT)}px`;
   };
-  bridge.oncalltool = async (params) => {
-    const answer = await postJson(`/sessions/${enc(call.sessionId)}/app-tool-call`, { server: call.server, tool: params.name, arguments: params.arguments ?? {} });
-    // Thrown errors reach the app as JSON-RPC errors: a denied or failed call is never a result.
-    if (!answer.ok) throw new Error(answer.data?.error?.message ?? `the call failed (${answer.status})`);
-    return answer.data.result;
+  /** Ids of this app's calls still pending at the session (asked, or running). */
+  const pendingCalls = new Set();
+  const cancelCall = (id) => {
+    // keepalive: sent even while the page unloads.
+    fetch(`/sessions/${enc(call.sessionId)}/app-tool-call/${enc(id)}`, { method: "DELETE", credentials: "same-origin", keepalive: true, headers: { "content-type": "application/json" }, body: "{}" }).catch(() => {});
+  };
+  bridge.oncalltool = async (params, extra) => {
+    const id = crypto.randomUUID();
+    pendingCalls.add(id);
+    // The app gave up on it (notifications/cancelled): the session stops asking, or stops the call.
+    const signal = extra?.mcpReq?.signal;
+    const onAbort = () => cancelCall(id);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const answer = await postJson(`/sessions/${enc(call.sessionId)}/app-tool-call`, { id, server: call.server, tool: params.name, arguments: params.arguments ?? {} });
+      // Thrown errors reach the app as JSON-RPC errors: a denied or failed call is never a result.
+      if (!answer.ok) throw new Error(answer.data?.error?.message ?? `the call failed (${answer.status})`);
+      return answer.data.result;
+    } finally {
+      pendingCalls.delete(id);
+      signal?.removeEventListener("abort", onAbort);
+    }
   };
   bridge.onopenlink = async ({ url }) => {
     let parsed;
@@ -107,6 +124,8 @@ export function mountAppFrame(container, call) {
   async function teardown() {
     if (ended) return;
     ended = true;
+    // Its calls have nobody to answer to: the session closes their approval questions.
+    for (const id of pendingCalls) cancelCall(id);
     try {
       await connected;
       if (bridge.getAppCapabilities()) {

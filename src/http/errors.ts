@@ -22,6 +22,7 @@ const STATUS_FOR: Record<string, ContentfulStatusCode> = {
   not_ui_resource: 400,
   bad_ui_resource: 502,
   denied: 403,
+  duplicate_call: 409,
 };
 
 /** A typed error (or its public form) as an HTTP response; anything else is a bare 500. */

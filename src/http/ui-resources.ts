@@ -4,7 +4,8 @@
 // session the caller owns (404 otherwise).
 //
 //   GET  /sessions/{id}/ui-resource?server=S&uri=ui://…   the app's HTML, with its CSP as a header
-//   POST /sessions/{id}/app-tool-call  {"server", "tool", "arguments"}  → {"result": CallToolResult}
+//   POST /sessions/{id}/app-tool-call  {"server", "tool", "arguments", "id"?}  → {"result": CallToolResult}
+//   DELETE /sessions/{id}/app-tool-call/{callId}  cancels a pending call of that id (204, or 404)
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { validator } from "hono/validator";
@@ -26,7 +27,11 @@ const ResourceQuerySchema = z.object({
   uri: z.string().min(1).max(2048),
 });
 
+const CallId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a call id is 1-64 letters, digits, '_' or '-'");
+
 const AppToolCallSchema = z.object({
+  /** The page's id for the call, to cancel it by; its approval question is `app-{id}`. */
+  id: CallId.optional(),
   server: ServerName,
   tool: z.string().min(1).max(256),
   arguments: z.record(z.string(), z.unknown()).default({}),
@@ -71,9 +76,17 @@ uiResources.post(
   async (c) => {
     const owned = await ownedSession(c, c.req.param("id"), { claim: false });
     if (owned instanceof Response) return owned;
-    const { server, tool, arguments: args } = c.req.valid("json");
-    const outcome = (await owned.appToolCall(server, tool, args)) as AppToolCallOutcome;
+    const outcome = (await owned.appToolCall(c.req.valid("json"))) as AppToolCallOutcome;
     if (!outcome.ok) return errorResponse(c, outcome.error);
     return c.json({ result: outcome.result });
   },
 );
+
+uiResources.delete("/:id/app-tool-call/:callId", async (c) => {
+  const callId = CallId.safeParse(c.req.param("callId"));
+  if (!callId.success) return c.json(errorBody("bad_request", callId.error.issues[0]?.message ?? "bad call id"), 400);
+  const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+  if (owned instanceof Response) return owned;
+  if (!(await owned.cancelAppToolCall(callId.data))) return c.json(errorBody("not_found", `no pending app call ${callId.data}`), 404);
+  return c.body(null, 204);
+});

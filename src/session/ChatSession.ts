@@ -37,7 +37,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   private retryScheduled = false;
   private lastTouched = 0;
   /** MCP Apps' tool calls waiting for approval or running (ended by a reset or delete). */
-  private readonly appCalls = new AppCalls();
+  private readonly appCalls = new AppCalls((message) => this.sendAll(message));
 
   private get runtime(): RuntimeConfig {
     return runtimeConfig(this.env);
@@ -276,10 +276,15 @@ export class ChatSession extends ProtocolAgent<Env> {
   }
 
   /** MCP Apps: a tool call from an app framed in the page, asked for approval like a model's call. */
-  async appToolCall(server: string, tool: string, args: Record<string, unknown>): Promise<AppToolCallOutcome> {
+  async appToolCall(request: { id?: string; server: string; tool: string; arguments: Record<string, unknown> }): Promise<AppToolCallOutcome> {
     const spend = await this.spend("call");
     if (!spend.ok) return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
-    return this.keepAliveWhile(() => this.appCalls.call(this.sessionMcp, this.sessionApprovals, server, tool, args));
+    return this.keepAliveWhile(() => this.appCalls.call(this.sessionMcp, this.sessionApprovals, request));
+  }
+
+  /** MCP Apps: the page cancels an app's pending call (its app went away, or cancelled it). */
+  cancelAppToolCall(id: string): boolean {
+    return this.appCalls.cancel(id);
   }
 
   /** Closes and reopens this session's MCP connections (after a server was fixed, or its config changed). */

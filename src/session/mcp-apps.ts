@@ -9,6 +9,7 @@ import type { Approvals } from "../approval/approvals";
 import { MCP_APP_MIME, resourceCsp, visibleTo, type AppCsp } from "../mcp/app-ui";
 import { ToolNotFoundError } from "../mcp/errors";
 import { EdgehostError, type PublicError } from "../shared/errors";
+import type { ServerMessage } from "../protocol/messages";
 import type { SessionMcp } from "./session-mcp";
 
 /** An app's HTML larger than this is refused (the Worker holds it in memory to answer). */
@@ -67,31 +68,56 @@ export async function readAppResource(mcp: SessionMcp, server: string, uri: stri
   }
 }
 
+/** The approval question's id of an app's call: the page's id, kept apart from the model's call ids. */
+export const appCallId = (id: string) => `app-${id}`;
+
 /**
- * Pending app calls of a session: a reset or a deleted session ends them (their
- * approval questions close, the app gets an error) instead of leaving them open.
+ * Pending app calls of a session, by the page's id for each. The page cancels one
+ * whose app went away (or that the app cancelled); a reset or a deleted session
+ * cancels all. A cancelled call waiting for approval has its question closed on
+ * every page (`approval_resolved`), and the app (if still there) gets an error.
  */
 export class AppCalls {
-  private controller = new AbortController();
+  private readonly pending = new Map<string, { controller: AbortController; asking: boolean }>();
+
+  constructor(private readonly broadcast: (message: ServerMessage) => void) {}
 
   cancelAll(reason: string): void {
-    this.controller.abort(reason);
-    this.controller = new AbortController();
+    for (const id of [...this.pending.keys()]) this.cancel(id, reason);
+  }
+
+  /** False when no call of that id is pending (it finished, or never was). */
+  cancel(id: string, reason = "cancelled by the page"): boolean {
+    const call = this.pending.get(id);
+    if (!call) return false;
+    this.pending.delete(id);
+    call.controller.abort(reason);
+    if (call.asking) this.broadcast({ type: "approval_resolved", callId: appCallId(id), approved: false });
+    return true;
   }
 
   /** `tool` of `server` (the app's own server) with `args`, once the approval policy allows it. */
-  async call(mcp: SessionMcp, approvals: Approvals, server: string, tool: string, args: Record<string, unknown>): Promise<AppToolCallOutcome> {
-    const signal = this.controller.signal;
+  async call(mcp: SessionMcp, approvals: Approvals, request: { id?: string; server: string; tool: string; arguments: Record<string, unknown> }): Promise<AppToolCallOutcome> {
+    const { server, tool, arguments: args } = request;
+    const id = request.id ?? crypto.randomUUID();
+    if (this.pending.has(id)) return { ok: false, error: { code: "duplicate_call", message: `an app call ${id} is already pending` } };
+    const call = { controller: new AbortController(), asking: false };
+    this.pending.set(id, call);
+    const signal = call.controller.signal;
     try {
       await mcp.ensureConnected();
       // A tool its server keeps for the model alone (`_meta.ui.visibility: ["model"]`) does not exist for an app.
       const found = mcp.host().tools().find((t) => t.server === server && t.name === tool && visibleTo(t.uiVisibility, "app"));
       if (!found) throw new ToolNotFoundError(`${server}.${tool}`);
-      const approved = await approvals.approveTool(null, { callId: crypto.randomUUID(), server, tool, arguments: args }, signal, true);
+      call.asking = true;
+      const approved = await approvals.approveTool(null, { callId: appCallId(id), server, tool, arguments: args }, signal, true);
+      call.asking = false;
       if (!approved) return { ok: false, error: { code: signal.aborted ? "cancelled" : "denied", message: signal.aborted ? "The call was cancelled." : "The user denied this tool call." } };
       return { ok: true, result: await mcp.host().callTool(found.qualifiedName, args, { signal }) };
     } catch (error) {
       return failure(error);
+    } finally {
+      if (this.pending.get(id) === call) this.pending.delete(id);
     }
   }
 }

@@ -206,12 +206,29 @@ describe("an MCP App in its tool card", () => {
     await phone.context().close();
   });
 
+  it("cancels an app's call still waiting for approval when the app goes away: the question closes on every page", async () => {
+    const other = await openPage(browser, stack, { path: `/${new URL(page.url()).hash}` });
+    await other.locator('.tool-card .tool-app[data-state="ready"] iframe').waitFor();
+    await frame.locator("#get-time-btn").click();
+    await page.locator("#approval-dialog[open]").waitFor();
+    await other.locator("#approval-dialog[open]").waitFor();
+    // The page goes (pagehide): its app's pending call is cancelled at the session.
+    await page.reload();
+    await other.locator("#approval-dialog[open]").waitFor({ state: "hidden" });
+    // The reloaded page is not asked either: nothing is pending any more.
+    await page.locator('.tool-card .tool-app[data-state="ready"] iframe').waitFor();
+    expect(await page.locator("#approval-dialog[open]").count()).toBe(0);
+    frame = await appFrame(page);
+    noPageErrors(other);
+    await other.context().close();
+  });
+
   it("tears the app down (ui/resource-teardown) when the chat is cleared for another session", async () => {
-    expect(consoleLines.filter((l) => l.includes("App is being torn down"))).toEqual([]);
+    const before = consoleLines.filter((l) => l.includes("App is being torn down")).length;
     await page.locator("#new-session").click();
     // Hidden at once, kept until the app answered its teardown, then removed.
     await page.locator(".tool-card").waitFor({ state: "detached" });
-    expect(consoleLines.filter((l) => l.includes("App is being torn down"))).toHaveLength(1);
+    expect(consoleLines.filter((l) => l.includes("App is being torn down"))).toHaveLength(before + 1);
     expect(await page.locator("iframe").count()).toBe(0);
   });
 });

@@ -133,6 +133,29 @@ describe("POST /sessions/{id}/app-tool-call", () => {
     socket.close();
   });
 
+  it("cancels a pending call by the page's id: its question closes on every page and the call ends as cancelled", async () => {
+    const socket = await openSession(session, "dave");
+    const from = socket.received.length;
+    const id = `c${crypto.randomUUID().slice(0, 8)}`;
+    const pending = post(`/sessions/${session}/app-tool-call`, { id, server: "apps", tool: "get-time" });
+    const question = await socket.next(isApproval, from);
+    expect(question.callId).toBe(`app-${id}`);
+    // Not bob's to cancel; an id twice while pending is refused.
+    expect((await workerFetch(`/sessions/${session}/app-tool-call/${id}`, { method: "DELETE" }, "bob")).status).toBe(404);
+    const twice = await post(`/sessions/${session}/app-tool-call`, { id, server: "apps", tool: "get-time" });
+    expect(twice.status).toBe(409);
+    expect(await errorOf(twice)).toMatchObject({ code: "duplicate_call" });
+    expect((await workerFetch(`/sessions/${session}/app-tool-call/${id}`, { method: "DELETE" }, "dave")).status).toBe(204);
+    const answer = await pending;
+    expect(answer.status).toBe(499);
+    expect(await errorOf(answer)).toEqual({ code: "cancelled", message: "The call was cancelled." });
+    expect(await socket.next((m) => m.type === "approval_resolved", from)).toEqual({ type: "approval_resolved", callId: `app-${id}`, approved: false });
+    // Nothing pending under that id any more; a malformed id is named.
+    expect((await workerFetch(`/sessions/${session}/app-tool-call/${id}`, { method: "DELETE" }, "dave")).status).toBe(404);
+    expect(await errorOf(await workerFetch(`/sessions/${session}/app-tool-call/bad%20id`, { method: "DELETE" }, "dave"))).toMatchObject({ code: "bad_request" });
+    socket.close();
+  });
+
   it("calls only tools of the app's own server, in the owner's sessions", async () => {
     const foreign = await post(`/sessions/${session}/app-tool-call`, { server: "apps", tool: "read_text_file", arguments: { path: "/etc/passwd" } });
     expect(foreign.status).toBe(404);
