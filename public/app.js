@@ -6,9 +6,10 @@
 // kept per turn id). No build step, no external requests.
 import { describeError, NetworkError, request, whenSignedOut } from "./api.js";
 import { showAccount, showLogin, signOut, whoAmI } from "./auth.js";
-import { clearChat, endStream, formatUsage, markApproval, setBanner, showEntry, showPending, showStatus, showSystem, showUsage, streamText } from "./chat-view.js";
+import { clearChat, endStream, formatUsage, markApproval, setAppHooks, setBanner, showEntry, showPending, showStatus, showSystem, showUsage, streamText } from "./chat-view.js";
 import { setupConsole } from "./console.js";
 import { askApproval, askElicitation, closeAll, closeIfShowing, confirmAction } from "./dialogs.js";
+import { forgetAppTools, showAppFor, teardownApps } from "./mcp-apps.js";
 import { setupMyServers } from "./my-servers.js";
 import { setupOAuth } from "./oauth-sign-in.js";
 import { renderServers, renderSessions } from "./panels.js";
@@ -45,6 +46,8 @@ let inFlight = null;
 let busyNote = false;
 /** Model tokens of this session's turns, by turn id (the `history` frame's `usage`, then each `turn_end`). */
 let usage = {};
+
+setAppHooks({ finished: (card, call) => void showAppFor(card, sessionId, call), clearing: teardownApps });
 
 const isOpen = () => socket?.readyState === WebSocket.OPEN;
 const phone = () => matchMedia("(max-width: 760px)").matches;
@@ -338,6 +341,7 @@ function handle(message) {
     case "servers":
       forgetCatalog();
       servers = message.servers;
+      forgetAppTools();
       renderServers(servers, toggleServer);
       myServers.update(servers, true);
       break;

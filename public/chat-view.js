@@ -18,6 +18,15 @@ let pendingRender = false;
 let bannerText = "";
 /** `${turnId}\u0000${text}` of the errors already shown, so a turn's error shows once. */
 const shownErrors = new Set();
+/**
+ * MCP Apps (mcp-apps.js): `finished` hears each completed call with its card;
+ * `clearing` tears the apps down and names the cards to keep, hidden, until they are done.
+ */
+let appHooks = { finished: () => {}, clearing: () => [] };
+
+export function setAppHooks(hooks) {
+  appHooks = hooks;
+}
 
 /** Server sentences are joined from parts that may end in punctuation already: "lost.)" → "lost)", "lost.." → "lost.". */
 export function tidy(text) {
@@ -58,7 +67,9 @@ function systemLine(kind, text, turnId) {
 }
 
 export function clearChat() {
-  list.replaceChildren();
+  // Cards whose app is being torn down stay (hidden) where they are: taken out and put back, a frame reloads.
+  const keep = new Set(appHooks.clearing());
+  for (const li of [...list.children]) if (!keep.has(li)) li.remove();
   cards.clear();
   shownErrors.clear();
   streaming = null;
@@ -176,7 +187,7 @@ function card(callId, server, tool, args, turnId) {
   el.querySelector(".tool-name").textContent = known ? `${server}.${tool}` : (tool ?? "?");
   if (!known) el.classList.add("unknown-tool");
   el.querySelector(".tool-args").textContent = pretty(args ?? {});
-  c = { el };
+  c = { el, server, tool, args };
   cards.set(callId, c);
   return c;
 }
@@ -194,6 +205,7 @@ function finishCard(callId, outcome, state) {
   el.querySelector(".result-title").textContent = state === "error" ? "Error" : "Result";
   result.hidden = false;
   fillResult(result, state === "error" ? { kind: "error", text: tidy(outcome.error) } : showResult(outcome.result));
+  if (state === "complete") appHooks.finished(el, { server: c.server, tool: c.tool, arguments: c.args, result: outcome.result });
 }
 
 /** The card of a call waiting for the user's approval says so (not "running…"). */

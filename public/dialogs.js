@@ -59,7 +59,7 @@ export function askApproval(request, { always = "Always allow in this session" }
   const dialog = document.getElementById("approval-dialog");
   const sampling = request.kind === "sampling";
   return showDialog(dialog, "deny", () => {
-    document.getElementById("approval-title").textContent = sampling ? `"${request.server}" asks the model to answer` : "Allow this tool call?";
+    document.getElementById("approval-title").textContent = sampling ? `"${request.server}" asks the model to answer` : request.fromApp ? `The ${request.server} app asks to call a tool` : "Allow this tool call?";
     document.getElementById("approval-what").textContent = sampling ? "The server wants this prompt sent to the model:" : `${request.server}.${request.tool}`;
     document.getElementById("approval-args").textContent = sampling ? (request.prompt ?? "") : JSON.stringify(request.arguments ?? {}, null, 2);
     document.getElementById("approve-always").textContent = always;

@@ -12,6 +12,7 @@ import { errorResponse } from "./http/errors";
 import { myServers } from "./http/my-servers";
 import { oauth } from "./http/oauth";
 import { sessions } from "./http/sessions";
+import { uiResources } from "./http/ui-resources";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -28,6 +29,7 @@ app.route("/api", api);
 app.route("/auth", auth);
 app.route("/oauth", oauth);
 app.route("/sessions", sessions);
+app.route("/sessions", uiResources);
 app.notFound((c) => c.json(errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
 // Never a stack trace or an internal path in a response.
 app.onError((error, c) => {

@@ -52,10 +52,14 @@ export class Approvals {
     this.deps.store.setSetting(ALWAYS_KEY, undefined);
   }
 
-  /** Runs the policy for one call; asks the user when it says so. False when denied or cancelled. */
-  async approveTool(turnId: string | null, call: ApprovalQuestion, signal: AbortSignal): Promise<boolean> {
+  /**
+   * Runs the policy for one call; asks the user when it says so. False when denied or cancelled.
+   * `fromApp`: an MCP App asks, not the model (the page says so).
+   */
+  async approveTool(turnId: string | null, call: ApprovalQuestion, signal: AbortSignal, fromApp = false): Promise<boolean> {
     if (!this.needsApproval(call.server, call.tool)) return true;
-    const answer = await this.ask({ type: "approval_request", turnId, callId: call.callId, kind: "tool", server: call.server, tool: call.tool, arguments: call.arguments }, DECLINED, signal);
+    const question = { type: "approval_request", turnId, callId: call.callId, kind: "tool", server: call.server, tool: call.tool, arguments: call.arguments } as const;
+    const answer = await this.ask(fromApp ? { ...question, fromApp } : question, DECLINED, signal);
     return answer.kind === "approval" && answer.approved;
   }
 

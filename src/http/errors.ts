@@ -28,6 +28,11 @@ const STATUS_FOR: Record<string, ContentfulStatusCode> = {
   prompt_failed: 502,
   completions_unsupported: 400,
   too_many_attachments: 400,
+  // MCP Apps (src/session/mcp-apps.ts)
+  not_ui_resource: 400,
+  bad_ui_resource: 502,
+  denied: 403,
+  duplicate_call: 409,
 };
 
 /** A typed error (or its public form) as an HTTP response; anything else is a bare 500. */

@@ -21,6 +21,10 @@ export const ToolViewSchema = z.object({
   inputSchema: JsonObject,
   outputSchema: JsonObject.optional(),
   annotations: JsonObject.optional(),
+  /** MCP Apps: the `ui://` resource that renders this tool's results. */
+  uiResourceUri: z.string().optional(),
+  /** MCP Apps: who may call it, when the server says (["app"]: kept from the model). */
+  uiVisibility: z.array(z.enum(["model", "app"])).optional(),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 
@@ -58,5 +62,7 @@ export function toPublicTool(tool: DiscoveredTool, names: FunctionNameMap): Tool
     inputSchema: tool.inputSchema,
     outputSchema: tool.outputSchema,
     annotations: tool.annotations,
+    ...(tool.uiResourceUri ? { uiResourceUri: tool.uiResourceUri } : {}),
+    ...(tool.uiVisibility ? { uiVisibility: tool.uiVisibility } : {}),
   };
 }

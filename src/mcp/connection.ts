@@ -30,6 +30,7 @@ import { errorMessage, type Logger } from "../shared/logger";
 import { ServerStats } from "../shared/metrics";
 import { qualify } from "./names";
 import type { ServerRequestHandlers } from "./server-requests";
+import { toolUiResourceUri, toolUiVisibility, type ToolUiVisibility } from "./app-ui";
 import { shouldFallBack, type TransportFactory, type TransportHandle, type TransportKind } from "./transports";
 
 // auth_required: the server answered 401 and only the user signing in (OAuth) lets us in.
@@ -45,6 +46,10 @@ export interface DiscoveredTool {
   inputSchema: Tool["inputSchema"];
   outputSchema?: Tool["outputSchema"];
   annotations?: Tool["annotations"];
+  /** MCP Apps: the `ui://` resource that renders this tool's results (app-ui.ts). */
+  uiResourceUri?: string;
+  /** MCP Apps: who may call it (absent: the model and apps alike). */
+  uiVisibility?: ToolUiVisibility;
   validateArguments: ArgumentsValidator;
   validateOutput?: ArgumentsValidator;
   breaker: CircuitBreaker;
@@ -338,6 +343,8 @@ export class ServerConnection {
         inputSchema: tool.inputSchema,
         outputSchema: tool.outputSchema,
         annotations: tool.annotations,
+        uiResourceUri: toolUiResourceUri(tool._meta),
+        uiVisibility: toolUiVisibility(tool._meta),
         validateArguments: createArgumentsValidator(tool.inputSchema),
         validateOutput: tool.outputSchema ? createArgumentsValidator(tool.outputSchema) : undefined,
         breaker,

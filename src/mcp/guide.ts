@@ -2,6 +2,7 @@
 // `tool-descriptions` prompt when it has one, else a short guide built from its
 // tool list. Server `instructions` from initialize come first either way.
 import type { GetPromptResult } from "@modelcontextprotocol/client";
+import { visibleTo } from "./app-ui";
 import type { ServerConnection } from "./connection";
 import { errorMessage } from "../shared/logger";
 
@@ -44,6 +45,8 @@ export async function serverGuide(
 function generatedGuide(connection: ServerConnection): string {
   const lines = [`Server "${connection.name}" offers these tools:`];
   for (const tool of connection.tools.values()) {
+    // A tool only its MCP App calls is not the model's (app-ui.ts).
+    if (!visibleTo(tool.uiVisibility, "model")) continue;
     const params = Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
     const summary = (tool.description ?? "").split("\n")[0]?.slice(0, 200) ?? "";
     lines.push(`- ${tool.qualifiedName}(${params.join(", ")})${summary ? `: ${summary}` : ""}`);

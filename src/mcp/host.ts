@@ -8,6 +8,7 @@ import { defaultBackoff, withRetry, type BackoffPolicy } from "../shared/backoff
 import { defaultBreaker, type BreakerPolicy } from "./breaker";
 import { z } from "zod";
 import { CacheStatsSchema, defaultCache, TtlLruCache, type CachePolicy } from "./cache";
+import { MCP_APP_MIME, MCP_APPS_EXTENSION } from "./app-ui";
 import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type ToolView } from "./capabilities";
 import { callTool, isTransient, linkSignal, translateError, type CallToolOptions } from "./call";
 import type { McpConfig } from "../shared/mcp-config/config";
@@ -94,7 +95,8 @@ export class McpHost {
   }
 
   async connect(config: McpConfig): Promise<ConnectReport> {
-    const capabilities = capabilitiesFor(this.handlers);
+    // MCP Apps: the page renders `ui://` HTML resources (public/mcp-app-frame.js), so servers may offer them.
+    const capabilities = { ...capabilitiesFor(this.handlers), extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] } } };
     for (const server of config.servers) {
       if (this.connections.has(server.name)) throw new Error(`server "${server.name}" is already connected`);
       this.connections.set(

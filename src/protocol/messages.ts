@@ -123,6 +123,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     arguments: z.record(z.string(), z.unknown()).optional(),
     /** For sampling: what the server wants the model to answer. */
     prompt: z.string().optional(),
+    /** A tool call an MCP App asks for (framed in the page), not the model. */
+    fromApp: z.boolean().optional(),
   }),
   z.object({ type: z.literal("approval_resolved"), callId: z.string(), approved: z.boolean() }),
   z.object({

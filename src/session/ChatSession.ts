@@ -18,6 +18,7 @@ import { callDirect, serversInfo } from "./direct-calls";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
 import { toWire, type ClientMessage, type HistoryEntry, type Usage } from "../protocol/messages";
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
+import { AppCalls, readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
 import { TurnRunner } from "./turn-runner";
 import { sessionOAuthProvider } from "../users/oauth-storage";
 import { AttachmentStore } from "./attachment-store";
@@ -43,6 +44,8 @@ export class ChatSession extends ProtocolAgent<Env> {
   /** A background retry is scheduled (in memory: after a wake at worst one extra retry runs). */
   private retryScheduled = false;
   private lastTouched = 0;
+  /** MCP Apps' tool calls waiting for approval or running (ended by a reset or delete). */
+  private readonly appCalls = new AppCalls((message) => this.sendAll(message));
 
   private get runtime(): RuntimeConfig {
     return runtimeConfig(this.env);
@@ -215,6 +218,7 @@ export class ChatSession extends ProtocolAgent<Env> {
         return this.sendTo(connection, { type: "pong" });
       case "reset":
         this.sessionTurns.cancel(undefined, "reset");
+        this.appCalls.cancelAll("reset");
         this.sessionStore.clear();
         void this.keepAliveWhile(() => this.sessionAttachments.forget(this.mcpCache?.host()));
         this.sendAll({ type: "history", entries: [] });
@@ -320,6 +324,23 @@ export class ChatSession extends ProtocolAgent<Env> {
     return this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, () => callDirect(this.sessionMcp, this.sessionApprovals, (entry) => this.record(entry), name, args, approval.approved));
   }
 
+  /** MCP Apps: the HTML and declared CSP of a `ui://` resource a tool of `server` declares (mcp-apps.ts). */
+  async appResource(server: string, uri: string): Promise<AppResourceOutcome> {
+    return this.keepAliveWhile(() => readAppResource(this.sessionMcp, server, uri));
+  }
+
+  /** MCP Apps: a tool call from an app framed in the page, asked for approval like a model's call. */
+  async appToolCall(request: { id?: string; server: string; tool: string; arguments: Record<string, unknown> }): Promise<AppToolCallOutcome> {
+    const spend = await this.spend("call");
+    if (!spend.ok) return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
+    return this.keepAliveWhile(() => this.appCalls.call(this.sessionMcp, this.sessionApprovals, request));
+  }
+
+  /** MCP Apps: the page cancels an app's pending call (its app went away, or cancelled it). */
+  cancelAppToolCall(id: string): boolean {
+    return this.appCalls.cancel(id);
+  }
+
   /** Closes and reopens this session's MCP connections (after a server was fixed, or its config changed). */
   async restartServers(): Promise<void> {
     // A changed list already rebuilt the connections; otherwise rebuild them now.
@@ -356,6 +377,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     // The owner stays recorded: a deleted id can never be claimed by someone else.
     if (this.sessionStore.getSetting<boolean>(LISTED_KEY)) await this.account()?.removeSession(this.name);
     this.sessionTurns.cancel(undefined, "session deleted");
+    this.appCalls.cancelAll("session deleted");
     await this.sessionAttachments.forget(this.mcpCache?.host());
     await this.mcpCache?.close();
     this.mcpCache = undefined;

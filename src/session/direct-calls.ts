@@ -29,6 +29,7 @@ export async function serversInfo(mcp: SessionMcp, approvals: Approvals): Promis
         title: t.title,
         description: t.description,
         inputSchema: t.inputSchema,
+        uiResourceUri: t.uiResourceUri,
         needsApproval: approvals.needsApproval(t.server, t.name),
       })),
       prompts: (caps?.prompts ?? []).map((p) => ({ name: p.name, description: p.description })),

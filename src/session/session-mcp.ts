@@ -10,6 +10,7 @@ import type { LlmProvider } from "../llm/provider";
 import type { ToolView } from "../mcp/capabilities";
 import type { McpConfig, RemoteServerConfig } from "../shared/mcp-config/config";
 import type { ServerGuide } from "../mcp/guide";
+import { visibleTo } from "../mcp/app-ui";
 import { McpHost } from "../mcp/host";
 import { errorMessage } from "../shared/logger";
 import { configKey, DiscoveryCache } from "./discovery-cache";
@@ -218,7 +219,8 @@ export class SessionMcp {
     if (!this.toolCache) {
       const enabled = this.enabled();
       const all = this.connected ? this.mcpHost.tools() : (this.discovery.get()?.tools ?? this.mcpHost.tools());
-      this.toolCache = all.filter((t) => enabled(t.server));
+      // MCP Apps: a tool only its app may call (`_meta.ui.visibility: ["app"]`) is kept from the model.
+      this.toolCache = all.filter((t) => enabled(t.server) && visibleTo(t.uiVisibility, "model"));
     }
     return this.toolCache;
   }

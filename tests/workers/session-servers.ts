@@ -1,11 +1,14 @@
 // What the chat-session tests in workerd talk to: the real bridge (CLI) serving
 // server-filesystem on a temp folder and server-everything, plus the mcp.json the
-// Worker gets as MCP_CONFIG (stdio entries reach it through the bridge).
+// Worker gets as MCP_CONFIG (stdio entries reach it through the bridge). The bridge
+// also runs ext-apps' example app server and tests/fixtures/csp-app-server.mjs, which MCP_CONFIG leaves out: the MCP Apps
+// tests add it as a user's own server (the bridge's URL), so other tests' sessions
+// never see it.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startBridge, type RunningBridge } from "../fixtures/bridge";
-import { everythingBin, filesystemBin } from "../fixtures/servers";
+import { basicAppBin, everythingBin, filesystemBin, repoRoot } from "../fixtures/servers";
 
 export interface SessionServers {
   bridge: RunningBridge;
@@ -21,7 +24,11 @@ export async function startSessionServers(): Promise<SessionServers> {
     filesystem: { command: process.execPath, args: [filesystemBin, fsRoot] },
     everything: { command: process.execPath, args: [everythingBin, "stdio"] },
   };
-  const bridge = await startBridge(servers);
+  const bridge = await startBridge({
+    ...servers,
+    apps: { command: process.execPath, args: [basicAppBin, "--stdio"] },
+    probe: { command: process.execPath, args: [join(repoRoot, "tests", "fixtures", "csp-app-server.mjs")], env: { CSP_APP_ALLOWED: "https://cdn.example.com" } },
+  });
   const mcpConfig = JSON.stringify({
     servers: {
       filesystem: { ...servers.filesystem, alwaysAllow: ["list_directory", "read_text_file", "list_allowed_directories"] },

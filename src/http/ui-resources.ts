@@ -1,0 +1,92 @@
+// MCP Apps routes, under /sessions/{id}: the document of a tool's `ui://`
+// resource, which the page frames in a sandboxed iframe, and the tool calls an app
+// makes back, which the session asks approval for like a model's. Both need a
+// session the caller owns (404 otherwise).
+//
+//   GET  /sessions/{id}/ui-resource?server=S&uri=ui://…   the app's HTML, with its CSP as a header
+//   POST /sessions/{id}/app-tool-call  {"server", "tool", "arguments", "id"?}  → {"result": CallToolResult}
+//   DELETE /sessions/{id}/app-tool-call/{callId}  cancels a pending call of that id (204, or 404)
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { validator } from "hono/validator";
+import { z } from "zod";
+import type { AppEnv } from "../identity/identify";
+import type { AppResourceOutcome, AppToolCallOutcome } from "../session/mcp-apps";
+import { errorBody } from "../shared/error-body";
+import { MAX_JSON_DEPTH, MAX_TOOL_BODY_BYTES, tooDeep } from "../shared/limits";
+import { appCsp } from "./app-csp";
+import { errorResponse } from "./errors";
+import { ownedSession } from "./owned-session";
+
+export const uiResources = new Hono<AppEnv>();
+
+const ServerName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a server name is 1-64 letters, digits, '_' or '-'");
+
+const ResourceQuerySchema = z.object({
+  server: ServerName,
+  uri: z.string().min(1).max(2048),
+});
+
+const CallId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "a call id is 1-64 letters, digits, '_' or '-'");
+
+const AppToolCallSchema = z.object({
+  /** The page's id for the call, to cancel it by; its approval question is `app-{id}`. */
+  id: CallId.optional(),
+  server: ServerName,
+  tool: z.string().min(1).max(256),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+});
+
+const issuesOf = (error: z.ZodError) => error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+
+const resourceQuery = validator("query", (value, c) => {
+  const parsed = ResourceQuerySchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  return c.json(errorBody("bad_request", "give ?server=NAME&uri=ui://… once each", { issues: issuesOf(parsed.error) }), 400);
+});
+
+uiResources.get("/:id/ui-resource", resourceQuery, async (c) => {
+  const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+  if (owned instanceof Response) return owned;
+  const { server, uri } = c.req.valid("query");
+  // The RPC stub's mapped type loses the union's discriminant: the shape is the same.
+  const outcome = (await owned.appResource(server, uri)) as AppResourceOutcome;
+  if (!outcome.ok) return errorResponse(c, outcome.error);
+  return c.body(outcome.resource.html, 200, {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": appCsp(outcome.resource.csp),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    // A server may change its app; the page asks again for each card.
+    "Cache-Control": "no-store",
+  });
+});
+
+const callBody = validator("json", (value, c) => {
+  if (tooDeep(value)) return c.json(errorBody("bad_request", `the body nests deeper than ${MAX_JSON_DEPTH} levels`), 400);
+  const parsed = AppToolCallSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  return c.json(errorBody("bad_request", 'the body must be {"server": NAME, "tool": NAME, "arguments"?: {...}}', { issues: issuesOf(parsed.error) }), 400);
+});
+
+uiResources.post(
+  "/:id/app-tool-call",
+  bodyLimit({ maxSize: MAX_TOOL_BODY_BYTES, onError: (c) => c.json(errorBody("payload_too_large", `the body is larger than ${MAX_TOOL_BODY_BYTES} bytes`), 413) }),
+  callBody,
+  async (c) => {
+    const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+    if (owned instanceof Response) return owned;
+    const outcome = (await owned.appToolCall(c.req.valid("json"))) as AppToolCallOutcome;
+    if (!outcome.ok) return errorResponse(c, outcome.error);
+    return c.json({ result: outcome.result });
+  },
+);
+
+uiResources.delete("/:id/app-tool-call/:callId", async (c) => {
+  const callId = CallId.safeParse(c.req.param("callId"));
+  if (!callId.success) return c.json(errorBody("bad_request", callId.error.issues[0]?.message ?? "bad call id"), 400);
+  const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+  if (owned instanceof Response) return owned;
+  if (!(await owned.cancelAppToolCall(callId.data))) return c.json(errorBody("not_found", `no pending app call ${callId.data}`), 404);
+  return c.body(null, 204);
+});
