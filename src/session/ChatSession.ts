@@ -1,7 +1,8 @@
 // The chat session Durable Object (one per session id): lifecycle hooks and
 // routing. History lives in SQLite (history.ts), turns in turn-runner.ts,
-// approvals in ../approval, MCP connections in session-mcp.ts; this class wires
-// them to its sockets and to the Worker's RPC calls. A session belongs to the
+// approvals in ../approval, MCP connections in session-mcp.ts, its owner and their
+// account (spend, runtime servers, the session list) in session-owner.ts; this class
+// wires them to its sockets and to the Worker's RPC calls. A session belongs to the
 // user who first opened it; the Worker admits only them.
 import type { Connection, ConnectionContext } from "agents";
 import { Approvals } from "../approval/approvals";
@@ -10,9 +11,6 @@ import { runtimeConfig, type RuntimeConfig } from "../config/runtime-config";
 import type { DirectCallOutcome, ServerInfo } from "./answers";
 import type { HostMetrics } from "../mcp/host";
 import { errorMessage } from "../shared/logger";
-import { userAccount } from "../users/account";
-import { validateUserServer } from "../users/user-servers";
-import type { SpendDecision, SpendKind } from "../users/UserAccount";
 import { KEEP_ALIVE_GRACE_MS, ProtocolAgent } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
@@ -20,6 +18,7 @@ import { toWire, type ClientMessage, type HistoryEntry, type Usage } from "../pr
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
 import { AppCalls, readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
 import { TurnRunner } from "./turn-runner";
+import { SessionOwner, type Admission } from "./session-owner";
 import { sessionOAuthProvider } from "../users/oauth-storage";
 import { AttachmentStore } from "./attachment-store";
 import { SessionAttachments } from "./attachments";
@@ -27,12 +26,9 @@ import { catalogComplete, catalogList, type CatalogKind, type CatalogList, type 
 import { openWithAttachments, openWithPrompt } from "./prompt-opening";
 import type { CompleteInput, Completion } from "../mcp/catalog";
 
-const OWNER_KEY = "owner";
-const LISTED_KEY = "listed";
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
 
-export type Admission = "owner" | "claimed" | "denied";
 
 export class ChatSession extends ProtocolAgent<Env> {
   private storeCache?: HistoryStore;
@@ -41,9 +37,9 @@ export class ChatSession extends ProtocolAgent<Env> {
   private turnsCache?: TurnRunner;
   private attachmentsCache?: SessionAttachments;
   private attachmentStoreCache?: AttachmentStore;
+  private ownerCache?: SessionOwner;
   /** A background retry is scheduled (in memory: after a wake at worst one extra retry runs). */
   private retryScheduled = false;
-  private lastTouched = 0;
   /** MCP Apps' tool calls waiting for approval or running (ended by a reset or delete). */
   private readonly appCalls = new AppCalls((message) => this.sendAll(message));
 
@@ -54,6 +50,11 @@ export class ChatSession extends ProtocolAgent<Env> {
   private get sessionStore(): HistoryStore {
     this.storeCache ??= new HistoryStore(this.ctx.storage.sql);
     return this.storeCache;
+  }
+
+  private get sessionOwner(): SessionOwner {
+    this.ownerCache ??= new SessionOwner(this.env, this.name, this.sessionStore, () => this.runtime.settings);
+    return this.ownerCache;
   }
 
   private get sessionApprovals(): Approvals {
@@ -69,14 +70,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   private get sessionMcp(): SessionMcp {
     this.mcpCache ??= new SessionMcp({
       env: this.env,
-      userServers: async (known) => {
-        const account = this.account();
-        if (!account) return { version: "none", servers: [] };
-        const { version, servers } = await account.serversSnapshot(known);
-        if (!servers) return { version };
-        // Stored entries were validated when saved; parsing again yields the host's config shape.
-        return { version, servers: servers.flatMap((s) => { const v = validateUserServer(s); return v.ok ? [v.config] : []; }) };
-      },
+      userServers: (known) => this.sessionOwner.servers(known),
       settings: this.runtime.settings,
       store: this.sessionStore,
       approvals: this.sessionApprovals,
@@ -86,17 +80,10 @@ export class ChatSession extends ProtocolAgent<Env> {
       },
       notice: (text) => this.record({ turnId: this.sessionTurns.running ?? null, kind: "notice", text }),
       provider: () => this.runtime.provider,
-      used: async (tokens) => {
-        await this.account()?.addUsage(tokens);
-      },
-      samplingRefusal: async () => {
-        const budget = this.runtime.settings.DAILY_TOKEN_BUDGET;
-        const account = this.account();
-        if (budget === undefined || !account) return undefined;
-        return (await account.tokensUsed()) >= budget ? `the user's daily model budget of ${budget} tokens is used up` : undefined;
-      },
+      used: (tokens) => this.sessionOwner.addUsage(tokens),
+      samplingRefusal: () => this.sessionOwner.samplingRefusal(),
       oauth: (server) => {
-        const owner = this.owner();
+        const owner = this.sessionOwner.id;
         return owner ? sessionOAuthProvider(this.env, owner, server) : undefined;
       },
     });
@@ -128,18 +115,9 @@ export class ChatSession extends ProtocolAgent<Env> {
       mcp: () => this.sessionMcp,
       approvals: this.sessionApprovals,
       config: () => this.runtime,
-      admit: () => this.spend("turn"),
-      touched: (text) => {
-        // The list's title comes from the first message; later ones only move "last activity",
-        // which a minute's precision serves as well: one RPC a minute at most, not one per turn.
-        const now = Date.now();
-        if (!this.sessionStore.getSetting<boolean>(LISTED_KEY) || now - this.lastTouched < 60_000) return;
-        this.lastTouched = now;
-        void this.account()?.touchSession(this.name, text).catch(() => (this.lastTouched = 0));
-      },
-      used: async (usage) => {
-        await this.account()?.addUsage(usage.inputTokens + usage.outputTokens);
-      },
+      admit: () => this.sessionOwner.spend("turn"),
+      touched: (text) => this.sessionOwner.touched(text),
+      used: (usage) => this.sessionOwner.addUsage(usage.inputTokens + usage.outputTokens),
       record: (entry) => this.record(entry),
       broadcast: (message) => this.sendAll(message),
       keepAliveWhile: (work) => this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
@@ -160,7 +138,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     // The Worker admitted this user before forwarding the upgrade; checked again here so
     // a socket is never attached to a session its user does not own.
     const user = context.request.headers.get(SESSION_USER_HEADER);
-    if (!user || user !== this.owner()) {
+    if (!user || user !== this.sessionOwner.id) {
       connection.close(1008, "not found");
       return;
     }
@@ -272,41 +250,16 @@ export class ChatSession extends ProtocolAgent<Env> {
     return this.sessionStore.entries().map((e) => toWire.entry(e));
   }
 
-  // ---- ownership and spend ----
-
-  private owner(): string | undefined {
-    return this.sessionStore.getSetting<string>(OWNER_KEY);
-  }
-
   private fromOwner(connection: Connection): boolean {
     const state = connection.state as { user?: unknown } | null;
-    return typeof state?.user === "string" && state.user === this.owner();
-  }
-
-  private account() {
-    const owner = this.owner();
-    return owner ? userAccount(this.env, owner) : undefined;
-  }
-
-  /** Counts a turn or direct call against the owner's limits, kept in their account across sessions and restarts. */
-  private async spend(kind: SpendKind): Promise<SpendDecision> {
-    const account = this.account();
-    if (!account) return { ok: false, code: "rate_limited", message: "This session has no owner.", retryAfterMs: 0 };
-    const { settings } = this.runtime;
-    return account.admit(kind, { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST, dailyTokens: settings.DAILY_TOKEN_BUDGET });
+    return typeof state?.user === "string" && state.user === this.sessionOwner.id;
   }
 
   // ---- RPC for the Worker (it checked the caller's identity; each call is checked against the owner) ----
 
   /** Whether `user` owns this session; the first user to open it becomes its owner. */
-  async admit(user: string, options: { claim: boolean; listed?: boolean }): Promise<Admission> {
-    const owner = this.owner();
-    if (owner !== undefined) return owner === user ? "owner" : "denied";
-    if (!options.claim) return "denied";
-    this.sessionStore.setSetting(OWNER_KEY, user);
-    this.sessionStore.setSetting(LISTED_KEY, options.listed ?? true);
-    if (options.listed ?? true) await userAccount(this.env, user).addSession(this.name);
-    return "claimed";
+  admit(user: string, options: { claim: boolean; listed?: boolean }): Promise<Admission> {
+    return this.sessionOwner.admit(user, options);
   }
 
   async serversInfo(): Promise<ServerInfo[]> {
@@ -318,7 +271,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   }
 
   async callTool(name: string, args: Record<string, unknown>, approval: { approved: boolean; remember: boolean }): Promise<DirectCallOutcome> {
-    const spend = await this.spend("call");
+    const spend = await this.sessionOwner.spend("call");
     if (!spend.ok) return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
     if (approval.approved && approval.remember) this.sessionApprovals.remember(name);
     return this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, () => callDirect(this.sessionMcp, this.sessionApprovals, (entry) => this.record(entry), name, args, approval.approved));
@@ -331,7 +284,7 @@ export class ChatSession extends ProtocolAgent<Env> {
 
   /** MCP Apps: a tool call from an app framed in the page, asked for approval like a model's call. */
   async appToolCall(request: { id?: string; server: string; tool: string; arguments: Record<string, unknown> }): Promise<AppToolCallOutcome> {
-    const spend = await this.spend("call");
+    const spend = await this.sessionOwner.spend("call");
     if (!spend.ok) return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
     return this.keepAliveWhile(() => this.appCalls.call(this.sessionMcp, this.sessionApprovals, request));
   }
@@ -375,7 +328,7 @@ export class ChatSession extends ProtocolAgent<Env> {
 
   async deleteSession(): Promise<void> {
     // The owner stays recorded: a deleted id can never be claimed by someone else.
-    if (this.sessionStore.getSetting<boolean>(LISTED_KEY)) await this.account()?.removeSession(this.name);
+    await this.sessionOwner.unlist();
     this.sessionTurns.cancel(undefined, "session deleted");
     this.appCalls.cancelAll("session deleted");
     await this.sessionAttachments.forget(this.mcpCache?.host());

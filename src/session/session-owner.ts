@@ -1,0 +1,93 @@
+// Who a session belongs to, and everything the session asks of its owner's account
+// (src/users/UserAccount.ts): admission of turns and direct calls against their
+// limits, model tokens spent, the owner's runtime servers, and the session's entry in
+// their list. The owner is recorded in the session's own storage when the Worker
+// first admits a user (the only one ever admitted after that).
+import type { Env } from "../config/env";
+import type { Settings } from "../config/settings";
+import type { RemoteServerConfig } from "../shared/mcp-config/config";
+import { userAccount } from "../users/account";
+import { validateUserServer } from "../users/user-servers";
+import type { SpendDecision, SpendKind } from "../users/UserAccount";
+import type { HistoryStore } from "./history";
+
+const OWNER_KEY = "owner";
+const LISTED_KEY = "listed";
+/** Activity in the owner's list is marked at most this often (its precision is a minute). */
+const TOUCH_EVERY_MS = 60_000;
+
+export type Admission = "owner" | "claimed" | "denied";
+
+export class SessionOwner {
+  private lastTouched = 0;
+
+  constructor(
+    private readonly env: Env,
+    private readonly sessionId: string,
+    private readonly store: HistoryStore,
+    private readonly settings: () => Settings,
+  ) {}
+
+  get id(): string | undefined {
+    return this.store.getSetting<string>(OWNER_KEY);
+  }
+
+  /** Whether `user` owns this session; the first user to open it becomes its owner. */
+  async admit(user: string, options: { claim: boolean; listed?: boolean }): Promise<Admission> {
+    const owner = this.id;
+    if (owner !== undefined) return owner === user ? "owner" : "denied";
+    if (!options.claim) return "denied";
+    this.store.setSetting(OWNER_KEY, user);
+    this.store.setSetting(LISTED_KEY, options.listed ?? true);
+    if (options.listed ?? true) await userAccount(this.env, user).addSession(this.sessionId);
+    return "claimed";
+  }
+
+  /** Counts a turn or direct call against the owner's limits, kept in their account across sessions and restarts. */
+  async spend(kind: SpendKind): Promise<SpendDecision> {
+    const account = this.account();
+    if (!account) return { ok: false, code: "rate_limited", message: "This session has no owner.", retryAfterMs: 0 };
+    const settings = this.settings();
+    return account.admit(kind, { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST, dailyTokens: settings.DAILY_TOKEN_BUDGET });
+  }
+
+  async addUsage(tokens: number): Promise<void> {
+    await this.account()?.addUsage(tokens);
+  }
+
+  /** Why a sampling request may not be answered now: the owner's daily budget is used up. */
+  async samplingRefusal(): Promise<string | undefined> {
+    const budget = this.settings().DAILY_TOKEN_BUDGET;
+    const account = this.account();
+    if (budget === undefined || !account) return undefined;
+    return (await account.tokensUsed()) >= budget ? `the user's daily model budget of ${budget} tokens is used up` : undefined;
+  }
+
+  /** The owner's runtime servers; the list only when its version differs from `known`. */
+  async servers(known?: string): Promise<{ version: string; servers?: RemoteServerConfig[] }> {
+    const account = this.account();
+    if (!account) return { version: "none", servers: [] };
+    const { version, servers } = await account.serversSnapshot(known);
+    if (!servers) return { version };
+    // Stored entries were validated when saved; parsing again yields the host's config shape.
+    return { version, servers: servers.flatMap((s) => { const v = validateUserServer(s); return v.ok ? [v.config] : []; }) };
+  }
+
+  /** The first message titles the session in the owner's list; later ones only move its "last activity". */
+  touched(text: string): void {
+    const now = Date.now();
+    if (!this.store.getSetting<boolean>(LISTED_KEY) || now - this.lastTouched < TOUCH_EVERY_MS) return;
+    this.lastTouched = now;
+    void this.account()?.touchSession(this.sessionId, text).catch(() => (this.lastTouched = 0));
+  }
+
+  /** Takes the session off the owner's list (it stays owned: a deleted id is never claimed by someone else). */
+  async unlist(): Promise<void> {
+    if (this.store.getSetting<boolean>(LISTED_KEY)) await this.account()?.removeSession(this.sessionId);
+  }
+
+  private account() {
+    const owner = this.id;
+    return owner ? userAccount(this.env, owner) : undefined;
+  }
+}
