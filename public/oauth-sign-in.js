@@ -113,7 +113,8 @@ async function signIn(name, span) {
     popup?.close();
     return failed(name, error instanceof NetworkError ? error.message : "The sign-in could not start.");
   }
-  if (!answer.ok || typeof answer.data?.url !== "string") {
+  // Only a web address is opened from our origin (the Worker refuses others too).
+  if (!answer.ok || typeof answer.data?.url !== "string" || !/^https?:\/\//i.test(answer.data.url)) {
     popup?.close();
     if (answer.data?.needed === false) return refreshSignedIn();
     return failed(name, answer.data?.error?.message ?? `The sign-in could not start (${answer.status}).`);

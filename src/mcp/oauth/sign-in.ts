@@ -77,6 +77,11 @@ export async function beginSignIn(options: BeginSignIn): Promise<URL | undefined
   const scope = computeScopeUnion(remembered, challenge.scope);
   await auth(provider, { serverUrl: server.url, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, forceReauthorization: true });
   if (!provider.authorizationUrl) throw new OAuthUnsupportedError(server.name, "the authorization server gave no authorization URL");
+  // The page opens this URL from our origin: only a web address may be opened (the SDK refuses
+  // javascript:, data: and vbscript:, not every other scheme).
+  if (!/^https?:$/.test(provider.authorizationUrl.protocol)) {
+    throw new OAuthUnsupportedError(server.name, `its authorization endpoint is not an http(s) URL (${provider.authorizationUrl.protocol})`);
+  }
   return provider.authorizationUrl;
 }
 

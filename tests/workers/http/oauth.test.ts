@@ -164,6 +164,15 @@ describe("OAuth sign-in to remote MCP servers", () => {
     expect(s.authorizeRequests).toEqual([]);
   });
 
+  it("refuses an authorization endpoint that is not an http(s) URL (the page would open it from our origin)", async () => {
+    const name = await addServer("badscheme");
+    const session = await newSession();
+    const refused = await post("/oauth/sign-in", { server: name, session });
+    expect(refused).toMatchObject({ status: 400, body: { error: { code: "oauth_unsupported" } } });
+    expect((refused.body.error as { message: string }).message).toMatch(/not an http\(s\) URL \(file:\)/);
+    expect(JSON.stringify(refused.body)).not.toContain("/etc/passwd");
+  });
+
   it("refuses a wrong, another user's, or a reused state, storing nothing", async () => {
     const name = await addServer("header");
     const session = await newSession();
