@@ -33,7 +33,10 @@ export async function showMentions(sessionId, notify) {
       .filter((t) => matches(t.name, t.title, t.uriTemplate))
       .map((t) => ({ id: `t:${t.server}:${t.uriTemplate}`, label: `${t.title ?? t.name}…`, hint: t.server, detail: t.uriTemplate, kind: "template", template: t })),
   ].slice(0, 50);
-  showPicker(items, (item) => choose(sessionId, item, now, notify), { title: "Attach a resource", empty: "No resource matches." });
+  showPicker(items, (item) => choose(sessionId, item, now, notify), {
+    title: "Attach a resource",
+    empty: resources.length + templates.length === 0 ? "The servers on in this session offer no resources." : `No resource matches "@${now.query}".`,
+  });
 }
 
 /** Drops the `@word` from the box (the chip stands for it now). */

@@ -23,7 +23,10 @@ export async function showPrompts(sessionId, start) {
     .filter((p) => p.name.toLowerCase().includes(query) || p.title?.toLowerCase().includes(query))
     .slice(0, 50)
     .map((p) => ({ id: `${p.server}:${p.name}`, label: `/${p.name}`, hint: p.server, detail: p.description ?? p.title ?? "", prompt: p }));
-  showPicker(items, (item) => choose(sessionId, item.prompt, start), { title: "Prompts", empty: "No prompt matches." });
+  showPicker(items, (item) => choose(sessionId, item.prompt, start), {
+    title: "Prompts",
+    empty: prompts.length === 0 ? "The servers on in this session offer no prompts." : `No prompt matches "/${query}".`,
+  });
 }
 
 async function choose(sessionId, prompt, start) {

@@ -180,6 +180,10 @@ describe("the page", () => {
     await script(stack.llm.url, stack.llmKey, [reply.text("Bob is promoted.")]);
     const page = await openReady();
     const box = page.locator("#composer-input");
+    // A word no prompt has: the list says so, naming it.
+    await box.pressSequentially("/zzz");
+    await expect.poll(() => page.locator("#composer-picker .picker-empty").textContent()).toBe('No prompt matches "/zzz".');
+    await box.fill("");
     await box.pressSequentially("/comp");
     await option(page, "/completable-prompt").waitFor();
     expect(await option(page, "/completable-prompt").textContent()).toContain("First argument choice narrows values for second argument.");
