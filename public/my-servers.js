@@ -9,6 +9,7 @@
 // (POST /api/servers/restart?session=ID), so the server panel shows it; each row
 // shows the server's state and tool count in this session, from the `servers` frames.
 import { NetworkError, request } from "./api.js";
+import { button } from "./buttons.js";
 import { confirmAction } from "./dialogs.js";
 import { authControl } from "./oauth-sign-in.js";
 
@@ -101,16 +102,6 @@ export function setupMyServers({ sessionId }) {
     li.querySelector(".name").textContent = name;
     stateLine(li, name);
     return li;
-  }
-
-  function button(text, label, onClick, className = "") {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = text;
-    b.className = className;
-    b.setAttribute("aria-label", label);
-    b.addEventListener("click", onClick);
-    return b;
   }
 
   function renderList() {

@@ -5,6 +5,7 @@
 // BroadcastChannel (and postMessage to our own origin). The session reconnects the
 // server itself, so its new state arrives in the next `servers` frame.
 import { NetworkError, request } from "./api.js";
+import { button } from "./buttons.js";
 
 const CHANNEL = "edgehost-oauth";
 /** Set in this tab before a full-page redirect, so the callback knows where to come back to. */
@@ -83,16 +84,6 @@ function paint(span) {
     small.textContent = note;
     span.append(small);
   }
-}
-
-function button(text, label, onClick, className) {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.textContent = text;
-  b.className = className;
-  b.setAttribute("aria-label", label);
-  b.addEventListener("click", onClick);
-  return b;
 }
 
 const failed = (name, message) => {

@@ -5,6 +5,7 @@
 import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/client";
 import type { ChatMessage, MediaPart, UserPart } from "../llm/provider";
 import { formatSize, type MediaBudget } from "./tool-results";
+import { decodeText, isTextual, mediaType } from "./blob-content";
 
 export type ResourceContents = ReadResourceResult["contents"];
 
@@ -108,23 +109,6 @@ function clip(text: string, maxChars: number): string {
   return text.length > maxChars ? `${text.slice(0, maxChars)}\n…[truncated ${text.length - maxChars} characters]` : text;
 }
 
-function mediaType(mimeType: string | undefined): MediaPart["type"] | undefined {
-  if (mimeType?.startsWith("image/")) return "image";
-  if (mimeType?.startsWith("audio/")) return "audio";
-  return undefined;
-}
-
-function isTextual(mimeType: string | undefined): boolean {
-  return !!mimeType && (mimeType.startsWith("text/") || /^application\/([\w.+-]+\+)?(json|xml|yaml|javascript)\b/.test(mimeType));
-}
-
-function decodeText(base64: string): string | undefined {
-  try {
-    return new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
-  } catch {
-    return undefined;
-  }
-}
 
 function decodedSize(base64: string): number {
   const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;

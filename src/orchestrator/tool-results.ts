@@ -5,6 +5,7 @@
 // row holds at most 2 MB): the recorded result says which ones the model got.
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { MediaPart } from "../llm/provider";
+import { decodeText, isTextual, mediaType } from "./blob-content";
 
 /**
  * Base64 characters of media one turn may pass on. Every later model request of the
@@ -97,24 +98,6 @@ function historyNote(media: MediaPart[]): string {
   return `[${named.join(", ")} went to the model with this result; media are not kept in the history]`;
 }
 
-function mediaType(mimeType: string | undefined): MediaPart["type"] | undefined {
-  if (mimeType?.startsWith("image/")) return "image";
-  if (mimeType?.startsWith("audio/")) return "audio";
-  return undefined;
-}
-
-/** Blobs a model can read once decoded (some servers send text as a blob). */
-function isTextual(mimeType: string | undefined): boolean {
-  return !!mimeType && (mimeType.startsWith("text/") || /^application\/([\w.+-]+\+)?(json|xml|yaml|javascript)\b/.test(mimeType));
-}
-
-function decodeText(base64: string): string | undefined {
-  try {
-    return new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
-  } catch {
-    return undefined;
-  }
-}
 
 /** Whether a text part is the structured content's own JSON (servers SHOULD send it so). */
 function sameJson(text: string, value: unknown): boolean {
