@@ -157,11 +157,11 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   /** Counts one turn or direct call against the user's rate, and for turns checks the daily token budget. */
-  async admit(kind: SpendKind, limits: BucketLimits & { dailyTokens?: number }, now = Date.now()): Promise<SpendDecision> {
+  admit(kind: SpendKind, limits: BucketLimits & { dailyTokens?: number }, now = Date.now()): SpendDecision {
     if (kind === "turn" && limits.dailyTokens !== undefined && this.tokensUsed(now) >= limits.dailyTokens) {
       return { ok: false, code: "budget_exhausted", message: `Your daily model budget of ${limits.dailyTokens} tokens is used up; it renews at 00:00 UTC.` };
     }
-    const stored = BucketSchema.safeParse(await this.ctx.storage.get(bucketKey(kind)));
+    const stored = BucketSchema.safeParse(this.ctx.storage.kv.get(bucketKey(kind)));
     const { bucket, waitMs } = takeToken(stored.success ? (stored.data as Bucket) : undefined, limits, now);
     // Every turn passes here before its first model call. A write's commit holds back what
     // the object sends next (its answer) until the storage confirms it, a disk sync or a
