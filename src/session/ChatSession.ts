@@ -115,7 +115,11 @@ export class ChatSession extends ProtocolAgent<Env> {
       mcp: () => this.sessionMcp,
       approvals: this.sessionApprovals,
       config: () => this.runtime,
-      admit: () => this.sessionOwner.spend("turn"),
+      admit: () => {
+        const begun = this.sessionOwner.beginTurn(this.sessionMcp.knownUserVersion);
+        this.sessionMcp.useUserServers(begun.then((b) => b.servers));
+        return begun.then((b) => b.decision);
+      },
       touched: (text) => this.sessionOwner.touched(text),
       used: (usage) => this.sessionOwner.addUsage(usage.inputTokens + usage.outputTokens),
       record: (entry) => this.record(entry),

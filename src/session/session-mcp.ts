@@ -168,13 +168,17 @@ export class SessionMcp {
     return true;
   }
 
+  /** The version of the owner's server list this session last read (undefined before the first read). */
+  get knownUserVersion(): string | undefined {
+    return this.userVersion;
+  }
+
   /**
-   * Starts reading the owner's servers now, for the next syncUserServers: a turn asks
-   * while its admission (a call to the same account) is in flight, so the two round
-   * trips overlap instead of following each other.
+   * A read of the owner's servers for the next syncUserServers, asked against
+   * `knownUserVersion`: a turn gets it in the same call to the account as its
+   * admission, so the turn waits for one round trip, not two.
    */
-  prefetchUserServers(): void {
-    const read = this.deps.userServers(this.userVersion);
+  useUserServers(read: Promise<UserServers>): void {
     read.catch(() => undefined); // a failure is reported by the sync that uses it
     this.prefetched = { known: this.userVersion, read };
   }

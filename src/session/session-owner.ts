@@ -7,7 +7,7 @@ import type { Env } from "../config/env";
 import type { Settings } from "../config/settings";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
-import { validateUserServer } from "../users/user-servers";
+import { validateUserServer, type StoredUserServer } from "../users/user-servers";
 import type { SpendDecision, SpendKind } from "../users/UserAccount";
 import type { HistoryStore } from "./history";
 
@@ -17,6 +17,17 @@ const LISTED_KEY = "listed";
 const TOUCH_EVERY_MS = 60_000;
 
 export type Admission = "owner" | "claimed" | "denied";
+
+/** The owner's runtime servers in the host's config shape; `servers` only when the list changed. */
+export type UserServerList = { version: string; servers?: RemoteServerConfig[] };
+
+const NO_OWNER: SpendDecision = { ok: false, code: "rate_limited", message: "This session has no owner.", retryAfterMs: 0 };
+
+function toConfigs({ version, servers }: { version: string; servers?: StoredUserServer[] }): UserServerList {
+  if (!servers) return { version };
+  // Stored entries were validated when saved; parsing again yields the host's config shape.
+  return { version, servers: servers.flatMap((s) => { const v = validateUserServer(s); return v.ok ? [v.config] : []; }) };
+}
 
 export class SessionOwner {
   private lastTouched = 0;
@@ -46,9 +57,21 @@ export class SessionOwner {
   /** Counts a turn or direct call against the owner's limits, kept in their account across sessions and restarts. */
   async spend(kind: SpendKind): Promise<SpendDecision> {
     const account = this.account();
-    if (!account) return { ok: false, code: "rate_limited", message: "This session has no owner.", retryAfterMs: 0 };
+    if (!account) return NO_OWNER;
+    return account.admit(kind, this.limits(kind === "turn"));
+  }
+
+  private limits(turn: boolean) {
     const settings = this.settings();
-    return account.admit(kind, { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST, dailyTokens: settings.DAILY_TOKEN_BUDGET });
+    return { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST, dailyTokens: turn ? settings.DAILY_TOKEN_BUDGET : undefined };
+  }
+
+  /** A turn's admission and the owner's servers (when changed since `known`), in one call to the account. */
+  async beginTurn(known?: string): Promise<{ decision: SpendDecision; servers: UserServerList }> {
+    const account = this.account();
+    if (!account) return { decision: NO_OWNER, servers: { version: "none", servers: [] } };
+    const begun = await account.beginTurn(this.limits(true), known);
+    return { decision: begun.decision, servers: toConfigs(begun.servers) };
   }
 
   async addUsage(tokens: number): Promise<void> {
@@ -64,13 +87,10 @@ export class SessionOwner {
   }
 
   /** The owner's runtime servers; the list only when its version differs from `known`. */
-  async servers(known?: string): Promise<{ version: string; servers?: RemoteServerConfig[] }> {
+  async servers(known?: string): Promise<UserServerList> {
     const account = this.account();
     if (!account) return { version: "none", servers: [] };
-    const { version, servers } = await account.serversSnapshot(known);
-    if (!servers) return { version };
-    // Stored entries were validated when saved; parsing again yields the host's config shape.
-    return { version, servers: servers.flatMap((s) => { const v = validateUserServer(s); return v.ok ? [v.config] : []; }) };
+    return toConfigs(await account.serversSnapshot(known));
   }
 
   /** The first message titles the session in the owner's list; later ones only move its "last activity". */

@@ -22,7 +22,7 @@ export interface TurnRunnerDeps {
   mcp: () => SessionMcp;
   approvals: Approvals;
   config: () => RuntimeConfig;
-  /** Counts a turn against the owner's limits (rate, daily tokens). */
+  /** Counts a turn against the owner's limits (rate, daily tokens); the same call to the account reads the owner's servers for the turn. */
   admit: () => Promise<SpendDecision>;
   /** The first message of a session titles it in the owner's list; every one marks activity. */
   touched: (text: string) => void;
@@ -57,7 +57,6 @@ export class TurnRunner {
     this.current = turn;
     let spend: SpendDecision;
     let opening: TurnOpening;
-    this.deps.mcp().prefetchUserServers();
     try {
       opening = typeof input === "string" ? { entries: [{ kind: "user", text: input }], title: input } : await input();
       spend = await this.deps.admit();

@@ -122,6 +122,14 @@ export class UserAccount extends DurableObject<unknown> {
     return version === known ? { version } : { version, servers: this.listServers() };
   }
 
+  /**
+   * What a turn asks of the account, in one call: its admission, and the server list
+   * when it changed since `known` (a session reconciles its connections with it).
+   */
+  beginTurn(limits: BucketLimits & { dailyTokens?: number }, known?: string, now = Date.now()): { decision: SpendDecision; servers: { version: string; servers?: StoredUserServer[] } } {
+    return { decision: this.admit("turn", limits, now), servers: this.serversSnapshot(known) };
+  }
+
   /** Changes whenever the list or an entry changes: sessions compare it to reconcile. */
   serversVersion(): string {
     if (this.versionCache !== undefined) return this.versionCache;
