@@ -5,7 +5,7 @@
 import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/client";
 import type { ChatMessage, MediaPart, UserPart } from "../llm/provider";
 import { formatSize, type MediaBudget } from "./tool-results";
-import { decodeText, isTextual, mediaType } from "./blob-content";
+import { clip, decodedSize, decodeText, isTextual, mediaType } from "./blob-content";
 
 export type ResourceContents = ReadResourceResult["contents"];
 
@@ -105,12 +105,5 @@ export function promptTurnMessages(result: GetPromptResult, mediaUri: (index: nu
   return out;
 }
 
-function clip(text: string, maxChars: number): string {
-  return text.length > maxChars ? `${text.slice(0, maxChars)}\n…[truncated ${text.length - maxChars} characters]` : text;
-}
 
 
-function decodedSize(base64: string): number {
-  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
-  return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
-}

@@ -5,7 +5,8 @@
 // row holds at most 2 MB): the recorded result says which ones the model got.
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { MediaPart } from "../llm/provider";
-import { decodeText, isTextual, mediaType } from "./blob-content";
+import { mediaNames } from "../llm/media";
+import { clip, decodedSize, decodeText, isTextual, mediaType } from "./blob-content";
 
 /**
  * Base64 characters of media one turn may pass on. Every later model request of the
@@ -87,15 +88,13 @@ export function reduceToolResult(result: CallToolResult, maxChars: number, budge
   const lines = result.content.map(line);
   if (structured && !lines.some((text) => sameJson(text, structured))) lines.push(JSON.stringify(structured));
   const text = lines.join("\n");
-  const value = text.length > maxChars ? `${text.slice(0, maxChars)}\n…[truncated ${text.length - maxChars} characters]` : text;
+  const value = clip(text, maxChars);
   return { value, media, recorded: media.length > 0 ? `${value}\n${historyNote(media)}` : value };
 }
 
 /** The line the history keeps in place of the media themselves. */
 function historyNote(media: MediaPart[]): string {
-  const counts = { image: 0, audio: 0 };
-  const named = media.map((part) => `${part.type} ${++counts[part.type]} (${part.mimeType})`);
-  return `[${named.join(", ")} went to the model with this result; media are not kept in the history]`;
+  return `[${mediaNames(media).join(", ")} went to the model with this result; media are not kept in the history]`;
 }
 
 
@@ -106,12 +105,6 @@ function sameJson(text: string, value: unknown): boolean {
   } catch {
     return false;
   }
-}
-
-/** Bytes that base64 text stands for. */
-function decodedSize(base64: string): number {
-  const padding = base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0;
-  return Math.max(0, Math.floor((base64.length * 3) / 4) - padding);
 }
 
 export function formatSize(bytes: number): string {

@@ -158,10 +158,12 @@ export class ChatSession extends ProtocolAgent<Env> {
     // A socket that (re)connects during a turn learns it is running.
     const running = this.sessionTurns.running;
     if (running) this.sendTo(connection, { type: "turn_start", turnId: running });
-    // A page is watching now: a server left unavailable (a bridge restarted meanwhile) is retried.
-    void this.keepAliveWhile(() => connecting).then(() => this.watchUnavailable());
-    // Attached resources stay subscribed while a page watches (a wake-up opened new MCP sessions).
-    void this.keepAliveWhile(() => connecting.then(() => this.sessionAttachments.resubscribe(this.sessionMcp.host()))).catch(() => undefined);
+    // A page is watching now: a server left unavailable (a bridge restarted meanwhile) is retried,
+    // and attached resources are subscribed again if a wake-up opened new MCP sessions.
+    void this.keepAliveWhile(async () => {
+      await connecting;
+      await this.sessionAttachments.resubscribe(this.sessionMcp.host()).catch(() => undefined);
+    }).then(() => this.watchUnavailable());
     this.watchUnavailable();
   }
 

@@ -27,10 +27,13 @@ export interface StoredAttachment {
   /** "resource": attached by the user (subscribed when the server allows); "prompt": a prompt's own content. */
   source: "resource" | "prompt";
   contents: ResourceContents;
-  updatedAt: number;
 }
 
 export class AttachmentStore {
+  // Rows as parsed, by server and uri: every turn rebuilds its parts from the attachments
+  // of the whole history, and parsing up to 1.5 MB a row each time is work done again.
+  private readonly parsed = new Map<string, StoredAttachment | undefined>();
+
   constructor(
     private readonly sql: SqlStorage,
     private readonly now: () => number = Date.now,
@@ -47,7 +50,8 @@ export class AttachmentStore {
     )`);
   }
 
-  put(entry: Omit<StoredAttachment, "updatedAt">): void {
+  put(entry: StoredAttachment): void {
+    this.parsed.delete(cacheKey(entry.server, entry.uri));
     this.sql.exec(
       `INSERT INTO attachment_contents (server, uri, name, mime_type, source, contents, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(server, uri) DO UPDATE SET name = COALESCE(excluded.name, attachment_contents.name), mime_type = excluded.mime_type,
@@ -65,6 +69,12 @@ export class AttachmentStore {
   }
 
   get(server: string, uri: string): StoredAttachment | undefined {
+    const key = cacheKey(server, uri);
+    if (!this.parsed.has(key)) this.parsed.set(key, this.read(server, uri));
+    return this.parsed.get(key);
+  }
+
+  private read(server: string, uri: string): StoredAttachment | undefined {
     const row = this.sql
       .exec<{ server: string; uri: string; name: string | null; mime_type: string | null; source: string; contents: string; updated_at: number }>(
         "SELECT * FROM attachment_contents WHERE server = ? AND uri = ?",
@@ -87,7 +97,6 @@ export class AttachmentStore {
       mimeType: row.mime_type ?? undefined,
       source: row.source === "prompt" ? "prompt" : "resource",
       contents,
-      updatedAt: row.updated_at,
     };
   }
 
@@ -101,9 +110,12 @@ export class AttachmentStore {
   }
 
   clear(): void {
+    this.parsed.clear();
     this.sql.exec("DELETE FROM attachment_contents");
   }
 }
+
+const cacheKey = (server: string, uri: string) => `${server}\n${uri}`;
 
 function storable(contents: ResourceContents): string {
   const all = JSON.stringify(contents);

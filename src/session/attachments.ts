@@ -72,7 +72,7 @@ export class SessionAttachments {
     if (!entry.attachments?.length) return undefined;
     // Connections rebuilt since (a restart, a changed server list): subscribe again on the new ones.
     const host = this.deps.host();
-    if (!this.watched.has(host)) void this.deps.keepAliveWhile(() => this.resubscribe(host)).catch(() => undefined);
+    void this.deps.keepAliveWhile(() => this.resubscribe(host)).catch(() => undefined);
     return entry.attachments.flatMap((ref): UserPart[] => {
       const stored = this.deps.store.get(ref.server, ref.uri);
       if (!stored) return [{ type: "text", text: `[attached resource ${ref.uri} from "${ref.server}" is no longer available]` }];
@@ -80,8 +80,13 @@ export class SessionAttachments {
     });
   }
 
-  /** Subscribes again to every attached resource of `host` (a new connection forgot the old subscriptions). */
+  /**
+   * Subscribes again to every attached resource of `host` (a new connection forgot the
+   * old subscriptions). A host already watched needs nothing: its servers are subscribed
+   * again whenever they turn ready (see watch).
+   */
   async resubscribe(host: McpHost): Promise<void> {
+    if (this.watched.has(host)) return;
     this.watch(host);
     await Promise.all(this.deps.store.attached().map((ref) => this.subscribeTo(host, ref)));
   }

@@ -11,6 +11,7 @@ import { ToolNotFoundError } from "../mcp/errors";
 import { EdgehostError, type PublicError } from "../shared/errors";
 import type { ServerMessage } from "../protocol/messages";
 import type { SessionMcp } from "./session-mcp";
+import { decodeText } from "../orchestrator/blob-content";
 
 /** An app's HTML larger than this is refused (the Worker holds it in memory to answer). */
 export const MAX_APP_HTML_BYTES = 5 * 1024 * 1024;
@@ -48,6 +49,13 @@ function failure(error: unknown): { ok: false; error: PublicError } {
   return { ok: false, error: error instanceof EdgehostError ? error.toPublic() : { code: "internal", message: "the request failed" } };
 }
 
+/** A blob that is not base64 is a broken server, not a bad resource: an internal error, as before. */
+function decodeBlob(blob: string): string {
+  const text = decodeText(blob);
+  if (text === undefined) throw new Error("the app's blob is not valid base64");
+  return text;
+}
+
 /** The HTML and declared CSP of `uri`, which a tool of `server` must declare as its UI. */
 export async function readAppResource(mcp: SessionMcp, server: string, uri: string): Promise<AppResourceOutcome> {
   try {
@@ -59,7 +67,7 @@ export async function readAppResource(mcp: SessionMcp, server: string, uri: stri
     if (!content) throw new BadUiResourceError("it has no contents");
     const mime = (content.mimeType ?? "").replace(/\s+/g, "").toLowerCase();
     if (mime !== MCP_APP_MIME) throw new BadUiResourceError(`its type is ${content.mimeType ?? "not given"}, not ${MCP_APP_MIME}`);
-    const html = "text" in content && typeof content.text === "string" ? content.text : "blob" in content && typeof content.blob === "string" ? new TextDecoder().decode(Uint8Array.from(atob(content.blob), (c) => c.charCodeAt(0))) : undefined;
+    const html = "text" in content && typeof content.text === "string" ? content.text : "blob" in content && typeof content.blob === "string" ? decodeBlob(content.blob) : undefined;
     if (html === undefined) throw new BadUiResourceError("it has neither text nor blob");
     if (html.length > MAX_APP_HTML_BYTES) throw new BadUiResourceError(`it is larger than ${MAX_APP_HTML_BYTES} bytes`);
     return { ok: true, resource: { html, csp: resourceCsp(content._meta) } };
