@@ -21,10 +21,10 @@ export const RETRY_MS = 1_000;
  * plus the final answer: 256 events is over 80 events a second for 3 s, and 1 MiB holds
  * any ordinary tool result while 20 sessions with broken streams stay near 20 MiB.
  */
-export const REPLAY_MAX_EVENTS = 256;
-export const REPLAY_MAX_BYTES = 1024 * 1024;
+const REPLAY_MAX_EVENTS = 256;
+const REPLAY_MAX_BYTES = 1024 * 1024;
 
-export const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" };
+const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" };
 
 /** Clients before 2025-11-25 cannot take an event with empty data (the priming event): they try to parse it. */
 export const PRIMING_SINCE = "2025-11-25";

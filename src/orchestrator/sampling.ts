@@ -14,7 +14,7 @@ import { MediaBudget } from "./tool-results";
 export type SamplingParams = CreateMessageRequest["params"];
 
 /** OpenAI's chat completions take at most 4 stop sequences (Gemini 5): the smaller bound for both. */
-export const MAX_STOP_SEQUENCES = 4;
+const MAX_STOP_SEQUENCES = 4;
 
 export interface SamplingDeps {
   provider: LlmProvider;
@@ -83,7 +83,7 @@ export async function answerSampling(params: SamplingParams, deps: SamplingDeps,
 }
 
 /** Gemini's and OpenAI's finish reasons as MCP's; any other (SAFETY, content_filter) is passed on as the provider said it. */
-export function stopReasonOf(finishReason: string, stopSequence: string | undefined): string {
+function stopReasonOf(finishReason: string, stopSequence: string | undefined): string {
   if (stopSequence !== undefined) return "stopSequence";
   const reason = finishReason.toUpperCase();
   if (reason === "MAX_TOKENS" || reason === "LENGTH") return "maxTokens";

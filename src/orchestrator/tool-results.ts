@@ -14,9 +14,9 @@ import { clip, decodedSize, decodeText, isTextual, mediaType } from "./blob-cont
  * the page gets them in status frames, and a Worker has 128 MB of memory: 4 MB keeps
  * all of these comfortable while a few screenshots still fit.
  */
-export const MEDIA_TURN_BUDGET = 4 * 1024 * 1024;
+const MEDIA_TURN_BUDGET = 4 * 1024 * 1024;
 /** Base64 characters one part may have: half the turn's budget, so one large image cannot take it all. */
-export const MEDIA_PART_LIMIT = 2 * 1024 * 1024;
+const MEDIA_PART_LIMIT = 2 * 1024 * 1024;
 
 /** What is left of a turn's media budget; the calls of a step draw on it as they finish. */
 export class MediaBudget {

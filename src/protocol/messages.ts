@@ -12,7 +12,7 @@ export const MAX_MESSAGE_CHARS = 16_000;
 const id = z.string().min(1).max(128);
 
 /** A resource attached to a message: which server, which uri (README: attaching resources). */
-export const AttachmentRefSchema = z.object({ server: z.string().min(1).max(64), uri: z.string().min(1).max(2048) });
+const AttachmentRefSchema = z.object({ server: z.string().min(1).max(64), uri: z.string().min(1).max(2048) });
 /** Frame bound only; the session's own limit (src/session/attachments.ts) is lower and answered with a typed error. */
 const attachments = z.array(AttachmentRefSchema).max(64).optional();
 
@@ -77,7 +77,7 @@ export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 export const SessionServerSchema = ServerStatusSchema.pick({ name: true, state: true, toolCount: true, lastError: true }).extend({ enabled: z.boolean() });
 
 /** An image or audio clip of a tool result, base64 (within the turn's media budget, src/orchestrator/tool-results.ts). */
-export const MediaSchema = z.object({ type: z.enum(["image", "audio"]), mimeType: z.string(), data: z.string() });
+const MediaSchema = z.object({ type: z.enum(["image", "audio"]), mimeType: z.string(), data: z.string() });
 
 const ProgressSchema = z.object({ progress: z.number(), total: z.number().optional(), message: z.string().optional() });
 

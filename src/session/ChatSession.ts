@@ -277,8 +277,8 @@ export class ChatSession extends ProtocolAgent<Env> {
   }
 
   async callTool(name: string, args: Record<string, unknown>, approval: { approved: boolean; remember: boolean }): Promise<DirectCallOutcome> {
-    const spend = await this.sessionOwner.spend("call");
-    if (!spend.ok) return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
+    const refused = await this.sessionOwner.refuseCall();
+    if (refused) return refused;
     if (approval.approved && approval.remember) this.sessionApprovals.remember(name);
     return this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, () => callDirect(this.sessionMcp, this.sessionApprovals, (entry) => this.record(entry), name, args, approval.approved));
   }
@@ -290,8 +290,8 @@ export class ChatSession extends ProtocolAgent<Env> {
 
   /** MCP Apps: a tool call from an app framed in the page, asked for approval like a model's call. */
   async appToolCall(request: { id?: string; server: string; tool: string; arguments: Record<string, unknown> }): Promise<AppToolCallOutcome> {
-    const spend = await this.sessionOwner.spend("call");
-    if (!spend.ok) return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
+    const refused = await this.sessionOwner.refuseCall();
+    if (refused) return refused;
     return this.keepAliveWhile(() => this.appCalls.call(this.sessionMcp, this.sessionApprovals, request));
   }
 

@@ -6,6 +6,7 @@ import { complete, listPrompts, listResources, listTemplates, type CatalogPrompt
 import { EdgehostError, type PublicError } from "../shared/errors";
 import type { SessionAttachments } from "./attachments";
 import type { SessionMcp } from "./session-mcp";
+import { errorMessage } from "../shared/logger";
 
 export type CatalogKind = "resources" | "resource-templates" | "prompts";
 export type CatalogList = { resources: CatalogResource[] } | { resourceTemplates: CatalogTemplate[] } | { prompts: CatalogPrompt[] };
@@ -25,6 +26,6 @@ export async function catalogComplete(attachments: SessionAttachments, mcp: Sess
     return { ok: true, body: await complete(mcp.host(), input) };
   } catch (error) {
     if (error instanceof EdgehostError) return { ok: false, error: error.toPublic() };
-    return { ok: false, error: { code: "protocol", message: `MCP server "${input.server}" could not complete: ${error instanceof Error ? error.message : String(error)}` } };
+    return { ok: false, error: { code: "protocol", message: `MCP server "${input.server}" could not complete: ${errorMessage(error)}` } };
   }
 }

@@ -14,7 +14,7 @@ import type { SessionMcp } from "./session-mcp";
 import { decodeText } from "../orchestrator/blob-content";
 
 /** An app's HTML larger than this is refused (the Worker holds it in memory to answer). */
-export const MAX_APP_HTML_BYTES = 5 * 1024 * 1024;
+const MAX_APP_HTML_BYTES = 5 * 1024 * 1024;
 
 export class NotUiResourceError extends EdgehostError {
   readonly code = "not_ui_resource";
@@ -77,7 +77,7 @@ export async function readAppResource(mcp: SessionMcp, server: string, uri: stri
 }
 
 /** The approval question's id of an app's call: the page's id, kept apart from the model's call ids. */
-export const appCallId = (id: string) => `app-${id}`;
+const appCallId = (id: string) => `app-${id}`;
 
 /**
  * Pending app calls of a session, by the page's id for each. The page cancels one

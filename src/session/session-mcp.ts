@@ -318,7 +318,7 @@ export class SessionMcp {
  * The servers whose roots alone changed, when nothing else did (same servers, same
  * entries otherwise, roots listed before and after); undefined when anything else changed.
  */
-export function rootsOnlyChanges(before: RemoteServerConfig[], after: RemoteServerConfig[]): RemoteServerConfig[] | undefined {
+function rootsOnlyChanges(before: RemoteServerConfig[], after: RemoteServerConfig[]): RemoteServerConfig[] | undefined {
   if (before.length !== after.length) return undefined;
   const byName = new Map(before.map((s) => [s.name, s]));
   const changed: RemoteServerConfig[] = [];

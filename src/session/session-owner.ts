@@ -66,6 +66,13 @@ export class SessionOwner {
     return { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST, dailyTokens: turn ? settings.DAILY_TOKEN_BUDGET : undefined };
   }
 
+  /** A direct or app tool call counted against the owner's limits: the refusal to answer with, or nothing when admitted. */
+  async refuseCall(): Promise<{ ok: false; error: { code: string; message: string; retryAfterMs?: number } } | undefined> {
+    const spend = await this.spend("call");
+    if (spend.ok) return undefined;
+    return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
+  }
+
   /** A turn's admission and the owner's servers (when changed since `known`), in one call to the account. */
   async beginTurn(known?: string): Promise<{ decision: SpendDecision; servers: UserServerList }> {
     const account = this.account();

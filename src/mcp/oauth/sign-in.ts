@@ -25,7 +25,7 @@ export interface Challenge {
  * Opens the server without a token and reads its 401 challenge through the SDK's
  * transport. Undefined when the server let us in: it needs no sign-in.
  */
-export async function readChallenge(server: RemoteServerConfig, timeoutMs = 10_000): Promise<Challenge | undefined> {
+async function readChallenge(server: RemoteServerConfig, timeoutMs = 10_000): Promise<Challenge | undefined> {
   let challenge: Challenge | undefined;
   const probe: AuthProvider = {
     token: async () => undefined,
