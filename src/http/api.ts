@@ -4,18 +4,18 @@
 // `?session=` picks one of the caller's sessions, else the caller's own console
 // session answers.
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { validator } from "hono/validator";
 import type { AppEnv } from "../identity/identify";
 import { runtimeConfig } from "../config/runtime-config";
 import { userAccount } from "../users/account";
 import { errorBody } from "../shared/error-body";
 import { errorResponse } from "./errors";
-import { MAX_JSON_DEPTH, MAX_TOOL_BODY_BYTES, tooDeep } from "../shared/limits";
+import { MAX_TOOL_BODY_BYTES } from "../shared/limits";
 import { restartServers } from "./my-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 import { ToolCallResponseSchema, type DirectCallOutcome } from "../session/answers";
 import { HealthSchema, MeSchema, MetricsSchema, ServersSchema, SessionListSchema, ToolCallRequestSchema } from "./schemas";
+import { limitBody, parsed } from "./request-body";
 
 export const api = new Hono<AppEnv>();
 
@@ -52,18 +52,11 @@ api.get("/metrics", sessionQuery, async (c) => {
   return c.json(MetricsSchema.parse(await stub.metricsInfo()));
 });
 
-const toolBody = validator("json", (value, c) => {
-  if (tooDeep(value)) return c.json(errorBody("bad_request", `the body nests deeper than ${MAX_JSON_DEPTH} levels`), 400);
-  const parsed = ToolCallRequestSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-  return c.json(errorBody("bad_request", 'the body must be {"arguments": {...}, "approved"?: boolean, "remember"?: boolean, "sessionId"?: string}', { issues }), 400);
-});
+const toolBody = parsed("json", ToolCallRequestSchema, 'the body must be {"arguments": {...}, "approved"?: boolean, "remember"?: boolean, "sessionId"?: string}', { checkDepth: true });
 
 api.post(
   "/tools/:name",
-  // Counts bytes as they arrive (a declared Content-Length cannot lie its way past it).
-  bodyLimit({ maxSize: MAX_TOOL_BODY_BYTES, onError: (c) => c.json(errorBody("payload_too_large", `the body is larger than ${MAX_TOOL_BODY_BYTES} bytes`), 413) }),
+  limitBody(MAX_TOOL_BODY_BYTES),
   toolBody,
   async (c) => {
     const name = c.req.param("name");

@@ -3,7 +3,6 @@
 // which are listed read-only. Sessions pick changes up at their next turn;
 // POST /api/servers/restart reconnects a session at once.
 import { Hono, type Context } from "hono";
-import { validator } from "hono/validator";
 import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
 import { McpHost } from "../mcp/host";
@@ -17,6 +16,7 @@ import { revokeTokens } from "../mcp/oauth/revoke";
 import { loadOAuthRecord, sessionOAuthProvider } from "../users/oauth-storage";
 import { maskedServer, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
+import { parsed } from "./request-body";
 
 export const myServers = new Hono<AppEnv>();
 
@@ -49,24 +49,12 @@ async function testServer(c: Context<AppEnv>, config: RemoteServerConfig, connec
   }
 }
 
-const serverBody = validator("json", (value, c) => {
-  const parsed = UserServerInputSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-  return c.json(errorBody("bad_request", "the server entry is invalid", { issues }), 400);
-});
+const serverBody = parsed("json", UserServerInputSchema, "the server entry is invalid");
 
-// mcp.json's server names, parsed once per environment (the same for every request of an isolate).
-const deploymentNames = new WeakMap<object, string[]>();
-
+/** mcp.json's server names (loadSessionMcpConfig parses it once per environment). */
 function deployNames(c: Context<AppEnv>): string[] {
-  let names = deploymentNames.get(c.env);
-  if (!names) {
-    const base = loadSessionMcpConfig(c.env, runtimeConfig(c.env).settings);
-    names = [...base.config.servers.map((s) => s.name), ...base.unreachable.map((u) => u.server)];
-    deploymentNames.set(c.env, names);
-  }
-  return names;
+  const base = loadSessionMcpConfig(c.env, runtimeConfig(c.env).settings);
+  return [...base.config.servers.map((s) => s.name), ...base.unreachable.map((u) => u.server)];
 }
 
 async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean): Promise<Response> {

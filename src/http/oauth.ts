@@ -17,7 +17,6 @@
 //   takes URL client ids), public.
 import { isStrictScopeSuperset } from "@modelcontextprotocol/client";
 import { Hono, type Context } from "hono";
-import { validator } from "hono/validator";
 import { z } from "zod";
 import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
@@ -33,6 +32,8 @@ import { accountOAuthStorage, loadOAuthRecord } from "../users/oauth-storage";
 import { validateUserServer } from "../users/user-servers";
 import { ownedSession, SESSION_ID } from "./owned-session";
 import { callbackPage, clientMetadataDocument } from "./oauth-pages";
+import { parsed } from "./request-body";
+import { isBridged } from "../mcp/bridge-routing";
 
 export const oauth = new Hono<AppEnv>();
 
@@ -41,12 +42,7 @@ const SignInSchema = z.object({ server: SERVER, session: z.string().regex(SESSIO
 const SignOutSchema = z.object({ server: SERVER, session: z.string().regex(SESSION_ID, "not a session id").optional() });
 const CallbackSchema = z.object({ state: z.string().min(16).max(200), code: z.string().min(1).max(2048), iss: z.string().max(2048).optional() });
 
-const body = <T extends z.ZodType>(schema: T) =>
-  validator("json", (value, c) => {
-    const parsed = schema.safeParse(value);
-    if (parsed.success) return parsed.data as z.infer<T>;
-    return c.json(errorBody("bad_request", "the request body is invalid", { issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) }), 400);
-  });
+const body = <T extends z.ZodType>(schema: T) => parsed("json", schema, "the request body is invalid");
 
 /** The caller's remote server by name: one they added, or one of mcp.json's (never a bridged stdio one). */
 async function findServer(c: Context<AppEnv>, name: string): Promise<RemoteServerConfig | undefined> {
@@ -56,9 +52,8 @@ async function findServer(c: Context<AppEnv>, name: string): Promise<RemoteServe
     return validated.ok ? validated.config : undefined;
   }
   const settings = runtimeConfig(c.env).settings;
-  const bridge = settings.BRIDGE_URL?.replace(/\/+$/, "");
   const server = loadSessionMcpConfig(c.env, settings).config.servers.find((s) => s.name === name);
-  if (!server || server.transport === "stdio" || (bridge && server.url.startsWith(`${bridge}/servers/`))) return undefined;
+  if (!server || server.transport === "stdio" || isBridged(server.url, settings.BRIDGE_URL)) return undefined;
   return server;
 }
 

@@ -4,14 +4,12 @@
 // resource template, from servers that advertise completions). Owner-checked
 // like every session route.
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { validator } from "hono/validator";
 import type { AppEnv } from "../identity/identify";
 import { CompleteInputSchema, CompletionSchema, type Completion } from "../mcp/catalog";
 import type { CatalogKind, CatalogOutcome } from "../session/catalog-calls";
-import { errorBody } from "../shared/error-body";
 import { errorResponse } from "./errors";
 import { ownedSession } from "./owned-session";
+import { limitBody, parsed } from "./request-body";
 
 export const sessionCatalog = new Hono<AppEnv>();
 
@@ -25,20 +23,13 @@ for (const kind of ["resources", "resource-templates", "prompts"] satisfies Cata
   });
 }
 
-const completeBody = validator("json", (value, c) => {
-  const parsed = CompleteInputSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-  const first = issues[0];
-  return c.json(
-    errorBody("bad_request", `${first ? `${first.path || "body"}: ${first.message}; ` : ""}the body must be {"server", "ref": {"type": "ref/prompt", "name"} | {"type": "ref/resource", "uri"}, "argument": {"name", "value"}, "context"?}`, { issues }),
-    400,
-  );
-});
+const completeBody = parsed("json", CompleteInputSchema, ([first]) =>
+  `${first ? `${first.path || "body"}: ${first.message}; ` : ""}the body must be {"server", "ref": {"type": "ref/prompt", "name"} | {"type": "ref/resource", "uri"}, "argument": {"name", "value"}, "context"?}`,
+);
 
 sessionCatalog.post(
   "/:id/complete",
-  bodyLimit({ maxSize: MAX_COMPLETE_BODY_BYTES, onError: (c) => c.json(errorBody("payload_too_large", `the body is larger than ${MAX_COMPLETE_BODY_BYTES} bytes`), 413) }),
+  limitBody(MAX_COMPLETE_BODY_BYTES),
   completeBody,
   async (c) => {
     const owned = await ownedSession(c, c.req.param("id"), { claim: false });

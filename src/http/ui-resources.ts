@@ -7,16 +7,15 @@
 //   POST /sessions/{id}/app-tool-call  {"server", "tool", "arguments", "id"?}  → {"result": CallToolResult}
 //   DELETE /sessions/{id}/app-tool-call/{callId}  cancels a pending call of that id (204, or 404)
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { validator } from "hono/validator";
 import { z } from "zod";
 import type { AppEnv } from "../identity/identify";
 import type { AppResourceOutcome, AppToolCallOutcome } from "../session/mcp-apps";
 import { errorBody } from "../shared/error-body";
-import { MAX_JSON_DEPTH, MAX_TOOL_BODY_BYTES, tooDeep } from "../shared/limits";
+import { MAX_TOOL_BODY_BYTES } from "../shared/limits";
 import { appCsp } from "./app-csp";
 import { errorResponse } from "./errors";
 import { ownedSession } from "./owned-session";
+import { limitBody, parsed } from "./request-body";
 
 export const uiResources = new Hono<AppEnv>();
 
@@ -37,13 +36,7 @@ const AppToolCallSchema = z.object({
   arguments: z.record(z.string(), z.unknown()).default({}),
 });
 
-const issuesOf = (error: z.ZodError) => error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-
-const resourceQuery = validator("query", (value, c) => {
-  const parsed = ResourceQuerySchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  return c.json(errorBody("bad_request", "give ?server=NAME&uri=ui://… once each", { issues: issuesOf(parsed.error) }), 400);
-});
+const resourceQuery = parsed("query", ResourceQuerySchema, "give ?server=NAME&uri=ui://… once each");
 
 uiResources.get("/:id/ui-resource", resourceQuery, async (c) => {
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });
@@ -62,16 +55,11 @@ uiResources.get("/:id/ui-resource", resourceQuery, async (c) => {
   });
 });
 
-const callBody = validator("json", (value, c) => {
-  if (tooDeep(value)) return c.json(errorBody("bad_request", `the body nests deeper than ${MAX_JSON_DEPTH} levels`), 400);
-  const parsed = AppToolCallSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  return c.json(errorBody("bad_request", 'the body must be {"server": NAME, "tool": NAME, "arguments"?: {...}}', { issues: issuesOf(parsed.error) }), 400);
-});
+const callBody = parsed("json", AppToolCallSchema, 'the body must be {"server": NAME, "tool": NAME, "arguments"?: {...}}', { checkDepth: true });
 
 uiResources.post(
   "/:id/app-tool-call",
-  bodyLimit({ maxSize: MAX_TOOL_BODY_BYTES, onError: (c) => c.json(errorBody("payload_too_large", `the body is larger than ${MAX_TOOL_BODY_BYTES} bytes`), 413) }),
+  limitBody(MAX_TOOL_BODY_BYTES),
   callBody,
   async (c) => {
     const owned = await ownedSession(c, c.req.param("id"), { claim: false });

@@ -39,3 +39,9 @@ export function routeStdioThroughBridge(config: McpConfig, bridge: BridgeEndpoin
   };
   return { servers: config.servers.map(route) };
 }
+
+/** Whether `url` is a stdio server's route through the bridge at `bridgeUrl` (as routeStdioThroughBridge builds it). */
+export function isBridged(url: string, bridgeUrl: string | undefined): boolean {
+  const bridge = bridgeUrl?.replace(/\/+$/, "");
+  return bridge !== undefined && url.startsWith(`${bridge}/servers/`);
+}

@@ -14,7 +14,19 @@ export interface SessionMcpConfig {
   problems: string[];
 }
 
+// Parsed once per environment and settings (the same for every session and request of an
+// isolate); callers copy, never change, what they get.
+const loaded = new WeakMap<object, WeakMap<Settings, SessionMcpConfig>>();
+
 export function loadSessionMcpConfig(env: Record<string, unknown>, settings: Settings): SessionMcpConfig {
+  let bySettings = loaded.get(env);
+  if (!bySettings) loaded.set(env, (bySettings = new WeakMap()));
+  let config = bySettings.get(settings);
+  if (!config) bySettings.set(settings, (config = load(env, settings)));
+  return config;
+}
+
+function load(env: Record<string, unknown>, settings: Settings): SessionMcpConfig {
   const text = typeof env.MCP_CONFIG === "string" && env.MCP_CONFIG.trim() ? env.MCP_CONFIG : MCP_JSON;
   const vars: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(env)) if (typeof value === "string") vars[key] = value;

@@ -17,6 +17,7 @@ import { configKey, DiscoveryCache } from "./discovery-cache";
 import { workerTransports } from "../mcp/transports";
 import { loadSessionMcpConfig, type SessionMcpConfig } from "./mcp-config";
 import type { ServerMessage } from "../protocol/messages";
+import { isBridged } from "../mcp/bridge-routing";
 
 const ENABLED_KEY = "enabledServers";
 
@@ -103,8 +104,7 @@ export class SessionMcp {
 
   /** A stdio server reached through the local bridge: the bridge's own token, never OAuth. */
   private bridged(server: RemoteServerConfig): boolean {
-    const bridge = this.deps.settings.BRIDGE_URL?.replace(/\/+$/, "");
-    return bridge !== undefined && server.url.startsWith(`${bridge}/servers/`);
+    return isBridged(server.url, this.deps.settings.BRIDGE_URL);
   }
 
   /** Connects one server again now (the user just signed in to it). */
