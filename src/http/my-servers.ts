@@ -13,7 +13,7 @@ import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { revokeTokens } from "../mcp/oauth/revoke";
-import { loadOAuthRecord, sessionOAuthProvider } from "../users/oauth-storage";
+import { sessionOAuthProvider, takeOAuthRecord } from "../users/oauth-storage";
 import { maskedServer, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 import { parsed } from "./request-body";
@@ -96,10 +96,9 @@ myServers.put("/:name", serverBody, (c) => {
 
 myServers.delete("/:name", async (c) => {
   const name = c.req.param("name");
-  const account = userAccount(c.env, c.var.identity.id);
-  const deleted = await account.deleteServer(name);
-  // Signed in to it: the tokens are revoked at the authorization server and forgotten here.
-  if (deleted) await revokeTokens(await loadOAuthRecord(c.env, c.var.identity.id, name)).finally(() => account.oauthForget(name));
+  const deleted = await userAccount(c.env, c.var.identity.id).deleteServer(name);
+  // Signed in to it: the tokens are forgotten here and revoked at the authorization server.
+  if (deleted) await revokeTokens(await takeOAuthRecord(c.env, c.var.identity.id, name));
   return deleted ? c.body(null, 204) : c.json(errorBody("not_found", `you have no server "${c.req.param("name")}"`), 404);
 });
 

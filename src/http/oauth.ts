@@ -28,7 +28,7 @@ import { errorBody } from "../shared/error-body";
 import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
-import { accountOAuthStorage, loadOAuthRecord } from "../users/oauth-storage";
+import { accountOAuthStorage, loadOAuthRecord, takeOAuthRecord } from "../users/oauth-storage";
 import { validateUserServer } from "../users/user-servers";
 import { ownedSession, SESSION_ID } from "./owned-session";
 import { callbackPage, clientMetadataDocument } from "./oauth-pages";
@@ -92,6 +92,7 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
       redirectUri: `${origin}/oauth/callback`,
       // URL client ids must be https (SEP-991): offered only when the Worker is served over https.
       clientMetadataUrl: origin.startsWith("https://") ? `${origin}/oauth/client-metadata.json` : undefined,
+      remembered: record?.serverUrl === server.url ? record.scope : undefined,
       saveVerifier: (verifier) => account.oauthSaveVerifier(state, verifier),
     });
     if (!url) {
@@ -129,11 +130,10 @@ oauth.post("/callback", body(CallbackSchema), async (c) => {
 
 oauth.post("/sign-out", body(SignOutSchema), async (c) => {
   const { server: name, session } = c.req.valid("json");
-  const account = userAccount(c.env, c.var.identity.id);
-  const record = await loadOAuthRecord(c.env, c.var.identity.id, name);
+  // One call: the tokens are forgotten here, then revoked at the authorization server.
+  const record = await takeOAuthRecord(c.env, c.var.identity.id, name);
   if (!record?.tokens) return c.json(errorBody("not_found", `you are not signed in to "${name}"`), 404);
   const revocation = await revokeTokens(record);
-  await account.oauthForget(name);
   if (session !== undefined) {
     const stub = await ownedSession(c, session, { claim: false });
     if (!(stub instanceof Response)) await stub.reconnectServer(name);

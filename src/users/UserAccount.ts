@@ -65,6 +65,13 @@ export class UserAccount extends DurableObject<unknown> {
     this.oauth.forget(server);
   }
 
+  /** Signing out (or removing the server): the record, forgotten here when it held tokens, for the caller to revoke. */
+  oauthTake(server: string): OAuthRecord | undefined {
+    const record = this.oauth.load(server);
+    if (record?.tokens) this.oauth.forget(server);
+    return record;
+  }
+
   oauthStartSignIn(state: string, server: string, session: string): void {
     this.oauth.startSignIn(state, server, session);
   }

@@ -12,6 +12,11 @@ export async function loadOAuthRecord(env: Pick<Env, "USER_ACCOUNT">, userId: st
   return (await userAccount(env, userId).oauthLoad(server)) as OAuthRecord | undefined;
 }
 
+/** Signing out or removing a server: the record, its tokens forgotten in the same call (see UserAccount.oauthTake). */
+export async function takeOAuthRecord(env: Pick<Env, "USER_ACCOUNT">, userId: string, server: string): Promise<OAuthRecord | undefined> {
+  return (await userAccount(env, userId).oauthTake(server)) as OAuthRecord | undefined;
+}
+
 export function accountOAuthStorage(env: Pick<Env, "USER_ACCOUNT">, userId: string, server: RemoteServerConfig): OAuthStorage {
   const account = userAccount(env, userId);
   return {

@@ -56,6 +56,8 @@ export interface BeginSignIn {
   state: string;
   redirectUri: string;
   clientMetadataUrl?: string;
+  /** The scope a step-up recorded for this server (the caller has the record already). */
+  remembered?: string;
   saveVerifier: (verifier: string) => Promise<void>;
 }
 
@@ -64,8 +66,6 @@ export async function beginSignIn(options: BeginSignIn): Promise<URL | undefined
   const { server, storage } = options;
   const challenge = await readChallenge(server);
   if (!challenge) return undefined;
-  const stored = await storage.load();
-  const remembered = stored?.serverUrl === server.url ? stored.scope : undefined;
   const provider = new EdgeOAuthProvider({
     server: server.name,
     serverUrl: server.url,
@@ -74,7 +74,7 @@ export async function beginSignIn(options: BeginSignIn): Promise<URL | undefined
     mode: { kind: "sign-in", state: options.state, redirectUri: options.redirectUri, clientMetadataUrl: options.clientMetadataUrl, saveVerifier: options.saveVerifier },
   });
   // The challenge's scope, widened by a step-up the session recorded; else the SDK takes the metadata's.
-  const scope = computeScopeUnion(remembered, challenge.scope);
+  const scope = computeScopeUnion(options.remembered, challenge.scope);
   await auth(provider, { serverUrl: server.url, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, forceReauthorization: true });
   if (!provider.authorizationUrl) throw new OAuthUnsupportedError(server.name, "the authorization server gave no authorization URL");
   // The page opens this URL from our origin: only a web address may be opened (the SDK refuses
