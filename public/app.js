@@ -114,10 +114,12 @@ function send(message) {
   if (isOpen()) socket.send(JSON.stringify(message));
 }
 
+/** `message` with the chips taken from the box, as the frame names them ({server, uri}). */
+const withAttachments = (message, taken) => (taken.length > 0 ? { ...message, attachments: taken.map(({ server, uri }) => ({ server, uri })) } : message);
+
 function sendMessage(text, queued, taken = []) {
   inFlight = { text, queued, sessionId, taken };
-  const attachments = taken.map(({ server, uri }) => ({ server, uri }));
-  send({ type: "message", text, ...(attachments.length > 0 ? { attachments } : {}) });
+  send(withAttachments({ type: "message", text }, taken));
 }
 
 /** A `/` prompt chosen in the box starts a turn (with the resources attached meanwhile). */
@@ -127,9 +129,9 @@ function startPrompt(prompt) {
     updateNote();
     return;
   }
-  const { refs, taken } = takeAttachments();
+  const taken = takeAttachments();
   inFlight = { text: "", queued: false, sessionId, taken, prompt: true };
-  send({ type: "prompt", ...prompt, ...(refs.length > 0 ? { attachments: refs } : {}) });
+  send(withAttachments({ type: "prompt", ...prompt }, taken));
 }
 
 /** Sends the next queued message of this session once connected and idle. */
@@ -171,7 +173,7 @@ $("composer").addEventListener("submit", (event) => {
   }
   input.value = "";
   hidePicker();
-  const { taken } = takeAttachments();
+  const taken = takeAttachments();
   if (!isOpen()) {
     outbox.push({ text, sessionId, taken });
     showPending(queuedHere().map((m) => m.text));
@@ -238,8 +240,7 @@ function connect() {
     if (socket !== ws) return;
     setTurn(null);
     // What the panel showed may no longer be true: grey it out until the next `servers`.
-    renderServers(servers, toggleServer, { live: false });
-    myServers.update(servers, false);
+    showServers(servers, false);
     dropOpenQuestions();
     if (inFlight) {
       // Sent but not confirmed: keep it; the history on reconnect tells whether it arrived.
@@ -342,8 +343,7 @@ function handle(message) {
       forgetCatalog();
       servers = message.servers;
       forgetAppTools();
-      renderServers(servers, toggleServer);
-      myServers.update(servers, true);
+      showServers(servers, true);
       break;
     case "approval_request":
       markApproval(message.callId, true);
@@ -386,6 +386,12 @@ async function nextApproval() {
   }
   approving = false;
   nextApproval();
+}
+
+/** The server panel and the My servers dialog follow the same list (`live`: the socket is up). */
+function showServers(list, live) {
+  renderServers(list, toggleServer, { live });
+  myServers.update(list, live);
 }
 
 function toggleServer(name, enabled) {
@@ -553,8 +559,7 @@ function teardown({ forgetSession = false } = {}) {
   setUsage({});
   setTurn(null);
   renderSessions([], null, { onSwitch: openSession, onDelete: deleteSession });
-  renderServers([], toggleServer, { live: false });
-  myServers.update([], false);
+  showServers([], false);
   input.value = "";
   if (forgetSession) {
     sessionId = null;

@@ -24,7 +24,15 @@ export function forgetCatalog() {
 }
 
 /** Suggestions for one argument of a prompt or a resource template. */
-export async function completeArgument(sessionId, body) {
+async function completeArgument(sessionId, body) {
   const { ok, data } = await request(`/sessions/${encodeURIComponent(sessionId)}/complete`, { method: "POST", body });
   return ok && Array.isArray(data?.completion?.values) ? data.completion.values : [];
+}
+
+/**
+ * The argument form's `complete(name, value, context)` for `ref` (a prompt or a resource
+ * template) of `server`; null when the server does not offer completion.
+ */
+export function completer(sessionId, server, ref, offered) {
+  return offered ? (name, value, context) => completeArgument(sessionId, { server, ref, argument: { name, value }, context }) : null;
 }

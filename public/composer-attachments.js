@@ -20,11 +20,10 @@ export function attach(ref) {
 
 /** The resources for the message being sent; the composer is emptied. */
 export function takeAttachments() {
-  const refs = attached.map(({ server, uri }) => ({ server, uri }));
   const taken = attached;
   attached = [];
   render();
-  return { refs, taken };
+  return taken;
 }
 
 /** Puts chips back (the message was refused). */

@@ -3,14 +3,14 @@
 // above the box), choosing a template first asks for its variables (with the
 // server's completion) and attaches the resource they name.
 import { askArguments } from "./argument-form.js";
-import { completeArgument, loadCatalog } from "./catalog.js";
+import { completer, loadCatalog } from "./catalog.js";
 import { attach } from "./composer-attachments.js";
 import { hidePicker, showPicker } from "./composer-picker.js";
 
 const input = document.getElementById("composer-input");
 
 /** The `@word` just before the caret, if the caret is in one. */
-export function mentionAt() {
+function mentionAt() {
   const before = input.value.slice(0, input.selectionStart ?? input.value.length);
   const match = /(^|\s)@([^\s@]*)$/.exec(before);
   return match ? { start: before.length - match[2].length - 1, query: match[2].toLowerCase() } : null;
@@ -59,9 +59,7 @@ async function choose(sessionId, item, mention, notify) {
       description: t.description,
       fields: t.variables.map((name) => ({ name, required: true })),
       submitLabel: "Attach",
-      complete: t.completions
-        ? (name, value, context) => completeArgument(sessionId, { server: t.server, ref: { type: "ref/resource", uri: t.uriTemplate }, argument: { name, value }, context })
-        : null,
+      complete: completer(sessionId, t.server, { type: "ref/resource", uri: t.uriTemplate }, t.completions),
     });
     if (!values) return input.focus();
     // Named as the server will name it in the history: the template and its values.
@@ -72,7 +70,7 @@ async function choose(sessionId, item, mention, notify) {
 }
 
 /** Fills a URI template's simple `{name}` expressions (RFC 6570 level 1). */
-export function expand(template, values) {
+function expand(template, values) {
   return template.replace(/\{([^}]+)\}/g, (_, name) => encodeURIComponent(values[name] ?? ""));
 }
 

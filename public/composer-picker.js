@@ -9,11 +9,6 @@ let options = [];
 let active = 0;
 let onChoose = null;
 
-/** Whether the list is showing (the box's keys then move in it). */
-export function pickerOpen() {
-  return !list.hidden;
-}
-
 /**
  * Shows `items` ({id, label, detail, hint}) under the box; `choose(item)` runs on
  * a choice. An empty list shows `empty` instead.

@@ -2,7 +2,7 @@
 // description); choosing one asks for its arguments when it has any (required
 // ones marked, the server's completion as suggestions), then starts a turn with it.
 import { askArguments } from "./argument-form.js";
-import { completeArgument, loadCatalog } from "./catalog.js";
+import { completer, loadCatalog } from "./catalog.js";
 import { hidePicker, showPicker } from "./composer-picker.js";
 
 const input = document.getElementById("composer-input");
@@ -38,9 +38,7 @@ async function choose(sessionId, prompt, start) {
       description: prompt.description ?? prompt.title,
       fields: prompt.arguments,
       submitLabel: "Send",
-      complete: prompt.completions
-        ? (name, value, context) => completeArgument(sessionId, { server: prompt.server, ref: { type: "ref/prompt", name: prompt.name }, argument: { name, value }, context })
-        : null,
+      complete: completer(sessionId, prompt.server, { type: "ref/prompt", name: prompt.name }, prompt.completions),
     });
     if (!values) return input.focus();
     args = values;

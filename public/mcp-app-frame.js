@@ -21,7 +21,7 @@ import { AppBridge, PostMessageTransport } from "./vendor/ext-apps/app-bridge.js
 const HOST_INFO = { name: "edgehost", version: "0.1.0" };
 const HOST_CAPABILITIES = { openLinks: {}, serverTools: {}, logging: {} };
 /** An app taller than this scrolls inside its frame instead of pushing the chat away. */
-export const MAX_APP_HEIGHT = 1200;
+const MAX_APP_HEIGHT = 1200;
 /** How long an app gets to answer `ui/resource-teardown` before its frame goes anyway. */
 const TEARDOWN_MS = 1000;
 

@@ -4,6 +4,7 @@
 // calls replayed from the history alike; every app is torn down when the chat is
 // cleared (another session, a reset, a reconnect's replay) or the page goes away.
 
+import { request } from "./api.js";
 import { mountAppFrame } from "./mcp-app-frame.js";
 
 const enc = encodeURIComponent;
@@ -17,8 +18,8 @@ let toolsOf = new Map();
 async function uiTools(sessionId) {
   let tools = toolsOf.get(sessionId);
   if (!tools) {
-    tools = fetch(`/api/servers?session=${enc(sessionId)}`, { credentials: "same-origin", headers: { accept: "application/json" } })
-      .then((r) => (r.ok ? r.json() : { servers: [] }))
+    tools = request(`/api/servers?session=${enc(sessionId)}`)
+      .then(({ ok, data }) => (ok ? data : { servers: [] }))
       .then(({ servers }) => new Map(servers.flatMap((s) => s.tools.filter((t) => t.uiResourceUri).map((t) => [`${s.name}\u0000${t.name}`, t]))))
       .catch(() => {
         toolsOf.delete(sessionId);
@@ -35,7 +36,7 @@ async function uiTools(sessionId) {
  * content as the object, otherwise the text. So structured content comes back as both
  * `structuredContent` and its JSON text, anything else as one text part.
  */
-export function appToolResult(result) {
+function appToolResult(result) {
   if (result !== null && typeof result === "object" && !Array.isArray(result)) {
     return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
   }

@@ -13,10 +13,13 @@ import { button } from "./buttons.js";
 import { confirmAction } from "./dialogs.js";
 import { authControl } from "./oauth-sign-in.js";
 
+/** What an error answer says went wrong, in a sentence's middle. */
+const reason = (answer) => answer.data?.error?.message ?? `the server answered ${answer.status}`;
+
 const $ = (id) => document.getElementById(id);
 
 /** What the API shows in place of a stored header value. */
-export const MASK = "••••••";
+const MASK = "••••••";
 const FIELDS = ["name", "url", "type", "headers", "timeout", "alwaysAllow", "includeTools", "excludeTools", "roots"];
 
 /** The roots box: a URI, then an optional name, per line. */
@@ -53,7 +56,7 @@ function headerOf(path) {
 
 /**
  * @param {{ sessionId: () => string | null }} options
- * @returns {{ update(servers: any[], live: boolean): void, close(): void }}
+ * @returns {{ update(servers: any[], live: boolean): void }}
  */
 export function setupMyServers({ sessionId }) {
   const dialog = $("my-servers-dialog");
@@ -152,7 +155,7 @@ export function setupMyServers({ sessionId }) {
       return false;
     }
     if (!answer.ok || !Array.isArray(answer.data?.servers)) {
-      say(`Could not load your servers: ${answer.data?.error?.message ?? `the server answered ${answer.status}`}.`, "error");
+      say(`Could not load your servers: ${reason(answer)}.`, "error");
       return false;
     }
     mine = answer.data.servers;
@@ -167,16 +170,17 @@ export function setupMyServers({ sessionId }) {
   async function reconnect(done = "") {
     const id = sessionId();
     if (!id) return;
-    say(`${done}${done ? " " : ""}Reconnecting this session…`, "pending");
+    const lead = done ? `${done} ` : "";
+    say(`${lead}Reconnecting this session…`, "pending");
     try {
       const answer = await request(`/api/servers/restart?session=${encodeURIComponent(id)}`, { method: "POST", body: {} });
       if (!answer.ok) {
-        say(`${done}${done ? " " : ""}This session could not reconnect: ${answer.data?.error?.message ?? `the server answered ${answer.status}`}.`, "error");
+        say(`${lead}This session could not reconnect: ${reason(answer)}.`, "error");
         return;
       }
-      say(`${done}${done ? " " : ""}This session is reconnected.`, "ok");
+      say(`${lead}This session is reconnected.`, "ok");
     } catch (error) {
-      say(`${done}${done ? " " : ""}${error instanceof NetworkError ? error.message : "This session could not reconnect."}`, "error");
+      say(`${lead}${error instanceof NetworkError ? error.message : "This session could not reconnect."}`, "error");
     }
   }
 
@@ -195,7 +199,7 @@ export function setupMyServers({ sessionId }) {
     let outcome;
     try {
       const answer = await request(`/api/my-servers/${encodeURIComponent(name)}/test`, { method: "POST", body: {} });
-      outcome = answer.ok && answer.data?.test ? testText(answer.data.test) : { ok: false, text: `Could not test it: ${answer.data?.error?.message ?? `the server answered ${answer.status}`}.` };
+      outcome = answer.ok && answer.data?.test ? testText(answer.data.test) : { ok: false, text: `Could not test it: ${reason(answer)}.` };
     } catch (error) {
       outcome = { ok: false, text: error instanceof NetworkError ? error.message : "Could not test it." };
     }
@@ -223,14 +227,13 @@ export function setupMyServers({ sessionId }) {
       return;
     }
     if (!answer.ok && answer.status !== 404) {
-      say(`Could not remove “${name}”: ${answer.data?.error?.message ?? `the server answered ${answer.status}`}.`, "error");
+      say(`Could not remove “${name}”: ${reason(answer)}.`, "error");
       return;
     }
     tests.delete(name);
     mine = mine.filter((s) => s.name !== name);
     renderList();
     $("my-server-add").focus();
-    await load();
     await reconnect(`Removed “${name}”.`);
   }
 
@@ -456,9 +459,6 @@ export function setupMyServers({ sessionId }) {
     update(servers, up) {
       live = { servers, up };
       for (const li of dialog.querySelectorAll("li[data-my-server], li[data-deployment-server]")) stateLine(li, li.dataset.myServer ?? li.dataset.deploymentServer);
-    },
-    close() {
-      if (dialog.open) dialog.close();
     },
   };
 }

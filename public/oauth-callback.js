@@ -4,8 +4,9 @@
 // checks the state against the caller and exchanges the code. Then it tells the
 // page that opened it (BroadcastChannel, and postMessage to our own origin only)
 // and closes; without an opener (popups blocked) it goes back to the page.
-const CHANNEL = "edgehost-oauth";
-const RETURN_KEY = "edgehost-oauth-return";
+import { request } from "./api.js";
+import { CHANNEL, RETURN_KEY } from "./oauth-sign-in.js";
+
 const status = document.getElementById("oauth-status");
 const back = document.getElementById("oauth-back");
 
@@ -41,18 +42,12 @@ async function finish() {
   const state = params.get("state");
   if (!code || !state) return show("This page finishes a sign-in, but the address has no code and state: start the sign-in again from edgehost.", false);
   let answer;
-  let data = null;
   try {
-    answer = await fetch("/oauth/callback", {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify({ code, state, ...(params.get("iss") ? { iss: params.get("iss") } : {}) }),
-    });
-    data = await answer.json().catch(() => null);
+    answer = await request("/oauth/callback", { method: "POST", body: { code, state, ...(params.get("iss") ? { iss: params.get("iss") } : {}) } });
   } catch {
     return show("Could not reach edgehost to finish the sign-in. Try again once it is back.", false);
   }
+  const data = answer.data;
   if (!answer.ok) {
     const text = data?.error?.message ?? `The sign-in failed (${answer.status}).`;
     tell({ type: "oauth-done", ok: false, server: data?.error?.server, message: text });

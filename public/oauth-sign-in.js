@@ -7,7 +7,8 @@
 import { NetworkError, request } from "./api.js";
 import { button } from "./buttons.js";
 
-const CHANNEL = "edgehost-oauth";
+/** The popup's window name and the channel the callback page answers on (oauth-callback.js). */
+export const CHANNEL = "edgehost-oauth";
 /** Set in this tab before a full-page redirect, so the callback knows where to come back to. */
 export const RETURN_KEY = "edgehost-oauth-return";
 
