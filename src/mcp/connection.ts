@@ -193,8 +193,7 @@ export class ServerConnection {
       if (generation === this.generation) {
         this.generation++;
         await this.teardown();
-        if (isSignInRequired(error)) this.markAuthRequired(reason);
-        else this.markFailed(reason);
+        this.markFailed(reason, isSignInRequired(error) ? "auth_required" : "unavailable");
       }
       throw new ServerUnavailableError(this.name, reason, this.retryAfterMs());
     } finally {
@@ -367,19 +366,17 @@ export class ServerConnection {
       this.generation++;
       void this.teardown();
     }
-    this.lastError = reason;
-    this.nextAttemptAt = this.deps.now() + backoffDelay(this.reconnectAttempts, this.deps.policies.reconnect);
-    this.reconnectAttempts++;
-    this.setState("auth_required");
-    this.deps.logger.info("server needs sign-in", { server: this.name });
+    this.markFailed(reason, "auth_required");
   }
 
-  private markFailed(reason: string): void {
+  /** Backs off and shows why; `auth_required` waits for a sign-in rather than for the server. */
+  private markFailed(reason: string, state: "unavailable" | "auth_required" = "unavailable"): void {
     this.lastError = reason;
     this.nextAttemptAt = this.deps.now() + backoffDelay(this.reconnectAttempts, this.deps.policies.reconnect);
     this.reconnectAttempts++;
-    this.setState("unavailable");
-    this.deps.logger.warn("server unavailable", { server: this.name, reason });
+    this.setState(state);
+    if (state === "auth_required") this.deps.logger.info("server needs sign-in", { server: this.name });
+    else this.deps.logger.warn("server unavailable", { server: this.name, reason });
   }
 
   private setState(state: ServerState): void {
