@@ -12,7 +12,7 @@ import { MCP_APP_MIME, MCP_APPS_EXTENSION } from "./app-ui";
 import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type ToolView } from "./capabilities";
 import { callTool, isTransient, linkSignal, translateError, type CallToolOptions } from "./call";
 import type { McpConfig } from "../shared/mcp-config/config";
-import { ServerConnection, ServerStateSchema, type ChangeKind } from "./connection";
+import { ServerConnection, ServerStateSchema, type ChangeKind, type ServerState } from "./connection";
 import { NotFoundError, ToolNotFoundError } from "./errors";
 import { serverGuide, type ServerGuide } from "./guide";
 import { errorMessage, silentLogger, type Logger } from "../shared/logger";
@@ -160,11 +160,11 @@ export class McpHost {
   }
 
   /** Connects one server again now, whatever its backoff (after the user signed in to it). */
-  async reconnectServer(name: string): Promise<boolean> {
+  /** Connects `name` again now; its state after (undefined: no such server). */
+  async reconnectServer(name: string): Promise<ServerState | undefined> {
     const connection = this.connections.get(name);
-    if (!connection || connection.state === "disabled" || connection.state === "closed") return false;
-    await connection.connect().catch(() => undefined);
-    return true;
+    if (connection && connection.state !== "disabled" && connection.state !== "closed") await connection.connect().catch(() => undefined);
+    return connection?.state;
   }
 
   async close(): Promise<void> {

@@ -110,8 +110,7 @@ export class SessionMcp {
   /** Connects one server again now (the user just signed in to it). */
   async reconnectServer(name: string): Promise<string | undefined> {
     await this.ensureConnected();
-    await this.mcpHost.reconnectServer(name);
-    return this.mcpHost.servers().find((s) => s.name === name)?.state;
+    return this.mcpHost.reconnectServer(name);
   }
 
   ensureConnected(): Promise<void> {
