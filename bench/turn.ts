@@ -189,14 +189,18 @@ async function floorTurns(f: Floor | undefined, r: Row | undefined, n: number): 
 
 async function transportProbe(seq: TimedSession, url: string, via: string): Promise<void> {
   const pings: number[] = [];
+  const echoes: number[] = [];
   const health: number[] = [];
   for (let i = 0; i < 100; i++) pings.push(await seq.ping(5_000));
+  for (let i = 0; i < 100; i++) echoes.push(await seq.echo(5_000));
   for (let i = 0; i < 100; i++) {
     const t = performance.now();
     await (await fetch(`${url}/api/health`)).text();
     health.push(performance.now() - t);
   }
-  observations.push(`transport ${via}: WebSocket ping→pong p50 ${fmt(p(pings, 50))} ms, GET /api/health p50 ${fmt(p(health, 50))} ms (100 each)`);
+  observations.push(
+    `transport ${via}: WebSocket ping→pong p50 ${fmt(p(pings, 50))} ms (the runtime answers), a frame the object answers p50 ${fmt(p(echoes, 50))} ms, GET /api/health p50 ${fmt(p(health, 50))} ms (100 each)`,
+  );
 }
 
 /** Runs a phase; a failure is written into its rows and the run goes on. */

@@ -116,6 +116,19 @@ export class TimedSession {
     return performance.now() - start;
   }
 
+  /**
+   * An answer to an approval nobody asked for → its typed error: a frame the object's
+   * own code parses and answers without storage, model or MCP (a WebSocket event's
+   * cost in the object), ms.
+   */
+  async echo(timeoutMs: number): Promise<number> {
+    const start = performance.now();
+    const from = this.client.received.length;
+    this.client.sendRaw('{"type":"approval","callId":"bench-none","approved":false}');
+    await this.client.next((m) => m.type === "error" && m.code === "unknown_approval", from, timeoutMs);
+    return performance.now() - start;
+  }
+
   close(): void {
     void (this.client.isClosed ? undefined : this.client.close());
   }
