@@ -121,7 +121,7 @@ export class ChatSession extends ProtocolAgent<Env> {
         return begun.then((b) => b.decision);
       },
       touched: (text) => this.sessionOwner.touched(text),
-      used: (usage) => this.sessionOwner.addUsage(usage.inputTokens + usage.outputTokens),
+      used: async (usage) => this.sessionOwner.turnUsage(usage.inputTokens + usage.outputTokens),
       record: (entry) => this.record(entry),
       broadcast: (message) => this.sendAll(message),
       keepAliveWhile: (work) => this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
@@ -136,6 +136,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     // Heartbeats answered by the runtime itself, so they never wake the object.
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
     this.sessionTurns.recoverInterrupted();
+    this.sessionOwner.resumeReport();
   }
 
   override onConnect(connection: Connection, context: ConnectionContext): void {

@@ -10,11 +10,14 @@ import { userAccount } from "../users/account";
 import { validateUserServer, type StoredUserServer } from "../users/user-servers";
 import type { SpendDecision, SpendKind } from "../users/UserAccount";
 import type { HistoryStore } from "./history";
+import { PendingUsage } from "./pending-usage";
 
 const OWNER_KEY = "owner";
 const LISTED_KEY = "listed";
 /** Activity in the owner's list is marked at most this often (its precision is a minute). */
 const TOUCH_EVERY_MS = 60_000;
+/** A turn's tokens go to the account with the next turn's admission, or on their own after this long. */
+const REPORT_AFTER_MS = 2_000;
 
 export type Admission = "owner" | "claimed" | "denied";
 
@@ -31,13 +34,17 @@ function toConfigs({ version, servers }: { version: string; servers?: StoredUser
 
 export class SessionOwner {
   private lastTouched = 0;
+  private readonly pending: PendingUsage;
+  private reportTimer?: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly env: Env,
     private readonly sessionId: string,
     private readonly store: HistoryStore,
     private readonly settings: () => Settings,
-  ) {}
+  ) {
+    this.pending = new PendingUsage(store);
+  }
 
   get id(): string | undefined {
     return this.store.getSetting<string>(OWNER_KEY);
@@ -73,16 +80,59 @@ export class SessionOwner {
     return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };
   }
 
-  /** A turn's admission and the owner's servers (when changed since `known`), in one call to the account. */
+  /**
+   * A turn's admission and the owner's servers (when changed since `known`), in one call to
+   * the account, which also takes the tokens this session's earlier turns spent (pending-usage.ts).
+   */
   async beginTurn(known?: string): Promise<{ decision: SpendDecision; servers: UserServerList }> {
     const account = this.account();
     if (!account) return { decision: NO_OWNER, servers: { version: "none", servers: [] } };
-    const begun = await account.beginTurn(this.limits(true), known);
-    return { decision: begun.decision, servers: toConfigs(begun.servers) };
+    const usage = this.pending.take();
+    try {
+      const begun = await account.beginTurn(this.limits(true), known, usage.tokens);
+      usage.settle(true);
+      return { decision: begun.decision, servers: toConfigs(begun.servers) };
+    } catch (error) {
+      usage.settle(false);
+      throw error;
+    }
   }
 
+  /** Tokens spent mid-turn (a sampling answer): counted now, since the next request in the turn is checked against them. */
   async addUsage(tokens: number): Promise<void> {
     await this.account()?.addUsage(tokens);
+  }
+
+  /** A finished turn's tokens: they go with the next turn's admission, or on their own soon after. */
+  turnUsage(tokens: number): void {
+    this.pending.add(tokens);
+    this.reportSoon();
+  }
+
+  /** After a restart: tokens a turn left unreported go on their own. */
+  resumeReport(): void {
+    if (this.pending.total > 0) this.reportSoon();
+  }
+
+  private reportSoon(): void {
+    if (this.reportTimer !== undefined) return;
+    this.reportTimer = setTimeout(() => {
+      this.reportTimer = undefined;
+      void this.report();
+    }, REPORT_AFTER_MS);
+  }
+
+  private async report(): Promise<void> {
+    const account = this.account();
+    const usage = this.pending.take();
+    if (!account || usage.tokens <= 0) return usage.settle(false);
+    try {
+      await account.addUsage(usage.tokens);
+      usage.settle(true);
+    } catch {
+      usage.settle(false);
+      this.reportSoon();
+    }
   }
 
   /** Why a sampling request may not be answered now: the owner's daily budget is used up. */
@@ -90,7 +140,8 @@ export class SessionOwner {
     const budget = this.settings().DAILY_TOKEN_BUDGET;
     const account = this.account();
     if (budget === undefined || !account) return undefined;
-    return (await account.tokensUsed()) >= budget ? `the user's daily model budget of ${budget} tokens is used up` : undefined;
+    // This session's tokens not reported yet count too (some may be on their way: counted twice at worst, refusing early).
+    return (await account.tokensUsed()) + this.pending.total >= budget ? `the user's daily model budget of ${budget} tokens is used up` : undefined;
   }
 
   /** The owner's runtime servers; the list only when its version differs from `known`. */

@@ -131,9 +131,12 @@ export class UserAccount extends DurableObject<unknown> {
 
   /**
    * What a turn asks of the account, in one call: its admission, and the server list
-   * when it changed since `known` (a session reconciles its connections with it).
+   * when it changed since `known` (a session reconciles its connections with it); it
+   * brings the tokens the session's earlier turns spent (`usage`).
    */
-  beginTurn(limits: BucketLimits & { dailyTokens?: number }, known?: string, now = Date.now()): { decision: SpendDecision; servers: { version: string; servers?: StoredUserServer[] } } {
+  beginTurn(limits: BucketLimits & { dailyTokens?: number }, known?: string, usage = 0, now = Date.now()): { decision: SpendDecision; servers: { version: string; servers?: StoredUserServer[] } } {
+    // The session's tokens since its last call, counted before its budget is checked (src/session/pending-usage.ts).
+    if (usage > 0) this.addUsage(usage, now);
     return { decision: this.admit("turn", limits, now), servers: this.serversSnapshot(known) };
   }
 
