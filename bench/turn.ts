@@ -25,7 +25,9 @@
 // maxima (10,000/min, burst 1,000: larger values fall back to 20/5). Every process
 // started is stopped in `finally` and on SIGINT/SIGTERM (wrangler dev → workerd via
 // its own process group). `--worker-dir DIR` runs the Worker from another checkout
-// (a baseline commit) under this same bench; `--state-dir DIR` puts the Durable
+// (a baseline commit) under this same bench; `--baseline-dir DIR` runs a second Worker
+// from another checkout beside this one, in the same rotating blocks (before and after
+// in one run, on its workerd directly); `--state-dir DIR` puts the Durable
 // Objects' storage there (e.g. /dev/shm, to measure without disk syncs). Run: npm run bench:turn
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -54,8 +56,12 @@ const MODEL = "gemini-2.5-flash";
 const GOAL_RATIO = 1.5;
 const GOAL_GZIP_KIB = 800;
 
-const cli = parseArgs({ options: { "worker-dir": { type: "string" }, "state-dir": { type: "string" } } }).values;
+const cli = parseArgs({ options: { "worker-dir": { type: "string" }, "state-dir": { type: "string" }, "baseline-dir": { type: "string" } } }).values;
 const workerDir = cli["worker-dir"] ?? repoRoot;
+// A second Worker from another checkout (e.g. `git worktree add ../base HEAD~1`), run beside
+// this one and measured in the same rotating blocks: a before/after that machine drift
+// cannot bias, for changes smaller than the run-to-run spread.
+const baselineDir = cli["baseline-dir"];
 // Where wrangler dev keeps the Durable Objects' SQLite files. Each storage write a turn
 // makes is committed (a disk sync here) before the object's next message leaves it;
 // `--state-dir /dev/shm` shows the turn without this machine's disk syncs.
@@ -70,6 +76,7 @@ const freshRow = row("floor, fresh conversation each time (the floor before the 
 const seqRow = row("Worker: 1 session, sequential turns, through wrangler dev's proxy");
 const directRow = row("Worker: 1 session, sequential turns, workerd directly (no dev proxy)");
 const parRow = row(`Worker: ${PARALLEL.sessions} sessions × ${PARALLEL.turns} turns in parallel`);
+const baseRow = row(`baseline Worker (${baselineDir ?? "none"}): 1 session, sequential turns, workerd directly`);
 const bundleRow = row("bundle: wrangler deploy --dry-run");
 const observations: string[] = [];
 
@@ -122,18 +129,18 @@ async function setAuto(url: string, key: string, root: string): Promise<void> {
   if (!res.ok) throw new Error(`fake LLM auto mode: HTTP ${res.status}`);
 }
 
-async function startWorker(root: string, fakeUrl: string, b: RunningBridge): Promise<{ url: string; direct?: string; group: Group }> {
+async function startWorker(root: string, fakeUrl: string, b: RunningBridge, dir = workerDir): Promise<{ url: string; direct?: string; group: Group }> {
   const [port, inspector] = [await freePort(), await freePort()];
   const envFile = join(tmp ?? tmpdir(), "empty.env"); // so the repo's .dev.vars is not read
   writeFileSync(envFile, "");
   const mcpConfig = { servers: { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, root], alwaysAllow: ["list_directory"] } } };
   const vars = { GEMINI_API_KEY: WORKER_KEY, GEMINI_BASE_URL: fakeUrl, BRIDGE_URL: b.url, BRIDGE_TOKEN: b.token, MCP_CONFIG: JSON.stringify(mcpConfig), RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" };
   const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false"];
-  const state = stateDir ? mkdtempSync(join(stateDir, "bench-turn-state-")) : join(tmp ?? tmpdir(), "wrangler-state");
-  if (stateDir) cleanupDirs.push(state);
+  const state = mkdtempSync(join(stateDir ?? tmp ?? tmpdir(), "bench-turn-state-"));
+  cleanupDirs.push(state);
   args.push("--persist-to", state, "--env-file", envFile);
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  const group = startGroup("wrangler dev", process.execPath, args, wranglerEnv, workerDir);
+  const group = startGroup("wrangler dev", process.execPath, args, wranglerEnv, dir);
   groups.add(group);
   await group.waitFor(/Ready on http:\/\/\S+/, 90_000);
   const direct = await directUrl(group, [port, inspector]).catch((e: unknown) => void observations.push(`direct workerd path not measured: ${errorText(e)}`));
@@ -222,6 +229,7 @@ async function main(): Promise<void> {
   const rootPath = realpathSync(root);
   const all = [floorRow, freshRow, seqRow, directRow, parRow];
   let worker: { url: string; direct?: string; group: Group } | undefined;
+  let baseline: { url: string; direct?: string; group: Group } | undefined;
   await phase("start fake model, bridge, wrangler dev", all, async () => {
     fake = await startFakeLlm();
     await setAuto(fake.url, WORKER_KEY, rootPath);
@@ -231,6 +239,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     worker = await startWorker(rootPath, fake.url, bridge);
     observations.push(`wrangler dev ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    if (baselineDir) baseline = await startWorker(rootPath, fake.url, bridge, baselineDir);
   });
   const mark = worker?.group.seen() ?? 0;
   if (fake && bridge) {
@@ -251,8 +260,9 @@ async function main(): Promise<void> {
       await workerTurns(warm, w, WARMUP - 1, "warm-up");
       notes.push(`Worker first turn ${fmt(first.ms)} ms, errors ${w.errors}/${w.turns}`);
       warm.close();
-      if (worker.direct) {
-        const warmDirect = await openSession(worker.direct, `bench-warm-direct-${Date.now()}`);
+      for (const url of [worker.direct, baseline?.direct]) {
+        if (!url) continue;
+        const warmDirect = await openSession(url, `bench-warm-direct-${Date.now()}`);
         await workerTurns(warmDirect, w, WARMUP, "warm-up direct");
         warmDirect.close();
       }
@@ -266,11 +276,13 @@ async function main(): Promise<void> {
     observations.push(`warm-up: ${notes.join("; ")}`);
   });
 
-  const blockP50: BlockP50 = { worker: [], direct: [], floor: [], fresh: [] };
+  const blockP50: BlockP50 = { base: [], worker: [], direct: [], floor: [], fresh: [] };
   await phase(`sequential: ${BLOCKS} rotating blocks × ${BLOCK}`, [floorRow, freshRow, seqRow, directRow], async () => {
     const seq = worker ? await openSession(worker.url, `bench-seq-${Date.now()}`) : undefined;
     const direct = worker?.direct ? await openSession(worker.direct, `bench-direct-${Date.now()}`) : undefined;
+    const base = baseline?.direct ? await openSession(baseline.direct, `bench-base-${Date.now()}`) : undefined;
     const runners = [
+      ...(base ? [async () => void blockP50.base.push(p(await workerTurns(base, baseRow, BLOCK, "base"), 50))] : []),
       async (b: number) => void (seq && blockP50.worker.push(p(await workerTurns(seq, seqRow, BLOCK, `seq b${b}`), 50))),
       async () => void (floor && blockP50.floor.push(p(await floorTurns(floor, floorRow, BLOCK), 50))),
       async (b: number) => void (direct && blockP50.direct.push(p(await workerTurns(direct, directRow, BLOCK, `direct b${b}`), 50))),
@@ -286,6 +298,7 @@ async function main(): Promise<void> {
     if (direct && worker?.direct) await transportProbe(direct, worker.direct, "workerd directly").catch((e: unknown) => observations.push(`transport probe failed: ${errorText(e)}`));
     seq?.close();
     direct?.close();
+    base?.close();
   });
 
   await phase(`parallel: ${PARALLEL.sessions} sessions × ${PARALLEL.turns} turns`, [parRow], async () => {
@@ -327,6 +340,7 @@ async function main(): Promise<void> {
 }
 
 interface BlockP50 {
+  base: number[];
   worker: number[];
   direct: number[];
   floor: number[];
@@ -339,8 +353,14 @@ function ratioLine(label: string, worker: Row, base: Row): string {
 }
 
 function report(blockP50: BlockP50): void {
-  const out = ["", ...table([floorRow, freshRow, seqRow, directRow, parRow], [bundleRow])];
+  const out = ["", ...table([floorRow, freshRow, seqRow, directRow, ...(baselineDir ? [baseRow] : []), parRow], [bundleRow])];
   out.push("", ratioLine("Worker (workerd directly) p50 / floor p50", directRow, floorRow), ratioLine("Worker (through wrangler dev) p50 / floor p50", seqRow, floorRow));
+  if (baselineDir) {
+    out.push(ratioLine("baseline Worker (workerd directly) p50 / floor p50", baseRow, floorRow));
+    const change = p(directRow.samples, 50) / p(baseRow.samples, 50);
+    out.push(`this tree / baseline, same run, workerd directly: ${fmt(p(directRow.samples, 50))} / ${fmt(p(baseRow.samples, 50))} ms = ${change.toFixed(3)}`);
+    out.push(`Per-block p50 ms, baseline direct: ${blockP50.base.map(fmt).join(" ")}`);
+  }
   out.push(ratioLine("for comparison with earlier runs: Worker (through wrangler dev) p50 / fresh-conversation floor p50", seqRow, freshRow));
   out.push(`Parallel errors across all sessions: ${parRow.errors} (goal 0): ${parRow.turns > 0 && parRow.errors === 0 ? "MET" : "NOT MET"}`);
   out.push(`Per-block p50 ms, floor:          ${blockP50.floor.map(fmt).join(" ")}`, `Per-block p50 ms, fresh floor:    ${blockP50.fresh.map(fmt).join(" ")}`);
@@ -356,6 +376,7 @@ function report(blockP50: BlockP50): void {
     ["first text→turn_end", "text", "end"],
   ];
   out.push(`  Worker, direct:     ${breakdown(directRow, segments)}`, `  Worker, sequential: ${breakdown(seqRow, segments)}`, `  Worker, parallel:   ${breakdown(parRow, segments)}`);
+  if (baselineDir) out.push(`  baseline, direct:   ${breakdown(baseRow, segments)}`);
   out.push("", "Observations:", `  - Durable Object state in ${stateDir ?? tmpdir()}${stateDir ? "" : " (the default; --state-dir moves it)"}`, ...observations.map((o) => `  - ${o}`), `  - load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   console.log(out.join("\n"));
 }
