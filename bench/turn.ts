@@ -79,6 +79,8 @@ const parRow = row(`Worker: ${PARALLEL.sessions} sessions × ${PARALLEL.turns} t
 const baseRow = row(`baseline Worker (${baselineDir ?? "none"}): 1 session, sequential turns, workerd directly`);
 const bundleRow = row("bundle: wrangler deploy --dry-run");
 const observations: string[] = [];
+/** This tree's turn minus the baseline's, per pair of turns run back to back (--baseline-dir). */
+const pairDiffs: number[] = [];
 
 // ---- what gets cleaned up ----
 const groups = new Set<Group>();
@@ -281,11 +283,28 @@ async function main(): Promise<void> {
     const seq = worker ? await openSession(worker.url, `bench-seq-${Date.now()}`) : undefined;
     const direct = worker?.direct ? await openSession(worker.direct, `bench-direct-${Date.now()}`) : undefined;
     const base = baseline?.direct ? await openSession(baseline.direct, `bench-base-${Date.now()}`) : undefined;
+    // With a baseline, its turns and this tree's alternate one by one (who goes first swapping
+    // each time), so neither Worker runs warmer than the other: an A/A run (the same tree
+    // twice) in separate blocks came out 4-11% apart, the Worker measured right after its own
+    // proxied turns ahead.
+    const directTurns = async (b: number): Promise<void> => {
+      if (!direct) return;
+      if (!base) return void blockP50.direct.push(p(await workerTurns(direct, directRow, BLOCK, `direct b${b}`), 50));
+      const mine: number[] = [];
+      const theirs: number[] = [];
+      for (let i = 0; i < BLOCK; i++) {
+        const pair: [TimedSession, Row, number[]][] = [[direct, directRow, mine], [base, baseRow, theirs]];
+        for (const [session, r, into] of (i + b) % 2 === 0 ? pair : pair.reverse()) into.push(...(await workerTurns(session, r, 1, `pair b${b}`)));
+        const [a, z] = [mine[i], theirs[i]];
+        if (mine.length === i + 1 && theirs.length === i + 1 && a !== undefined && z !== undefined) pairDiffs.push(a - z);
+      }
+      blockP50.direct.push(p(mine, 50));
+      blockP50.base.push(p(theirs, 50));
+    };
     const runners = [
-      ...(base ? [async () => void blockP50.base.push(p(await workerTurns(base, baseRow, BLOCK, "base"), 50))] : []),
       async (b: number) => void (seq && blockP50.worker.push(p(await workerTurns(seq, seqRow, BLOCK, `seq b${b}`), 50))),
       async () => void (floor && blockP50.floor.push(p(await floorTurns(floor, floorRow, BLOCK), 50))),
-      async (b: number) => void (direct && blockP50.direct.push(p(await workerTurns(direct, directRow, BLOCK, `direct b${b}`), 50))),
+      directTurns,
       async () => void (freshFloor && blockP50.fresh.push(p(await floorTurns(freshFloor, freshRow, BLOCK), 50))),
     ];
     for (let b = 0; b < BLOCKS; b++) {
@@ -359,6 +378,10 @@ function report(blockP50: BlockP50): void {
     out.push(ratioLine("baseline Worker (workerd directly) p50 / floor p50", baseRow, floorRow));
     const change = p(directRow.samples, 50) / p(baseRow.samples, 50);
     out.push(`this tree / baseline, same run, workerd directly: ${fmt(p(directRow.samples, 50))} / ${fmt(p(baseRow.samples, 50))} ms = ${change.toFixed(3)}`);
+    const diffs = [...pairDiffs].sort((x, y) => x - y);
+    const at = (q: number) => fmt(diffs[Math.min(diffs.length - 1, Math.floor(q * diffs.length))] ?? Number.NaN);
+    out.push(`this tree − baseline, turn by turn (${diffs.length} pairs, alternating): median ${at(0.5)} ms (quartiles ${at(0.25)} / ${at(0.75)})`);
+    out.push("(with a baseline the two Workers take turns, each after the other's turn: both run a little slower than alone, so compare them with each other)");
     out.push(`Per-block p50 ms, baseline direct: ${blockP50.base.map(fmt).join(" ")}`);
   }
   out.push(ratioLine("for comparison with earlier runs: Worker (through wrangler dev) p50 / fresh-conversation floor p50", seqRow, freshRow));
