@@ -29,18 +29,17 @@
 // from another checkout beside this one, in the same rotating blocks (before and after
 // in one run, on its workerd directly); `--state-dir DIR` puts the Durable
 // Objects' storage there (e.g. /dev/shm, to measure without disk syncs). Run: npm run bench:turn
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
 import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../tests/fixtures/servers";
-import { descendantsOf, errorText, freePort, repoRoot, stopBridgeTree } from "./lib/procs";
+import { errorText, repoRoot, stopBridgeTree } from "./lib/procs";
 import { startFloor, type Floor } from "./lib/turn-floor";
-import { runToEnd, startGroup, type Group } from "./lib/turn-procs";
+import { startWorker, wranglerBin, wranglerEnv, type BenchWorker } from "./lib/turn-worker";
+import { runToEnd, type Group } from "./lib/turn-procs";
 import { breakdown, count, fmt, p, row, table, type Row } from "./lib/turn-report";
 import { TimedSession, type TurnResult } from "./lib/timed-session";
 
@@ -66,8 +65,6 @@ const baselineDir = cli["baseline-dir"];
 // makes is committed (a disk sync here) before the object's next message leaves it;
 // `--state-dir /dev/shm` shows the turn without this machine's disk syncs.
 const stateDir = cli["state-dir"];
-const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
-const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const started = Date.now();
 const overBudget = () => Date.now() - started > BUDGET_MS;
 
@@ -129,43 +126,6 @@ async function setAuto(url: string, key: string, root: string): Promise<void> {
   const body = { call: { call: { name: "filesystem__list_directory", args: { path: root } } }, text: "done" };
   const res = await fetch(`${url}/__auto/${key}`, { method: "POST", body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`fake LLM auto mode: HTTP ${res.status}`);
-}
-
-async function startWorker(root: string, fakeUrl: string, b: RunningBridge, dir = workerDir): Promise<{ url: string; direct?: string; group: Group }> {
-  const [port, inspector] = [await freePort(), await freePort()];
-  const envFile = join(tmp ?? tmpdir(), "empty.env"); // so the repo's .dev.vars is not read
-  writeFileSync(envFile, "");
-  const mcpConfig = { servers: { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, root], alwaysAllow: ["list_directory"] } } };
-  const vars = { GEMINI_API_KEY: WORKER_KEY, GEMINI_BASE_URL: fakeUrl, BRIDGE_URL: b.url, BRIDGE_TOKEN: b.token, MCP_CONFIG: JSON.stringify(mcpConfig), RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" };
-  const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false"];
-  const state = mkdtempSync(join(stateDir ?? tmp ?? tmpdir(), "bench-turn-state-"));
-  cleanupDirs.push(state);
-  args.push("--persist-to", state, "--env-file", envFile);
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  const group = startGroup("wrangler dev", process.execPath, args, wranglerEnv, dir);
-  groups.add(group);
-  await group.waitFor(/Ready on http:\/\/\S+/, 90_000);
-  const direct = await directUrl(group, [port, inspector]).catch((e: unknown) => void observations.push(`direct workerd path not measured: ${errorText(e)}`));
-  return { url: `http://127.0.0.1:${port}`, direct: direct ?? undefined, group };
-}
-
-/**
- * The URL of the workerd that runs the Worker itself, behind wrangler dev's proxy:
- * a listening socket of the group's workerd processes, other than the public and
- * inspector ports, that answers /api/health as edgehost.
- */
-async function directUrl(group: Group, skip: number[]): Promise<string> {
-  const pids = new Set(descendantsOf(group.pid).map(String));
-  const ports = execFileSync("ss", ["-ltnpH"], { encoding: "utf8" })
-    .split("\n")
-    .filter((line) => [...line.matchAll(/pid=(\d+)/g)].some((m) => pids.has(m[1] ?? "")))
-    .map((line) => Number(/127\.0\.0\.1:(\d+)/.exec(line)?.[1]))
-    .filter((port) => Number.isInteger(port) && !skip.includes(port));
-  for (const port of ports) {
-    const body = await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.text(), () => "");
-    if (body.includes('"service":"edgehost"')) return `http://127.0.0.1:${port}`;
-  }
-  throw new Error(`no workerd socket of wrangler dev answered /api/health (tried ${ports.join(", ") || "none"})`);
 }
 
 async function openSession(url: string, id: string): Promise<TimedSession> {
@@ -230,8 +190,8 @@ async function main(): Promise<void> {
   for (const name of ["notes.txt", "todo.md", "data.json"]) writeFileSync(join(root, name), `${name}\n`);
   const rootPath = realpathSync(root);
   const all = [floorRow, freshRow, seqRow, directRow, parRow];
-  let worker: { url: string; direct?: string; group: Group } | undefined;
-  let baseline: { url: string; direct?: string; group: Group } | undefined;
+  let worker: BenchWorker | undefined;
+  let baseline: BenchWorker | undefined;
   await phase("start fake model, bridge, wrangler dev", all, async () => {
     fake = await startFakeLlm();
     await setAuto(fake.url, WORKER_KEY, rootPath);
@@ -239,9 +199,10 @@ async function main(): Promise<void> {
     const servers = { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } };
     bridge = await startBridge(servers, ["--log-level", "warn", "--no-watch", "--shutdown-timeout", "3"]);
     const t0 = performance.now();
-    worker = await startWorker(rootPath, fake.url, bridge);
+    const options = { root: rootPath, fakeUrl: fake.url, apiKey: WORKER_KEY, bridge, stateParent: stateDir ?? tmp ?? tmpdir(), cleanupDirs, groups, observations };
+    worker = await startWorker({ ...options, dir: workerDir });
     observations.push(`wrangler dev ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    if (baselineDir) baseline = await startWorker(rootPath, fake.url, bridge, baselineDir);
+    if (baselineDir) baseline = await startWorker({ ...options, dir: baselineDir });
   });
   const mark = worker?.group.seen() ?? 0;
   if (fake && bridge) {
