@@ -5,22 +5,21 @@
 // isolate spent running JavaScript at all (the rest is I/O waits: WebSocket hops,
 // fetches to the model and the bridge, storage). Run: npm run bench:profile [-- --turns N]
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
 import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../tests/fixtures/servers";
-import { errorText, freePort, repoRoot, stopBridgeTree } from "./lib/procs";
+import { errorText, repoRoot, stopBridgeTree } from "./lib/procs";
 import { TimedSession } from "./lib/timed-session";
-import { startGroup, type Group } from "./lib/turn-procs";
+import type { Group } from "./lib/turn-procs";
+import { startWorker } from "./lib/turn-worker";
 import { p } from "./lib/turn-report";
 
 const KEY = "bench-profile";
 const turns = Number(parseArgs({ options: { turns: { type: "string" } } }).values.turns ?? 200);
-const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
 const log = (text: string) => process.stderr.write(`profile: ${text}\n`);
 
 interface ProfileNode {
@@ -157,7 +156,7 @@ function summarize(profile: Profile, wallMs: number, fileOf: (url: string, line:
 
 let fake: FakeLlm | undefined;
 let bridge: RunningBridge | undefined;
-let group: Group | undefined;
+const groups = new Set<Group>();
 let tmp: string | undefined;
 
 async function main(): Promise<void> {
@@ -170,17 +169,7 @@ async function main(): Promise<void> {
   const auto = { call: { call: { name: "filesystem__list_directory", args: { path: rootPath } } }, text: "done" };
   await fetch(`${fake.url}/__auto/${KEY}`, { method: "POST", body: JSON.stringify(auto) });
   bridge = await startBridge({ filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } }, ["--log-level", "warn", "--no-watch"]);
-  const [port, inspector] = [await freePort(), await freePort()];
-  const envFile = join(tmp, "empty.env");
-  writeFileSync(envFile, "");
-  const mcpConfig = { servers: { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath], alwaysAllow: ["list_directory"] } } };
-  const vars = { GEMINI_API_KEY: KEY, GEMINI_BASE_URL: fake.url, BRIDGE_URL: bridge.url, BRIDGE_TOKEN: bridge.token, MCP_CONFIG: JSON.stringify(mcpConfig), RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" };
-  const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false"];
-  args.push("--persist-to", join(tmp, "state"), "--env-file", envFile);
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  group = startGroup("wrangler dev", process.execPath, args, { ...process.env, WRANGLER_SEND_METRICS: "false" }, repoRoot);
-  await group.waitFor(/Ready on http:\/\/\S+/, 90_000);
-  const url = `http://127.0.0.1:${port}`;
+  const { url, inspector } = await startWorker({ dir: repoRoot, root: rootPath, fakeUrl: fake.url, apiKey: KEY, bridge, stateParent: tmp, cleanupDirs: [], groups, observations: [] });
 
   const session = await TimedSession.open(url, `profile-${Date.now()}`, 15_000);
   await session.waitForServers(15_000);
@@ -215,7 +204,7 @@ try {
   console.error(`profile failed: ${errorText(error)}`);
   process.exitCode = 1;
 } finally {
-  if (group) await group.stop();
+  for (const group of groups) await group.stop();
   if (bridge) {
     for (const note of await stopBridgeTree(bridge)) log(note);
     rmSync(bridge.dir, { recursive: true, force: true });

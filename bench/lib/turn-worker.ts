@@ -19,6 +19,8 @@ export interface BenchWorker {
   url: string;
   /** The workerd that runs the Worker, when found. */
   direct?: string;
+  /** The V8 inspector of the Worker's isolate (bench/profile-turn.ts). */
+  inspector: number;
   group: Group;
 }
 
@@ -55,7 +57,7 @@ export async function startWorker(o: WorkerOptions): Promise<BenchWorker> {
   o.groups.add(group);
   await group.waitFor(/Ready on http:\/\/\S+/, 90_000);
   const direct = await directUrl(group, [port, inspector]).catch((e: unknown) => void o.observations.push(`direct workerd path not measured: ${errorText(e)}`));
-  return { url: `http://127.0.0.1:${port}`, direct: direct ?? undefined, group };
+  return { url: `http://127.0.0.1:${port}`, direct: direct ?? undefined, inspector, group };
 }
 
 /**
