@@ -27,22 +27,25 @@ export class PendingUsage {
     this.store.setSetting(KEY, this.total + Math.round(tokens));
   }
 
-  /** What no call carries yet, for the next one; `settle` says whether the account took it. */
-  take(): { tokens: number; settle(taken: boolean): void } {
-    const tokens = this.total - this.sending;
+  /** Tokens no call carries yet. */
+  get unsent(): number {
+    return this.total - this.sending;
+  }
+
+  /**
+   * Hands what no call carries yet to `call`; once it answered, those tokens are the
+   * account's (a call that fails leaves them for the next one).
+   */
+  async carry<T>(call: (tokens: number) => Promise<T>): Promise<T> {
+    const tokens = this.unsent;
     this.sending += tokens;
-    let settled = false;
-    return {
-      tokens,
-      settle: (taken) => {
-        if (settled) return;
-        settled = true;
-        this.sending -= tokens;
-        if (taken && tokens > 0) {
-          const left = this.total - tokens;
-          this.store.setSetting(KEY, left > 0 ? left : undefined);
-        }
-      },
-    };
+    try {
+      const answer = await call(tokens);
+      const left = this.total - tokens;
+      if (tokens > 0) this.store.setSetting(KEY, left > 0 ? left : undefined);
+      return answer;
+    } finally {
+      this.sending -= tokens;
+    }
   }
 }

@@ -87,15 +87,8 @@ export class SessionOwner {
   async beginTurn(known?: string): Promise<{ decision: SpendDecision; servers: UserServerList }> {
     const account = this.account();
     if (!account) return { decision: NO_OWNER, servers: { version: "none", servers: [] } };
-    const usage = this.pending.take();
-    try {
-      const begun = await account.beginTurn(this.limits(true), known, usage.tokens);
-      usage.settle(true);
-      return { decision: begun.decision, servers: toConfigs(begun.servers) };
-    } catch (error) {
-      usage.settle(false);
-      throw error;
-    }
+    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(true), known, tokens));
+    return { decision: begun.decision, servers: toConfigs(begun.servers) };
   }
 
   /** Tokens spent mid-turn (a sampling answer): counted now, since the next request in the turn is checked against them. */
@@ -124,15 +117,8 @@ export class SessionOwner {
 
   private async report(): Promise<void> {
     const account = this.account();
-    const usage = this.pending.take();
-    if (!account || usage.tokens <= 0) return usage.settle(false);
-    try {
-      await account.addUsage(usage.tokens);
-      usage.settle(true);
-    } catch {
-      usage.settle(false);
-      this.reportSoon();
-    }
+    if (!account || this.pending.unsent <= 0) return;
+    await this.pending.carry((tokens) => account.addUsage(tokens)).catch(() => this.reportSoon());
   }
 
   /** Why a sampling request may not be answered now: the owner's daily budget is used up. */
