@@ -10,31 +10,23 @@ import { EdgehostError, type PublicError } from "../shared/errors";
 import type { ServerConnection } from "./connection";
 import type { McpHost } from "./host";
 
-export const CatalogResourceSchema = z.object({
+/** What every listed item has: the server that lists it and how it names itself. */
+const CatalogItemSchema = z.object({
   server: z.string(),
-  uri: z.string(),
   name: z.string(),
   title: z.string().optional(),
   description: z.string().optional(),
-  mimeType: z.string().optional(),
 });
-export const CatalogTemplateSchema = z.object({
-  server: z.string(),
+export const CatalogResourceSchema = CatalogItemSchema.extend({ uri: z.string(), mimeType: z.string().optional() });
+export const CatalogTemplateSchema = CatalogItemSchema.extend({
   uriTemplate: z.string(),
-  name: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
   mimeType: z.string().optional(),
   /** The template's variables, in order: the page's form fields. */
   variables: z.array(z.string()),
   /** Whether the server answers completion/complete (for this form's suggestions). */
   completions: z.boolean(),
 });
-export const CatalogPromptSchema = z.object({
-  server: z.string(),
-  name: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
+export const CatalogPromptSchema = CatalogItemSchema.extend({
   arguments: z.array(z.object({ name: z.string(), description: z.string().optional(), required: z.boolean() })),
   completions: z.boolean(),
 });
