@@ -7,7 +7,7 @@ import { GoogleGenAI, type Content, type FunctionCall, type GenerateContentConfi
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseDuration, parseRetryAfter } from "./errors";
 import { sanitizeForGemini } from "./gemini-schema";
-import { baseMimeType, mediaGroups, userParts, type Converted } from "./media";
+import { canonicalMimeType, mediaGroups, userParts, type Converted } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
@@ -195,31 +195,13 @@ export function toContents(messages: ChatMessage[]): Content[] {
 }
 
 // What Gemini takes as inline data (ai.google.dev, image and audio understanding), with
-// the other names servers use for the same types mapped onto Gemini's.
-const GEMINI_MEDIA: Record<string, string> = {
-  "image/png": "image/png",
-  "image/jpeg": "image/jpeg",
-  "image/jpg": "image/jpeg",
-  "image/webp": "image/webp",
-  "image/heic": "image/heic",
-  "image/heif": "image/heif",
-  "audio/wav": "audio/wav",
-  "audio/x-wav": "audio/wav",
-  "audio/wave": "audio/wav",
-  "audio/mp3": "audio/mp3",
-  "audio/mpeg": "audio/mp3",
-  "audio/aiff": "audio/aiff",
-  "audio/x-aiff": "audio/aiff",
-  "audio/aac": "audio/aac",
-  "audio/ogg": "audio/ogg",
-  "audio/flac": "audio/flac",
-  "audio/x-flac": "audio/flac",
-};
+// the other names servers use for the same types mapped onto these (canonicalMimeType).
+const GEMINI_MEDIA = new Set(["image/png", "image/jpeg", "image/webp", "image/heic", "image/heif", "audio/wav", "audio/mp3", "audio/aiff", "audio/aac", "audio/ogg", "audio/flac"]);
 
 /** A type Gemini does not take would fail the whole request: it is named in the text instead. */
 function toInlineData(media: MediaPart): Converted<Part> {
-  const mimeType = GEMINI_MEDIA[baseMimeType(media.mimeType)];
-  if (mimeType) return { part: { inlineData: { mimeType, data: media.data } } };
+  const mimeType = canonicalMimeType(media.mimeType);
+  if (GEMINI_MEDIA.has(mimeType)) return { part: { inlineData: { mimeType, data: media.data } } };
   return { refused: media.type === "image" ? "Gemini takes PNG, JPEG, WebP, HEIC or HEIF images" : "Gemini takes WAV, MP3, AIFF, AAC, OGG or FLAC audio" };
 }
 

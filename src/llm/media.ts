@@ -51,8 +51,24 @@ export function describeMediaAsText(result: ToolCallResult): string {
 }
 
 /** The lower-cased MIME type without parameters ("audio/wav; codecs=1" → "audio/wav"). */
-export function baseMimeType(mimeType: string): string {
+function baseMimeType(mimeType: string): string {
   return mimeType.split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+// Other names servers use for the same types.
+const ALIASES: Record<string, string> = {
+  "image/jpg": "image/jpeg",
+  "audio/x-wav": "audio/wav",
+  "audio/wave": "audio/wav",
+  "audio/mpeg": "audio/mp3",
+  "audio/x-aiff": "audio/aiff",
+  "audio/x-flac": "audio/flac",
+};
+
+/** baseMimeType, with other names for the same type mapped to one ("audio/x-wav" → "audio/wav"). */
+export function canonicalMimeType(mimeType: string): string {
+  const base = baseMimeType(mimeType);
+  return ALIASES[base] ?? base;
 }
 
 /**

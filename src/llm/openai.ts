@@ -6,7 +6,7 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
-import { baseMimeType, mediaGroups, userParts, type Converted } from "./media";
+import { canonicalMimeType, mediaGroups, userParts, type Converted } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export interface OpenAiProviderOptions {
@@ -231,11 +231,10 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenA
 // audio as input_audio; an endpoint that reads neither (a text-only local model)
 // answers with an error the user sees, as it would for any image.
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
-const AUDIO_FORMATS: Record<string, "wav" | "mp3"> = { "audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3" };
+const AUDIO_FORMATS: Record<string, "wav" | "mp3"> = { "audio/wav": "wav", "audio/mp3": "mp3" };
 
 function toContentPart(media: MediaPart): Converted<OpenAiContentPart> {
-  const given = baseMimeType(media.mimeType);
-  const mimeType = given === "image/jpg" ? "image/jpeg" : given;
+  const mimeType = canonicalMimeType(media.mimeType);
   if (media.type === "image") {
     if (IMAGE_TYPES.has(mimeType)) return { part: { type: "image_url", image_url: { url: `data:${mimeType};base64,${media.data}` } } };
     return { refused: "the endpoint takes PNG, JPEG, WebP or GIF images" };
