@@ -37,7 +37,7 @@ async function testServer(c: Context<AppEnv>, config: RemoteServerConfig, connec
       // one (a server given its own Authorization header) the transport names the 401.
       const state = host.servers()[0]?.state;
       if (state === "auth_required" || /\b401\b|unauthori[sz]ed/i.test(failed.reason)) return { ok: false, code: "auth_required", error: failed.reason };
-      if (/cannot be signed in to/.test(failed.reason)) return { ok: false, code: "oauth_unsupported", error: failed.reason };
+      if (failed.code === "oauth_unsupported") return { ok: false, code: "oauth_unsupported", error: failed.reason };
       return { ok: false, code: "unreachable", error: failed.reason };
     }
     const tools = host.tools().map((t) => t.name);

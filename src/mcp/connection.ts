@@ -195,7 +195,7 @@ export class ServerConnection {
         await this.teardown();
         this.markFailed(reason, isSignInRequired(error) ? "auth_required" : "unavailable");
       }
-      throw new ServerUnavailableError(this.name, reason, this.retryAfterMs());
+      throw new ServerUnavailableError(this.name, reason, this.retryAfterMs(), error);
     } finally {
       clearTimeout(timer);
     }

@@ -7,8 +7,10 @@ export class ServerUnavailableError extends EdgehostError {
     readonly server: string,
     readonly reason: string,
     readonly retryAfterMs?: number,
+    /** What made it unavailable (a typed error there keeps its code for the caller: ConnectReport). */
+    cause?: unknown,
   ) {
-    super(`MCP server "${server}" is unavailable: ${reason}`);
+    super(`MCP server "${server}" is unavailable: ${reason}`, cause === undefined ? undefined : { cause });
   }
   override toPublic(): PublicError {
     return { code: this.code, message: this.message, server: this.server, retryAfterMs: this.retryAfterMs };

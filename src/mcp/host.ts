@@ -13,9 +13,10 @@ import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type Tool
 import { callTool, isTransient, linkSignal, translateError, type CallToolOptions } from "./call";
 import type { McpConfig } from "../shared/mcp-config/config";
 import { ServerConnection, ServerStateSchema, type ChangeKind, type ServerState } from "./connection";
-import { NotFoundError, ToolNotFoundError } from "./errors";
+import { NotFoundError, ServerUnavailableError, ToolNotFoundError } from "./errors";
 import { serverGuide, type ServerGuide } from "./guide";
 import { errorMessage, silentLogger, type Logger } from "../shared/logger";
+import { EdgehostError, findCause } from "../shared/errors";
 import { ServerMetricsSchema } from "../shared/metrics";
 import { FunctionNameMap, splitQualified } from "./names";
 import { capabilitiesFor, capabilitiesForServer, type ServerRequestHandlers } from "./server-requests";
@@ -38,7 +39,8 @@ export interface McpHostOptions {
 
 export interface ConnectReport {
   ready: string[];
-  failed: { server: string; reason: string }[];
+  /** `code`: the typed error's, when the failure was one of ours (e.g. "oauth_unsupported"). */
+  failed: { server: string; reason: string; code?: string }[];
 }
 
 export interface RequestOptions {
@@ -148,7 +150,11 @@ export class McpHost {
     results.forEach((result, i) => {
       const server = names[i] ?? "";
       if (result.status === "fulfilled") report.ready.push(server);
-      else report.failed.push({ server, reason: this.connections.get(server)?.lastError ?? errorMessage(result.reason) });
+      else {
+        // The typed error behind the unavailability, if any (e.g. an authorization server this client refuses).
+        const code = findCause(result.reason, (e): e is EdgehostError => e instanceof EdgehostError && !(e instanceof ServerUnavailableError))?.code;
+        report.failed.push({ server, reason: this.connections.get(server)?.lastError ?? errorMessage(result.reason), ...(code ? { code } : {}) });
+      }
     });
     return report;
   }

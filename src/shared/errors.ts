@@ -28,6 +28,16 @@ export abstract class EdgehostError extends Error {
   }
 }
 
+/** The first error in `error`'s cause chain (itself first, 5 deep at most) that `match` accepts. */
+export function findCause<T>(error: unknown, match: (e: Error) => e is Error & T): (Error & T) | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (match(e)) return e;
+    e = e.cause;
+  }
+  return undefined;
+}
+
 export interface ConfigIssue {
   file: string;
   line: number;

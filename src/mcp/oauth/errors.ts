@@ -2,7 +2,7 @@
 // (expected, shown as "Sign in"), and one whose authorization server this
 // client refuses to use (a configuration problem no sign-in fixes).
 import { UnauthorizedError } from "@modelcontextprotocol/client";
-import { EdgehostError, type PublicError } from "../../shared/errors";
+import { EdgehostError, findCause, type PublicError } from "../../shared/errors";
 
 export class SignInRequiredError extends EdgehostError {
   readonly code = "auth_required";
@@ -36,12 +36,7 @@ export class OAuthUnsupportedError extends EdgehostError {
  * wrapped as an error's `cause`.
  */
 export function isSignInRequired(error: unknown): boolean {
-  let e: unknown = error;
-  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
-    if (e instanceof SignInRequiredError || UnauthorizedError.isInstance(e)) return true;
-    e = (e as Error).cause;
-  }
-  return false;
+  return findCause(error, (e): e is Error => e instanceof SignInRequiredError || UnauthorizedError.isInstance(e)) !== undefined;
 }
 
 /** The S256 rule of the MCP authorization spec: an AS that does not list it is refused (absent counts as not listed). */
