@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import WebSocket from "ws";
 import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
+import { attachDevTools, type DevTools } from "../tests/fixtures/devtools";
 import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../tests/fixtures/servers";
 import { errorText, repoRoot, stopBridgeTree } from "./lib/procs";
@@ -36,45 +36,11 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** A minimal Chrome DevTools Protocol session over the inspector's WebSocket. */
-interface Cdp {
-  send: (method: string, params?: object) => Promise<unknown>;
-  /** Events received so far, by method. */
-  events: (method: string) => unknown[];
-  close: () => void;
-}
-
-async function cdp(url: string): Promise<Cdp> {
-  const ws = new WebSocket(url);
-  await new Promise<void>((resolve, reject) => {
-    ws.once("open", () => resolve());
-    ws.once("error", reject);
-  });
-  let next = 1;
-  const waiting = new Map<number, (value: unknown) => void>();
-  const seen = new Map<string, unknown[]>();
-  ws.on("message", (data) => {
-    const m = JSON.parse(String(data)) as { id?: number; method?: string; params?: unknown; result?: unknown; error?: unknown };
-    if (m.id !== undefined) waiting.get(m.id)?.(m.error ? Promise.reject(new Error(JSON.stringify(m.error))) : m.result);
-    else if (m.method) seen.set(m.method, [...(seen.get(m.method) ?? []), m.params]);
-  });
-  return {
-    send: (method, params = {}) =>
-      new Promise((resolve) => {
-        const id = next++;
-        waiting.set(id, resolve);
-        ws.send(JSON.stringify({ id, method, params }));
-      }),
-    events: (method) => seen.get(method) ?? [],
-    close: () => ws.close(),
-  };
-}
-
 /**
  * wrangler bundles the Worker into one index.js; esbuild marks where each input file
  * starts with a `// path` comment line, so a line number maps back to its source file.
  */
-async function moduleMap(devtools: Cdp): Promise<(url: string, line: number) => string> {
+async function moduleMap(devtools: DevTools): Promise<(url: string, line: number) => string> {
   const scripts = devtools.events("Debugger.scriptParsed") as { scriptId: string; url: string }[];
   const maps = new Map<string, { line: number; file: string }[]>();
   for (const s of scripts.filter((x) => x.url.endsWith("index.js"))) {
@@ -175,10 +141,7 @@ async function main(): Promise<void> {
   await session.waitForServers(15_000);
   for (let i = 0; i < 20; i++) await session.turn(`warm-up ${i}`, 20_000);
 
-  const targets = (await (await fetch(`http://127.0.0.1:${inspector}/json`)).json()) as { webSocketDebuggerUrl: string; title?: string }[];
-  const target = targets[0];
-  if (!target) throw new Error("the inspector lists no target");
-  const devtools = await cdp(target.webSocketDebuggerUrl);
+  const devtools = await attachDevTools(inspector);
   await devtools.send("Debugger.enable");
   await devtools.send("Profiler.enable");
   await devtools.send("Profiler.setSamplingInterval", { interval: 50 });

@@ -18,7 +18,9 @@
 //      `wrangler dev`'s public port, whose dev-only proxy (a second workerd that
 //      forwards every request and WebSocket frame) no deployment has, and directly
 //      on the port of the workerd that runs the Worker (found by probing the
-//      group's listening sockets for /api/health);
+//      group's listening sockets for /api/health). wrangler's dev inspector has the
+//      runtime's Network events off (bench/lib/turn-worker.ts, as `npm run dev` has):
+//      one more direct row per block turns them on, to show what they cost;
 //   5. the deploy bundle's gzip size from `wrangler deploy --dry-run` (goal < 800 KiB).
 // Everything runs on 127.0.0.1 with temp dirs: `--persist-to` for wrangler state, an
 // empty `--env-file` so the repo's .dev.vars is not read; RATE_LIMIT_* are env.ts's
@@ -38,6 +40,7 @@ import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../tests/fixtures/servers";
 import { errorText, repoRoot, stopBridgeTree } from "./lib/procs";
 import { startFloor, type Floor } from "./lib/turn-floor";
+import { setNetworkEvents } from "../scripts/lib/dev-network-events.mjs";
 import { startWorker, wranglerBin, wranglerEnv, type BenchWorker } from "./lib/turn-worker";
 import { runToEnd, type Group } from "./lib/turn-procs";
 import { breakdown, count, fmt, p, row, table, type Row } from "./lib/turn-report";
@@ -72,6 +75,7 @@ const floorRow = row("floor: Node, genai stream → MCP callTool → genai strea
 const freshRow = row("floor, fresh conversation each time (the floor before the fix)");
 const seqRow = row("Worker: 1 session, sequential turns, through wrangler dev's proxy");
 const directRow = row("Worker: 1 session, sequential turns, workerd directly (no dev proxy)");
+const tracedRow = row("Worker: the same, wrangler's runtime Network events on (plain `wrangler dev`)");
 const parRow = row(`Worker: ${PARALLEL.sessions} sessions × ${PARALLEL.turns} turns in parallel`);
 const baseRow = row(`baseline Worker (${baselineDir ?? "none"}): 1 session, sequential turns, workerd directly`);
 const bundleRow = row("bundle: wrangler deploy --dry-run");
@@ -189,7 +193,7 @@ async function main(): Promise<void> {
   mkdirSync(root);
   for (const name of ["notes.txt", "todo.md", "data.json"]) writeFileSync(join(root, name), `${name}\n`);
   const rootPath = realpathSync(root);
-  const all = [floorRow, freshRow, seqRow, directRow, parRow];
+  const all = [floorRow, freshRow, seqRow, directRow, tracedRow, parRow];
   let worker: BenchWorker | undefined;
   let baseline: BenchWorker | undefined;
   await phase("start fake model, bridge, wrangler dev", all, async () => {
@@ -239,8 +243,8 @@ async function main(): Promise<void> {
     observations.push(`warm-up: ${notes.join("; ")}`);
   });
 
-  const blockP50: BlockP50 = { base: [], worker: [], direct: [], floor: [], fresh: [] };
-  await phase(`sequential: ${BLOCKS} rotating blocks × ${BLOCK}`, [floorRow, freshRow, seqRow, directRow], async () => {
+  const blockP50: BlockP50 = { base: [], worker: [], direct: [], traced: [], floor: [], fresh: [] };
+  await phase(`sequential: ${BLOCKS} rotating blocks × ${BLOCK}`, [floorRow, freshRow, seqRow, directRow, tracedRow], async () => {
     const seq = worker ? await openSession(worker.url, `bench-seq-${Date.now()}`) : undefined;
     const direct = worker?.direct ? await openSession(worker.direct, `bench-direct-${Date.now()}`) : undefined;
     const base = baseline?.direct ? await openSession(baseline.direct, `bench-base-${Date.now()}`) : undefined;
@@ -267,6 +271,15 @@ async function main(): Promise<void> {
       async () => void (floor && blockP50.floor.push(p(await floorTurns(floor, floorRow, BLOCK), 50))),
       directTurns,
       async () => void (freshFloor && blockP50.fresh.push(p(await floorTurns(freshFloor, freshRow, BLOCK), 50))),
+      async (b: number) => {
+        if (!direct || !worker) return;
+        await setNetworkEvents(worker.inspector, true);
+        try {
+          blockP50.traced.push(p(await workerTurns(direct, tracedRow, BLOCK, `traced b${b}`), 50));
+        } finally {
+          await setNetworkEvents(worker.inspector, false);
+        }
+      },
     ];
     for (let b = 0; b < BLOCKS; b++) {
       if (overBudget()) throw new Error(`over the time budget after ${b} blocks`);
@@ -323,6 +336,7 @@ interface BlockP50 {
   base: number[];
   worker: number[];
   direct: number[];
+  traced: number[];
   floor: number[];
   fresh: number[];
 }
@@ -333,8 +347,9 @@ function ratioLine(label: string, worker: Row, base: Row): string {
 }
 
 function report(blockP50: BlockP50): void {
-  const out = ["", ...table([floorRow, freshRow, seqRow, directRow, ...(baselineDir ? [baseRow] : []), parRow], [bundleRow])];
+  const out = ["", ...table([floorRow, freshRow, seqRow, directRow, tracedRow, ...(baselineDir ? [baseRow] : []), parRow], [bundleRow])];
   out.push("", ratioLine("Worker (workerd directly) p50 / floor p50", directRow, floorRow), ratioLine("Worker (through wrangler dev) p50 / floor p50", seqRow, floorRow));
+  out.push(`wrangler's runtime Network events (dev-only tracing) add ${fmt(p(tracedRow.samples, 50) - p(directRow.samples, 50))} ms to the direct p50 when on`);
   if (baselineDir) {
     out.push(ratioLine("baseline Worker (workerd directly) p50 / floor p50", baseRow, floorRow));
     const change = p(directRow.samples, 50) / p(baseRow.samples, 50);
@@ -349,6 +364,7 @@ function report(blockP50: BlockP50): void {
   out.push(`Parallel errors across all sessions: ${parRow.errors} (goal 0): ${parRow.turns > 0 && parRow.errors === 0 ? "MET" : "NOT MET"}`);
   out.push(`Per-block p50 ms, floor:          ${blockP50.floor.map(fmt).join(" ")}`, `Per-block p50 ms, fresh floor:    ${blockP50.fresh.map(fmt).join(" ")}`);
   out.push(`Per-block p50 ms, Worker direct:  ${blockP50.direct.map(fmt).join(" ")}`, `Per-block p50 ms, Worker proxied: ${blockP50.worker.map(fmt).join(" ")}`);
+  out.push(`Per-block p50 ms, Worker traced:  ${blockP50.traced.map(fmt).join(" ")}`);
   out.push("", "Where the time goes (median ms; Worker marks are frame arrivals, which leave the isolate only when it waits on I/O):");
   out.push(`  floor: ${breakdown(floorRow, [["model call 1", "", "model1"], ["tool call", "model1", "toolDone"], ["model call 2", "toolDone", "end"]])}`);
   const segments: [string, string, string][] = [
@@ -359,7 +375,7 @@ function report(blockP50: BlockP50): void {
     ["tool done→first text (model call 2)", "toolDone", "text"],
     ["first text→turn_end", "text", "end"],
   ];
-  out.push(`  Worker, direct:     ${breakdown(directRow, segments)}`, `  Worker, sequential: ${breakdown(seqRow, segments)}`, `  Worker, parallel:   ${breakdown(parRow, segments)}`);
+  out.push(`  Worker, direct:     ${breakdown(directRow, segments)}`, `  Worker, traced:     ${breakdown(tracedRow, segments)}`, `  Worker, sequential: ${breakdown(seqRow, segments)}`, `  Worker, parallel:   ${breakdown(parRow, segments)}`);
   if (baselineDir) out.push(`  baseline, direct:   ${breakdown(baseRow, segments)}`);
   out.push("", "Observations:", `  - Durable Object state in ${stateDir ?? tmpdir()}${stateDir ? "" : " (the default; --state-dir moves it)"}`, ...observations.map((o) => `  - ${o}`), `  - load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   console.log(out.join("\n"));

@@ -6,7 +6,12 @@
 // IDE, SIGHUP from a closed terminal, npm dying). A bridge that dies is restarted on
 // the same port with the same token (.dev.vars) while the Worker keeps running.
 //
-// Environment: PORT (8787), BRIDGE_PORT (8808), EDGEHOST_MCP_CONFIG (./mcp.json),
+// wrangler's runtime Network tracing is turned off once the Worker is up and after
+// each reload (lib/dev-network-events.mjs says why); DevTools turns it on when it
+// attaches to the inspector.
+//
+// Environment: PORT (8787), BRIDGE_PORT (8808), INSPECTOR_PORT (9229, or a free one
+// when that is taken), EDGEHOST_MCP_CONFIG (./mcp.json),
 // EDGEHOST_DEV_VARS (.dev.vars next to the wrangler config), EDGEHOST_WRANGLER_CONFIG
 // (./wrangler.toml). Tests use the last three to keep the repo's files untouched.
 import { spawn } from "node:child_process";
@@ -16,6 +21,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { setNetworkEvents } from "./lib/dev-network-events.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -38,6 +44,8 @@ function portFrom(name, fallback) {
 }
 const port = portFrom("PORT", "8787");
 let bridgePort = portFrom("BRIDGE_PORT", "8808");
+const inspectorPortSet = process.env.INSPECTOR_PORT?.trim() ? portFrom("INSPECTOR_PORT", "9229") : undefined;
+let inspectorPort = inspectorPortSet ?? "9229";
 const wranglerConfig = resolve(process.env.EDGEHOST_WRANGLER_CONFIG || join(root, "wrangler.toml"));
 const workerDir = dirname(wranglerConfig);
 const mcpConfig = resolve(process.env.EDGEHOST_MCP_CONFIG || join(root, "mcp.json"));
@@ -175,8 +183,27 @@ function wranglerLine(line) {
   if (!announced && /Ready on http/.test(plain)) {
     announced = true;
     setImmediate(() => say(`page and API at http://127.0.0.1:${port}, bridge at http://127.0.0.1:${bridgePort} (Ctrl+C stops both)`));
+    void quietNetworkEvents().then((quiet) => quiet && say(`wrangler's network tracing is off until DevTools attaches to 127.0.0.1:${inspectorPort}`));
+  } else if (/Local server updated and ready/.test(plain)) {
+    // The inspector proxy turns tracing on again once it has reconnected to the reloaded
+    // runtime, which may be just after wrangler prints this line: asked again a little later.
+    void quietNetworkEvents();
+    setTimeout(() => void quietNetworkEvents(), 2_000).unref();
   }
   return true;
+}
+
+/** True once tracing is off; a failure is said once and changes nothing else. */
+let tracingWarned = false;
+async function quietNetworkEvents() {
+  if (stopping) return false;
+  try {
+    return await setNetworkEvents(Number(inspectorPort), false);
+  } catch (error) {
+    if (!tracingWarned && !stopping) say(`could not turn off wrangler's network tracing (${error.message}); the Worker runs as usual`);
+    tracingWarned = true;
+    return false;
+  }
 }
 
 function mtimeOf(file) {
@@ -188,7 +215,7 @@ function mtimeOf(file) {
 }
 
 function startWorker() {
-  const args = [wranglerBin, "dev", "--config", wranglerConfig, "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false"];
+  const args = [wranglerBin, "dev", "--config", wranglerConfig, "--ip", "127.0.0.1", "--port", port, "--inspector-port", inspectorPort, "--show-interactive-dev-session=false"];
   // wrangler reads .dev.vars next to its config; another file must be named.
   if (devVars !== join(workerDir, ".dev.vars")) args.push("--env-file", devVars);
   // Another mcp.json than the embedded one: the Worker must see the same servers.
@@ -270,14 +297,31 @@ parentWatch.unref();
 
 // Checked first: wrangler would find out only after the bridge and its servers started,
 // and say it in a workerd stack trace.
-const workerPortFree = await new Promise((done) => {
-  const probe = createServer();
-  probe.once("error", () => done(false));
-  probe.listen(Number(port), "127.0.0.1", () => probe.close(() => done(true)));
-});
-if (!workerPortFree) {
+const portFree = (candidate) =>
+  new Promise((done) => {
+    const probe = createServer();
+    probe.once("error", () => done(false));
+    probe.listen(Number(candidate), "127.0.0.1", () => probe.close(() => done(true)));
+  });
+if (!(await portFree(port))) {
   say(`port ${port} is in use; stop what holds it or set PORT`);
   process.exit(1);
+}
+// The inspector port is named to wrangler (not left for it to pick) so tracing can be
+// turned off through it; 9229 is where DevTools looks first, and taken by another
+// wrangler dev, any free port does.
+if (!(await portFree(inspectorPort))) {
+  if (inspectorPortSet) {
+    say(`port ${inspectorPort} is in use; stop what holds it or set INSPECTOR_PORT`);
+    process.exit(1);
+  }
+  inspectorPort = await new Promise((done) => {
+    const probe = createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const { port: free } = probe.address();
+      probe.close(() => done(String(free)));
+    });
+  });
 }
 try {
   await launchBridge();

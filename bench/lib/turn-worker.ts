@@ -1,13 +1,16 @@
 // The Worker under bench/turn.ts: `wrangler dev` started from a checkout (this one,
 // or another for a before/after) in its own process group, with the bench's fake
 // model, bridge and filesystem server, and the port of the workerd that runs it
-// behind wrangler's dev-only proxy.
+// behind wrangler's dev-only proxy. wrangler's dev inspector has its runtime Network
+// events turned off, as `npm run dev` does (scripts/lib/dev-network-events.mjs): a
+// deployment has no such tracing, and here it cost as much as the Worker's own turn.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { RunningBridge } from "../../tests/fixtures/bridge";
 import { filesystemBin } from "../../tests/fixtures/servers";
+import { setNetworkEvents } from "../../scripts/lib/dev-network-events.mjs";
 import { descendantsOf, errorText, freePort } from "./procs";
 import { startGroup, type Group } from "./turn-procs";
 
@@ -57,6 +60,7 @@ export async function startWorker(o: WorkerOptions): Promise<BenchWorker> {
   o.groups.add(group);
   await group.waitFor(/Ready on http:\/\/\S+/, 90_000);
   const direct = await directUrl(group, [port, inspector]).catch((e: unknown) => void o.observations.push(`direct workerd path not measured: ${errorText(e)}`));
+  await setNetworkEvents(inspector, false).catch((e: unknown) => o.observations.push(`wrangler's runtime Network events stay on: ${errorText(e)}`));
   return { url: `http://127.0.0.1:${port}`, direct: direct ?? undefined, inspector, group };
 }
 

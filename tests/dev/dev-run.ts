@@ -15,8 +15,9 @@ export const devScript = join(repoRoot, "scripts", "dev.mjs");
 const WORKER = `import { EMBEDDED } from "./gen.js";
 export default {
   async fetch(request, env) {
-    if (new URL(request.url).pathname === "/bridge") {
-      const response = await fetch(env.BRIDGE_URL + "/metrics", { headers: { authorization: "Bearer " + env.BRIDGE_TOKEN } });
+    const url = new URL(request.url);
+    if (url.pathname === "/bridge") {
+      const response = await fetch(env.BRIDGE_URL + "/metrics" + url.search, { headers: { authorization: "Bearer " + env.BRIDGE_TOKEN } });
       return new Response(String(response.status));
     }
     return Response.json({ embedded: EMBEDDED, mcpConfig: env.MCP_CONFIG ?? null });
@@ -38,6 +39,8 @@ export interface Sandbox {
   builds: string;
   port: number;
   bridgePort: number;
+  /** wrangler dev's inspector (its own: two runs starting at once could both see 9229 free). */
+  inspectorPort: number;
   env: Record<string, string>;
 }
 
@@ -60,15 +63,16 @@ export async function sandbox(servers?: Record<string, unknown>): Promise<Sandbo
   const mcpConfig = join(dir, "mcp.json");
   writeFileSync(mcpConfig, JSON.stringify({ servers: servers ?? { filesystem } }, null, 2));
   const devVars = join(dir, "dev.vars");
-  const [port, bridgePort] = [await freePort(), await freePort()];
+  const [port, bridgePort, inspectorPort] = [await freePort(), await freePort(), await freePort()];
   const env = {
     PORT: String(port),
     BRIDGE_PORT: String(bridgePort),
+    INSPECTOR_PORT: String(inspectorPort),
     EDGEHOST_MCP_CONFIG: mcpConfig,
     EDGEHOST_DEV_VARS: devVars,
     EDGEHOST_WRANGLER_CONFIG: join(dir, "wrangler.toml"),
   };
-  return { dir, mcpConfig, devVars, workspace, builds: join(dir, "builds.log"), port, bridgePort, env };
+  return { dir, mcpConfig, devVars, workspace, builds: join(dir, "builds.log"), port, bridgePort, inspectorPort, env };
 }
 
 export class DevRun {

@@ -7,6 +7,7 @@ import { readFileSync, watch, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { attachDevTools } from "../fixtures/devtools";
 import { ProbeLog } from "../fixtures/probe-log";
 import { filesystemBin, probeServerBin } from "../fixtures/servers";
 import { DevRun, devScript, portClosed, sandbox, type Sandbox } from "./dev-run";
@@ -161,6 +162,24 @@ describe("npm run dev: while it runs", () => {
     expect(output).not.toContain(readDevVar(box.devVars, "BRIDGE_TOKEN"));
     expect(output).toContain(`[bridge] mcp-local-bridge generated a bearer token; BRIDGE_TOKEN and BRIDGE_URL are in ${box.devVars} (mode 0600)`);
     expect(output).not.toMatch(/Failed to request (initial )?roots/);
+  });
+
+  it("turns wrangler's network tracing off, and DevTools can turn it back on", async () => {
+    await run.waitFor(new RegExp(`^\\[dev\\] wrangler's network tracing is off until DevTools attaches to 127\\.0\\.0\\.1:${box.inspectorPort}$`));
+    const devtools = await attachDevTools(box.inspectorPort);
+    // /bridge?call=N makes a subrequest to the bridge's /metrics?call=N: traced only while Network events are on.
+    const bridgeCall = (n: number) => (params: unknown) => (params as { request?: { url?: string } }).request?.url?.endsWith(`/metrics?call=${n}`) === true;
+    try {
+      expect(await (await fetch(`http://127.0.0.1:${box.port}/bridge?call=1`)).text()).toBe("200");
+      await devtools.send("Network.enable");
+      expect(await (await fetch(`http://127.0.0.1:${box.port}/bridge?call=2`)).text()).toBe("200");
+      await devtools.waitFor("Network.requestWillBeSent", bridgeCall(2));
+      // One socket carries the events in order: had tracing been on, call 1's would have come first.
+      expect(devtools.events("Network.requestWillBeSent").filter(bridgeCall(1))).toEqual([]);
+      await devtools.send("Network.disable");
+    } finally {
+      devtools.close();
+    }
   });
 
   it("still reports a real change of mcp.json", async () => {
