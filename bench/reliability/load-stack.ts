@@ -14,6 +14,7 @@ import { startFakeLlm, type FakeLlm } from "../../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../../tests/fixtures/servers";
 import { freePort, stopBridgeTree } from "../lib/procs";
 import { startGroup, type Group } from "../lib/turn-procs";
+import { setNetworkEvents } from "../../scripts/lib/dev-network-events.mjs";
 
 export const MODEL_KEY = "bench-reliability-load";
 const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
@@ -72,6 +73,8 @@ export class LoadStack {
     const t0 = performance.now();
     this.wrangler = startGroup("wrangler dev", process.execPath, args, wranglerEnv);
     await this.wrangler.waitFor(/Ready on http:\/\/\S+/, 90_000);
+    // As `npm run dev` runs it: wrangler's runtime Network tracing off (scripts/lib/dev-network-events.mjs).
+    await setNetworkEvents(inspector, false);
     this.log(`wrangler dev ready on :${port} in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${this.wrangler.pid})`);
     return { workerUrl: `http://127.0.0.1:${port}`, wrangler: this.wrangler, bridge: this.bridge, servers: Object.keys(servers) };
   }
