@@ -6,8 +6,8 @@
 // and appends it to its debug log (~/.config/.wrangler/logs, one mkdir + append per
 // line). On a 2-core machine that costs about as much as the Worker's own turn.
 // `setNetworkEvents(port, false)` connects as a short-lived DevTools client, sends
-// `Network.disable` and leaves (which also flushes the buffer). DevTools sends
-// `Network.enable` itself when it attaches, so its Network panel still works.
+// `Network.disable` and leaves (which also flushes the buffer). A DevTools client
+// that shows network requests sends `Network.enable` itself, and gets them again.
 import WebSocket from "ws";
 
 // Far from the proxy's own command ids (it counts up from 1).
