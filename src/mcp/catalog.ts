@@ -79,20 +79,20 @@ export class CatalogError extends EdgehostError {
 // The SDK cuts values at 100; the page shows a short list anyway.
 const MAX_COMPLETION_VALUES = 100;
 
+/** The fields every catalog item has (CatalogItemSchema), from a server's listing. */
+function item(server: string, listed: { name: string; title?: string; description?: string }) {
+  return { server, name: listed.name, title: listed.title, description: listed.description };
+}
+
 export function listResources(host: McpHost, servers: readonly string[]): CatalogResource[] {
-  return ready(host, servers).flatMap((c) =>
-    c.resources.map((r) => ({ server: c.name, uri: r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType })),
-  );
+  return ready(host, servers).flatMap((c) => c.resources.map((r) => ({ ...item(c.name, r), uri: r.uri, mimeType: r.mimeType })));
 }
 
 export function listTemplates(host: McpHost, servers: readonly string[]): CatalogTemplate[] {
   return ready(host, servers).flatMap((c) =>
     c.resourceTemplates.map((t) => ({
-      server: c.name,
+      ...item(c.name, t),
       uriTemplate: t.uriTemplate,
-      name: t.name,
-      title: t.title,
-      description: t.description,
       mimeType: t.mimeType,
       variables: templateVariables(t.uriTemplate),
       completions: !!c.serverCapabilities?.completions,
@@ -103,10 +103,7 @@ export function listTemplates(host: McpHost, servers: readonly string[]): Catalo
 export function listPrompts(host: McpHost, servers: readonly string[]): CatalogPrompt[] {
   return ready(host, servers).flatMap((c) =>
     c.prompts.map((p) => ({
-      server: c.name,
-      name: p.name,
-      title: p.title,
-      description: p.description,
+      ...item(c.name, p),
       arguments: (p.arguments ?? []).map((a) => ({ name: a.name, description: a.description, required: a.required ?? false })),
       completions: !!c.serverCapabilities?.completions,
     })),
