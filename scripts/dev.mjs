@@ -7,8 +7,8 @@
 // the same port with the same token (.dev.vars) while the Worker keeps running.
 //
 // wrangler's runtime Network tracing is turned off once the Worker is up and after
-// each reload (lib/dev-network-events.mjs says why); DevTools turns it on when it
-// attaches to the inspector.
+// each reload (lib/dev-network-events.mjs says why); a DevTools client that shows
+// network requests turns it on again itself.
 //
 // Environment: PORT (8787), BRIDGE_PORT (8808), INSPECTOR_PORT (9229, or a free one
 // when that is taken), EDGEHOST_MCP_CONFIG (./mcp.json),
