@@ -1,24 +1,21 @@
 // The stack bench/reliability/load.ts runs against, all on 127.0.0.1 with temp dirs:
 // the fake Gemini in auto mode (each turn: a `filesystem__list_directory` call, then
 // text once the tool result is back), the real local bridge in front of
-// @modelcontextprotocol/server-filesystem, and `wrangler dev` (bindings as --var,
-// an empty --env-file so the repo's .dev.vars is not read, a temp --persist-to,
-// RATE_LIMIT_* at env.ts's maxima). `stop()` ends everything that was started, by
+// @modelcontextprotocol/server-filesystem, and `wrangler dev` started as bench:turn
+// starts it (bench/lib/turn-worker.ts: bindings as --var, an empty --env-file, a temp
+// --persist-to, RATE_LIMIT_* at env.ts's maxima, network tracing off). `stop()` ends everything that was started, by
 // pid / by the process group created here; it is also run on SIGINT/SIGTERM.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { startBridge, type RunningBridge } from "../../tests/fixtures/bridge";
 import { startFakeLlm, type FakeLlm } from "../../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../../tests/fixtures/servers";
-import { freePort, stopBridgeTree } from "../lib/procs";
-import { startGroup, type Group } from "../lib/turn-procs";
-import { setNetworkEvents } from "../../scripts/lib/dev-network-events.mjs";
+import { repoRoot, stopBridgeTree } from "../lib/procs";
+import type { Group } from "../lib/turn-procs";
+import { startWorker } from "../lib/turn-worker";
 
 export const MODEL_KEY = "bench-reliability-load";
-const wranglerBin = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
-const wranglerEnv = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 
 export interface Running {
   workerUrl: string;
@@ -31,7 +28,8 @@ export interface Running {
 export class LoadStack {
   private fake?: FakeLlm;
   private bridge?: RunningBridge;
-  private wrangler?: Group;
+  /** wrangler dev's process group, once started (bench/lib/turn-worker.ts). */
+  private readonly groups = new Set<Group>();
   private tmp?: string;
   private stopping?: Promise<void>;
 
@@ -54,36 +52,19 @@ export class LoadStack {
     this.bridge = await startBridge(servers, ["--log-level", "warn", "--no-watch", "--shutdown-timeout", "3"]);
     this.log(`bridge on ${this.bridge.url} (pid ${this.bridge.pid})`);
 
-    const [port, inspector] = [await freePort(), await freePort()];
-    const envFile = join(this.tmp, "empty.env");
-    writeFileSync(envFile, "");
-    const mcpConfig = { servers: { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath], alwaysAllow: ["list_directory"] } } };
-    const vars = {
-      GEMINI_API_KEY: MODEL_KEY,
-      GEMINI_BASE_URL: this.fake.url,
-      BRIDGE_URL: this.bridge.url,
-      BRIDGE_TOKEN: this.bridge.token,
-      MCP_CONFIG: JSON.stringify(mcpConfig),
-      RATE_LIMIT_PER_MINUTE: "10000",
-      RATE_LIMIT_BURST: "1000",
-    };
-    const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false"];
-    args.push("--persist-to", join(this.tmp, "wrangler-state"), "--env-file", envFile);
-    for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
     const t0 = performance.now();
-    this.wrangler = startGroup("wrangler dev", process.execPath, args, wranglerEnv);
-    await this.wrangler.waitFor(/Ready on http:\/\/\S+/, 90_000);
-    // As `npm run dev` runs it: wrangler's runtime Network tracing off (scripts/lib/dev-network-events.mjs).
-    await setNetworkEvents(inspector, false);
-    this.log(`wrangler dev ready on :${port} in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${this.wrangler.pid})`);
-    return { workerUrl: `http://127.0.0.1:${port}`, wrangler: this.wrangler, bridge: this.bridge, servers: Object.keys(servers) };
+    const worker = await startWorker({ dir: repoRoot, root: rootPath, fakeUrl: this.fake.url, apiKey: MODEL_KEY, bridge: this.bridge, stateParent: this.tmp, cleanupDirs: [], groups: this.groups, observations: [] });
+    this.log(`wrangler dev ready on ${worker.url} in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${worker.group.pid})`);
+    return { workerUrl: worker.url, wrangler: worker.group, bridge: this.bridge, servers: Object.keys(servers) };
   }
 
   /** Stops wrangler dev (its group), the bridge (and any server child it left), the fake model; removes temp dirs. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      const note = await this.wrangler?.stop().catch(() => undefined);
-      if (note) this.log(note);
+      for (const group of this.groups) {
+        const note = await group.stop().catch(() => undefined);
+        if (note) this.log(note);
+      }
       const bridge = this.bridge;
       if (bridge) {
         for (const note of await stopBridgeTree(bridge)) this.log(note);
@@ -97,7 +78,7 @@ export class LoadStack {
 
   /** Synchronous last resort on process exit. */
   killNow(): void {
-    this.wrangler?.killNow();
+    for (const group of this.groups) group.killNow();
     if (this.bridge?.process.exitCode === null) this.bridge.process.kill("SIGKILL");
   }
 }
