@@ -26,11 +26,59 @@ function trapFocus(dialog) {
 
 for (const dialog of document.querySelectorAll("dialog")) trapFocus(dialog);
 
+/**
+ * How long a question's buttons stay disabled after it opens, as browsers do for their
+ * permission prompts: a key or click meant for something else must not answer it.
+ */
+export const ARM_DELAY_MS = 700;
+
+const TYPING_KEYS = new Set(["Backspace", "Delete", "Enter"]);
+
+/**
+ * An approval opens while the user may be typing: the dialog takes focus itself (not a
+ * button, where Space or Enter would answer it), its buttons wait ARM_DELAY_MS, and what is
+ * typed meanwhile goes on into the message box, so nothing is approved and nothing is lost.
+ */
+function guardAgainstTyping(dialog, composer) {
+  const buttons = [...dialog.querySelectorAll("button")];
+  for (const button of buttons) button.disabled = true;
+  dialog.dataset.arming = "";
+  const timer = setTimeout(() => {
+    for (const button of buttons) button.disabled = false;
+    delete dialog.dataset.arming;
+  }, ARM_DELAY_MS);
+  dialog.tabIndex = -1;
+  dialog.focus();
+  const onKey = (event) => {
+    // Only keys that reach the dialog itself: Tab to a button and Space or Enter still answer, on purpose.
+    if (event.target !== dialog || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key.length !== 1 && !TYPING_KEYS.has(event.key)) return;
+    event.preventDefault();
+    if (!composer || event.key === "Enter") return;
+    const { selectionStart: start, selectionEnd: end, value } = composer;
+    if (event.key === "Backspace") composer.setRangeText("", start === end ? Math.max(0, start - 1) : start, end, "end");
+    else if (event.key === "Delete") composer.setRangeText("", start, start === end ? Math.min(value.length, end + 1) : end, "end");
+    else composer.setRangeText(event.key, start, end, "end");
+    composer.dispatchEvent(new Event("input", { bubbles: true }));
+  };
+  dialog.addEventListener("keydown", onKey);
+  dialog.addEventListener(
+    "close",
+    () => {
+      clearTimeout(timer);
+      for (const button of buttons) button.disabled = false;
+      delete dialog.dataset.arming;
+      dialog.removeEventListener("keydown", onKey);
+    },
+    { once: true },
+  );
+}
+
 /** Per dialog, the question being asked: a second one waits until it is answered. */
 const queues = new WeakMap();
 
 /** Fills (`prepare`) and shows `dialog` once it is free; resolves with the button's value. */
-function showDialog(dialog, fallback, prepare = () => {}) {
+function showDialog(dialog, fallback, prepare = () => {}, { guard = false } = {}) {
   const ask = () =>
     new Promise((resolve) => {
       prepare();
@@ -45,6 +93,7 @@ function showDialog(dialog, fallback, prepare = () => {}) {
         { once: true },
       );
       dialog.showModal();
+      if (guard) guardAgainstTyping(dialog, before instanceof HTMLTextAreaElement || before instanceof HTMLInputElement ? before : document.getElementById("composer-input"));
     });
   const answer = (queues.get(dialog) ?? Promise.resolve()).then(ask);
   queues.set(dialog, answer.catch(() => {}));
@@ -65,7 +114,7 @@ export function askApproval(request, { always = "Always allow in this session" }
     document.getElementById("approve-always").textContent = always;
     document.getElementById("approve-always").hidden = sampling;
     dialog.dataset.callId = request.callId;
-  });
+  }, { guard: true });
 }
 
 export function askElicitation(request) {

@@ -100,6 +100,8 @@ export class Approvals {
 
   private ask(question: Question, fallback: Answer, signal: AbortSignal): Promise<Answer> {
     const id = question.type === "approval_request" ? question.callId : question.requestId;
+    // Refused unasked (OpenQuestions.ask): the page must not show a second question under an open id.
+    if (this.open.has(id)) return Promise.resolve(fallback);
     const answered = this.open.ask(id, question, fallback, signal);
     this.deps.broadcast(question);
     return answered;

@@ -15,9 +15,12 @@ export class OpenQuestions<Q, A> {
 
   /**
    * Asks `question` (the caller has just broadcast it) and waits for `answer(id, …)`;
-   * resolves with `fallback` when `signal` aborts or after `timeoutMs`.
+   * resolves with `fallback` when `signal` aborts or after `timeoutMs`. A question whose id is
+   * already open gets `fallback` at once: it must never take the place of the one the user sees
+   * (an answer to that one would otherwise settle this one).
    */
   ask(id: string, question: Q, fallback: A, signal?: AbortSignal, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<A> {
+    if (this.open.has(id)) return Promise.resolve(fallback);
     return new Promise<A>((resolve) => {
       const settle = (answer: A) => {
         clearTimeout(timer);
@@ -31,6 +34,10 @@ export class OpenQuestions<Q, A> {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.open.set(id, { question, settle });
     });
+  }
+
+  has(id: string): boolean {
+    return this.open.has(id);
   }
 
   /** False when nothing waits for `id` (already answered, or never asked). */

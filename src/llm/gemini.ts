@@ -187,7 +187,7 @@ export function toContents(messages: ChatMessage[]): Content[] {
       // documents multimodal function responses for Gemini 3 models only (and for images
       // and documents, not audio), while the default here is gemini-2.5-flash. Inline data
       // in a user content works with every Gemini model, audio included.
-      const media = mediaGroups(message.results, toInlineData).flatMap((group): Part[] => [{ text: group.text }, ...group.parts]);
+      const media = mediaGroups(message.results.map((r) => ({ ...r, id: callData(calls.get(r.id)).functionCallId ?? r.id })), toInlineData).flatMap((group): Part[] => [{ text: group.text }, ...group.parts]);
       if (media.length > 0) contents.push({ role: "user", parts: media });
     }
   }

@@ -4,7 +4,7 @@
 // index and released only when the stream ended cleanly. Tool-result media follow
 // the tool messages in a user message (image_url data: URLs, input_audio).
 import { EventSourceParserStream } from "eventsource-parser/stream";
-import { callIdGenerator } from "./call-ids";
+import { callIdGenerator, modelCallId } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
 import { canonicalMimeType, mediaGroups, userParts, type Converted } from "./media";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
@@ -114,7 +114,7 @@ export class OpenAiProvider implements LlmProvider {
 
     const nextId = callIdGenerator(request.messages);
     // Some servers number calls per response (call_0 every time): an id already in the conversation is replaced.
-    const taken = new Set(request.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.id) : [])));
+    const taken = new Set(request.messages.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []).map(modelCallId) : [])));
     for (const call of partial) {
       if (!call) continue;
       if (taken.has(call.id)) call.id = "";
@@ -191,6 +191,8 @@ type OpenAiMessage =
 /** Our history as chat-completions messages. Exported for tests of the mapping. */
 export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenAiMessage[] {
   const out: OpenAiMessage[] = system ? [{ role: "system", content: system }] : [];
+  // Our call ids → the ids the model gave them, for the tool messages that answer them.
+  const modelIds = new Map<string, string>();
   for (const message of messages) {
     if (message.role === "user") {
       // A plain string when there is nothing attached (every endpoint takes that); content parts otherwise.
@@ -199,13 +201,14 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenA
     }
     else if (message.role === "assistant") {
       const calls = message.toolCalls ?? [];
+      for (const call of calls) modelIds.set(call.id, modelCallId(call));
       out.push({
         role: "assistant",
         content: message.text || null,
         ...(calls.length > 0
           ? {
               tool_calls: calls.map((call) => ({
-                id: call.id,
+                id: modelCallId(call),
                 type: "function" as const,
                 // What the model wrote, even if it was broken: it reads its own mistake next to our error.
                 function: { name: call.name, arguments: typeof call.providerData?.rawArguments === "string" ? call.providerData.rawArguments : JSON.stringify(call.arguments) },
@@ -216,11 +219,11 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenA
     } else {
       for (const result of message.results) {
         const content = result.error !== undefined ? JSON.stringify({ error: result.error }) : typeof result.result === "string" ? result.result : JSON.stringify(result.result ?? null);
-        out.push({ role: "tool", tool_call_id: result.id, content });
+        out.push({ role: "tool", tool_call_id: modelIds.get(result.id) ?? result.id, content });
       }
       // Tool messages carry text only, and nothing may come between an assistant's calls and
       // their tool messages: the media of all results follow in one user message.
-      const media = mediaGroups(message.results, toContentPart).flatMap((group): OpenAiContentPart[] => [{ type: "text", text: group.text }, ...group.parts]);
+      const media = mediaGroups(message.results.map((r) => ({ ...r, id: modelIds.get(r.id) ?? r.id })), toContentPart).flatMap((group): OpenAiContentPart[] => [{ type: "text", text: group.text }, ...group.parts]);
       if (media.length > 0) out.push({ role: "user", content: media });
     }
   }

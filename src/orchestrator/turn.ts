@@ -85,7 +85,7 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
           text += event.delta;
           port.text(messageId, event.delta);
         } else if (event.type === "tool_call") {
-          calls.push(event.call);
+          calls.push(withOwnId(event.call, `${turnId}.${step}.${calls.length}`));
         } else if (event.type === "done") {
           finishReason = event.finishReason;
         } else if (event.type === "usage") {
@@ -116,6 +116,15 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
   }
   port.record({ kind: "notice", text: `Stopped after ${deps.limits.maxSteps} tool steps without a final answer.` });
   return { reason: "max_steps", usage };
+}
+
+/**
+ * The call under an id of ours, unique within the session (the turn's id is): the model's
+ * id may repeat within one response or across turns, and an approval, a card and a history
+ * entry are keyed by it. The model's id stays in `providerData` to answer the model with.
+ */
+function withOwnId(call: ToolCallRequest, id: string): ToolCallRequest {
+  return { ...call, id, providerData: { ...call.providerData, modelCallId: call.id } };
 }
 
 async function runCall(call: ToolCallRequest, index: ToolIndex, budget: MediaBudget, deps: TurnDeps): Promise<ToolCallResult> {

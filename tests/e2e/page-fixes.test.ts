@@ -63,6 +63,8 @@ describe("the page with a model", () => {
     const card = page.locator(".tool-card", { has: page.locator(".tool-name", { hasText: "filesystem.get_file_info" }) }).last();
     await expect.poll(() => card.locator(".tool-status").textContent()).toBe("waiting for approval");
     await shot(page, "desktop-approval-waiting");
+    // Its buttons take focus once armed (public/dialogs.js ARM_DELAY_MS).
+    await page.locator("#approval-dialog[open]:not([data-arming])").waitFor();
     await page.locator("#deny").focus();
     await page.keyboard.press("Tab");
     expect((await focus(page)).dialog).toBe("approval-dialog");

@@ -56,7 +56,7 @@ describe("sampling with an OpenAI-compatible model, through the Worker and the b
       temperature: 0.7,
       max_tokens: 3,
     });
-    const complete = messages.find((m) => m.type === "status" && m.state === "complete" && m.callId === "call_s1");
+    const complete = messages.find((m) => m.type === "status" && m.state === "complete" && m.tool === "trigger-sampling-request");
     const text = complete?.type === "status" ? String(complete.result) : "";
     expect(JSON.parse(text.slice(text.indexOf("{")))).toEqual({ role: "assistant", model: "chat-small", content: { type: "text", text: "Blue" }, stopReason: "maxTokens" });
     socket.close();

@@ -111,20 +111,22 @@ describe("security", () => {
     await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__write_file", { path: target("denied.txt"), content: "x" }, { id: "w1" }), reply.text("ok")]);
     const socket: SessionClient = await openSession(stack.url, crypto.randomUUID());
     const denied = socket.turnEnd(socket.say("write it"));
-    await socket.next((m) => m.type === "approval_request");
-    socket.send({ type: "approval", callId: "w1", approved: false });
+    const first = await socket.next((m) => m.type === "approval_request");
+    socket.send({ type: "approval", callId: first.type === "approval_request" ? first.callId : "", approved: false });
     await denied;
     expect(existsSync(target("denied.txt"))).toBe(false);
     // Model call, never answered, then cancelled.
     await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__write_file", { path: target("ignored.txt"), content: "x" }, { id: "w2" })]);
+    const from = socket.received.length;
     const ignored = socket.turnEnd(socket.say("write another"));
-    await socket.next((m) => m.type === "approval_request" && m.callId === "w2");
+    const second = await socket.next((m) => m.type === "approval_request", from);
+    const secondId = second.type === "approval_request" ? second.callId : "";
     socket.send({ type: "cancel" });
     const { end } = await ignored;
     expect(end.reason).toBe("cancelled");
     expect(existsSync(target("ignored.txt"))).toBe(false);
     // Approving someone else's call id does nothing.
-    socket.send({ type: "approval", callId: "w2", approved: true });
+    socket.send({ type: "approval", callId: secondId, approved: true });
     await socket.next((m) => m.type === "error" && m.code === "unknown_approval");
     expect(existsSync(target("ignored.txt"))).toBe(false);
     seen.push(JSON.stringify(socket.received));

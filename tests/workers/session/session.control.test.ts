@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import type { ServerMessage } from "../../../src/protocol/messages";
 import { hangsClosed, reply, requests, script } from "../../fixtures/fake-llm-script";
-import { openSession } from "../worker-fetch";
+import { openSession, workerFetch } from "../worker-fetch";
 import type { SessionClient } from "../../fixtures/session-client";
 
 const llm = inject("fakeLlmUrl");
@@ -31,14 +31,15 @@ describe("tool approval", () => {
     const socket = await openSession(crypto.randomUUID());
     const from = send(socket, "info please");
     const request = await socket.next(is("approval_request"), from);
-    expect(request).toMatchObject({ kind: "tool", callId: "info-1", server: "filesystem", tool: "get_file_info", arguments: { path: `${root}/notes.txt` } });
+    // The call goes by an id of the session's own, not the model's "info-1".
+    expect(request).toMatchObject({ kind: "tool", callId: expect.not.stringMatching(/^info-1$/), server: "filesystem", tool: "get_file_info", arguments: { path: `${root}/notes.txt` } });
     // Nothing ran yet.
     expect(socket.received.slice(from).some((m) => m.type === "status" && m.state === "complete")).toBe(false);
-    socket.send({ type: "approval", callId: "info-1", approved: true });
+    socket.send({ type: "approval", callId: request.callId, approved: true });
     const { end, messages } = await socket.turnEnd(from);
     expect(end.reason).toBe("complete");
-    expect(messages.find((m) => m.type === "status" && m.state === "complete")).toMatchObject({ callId: "info-1" });
-    expect(messages).toContainEqual({ type: "approval_resolved", callId: "info-1", approved: true });
+    expect(messages.find((m) => m.type === "status" && m.state === "complete")).toMatchObject({ callId: request.callId });
+    expect(messages).toContainEqual({ type: "approval_resolved", callId: request.callId, approved: true });
     socket.close();
   });
 
@@ -46,8 +47,8 @@ describe("tool approval", () => {
     await script(llm, KEY, [reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "deny-1" }), reply.text("understood")]);
     const socket = await openSession(crypto.randomUUID());
     const from = send(socket, "info please");
-    await socket.next(is("approval_request"), from);
-    socket.send({ type: "approval", callId: "deny-1", approved: false });
+    const request = await socket.next(is("approval_request"), from);
+    socket.send({ type: "approval", callId: request.callId, approved: false });
     const { messages } = await socket.turnEnd(from);
     expect(messages.find((m) => m.type === "entry" && m.entry.kind === "tool_result")).toMatchObject({ entry: { error: "The user denied this tool call." } });
     expect(JSON.stringify((await requests(llm, KEY))[1]?.body.contents)).toContain("The user denied this tool call.");
@@ -63,13 +64,64 @@ describe("tool approval", () => {
     ]);
     const socket = await openSession(crypto.randomUUID());
     const from = send(socket, "one");
-    await socket.next(is("approval_request"), from);
-    socket.send({ type: "approval", callId: "always-1", approved: true, remember: true });
+    const request = await socket.next(is("approval_request"), from);
+    socket.send({ type: "approval", callId: request.callId, approved: true, remember: true });
     await socket.turnEnd(from);
     const again = send(socket, "two");
     const { end, messages } = await socket.turnEnd(again);
     expect(end.reason).toBe("complete");
     expect(messages.some((m) => m.type === "approval_request")).toBe(false);
+    socket.close();
+  });
+});
+
+describe("one approval per call", () => {
+  it("asks for each of two calls that share one model id, and runs only the one approved", async () => {
+    const target = `${root}/dup-write.txt`;
+    await script(llm, KEY, [
+      reply.text(reply.call("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "dup" }), reply.call("filesystem__write_file", { path: target, content: "x" }, { id: "dup" })),
+      reply.text("done"),
+    ]);
+    const socket = await openSession(crypto.randomUUID());
+    const from = send(socket, "list, then write");
+    const list = await socket.next((m) => is("approval_request")(m) && m.tool === "get_file_info", from);
+    const write = await socket.next((m) => is("approval_request")(m) && m.tool === "write_file", from);
+    if (list.type !== "approval_request" || write.type !== "approval_request") throw new Error("not approval requests");
+    expect(list.callId).not.toBe(write.callId);
+    expect(write.arguments).toEqual({ path: target, content: "x" });
+    // Allowing the first settles that call alone: the write still waits for its own answer.
+    socket.send({ type: "approval", callId: list.callId, approved: true });
+    await socket.next((m) => m.type === "status" && m.state === "complete" && m.callId === list.callId, from);
+    expect(socket.received.slice(from).some((m) => m.type === "status" && m.callId === write.callId && m.state !== "processing")).toBe(false);
+    socket.send({ type: "approval", callId: write.callId, approved: false });
+    const { end, messages } = await socket.turnEnd(from);
+    expect(end.reason).toBe("complete");
+    const results = messages.flatMap((m) => (m.type === "entry" && m.entry.kind === "tool_result" ? [m.entry] : []));
+    expect(results.map((r) => [r.callId, r.tool, r.error ?? "ok"])).toEqual([
+      [list.callId, "get_file_info", "ok"],
+      [write.callId, "write_file", "The user denied this tool call."],
+    ]);
+    // The model gets its own id back on both answers.
+    const sent = JSON.stringify((await requests(llm, KEY))[1]?.body.contents);
+    expect(sent.match(/"functionResponse":\{"name":"filesystem__(get_file_info|write_file)","id":"dup"/g)).toHaveLength(2);
+    socket.close();
+  });
+
+  it("keeps a model id reused in a later turn apart in the history", async () => {
+    const call = () => reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "same" });
+    await script(llm, KEY, [call(), reply.text("one"), call(), reply.text("two")]);
+    const socket = await openSession(crypto.randomUUID());
+    for (const text of ["first", "second"]) {
+      const from = send(socket, text);
+      const request = await socket.next(is("approval_request"), from);
+      socket.send({ type: "approval", callId: request.callId, approved: true });
+      expect((await socket.turnEnd(from)).end.reason).toBe("complete");
+    }
+    const history = (await (await workerFetch(`/sessions/${socket.sessionId}/history`)).json()) as { entries: { kind: string; callId?: string }[] };
+    const callIds = history.entries.filter((e) => e.kind === "tool_call").map((e) => e.callId);
+    expect(callIds).toHaveLength(2);
+    expect(new Set(callIds).size).toBe(2);
+    expect(history.entries.filter((e) => e.kind === "tool_result").map((e) => e.callId)).toEqual(callIds);
     socket.close();
   });
 });
@@ -111,7 +163,7 @@ describe("cancel", () => {
     socket.send({ type: "cancel" });
     const { end, messages } = await socket.turnEnd(from);
     expect(end.reason).toBe("cancelled");
-    expect(messages.find((m) => m.type === "entry" && m.entry.kind === "tool_result")).toMatchObject({ entry: { callId: "long-1", error: "Cancelled by the user." } });
+    expect(messages.find((m) => m.type === "entry" && m.entry.kind === "tool_result")).toMatchObject({ entry: { error: "Cancelled by the user." } });
     socket.close();
   });
 });

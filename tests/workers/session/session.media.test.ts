@@ -27,10 +27,10 @@ const isStatus = (state: Status["state"]) => (m: ServerMessage): m is Status => 
 const TINY_PNG_START = "iVBORw0KGgoAAAANSUhEUgAAABQAAAAU";
 const NOTE = "[image 1 (image/png) went to the model with this result; media are not kept in the history]";
 
-async function approvedTurn(socket: SessionClient, text: string, callId: string) {
+async function approvedTurn(socket: SessionClient, text: string, tool: string) {
   const from = socket.say(text);
-  await socket.next((m) => m.type === "approval_request" && m.callId === callId, from);
-  socket.send({ type: "approval", callId, approved: true });
+  const request = await socket.next((m) => m.type === "approval_request" && m.tool === tool, from);
+  socket.send({ type: "approval", callId: request.type === "approval_request" ? request.callId : "", approved: true });
   return socket.turnEnd(from);
 }
 
@@ -39,7 +39,7 @@ describe("media in tool results, through a session", () => {
     await script(llm, KEY, [reply.callReply("everything__get-tiny-image", {}, { id: "img-1" }), reply.text("It is the MCP logo."), reply.text("No image now.")]);
     const id = crypto.randomUUID();
     const socket = await openSession(id);
-    const { end, messages } = await approvedTurn(socket, "show me the tiny image", "img-1");
+    const { end, messages } = await approvedTurn(socket, "show me the tiny image", "get-tiny-image");
     expect(end.reason).toBe("complete");
 
     // The page: the status frame carries the image itself...
@@ -62,7 +62,7 @@ describe("media in tool results, through a session", () => {
 
     // The history keeps the note, not the image: not in the entry, the replay, the route or the next turn's request.
     const entry = messages.find((m) => m.type === "entry" && m.entry.kind === "tool_result");
-    expect(entry).toMatchObject({ entry: { callId: "img-1", result: `${resultText}\n${NOTE}` } });
+    expect(entry).toMatchObject({ entry: { callId: expect.not.stringMatching(/^img-1$/), result: `${resultText}\n${NOTE}` } });
     const next = await socket.turnEnd(socket.say("and now?"));
     expect(next.end.reason).toBe("complete");
     const third = JSON.stringify((await requests(llm, KEY))[2]?.body.contents);
@@ -82,9 +82,9 @@ describe("media in tool results, through a session", () => {
     ]);
     const socket = await openSession(crypto.randomUUID());
     const from = socket.say("links please");
-    for (const callId of ["links-1", "ref-1"]) {
-      await socket.next((m) => m.type === "approval_request" && m.callId === callId, from);
-      socket.send({ type: "approval", callId, approved: true });
+    for (const tool of ["get-resource-links", "get-resource-reference"]) {
+      const request = await socket.next((m) => m.type === "approval_request" && m.tool === tool, from);
+      socket.send({ type: "approval", callId: request.type === "approval_request" ? request.callId : "", approved: true });
     }
     const { end, messages } = await socket.turnEnd(from);
     expect(end.reason).toBe("complete");
@@ -138,9 +138,9 @@ describe("the media budget", () => {
     });
     expect(outcome.reason).toBe("complete");
     const text = "two shots\n[image/png image left out: 3 MB of base64, over the 2 MB one media part may have]\n[image 1: image/png, 6 B]";
-    expect(seen[1]?.at(-1)).toEqual({ role: "tool", results: [{ id: "c1", name: "cam__shot", result: text, media: [{ type: "image", mimeType: "image/png", data: "AAAAAAAA" }] }] });
+    expect(seen[1]?.at(-1)).toEqual({ role: "tool", results: [{ id: "t1.0.0", name: "cam__shot", result: text, media: [{ type: "image", mimeType: "image/png", data: "AAAAAAAA" }] }] });
     expect(statuses.find((s) => s.state === "complete")).toMatchObject({ result: `${text}\n${NOTE}`, media: [{ type: "image", mimeType: "image/png", data: "AAAAAAAA" }] });
-    expect(entries.find((e) => e.kind === "tool_result")).toEqual({ kind: "tool_result", callId: "c1", server: "cam", tool: "shot", durationMs: expect.any(Number), result: `${text}\n${NOTE}` });
+    expect(entries.find((e) => e.kind === "tool_result")).toEqual({ kind: "tool_result", callId: "t1.0.0", server: "cam", tool: "shot", durationMs: expect.any(Number), result: `${text}\n${NOTE}` });
   });
 
   it("shares one budget among the results of a turn: what no longer fits becomes a note", () => {
