@@ -574,10 +574,10 @@ function signedOut(message) {
   void showLogin(message, mode).then(start);
 }
 
-async function onSignOut() {
+async function onSignOut(everywhere = false) {
   const mode = me?.authMode;
   teardown({ forgetSession: true });
-  await signOut();
+  await signOut({ everywhere });
   if (mode === "access") {
     // Cloudflare Access ends its own session on this path of the same origin.
     location.assign("/cdn-cgi/access/logout");
@@ -610,7 +610,7 @@ async function start() {
   active = true;
   $("login").hidden = true;
   $("app").hidden = false;
-  showAccount(who, () => void onSignOut());
+  showAccount(who, (everywhere) => void onSignOut(everywhere));
   const listed = await loadSessions();
   let wanted = new URLSearchParams(location.hash.slice(1)).get("s");
   if (wanted && listed && !sessionList.some((s) => s.id === wanted)) {

@@ -1,6 +1,7 @@
 // Who is signed in: GET /api/me, the token login form (POST /auth/login) and
-// sign-out (POST /auth/logout). With AUTH_MODE=none (or a server without
-// /api/me) there is nobody to show and no login.
+// sign-out (POST /auth/logout, or /auth/logout-all to end the sign-in on every
+// device). With AUTH_MODE=none (or a server without /api/me) there is nobody to
+// show and no login.
 import { NetworkError, request } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
@@ -87,7 +88,10 @@ export function showLogin(message = "", authMode = "token") {
   return showing;
 }
 
-/** The header's "name · Sign out" (only when there is a sign-in to end). */
+/**
+ * The header's "name · Sign out" (only when there is a sign-in to end), and with
+ * token logins "Sign out everywhere": `onSignOut(everywhere)`.
+ */
 export function showAccount(me, onSignOut) {
   const account = $("account");
   const show = me.state === "signed-in" && me.authMode !== "none";
@@ -95,12 +99,16 @@ export function showAccount(me, onSignOut) {
   if (!show) return;
   $("user-name").textContent = me.user.name;
   $("user-name").title = `Signed in as ${me.user.name} (${me.user.id})`;
-  $("sign-out").onclick = onSignOut;
+  $("sign-out").onclick = () => onSignOut(false);
+  // Cloudflare Access keeps its own sessions: only token logins are ours to end everywhere.
+  $("sign-out-all").hidden = me.authMode !== "token";
+  $("sign-out-all").onclick = () => onSignOut(true);
 }
 
-export async function signOut() {
+/** Ends this login on the server (a copy of the cookie stops working), or with `everywhere` every login of the user. */
+export async function signOut({ everywhere = false } = {}) {
   try {
-    await request("/auth/logout", { method: "POST", body: {} });
+    await request(everywhere ? "/auth/logout-all" : "/auth/logout", { method: "POST", body: {} });
   } catch {
     // Offline: the cookie stays, but the page still forgets everything below.
   }

@@ -16,6 +16,7 @@ import { uiResources } from "./http/ui-resources";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
+export { SignInThrottle } from "./identity/SignInThrottle";
 export type { Env } from "./config/env";
 
 const app = new Hono<AppEnv>();

@@ -7,6 +7,7 @@ export type Env = {
   // so that configuration does not depend on the objects it configures.
   CHAT_SESSION: DurableObjectNamespace;
   USER_ACCOUNT: DurableObjectNamespace;
+  SIGN_IN_THROTTLE: DurableObjectNamespace;
   ASSETS?: Fetcher;
   // Model (src/llm/select.ts)
   LLM_PROVIDER?: string;
@@ -33,6 +34,9 @@ export type Env = {
   RATE_LIMIT_PER_MINUTE?: string;
   RATE_LIMIT_BURST?: string;
   DAILY_TOKEN_BUDGET?: string;
+  MAX_SESSIONS_PER_USER?: string;
+  SIGN_IN_FAILURE_BURST?: string;
+  SIGN_IN_FAILURES_PER_HOUR?: string;
   MCP_CONNECT_TIMEOUT_MS?: string;
   LLM_RETRY_INITIAL_MS?: string;
   LLM_IDLE_TIMEOUT_MS?: string;

@@ -21,6 +21,12 @@ const SettingsSchema = z.object({
   SYSTEM_PROMPT: z.string().max(20_000).optional(),
   /** Model tokens (input + output) one user may spend per UTC day; unset: no limit. */
   DAILY_TOKEN_BUDGET: z.coerce.number().int().min(1).optional(),
+  /** Sessions one user may keep; past it POST /sessions answers 429 too_many_sessions. */
+  MAX_SESSIONS_PER_USER: int(1_000, 1, 100_000),
+  /** Failed sign-ins one client address may make in a row before it is throttled (src/identity/sign-in-throttle.ts). */
+  SIGN_IN_FAILURE_BURST: int(10, 1, 1_000),
+  /** How fast that allowance comes back, in failures per hour. */
+  SIGN_IN_FAILURES_PER_HOUR: int(30, 1, 100_000),
   // A bridge anywhere but this machine must be reached over TLS: the bearer token crosses the network.
   BRIDGE_URL: z
     .url()

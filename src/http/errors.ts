@@ -17,6 +17,9 @@ const STATUS_FOR: Record<string, ContentfulStatusCode> = {
   cancelled: 499 as ContentfulStatusCode,
   rate_limited: 429,
   budget_exhausted: 429,
+  // Identity and the user's account (src/identity/sign-in-throttle.ts, src/users/session-limit.ts).
+  sign_in_throttled: 429,
+  too_many_sessions: 429,
   config: 500,
   // Resources, prompts and completion (src/mcp/catalog.ts).
   unknown_server: 404,

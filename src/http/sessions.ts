@@ -1,18 +1,29 @@
 // Session routes: create an id, open the WebSocket, read the history, delete.
 // Each session id names one ChatSession Durable Object, owned by the user who
-// first opened it; everyone else gets 404.
+// first opened it; everyone else gets 404. A user keeps at most
+// MAX_SESSIONS_PER_USER sessions: creating one more answers 429.
 import { Hono } from "hono";
+import type { Context } from "hono";
+import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
+import { userAccount } from "../users/account";
+import { TooManySessionsError } from "../users/session-limit";
 import { SESSION_USER_HEADER } from "../session/ChatSession";
 import { errorBody } from "../shared/error-body";
-import { SESSION_ID, badSessionId, ownedSession } from "./owned-session";
+import { errorResponse } from "./errors";
+import { SESSION_ID, badSessionId, ownedSession, type SessionStub } from "./owned-session";
 import { sessionCatalog } from "./session-catalog";
 
 export const sessions = new Hono<AppEnv>();
 sessions.route("/", sessionCatalog);
 
+const maxSessions = (c: Context<AppEnv>) => runtimeConfig(c.env).settings.MAX_SESSIONS_PER_USER;
+
 sessions.post("/", async (c) => {
   const id = crypto.randomUUID();
+  const max = maxSessions(c);
+  // Listed before it is claimed, in one step on the account, so parallel creations cannot pass the cap together.
+  if (!(await userAccount(c.env, c.var.identity.id).reserveSession(id, max))) return errorResponse(c, new TooManySessionsError(max));
   const owned = await ownedSession(c, id, { claim: true });
   if (owned instanceof Response) return owned;
   return c.json({ id }, 201);
@@ -23,7 +34,7 @@ sessions.get("/:id/ws", async (c) => {
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
     return c.json(errorBody("upgrade_required", "open this URL as a WebSocket"), 426);
   }
-  const owned = await ownedSession(c, c.req.param("id"), { claim: true });
+  const owned = await ownSessionOrClaim(c, c.req.param("id"));
   if (owned instanceof Response) return owned;
   // A fresh request, not the client's: only the headers set here reach the object,
   // so nothing a client sends can name another user or steer agents' routing.
@@ -48,3 +59,15 @@ sessions.delete("/:id", async (c) => {
   await owned.deleteSession();
   return c.body(null, 204);
 });
+
+/**
+ * The upgrade's session: the caller's own at the cost of one call, as before; a new id
+ * (the page may open one by its socket) is a new session and must fit under the cap.
+ */
+async function ownSessionOrClaim(c: Context<AppEnv>, id: string): Promise<SessionStub | Response> {
+  const own = await ownedSession(c, id, { claim: false });
+  if (!(own instanceof Response) || own.status !== 404) return own;
+  const max = maxSessions(c);
+  if (!(await userAccount(c.env, c.var.identity.id).hasRoomForSession(id, max))) return errorResponse(c, new TooManySessionsError(max));
+  return ownedSession(c, id, { claim: true });
+}

@@ -1,14 +1,17 @@
 // The one middleware that decides who is calling, for every route and the
 // WebSocket upgrade, from AUTH_MODE (see auth-config.ts). A deployment without a
 // usable mode answers 503 naming what to set; a caller without a valid identity
-// answers 401. Downstream code reads `c.var.identity` and nothing else.
+// answers 401, and one whose address guessed tokens too often 429
+// (sign-in-throttle.ts). Downstream code reads `c.var.identity` and nothing else.
 import type { Context, MiddlewareHandler } from "hono";
 import type { Env } from "../config/env";
 import { runtimeConfig } from "../config/runtime-config";
 import { errorBody } from "../shared/error-body";
 import { accessVerifier, AccessTokenError } from "./access-jwt";
 import { LOOPBACK_HOSTS, misconfiguredMessage, type AuthConfig, type AuthMode } from "../config/auth";
-import { bearerToken, nameForToken, nameFromCookie } from "./tokens";
+import { userAccount } from "../users/account";
+import { SignInThrottledError, throttledResponse, throttledSignIn } from "./sign-in-throttle";
+import { bearerToken, loginFromCookie, nameForToken, tokenUserId } from "./tokens";
 
 export interface Identity {
   /** Stable and unique across modes: what sessions and spend are keyed by. */
@@ -54,11 +57,19 @@ async function resolve(c: Context, auth: ActiveAuth): Promise<Identity | { code:
     case "token": {
       const presented = bearerToken(c.req.header("authorization"));
       if (presented !== undefined) {
-        const name = await nameForToken(auth.tokens, presented);
-        return name ? { id: `token:${name}`, name, mode: "token" } : { code: "bad_token", message: "the bearer token is not valid" };
+        // Throws SignInThrottledError (429) for an address that guessed too often.
+        const name = await throttledSignIn(c.env, c.req.raw.headers, () => nameForToken(auth.tokens, presented));
+        return name ? { id: tokenUserId(name), name, mode: "token" } : { code: "bad_token", message: "the bearer token is not valid" };
       }
-      const name = await nameFromCookie(c, auth.cookieSecret, auth.tokens);
-      return name ? { id: `token:${name}`, name, mode: "token" } : { code: "unauthenticated", message: "sign in with a token (Authorization: Bearer, or the page's login form)" };
+      // A forged cookie is not counted as a guess: its HMAC cannot be guessed, and a stale
+      // cookie in a signed-out browser must not throttle the person behind it.
+      const login = await loginFromCookie(c, auth.cookieSecret, auth.tokens);
+      if (!login) return { code: "unauthenticated", message: "sign in with a token (Authorization: Bearer, or the page's login form)" };
+      // One small call per cookie request (the page's, not API clients'): a signed-out login must end everywhere at once.
+      if (!(await userAccount(c.env, tokenUserId(login.name)).loginActive(login.loginId))) {
+        return { code: "unauthenticated", message: "this sign-in has ended (signed out): sign in again" };
+      }
+      return { id: tokenUserId(login.name), name: login.name, mode: "token" };
     }
   }
 }
@@ -73,7 +84,13 @@ export function identify(options: { optional?: (c: Context) => boolean } = {}): 
       return c.json(errorBody("auth_not_configured", misconfiguredMessage(auth, host)), 503);
     }
     c.set("auth", auth);
-    const who = await resolve(c, auth);
+    let who: Awaited<ReturnType<typeof resolve>>;
+    try {
+      who = await resolve(c, auth);
+    } catch (error) {
+      if (error instanceof SignInThrottledError) return throttledResponse(c, error);
+      throw error;
+    }
     if ("id" in who) c.set("identity", who);
     else if (!options.optional?.(c)) return c.json(errorBody(who.code, who.message, { authMode: auth.mode }), 401);
     await next();

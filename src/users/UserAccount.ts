@@ -7,6 +7,7 @@ import { z } from "zod";
 import { takeToken, type Bucket, type BucketLimits } from "./token-bucket";
 import { UserServerInputSchema, type StoredUserServer } from "./user-servers";
 import { OAuthStore, type PendingSignIn } from "./oauth-store";
+import { LoginStore } from "./logins";
 import type { OAuthRecord } from "../mcp/oauth/provider";
 
 export const SessionSummarySchema = z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number() });
@@ -20,7 +21,6 @@ export type SpendDecision =
   | { ok: false; code: "budget_exhausted"; message: string };
 
 const TITLE_CHARS = 80;
-const MAX_LISTED = 500;
 
 const BucketSchema = z.object({ tokens: z.number(), at: z.number() });
 
@@ -37,6 +37,7 @@ export class UserAccount extends DurableObject<unknown> {
   private versionCache?: string;
   private usageDay?: string;
   private readonly oauth: OAuthStore;
+  private readonly logins: LoginStore;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -45,6 +46,26 @@ export class UserAccount extends DurableObject<unknown> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS usage (day TEXT PRIMARY KEY, tokens INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
     this.oauth = new OAuthStore(this.sql);
+    this.logins = new LoginStore(this.sql);
+  }
+
+  // ---- page logins in token mode (src/users/logins.ts); asked on every cookie request ----
+
+  startLogin(id: string, expiresAt: number, now = Date.now()): void {
+    this.logins.start(id, expiresAt, now);
+  }
+
+  loginActive(id: string, now = Date.now()): boolean {
+    return this.logins.isActive(id, now);
+  }
+
+  endLogin(id: string): void {
+    this.logins.end(id);
+  }
+
+  /** "Sign out everywhere": how many logins ended. */
+  endAllLogins(): number {
+    return this.logins.endAll();
   }
 
   // ---- OAuth sign-in to servers (src/users/oauth-store.ts); called by the Worker and the user's sessions ----
@@ -150,10 +171,23 @@ export class UserAccount extends DurableObject<unknown> {
     return this.versionCache;
   }
 
+  // A runaway client creating sessions is stopped by MAX_SESSIONS_PER_USER (reserveSession),
+  // not by dropping the oldest from the list: those would live on, unlisted and undeletable.
   addSession(id: string, now = Date.now()): void {
     this.sql.exec("INSERT INTO sessions (id, title, created_at, last_activity) VALUES (?, NULL, ?, ?) ON CONFLICT(id) DO NOTHING", id, now, now);
-    // A runaway client creating sessions must not grow the list without end: the oldest go.
-    this.sql.exec("DELETE FROM sessions WHERE id NOT IN (SELECT id FROM sessions ORDER BY last_activity DESC LIMIT ?)", MAX_LISTED);
+  }
+
+  /** Whether `id` is listed already or one more session fits under `max`. */
+  hasRoomForSession(id: string, max: number): boolean {
+    const row = this.sql.exec<{ n: number; listed: number }>("SELECT COUNT(*) AS n, COUNT(CASE WHEN id = ? THEN 1 END) AS listed FROM sessions", id).one();
+    return row.listed > 0 || row.n < max;
+  }
+
+  /** Lists a new session when it fits under `max`, in one step (concurrent creations cannot pass the cap together). */
+  reserveSession(id: string, max: number, now = Date.now()): boolean {
+    if (!this.hasRoomForSession(id, max)) return false;
+    this.addSession(id, now);
+    return true;
   }
 
   /** Marks activity; the first message of a session becomes its title. */

@@ -1,7 +1,8 @@
 // Signing in on the page (AUTH_MODE=token) in headless Chromium against the real
 // stack: the login form, the user's own sessions listed by the server with their
 // titles, a second person in a second browser context who sees none of them,
-// sign-out, and a page whose sign-in ended while its socket was away.
+// sign-out (and sign-out everywhere, which ends the other devices' logins), and a
+// page whose sign-in ended while its socket was away.
 import { randomBytes } from "node:crypto";
 import type { Browser, BrowserContext, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,7 +68,7 @@ describe("signing in with a token", () => {
     const header = await phone.page.locator("header.top").boundingBox();
     expect(header?.height).toBeLessThan(56);
     expect(await phone.page.locator("#user-name").isVisible()).toBe(true);
-    expect(await phone.page.getByRole("button", { name: "Sign out" }).isVisible()).toBe(true);
+    expect(await phone.page.getByRole("button", { name: "Sign out", exact: true }).isVisible()).toBe(true);
     expect(await overflow(phone.page)).toEqual({ overflow: 0, wide: [] });
     await shot(phone.page, "phone-signed-in");
     await phone.context.close();
@@ -90,7 +91,7 @@ describe("signing in with a token", () => {
     await signIn(page, tokens.alice);
     expect(await page.locator("#login").isHidden()).toBe(true);
     expect(await textOf(page, "#user-name")).toBe("alice");
-    expect(await page.getByRole("button", { name: "Sign out" }).isVisible()).toBe(true);
+    expect(await page.getByRole("button", { name: "Sign out", exact: true }).isVisible()).toBe(true);
     noPageErrors(page);
   });
 
@@ -160,7 +161,7 @@ describe("signing in with a token", () => {
   it("signs out back to the login form", async () => {
     const { page } = alice;
     const logout = page.waitForRequest((r) => r.method() === "POST" && new URL(r.url()).pathname === "/auth/logout");
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     const request = await logout;
     expect((await request.allHeaders())["content-type"]).toBe("application/json");
     expect(request.postDataJSON()).toEqual({});
@@ -172,5 +173,30 @@ describe("signing in with a token", () => {
     await page.locator("#login-form").waitFor();
     expect(await page.locator("#app").isHidden()).toBe(true);
     noPageErrors(page);
+  });
+
+  it("signs every device out at once with Sign out everywhere", async () => {
+    const [laptop, phone] = [await person(), await person(PHONE)];
+    for (const device of [laptop, phone]) {
+      await device.page.locator("#login-form").waitFor();
+      await signIn(device.page, tokens.bob);
+    }
+    expect(await overflow(phone.page)).toEqual({ overflow: 0, wide: [] });
+    expect((await phone.page.locator("header.top").boundingBox())?.height).toBeLessThan(56);
+    const saved = (await phone.context.cookies()).find((c) => c.name === "edgehost_session");
+    const me = () => fetch(`${stack.url}/api/me`, { headers: { cookie: `edgehost_session=${saved?.value}` } });
+    expect((await me()).status).toBe(200);
+
+    const everywhere = laptop.page.waitForRequest((r) => r.method() === "POST" && new URL(r.url()).pathname === "/auth/logout-all");
+    await laptop.page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await everywhere;
+    await laptop.page.locator("#login-form").waitFor();
+    // The phone's cookie, still in its browser, is refused by the server: a reload asks to sign in.
+    expect((await me()).status).toBe(401);
+    await phone.page.reload();
+    await phone.page.locator("#login-form").waitFor();
+    expect(await phone.page.locator("#app").isHidden()).toBe(true);
+    noPageErrors(laptop.page);
+    await Promise.all([laptop.context.close(), phone.context.close()]);
   });
 });

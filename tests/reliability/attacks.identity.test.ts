@@ -118,7 +118,7 @@ describe("AUTH_MODE=token", () => {
     const login = await raw(stack.url, "/auth/login", { method: "POST", headers: json, body: JSON.stringify({ token: ALICE }) });
     expect(login.status).toBe(204);
     const setCookie = String(login.headers["set-cookie"]);
-    expect(setCookie).toMatch(/^edgehost_session=alice%7C\d+\.[^;]+;/);
+    expect(setCookie).toMatch(/^edgehost_session=alice%7C\d+%7C[A-Za-z0-9_-]+\.[^;]+;/);
     expect(setCookie).toContain("HttpOnly");
     expect(setCookie).toContain("Secure");
     expect(setCookie).toContain("SameSite=Strict");
