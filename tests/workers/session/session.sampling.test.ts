@@ -33,7 +33,7 @@ async function sampledTurnEnd(socket: SessionClient, answer: ReturnType<typeof r
 
 async function sampledTurn(socket: SessionClient, args: Record<string, unknown>, answer: ReturnType<typeof reply.stream>, id: string) {
   const { approval, messages } = await sampledTurnEnd(socket, answer, args, id);
-  const complete = messages.find((m) => m.type === "status" && m.state === "complete" && m.callId === id);
+  const complete = messages.find((m) => m.type === "status" && m.state === "complete" && m.tool === "trigger-sampling-request");
   const text = complete && complete.type === "status" ? String(complete.result) : "";
   // "LLM sampling result: \n{...}": the CreateMessageResult the server received.
   const result = JSON.parse(text.slice(text.indexOf("{"))) as Record<string, unknown>;
