@@ -10,6 +10,7 @@ import { auth } from "./http/auth";
 import { errorBody } from "./shared/error-body";
 import { errorResponse } from "./http/errors";
 import { myServers } from "./http/my-servers";
+import { machineBridgeRoutes, machines } from "./http/machines";
 import { oauth } from "./http/oauth";
 import { sessions } from "./http/sessions";
 import { uiResources } from "./http/ui-resources";
@@ -17,15 +18,19 @@ import { uiResources } from "./http/ui-resources";
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
 export { SignInThrottle } from "./identity/SignInThrottle";
+export { PairingCode } from "./machines/PairingCode";
 export type { Env } from "./config/env";
 
 const app = new Hono<AppEnv>();
 
 // The OAuth callback arrives cross-site without the (SameSite=Strict) login cookie: its GET only serves a page.
 const publicOAuth = new Set(["/oauth/callback", "/oauth/client-metadata.json"]);
+// A bridge pairing or connecting has no user identity: its routes answer before identify (machines.ts).
+app.route("/", machineBridgeRoutes);
 app.use("*", identify({ optional: (c) => c.req.path === "/auth/login" || c.req.path === "/auth/logout" || (c.req.method === "GET" && publicOAuth.has(c.req.path)) }));
 app.use("*", sameOrigin());
 app.route("/api/my-servers", myServers);
+app.route("/api/machines", machines);
 app.route("/api", api);
 app.route("/auth", auth);
 app.route("/oauth", oauth);

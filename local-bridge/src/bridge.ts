@@ -28,6 +28,11 @@ export interface BridgeOptions {
   shutdownTimeoutMs: number;
   sessionIdleMs: number;
   standaloneStream: boolean;
+  /**
+   * Listen on this Unix socket (or Windows pipe) instead of host:port: `connect` mode,
+   * where the only way in is the relay of the bridge's own outgoing WebSocket.
+   */
+  socketPath?: string;
   backoff: { initialMs: number; maxMs: number };
 }
 
@@ -56,14 +61,16 @@ export class Bridge {
     const server = createServer(createRequestHandler(this.handlerContext()));
     // Keep-alive longer than typical clients' so idle pooled sockets are not cut mid-request.
     server.keepAliveTimeout = 65_000;
-    await listen(server, this.options.host, this.options.port);
+    const socketPath = this.options.socketPath;
+    if (socketPath) await listenOnPath(server, socketPath);
+    else await listen(server, this.options.host, this.options.port);
     this.server = server;
-    const port = (server.address() as AddressInfo).port;
-    // The allow-list needs the real port (it may have been 0).
+    const port = socketPath ? 0 : (server.address() as AddressInfo).port;
+    // The allow-list needs the real port (it may have been 0). On a socket path the relay is the only client.
     this.access = {
       token: this.options.token,
-      allowedHosts: defaultHosts(port, this.options.allowHosts),
-      allowedOrigins: defaultOrigins(port, this.options.allowOrigins),
+      allowedHosts: socketPath ? new Set(["localhost"]) : defaultHosts(port, this.options.allowHosts),
+      allowedOrigins: socketPath ? new Set<string>() : defaultOrigins(port, this.options.allowOrigins),
     };
     try {
       await this.startServers(stdioServers(config));
@@ -235,6 +242,13 @@ function listen(server: Server, host: string, port: number): Promise<void> {
       else reject(error);
     });
     server.listen(port, host, () => resolve());
+  });
+}
+
+function listenOnPath(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(path, () => resolve());
   });
 }
 

@@ -8,10 +8,13 @@ import { EdgehostError } from "@edgehost/shared/errors";
 import { createJsonLogger, errorMessage } from "@edgehost/shared/logger";
 import { Bridge, ListenError } from "./bridge";
 import { loadConfig } from "./config-process";
+import { connect } from "./connect";
 import { readDevVar, writeDevVars } from "./dev-vars";
 import { MAX_RESTART_BACKOFF_MS, parseFlags, USAGE, UsageError, type BridgeFlags } from "./options";
 
 export async function main(argv: string[]): Promise<void> {
+  // `connect URL`: pair with a deployment and serve it over an outgoing WebSocket (connect.ts).
+  if (argv[0] === "connect") return connect(argv.slice(1));
   let flags: BridgeFlags;
   try {
     flags = parseFlags(argv);

@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 
 export const USAGE = `usage: mcp-local-bridge --config mcp.json [options]
+       mcp-local-bridge connect URL [--config mcp.json]   (pair with a deployment; see connect --help)
   --config PATH          mcp.json to serve (default ./mcp.json)
   --port N               port to listen on (default BRIDGE_PORT, else 8808; 0 picks a free one)
   --host ADDR            address to bind (default 127.0.0.1)

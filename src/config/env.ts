@@ -8,6 +8,7 @@ export type Env = {
   CHAT_SESSION: DurableObjectNamespace;
   USER_ACCOUNT: DurableObjectNamespace;
   SIGN_IN_THROTTLE: DurableObjectNamespace;
+  PAIRING_CODE: DurableObjectNamespace;
   ASSETS?: Fetcher;
   // Model (src/llm/select.ts)
   LLM_PROVIDER?: string;

@@ -24,6 +24,8 @@ export type TransportFactory = (server: ServerConfig) => TransportCandidate[];
 
 export interface RemoteTransportOptions {
   fetch?: typeof fetch;
+  /** A fetch of its own for some servers (a paired machine's, relayed by the owner's account). */
+  fetchFor?: (server: RemoteServerConfig) => typeof fetch | undefined;
   /** The OAuth client for a server (a fresh one per connection attempt), or undefined for none. */
   auth?: (server: RemoteServerConfig) => OAuthClientProvider | undefined;
 }
@@ -31,7 +33,7 @@ export interface RemoteTransportOptions {
 export function remoteTransports(server: RemoteServerConfig, options: RemoteTransportOptions = {}): TransportCandidate[] {
   const url = new URL(server.url);
   const requestInit: RequestInit = { headers: server.headers };
-  const fetchImpl = options.fetch;
+  const fetchImpl = options.fetchFor?.(server) ?? options.fetch;
   const streamable: TransportCandidate = {
     kind: "streamable-http",
     create: () => ({ kind: "streamable-http", transport: new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.auth?.(server) }) }),

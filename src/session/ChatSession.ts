@@ -20,6 +20,8 @@ import { AppCalls, readAppResource, type AppResourceOutcome, type AppToolCallOut
 import { TurnRunner } from "./turn-runner";
 import { SessionOwner, type Admission } from "./session-owner";
 import { sessionOAuthProvider } from "../users/oauth-storage";
+import { userAccount } from "../users/account";
+import { machineFetch } from "../servers/machines";
 import { AttachmentStore } from "./attachment-store";
 import { SessionAttachments } from "./attachments";
 import { catalogComplete, catalogList, type CatalogKind, type CatalogList, type CatalogOutcome } from "./catalog-calls";
@@ -86,6 +88,10 @@ export class ChatSession extends ProtocolAgent<Env> {
         const owner = this.sessionOwner.id;
         return owner ? sessionOAuthProvider(this.env, owner, server) : undefined;
       },
+      machineFetch: machineFetch(() => {
+        const owner = this.sessionOwner.id;
+        return owner ? userAccount(this.env, owner) : undefined;
+      }),
     });
     return this.mcpCache;
   }

@@ -18,6 +18,9 @@ import { workerTransports } from "../mcp/transports";
 import { loadSessionMcpConfig, type SessionMcpConfig } from "./mcp-config";
 import type { ServerMessage } from "../protocol/messages";
 import { isBridged } from "../mcp/bridge-routing";
+import type { MachineView } from "../machines/machine-store";
+import { machineOfUrl } from "../machines/tunnel-url";
+import { machineServers } from "../servers/machines";
 
 const ENABLED_KEY = "enabledServers";
 
@@ -27,6 +30,8 @@ export type ServerStatusView = Extract<ServerMessage, { type: "servers" }>["serv
 export interface UserServers {
   version: string;
   servers?: RemoteServerConfig[];
+  /** The owner's paired machines (src/servers/machines.ts makes their servers). */
+  machines?: MachineView[];
 }
 
 export interface SessionMcpDeps {
@@ -45,6 +50,8 @@ export interface SessionMcpDeps {
   samplingRefusal?: () => Promise<string | undefined>;
   /** The owner's OAuth client for a remote server (src/users/oauth-storage.ts); bridge-routed servers never get one. */
   oauth?: (server: RemoteServerConfig) => OAuthClientProvider | undefined;
+  /** The fetch that reaches the owner's paired machines through their account. */
+  machineFetch?: typeof fetch;
 }
 
 /** Drops the session's server choice (the session is being deleted). */
@@ -65,6 +72,8 @@ export class SessionMcp {
   private prefetched?: { known?: string; read: Promise<UserServers> };
   /** The owner's servers as last read, to tell a change of roots alone from any other. */
   private userList?: RemoteServerConfig[];
+  /** The owner's machines as last read: one coming or going rebuilds the connections. */
+  private machineKey?: string;
   // The enabled servers' tools, kept until the host's tools or the choice change: a
   // turn reads them at every step.
   private toolCache?: ToolView[];
@@ -78,7 +87,10 @@ export class SessionMcp {
 
   private createHost(): McpHost {
     const host = new McpHost({
-      transports: workerTransports({ auth: (server) => (this.bridged(server) ? undefined : this.deps.oauth?.(server)) }),
+      transports: workerTransports({
+        auth: (server) => (this.bridged(server) ? undefined : this.deps.oauth?.(server)),
+        fetchFor: (server) => (machineOfUrl(server.url) ? this.deps.machineFetch : undefined),
+      }),
       connectTimeoutMs: this.deps.settings.MCP_CONNECT_TIMEOUT_MS,
       retry: { initialMs: this.deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
     });
@@ -102,9 +114,9 @@ export class SessionMcp {
     return this.mcpHost;
   }
 
-  /** A stdio server reached through the local bridge: the bridge's own token, never OAuth. */
+  /** A stdio server reached through the local bridge or a paired machine: never OAuth. */
   private bridged(server: RemoteServerConfig): boolean {
-    return isBridged(server.url, this.deps.settings.BRIDGE_URL);
+    return isBridged(server.url, this.deps.settings.BRIDGE_URL) || machineOfUrl(server.url) !== undefined;
   }
 
   /** Connects one server again now (the user just signed in to it). */
@@ -147,17 +159,29 @@ export class SessionMcp {
     const servers = user.servers;
     const previous = this.userList;
     this.userList = servers;
-    const taken = new Set(this.base.config.servers.map((s) => s.name.toLowerCase()));
+    const machineKey = JSON.stringify(user.machines ?? []);
+    const machinesChanged = machineKey !== this.machineKey;
+    this.machineKey = machineKey;
+    const taken = new Set([...this.base.config.servers.map((s) => s.name.toLowerCase()), ...this.base.unreachable.map((u) => u.server.toLowerCase())]);
     const clashes = servers.filter((s) => taken.has(s.name.toLowerCase()));
+    const own = servers.filter((s) => !taken.has(s.name.toLowerCase()) && !s.disabled);
+    for (const s of own) taken.add(s.name.toLowerCase());
+    // The owner's machines last: a name already taken leaves that machine server out, saying so.
+    const machines = machineServers(user.machines ?? []);
+    const machineClashes = [...machines.servers.map((s) => s.name), ...machines.unreachable.map((u) => u.server)].filter((name) => taken.has(name.toLowerCase()));
     this.config = {
-      config: { servers: [...this.base.config.servers, ...servers.filter((s) => !taken.has(s.name.toLowerCase()) && !s.disabled)] },
-      unreachable: this.base.unreachable,
-      problems: [...this.base.problems, ...clashes.map((s) => `Your MCP server "${s.name}" is left out: mcp.json has a server of that name.`)],
+      config: { servers: [...this.base.config.servers, ...own, ...machines.servers.filter((s) => !taken.has(s.name.toLowerCase()))] },
+      unreachable: [...this.base.unreachable, ...machines.unreachable.filter((u) => !taken.has(u.server.toLowerCase()))],
+      problems: [
+        ...this.base.problems,
+        ...clashes.map((s) => `Your MCP server "${s.name}" is left out: mcp.json has a server of that name.`),
+        ...machineClashes.map((name) => `Your machine's server "${name}" is left out: another server has that name.`),
+      ],
     };
     this.discovery = new DiscoveryCache(this.deps.store, configKey(this.config.config));
     if (first) return true;
     // Only roots changed: the connections stay, and each server hears its list changed.
-    const changedRoots = previous ? rootsOnlyChanges(previous, servers) : undefined;
+    const changedRoots = previous && !machinesChanged ? rootsOnlyChanges(previous, servers) : undefined;
     const host = this.mcpHost;
     if (changedRoots && this.connected && (await Promise.all(changedRoots.map((s) => host.setRoots(s.name, s.roots ?? [])))).every(Boolean)) {
       void this.remember();

@@ -8,7 +8,8 @@ import type { Settings } from "../config/settings";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { validateUserServer, type StoredUserServer } from "../users/user-servers";
-import type { SpendDecision, SpendKind } from "../users/UserAccount";
+import type { ServersSnapshot, SpendDecision, SpendKind } from "../users/UserAccount";
+import type { MachineView } from "../machines/machine-store";
 import type { HistoryStore } from "./history";
 import { PendingUsage } from "./pending-usage";
 
@@ -22,14 +23,14 @@ const REPORT_AFTER_MS = 2_000;
 export type Admission = "owner" | "claimed" | "denied";
 
 /** The owner's runtime servers in the host's config shape; `servers` only when the list changed. */
-export type UserServerList = { version: string; servers?: RemoteServerConfig[] };
+export type UserServerList = { version: string; servers?: RemoteServerConfig[]; machines?: MachineView[] };
 
 const NO_OWNER: SpendDecision = { ok: false, code: "rate_limited", message: "This session has no owner.", retryAfterMs: 0 };
 
-function toConfigs({ version, servers }: { version: string; servers?: StoredUserServer[] }): UserServerList {
+function toConfigs({ version, servers, machines }: ServersSnapshot): UserServerList {
   if (!servers) return { version };
   // Stored entries were validated when saved; parsing again yields the host's config shape.
-  return { version, servers: servers.flatMap((s) => { const v = validateUserServer(s); return v.ok ? [v.config] : []; }) };
+  return { version, servers: servers.flatMap((s) => { const v = validateUserServer(s); return v.ok ? [v.config] : []; }), machines };
 }
 
 export class SessionOwner {

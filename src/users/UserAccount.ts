@@ -1,6 +1,7 @@
 // One Durable Object per user (named by the identity's id): the user's list of
 // chat sessions, their spend — request rates and daily model tokens — counted
-// across all their sessions, and the remote MCP servers they added at runtime,
+// across all their sessions, the remote MCP servers they added at runtime, and their
+// paired machines, whose bridges' sockets this object holds (src/machines/relay.ts),
 // all kept across restarts in SQLite.
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
@@ -9,6 +10,12 @@ import { UserServerInputSchema, type StoredUserServer } from "./user-servers";
 import { OAuthStore, type PendingSignIn } from "./oauth-store";
 import { LoginStore } from "./logins";
 import type { OAuthRecord } from "../mcp/oauth/provider";
+import { MachineStore, type Machine, type MachineView } from "../machines/machine-store";
+import { MachineRelay } from "../machines/relay";
+import { machineTunnelPath } from "../machines/tunnel-url";
+
+/** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
+export type ServersSnapshot = { version: string; servers?: StoredUserServer[]; machines?: MachineView[] };
 
 export const SessionSummarySchema = z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number() });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
@@ -38,6 +45,8 @@ export class UserAccount extends DurableObject<unknown> {
   private usageDay?: string;
   private readonly oauth: OAuthStore;
   private readonly logins: LoginStore;
+  private readonly machines: MachineStore;
+  private readonly relay: MachineRelay;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -47,6 +56,43 @@ export class UserAccount extends DurableObject<unknown> {
     this.sql.exec(`CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
     this.oauth = new OAuthStore(this.sql);
     this.logins = new LoginStore(this.sql);
+    this.machines = new MachineStore(this.sql);
+    this.relay = new MachineRelay(ctx, this.machines, () => undefined);
+  }
+
+  // ---- paired machines (src/machines/): the bridge's socket and sessions' requests to it ----
+
+  /** Reached only through stubs the Worker makes: a bridge's upgrade (routed by its credential) or a session's tunnelled request. */
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    if (url.pathname === "/machines/connect") return this.relay.accept(request, url.searchParams.get("user") ?? "");
+    const tunnel = machineTunnelPath(url);
+    if (tunnel) return this.relay.tunnel(request, tunnel.machineId, tunnel.path);
+    return Response.json({ error: { code: "not_found", message: "no such route" } }, { status: 404 });
+  }
+
+  override webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): void {
+    this.relay.message(socket, message);
+  }
+
+  override webSocketClose(socket: WebSocket): void {
+    this.relay.closed(socket);
+  }
+
+  override webSocketError(socket: WebSocket): void {
+    this.relay.closed(socket);
+  }
+
+  addMachine(id: string, name: string, secretHash: string): Machine | undefined {
+    return this.machines.add(id, name, secretHash);
+  }
+
+  listMachines(): MachineView[] {
+    return this.relay.views();
+  }
+
+  revokeMachine(id: string): boolean {
+    return this.relay.revoke(id);
   }
 
   // ---- page logins in token mode (src/users/logins.ts); asked on every cookie request ----
@@ -145,9 +191,11 @@ export class UserAccount extends DurableObject<unknown> {
    * The version, and the list only when it differs from `known`: a session asks at every
    * turn, and the list rarely changes.
    */
-  serversSnapshot(known?: string): { version: string; servers?: StoredUserServer[] } {
-    const version = this.serversVersion();
-    return version === known ? { version } : { version, servers: this.listServers() };
+  serversSnapshot(known?: string): ServersSnapshot {
+    const machines = this.relay.views();
+    // A machine coming online, going offline or announcing other servers changes the version too.
+    const version = `${this.serversVersion()}|${machines.map((m) => `${m.id}:${m.online ? 1 : 0}:${m.name}:${m.servers.join(",")}`).join(";")}`;
+    return version === known ? { version } : { version, servers: this.listServers(), machines };
   }
 
   /**
@@ -155,7 +203,7 @@ export class UserAccount extends DurableObject<unknown> {
    * when it changed since `known` (a session reconciles its connections with it); it
    * brings the tokens the session's earlier turns spent (`usage`).
    */
-  beginTurn(limits: BucketLimits & { dailyTokens?: number }, known?: string, usage = 0, now = Date.now()): { decision: SpendDecision; servers: { version: string; servers?: StoredUserServer[] } } {
+  beginTurn(limits: BucketLimits & { dailyTokens?: number }, known?: string, usage = 0, now = Date.now()): { decision: SpendDecision; servers: ServersSnapshot } {
     // The session's tokens since its last call, counted before its budget is checked (src/session/pending-usage.ts).
     if (usage > 0) this.addUsage(usage, now);
     return { decision: this.admit("turn", limits, now), servers: this.serversSnapshot(known) };

@@ -1,0 +1,107 @@
+// Pairing a developer's machine and the machines a user has (src/machines/):
+//
+// POST /api/machines/pair {name?} → {code, pollToken, expiresAt}: a bridge running
+//   `mcp-local-bridge connect URL` starts a pairing; no identity (it has none yet).
+// POST /api/machines/pair/poll {code, pollToken} → {state}: the bridge waits for the
+//   approval; once approved it gets its device credential, once.
+// GET /api/machines/pair/{code} → {name, expiresAt}: the page shows what it approves.
+// POST /api/machines/approve {code} → {machine}: the signed-in user approves a code read
+//   off their own terminal; wrong codes count as failed sign-ins (throttled per address).
+// GET /api/machines → {machines}; DELETE /api/machines/{id}: revoke, effective at once.
+// GET /machines/connect (WebSocket, Authorization: Bearer <device credential>): the
+//   bridge's one socket, held by the user's UserAccount (src/machines/relay.ts).
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import type { Env } from "../config/env";
+import type { AppEnv } from "../identity/identify";
+import { SignInThrottledError, throttledResponse, throttledSignIn } from "../identity/sign-in-throttle";
+import { machineName, mintCredential, newPairingCode, normalCode, parseCredential, randomToken, sha256 } from "../machines/credentials";
+import type { PairingCode } from "../machines/PairingCode";
+import { errorBody } from "../shared/error-body";
+import { sameOrigin } from "../identity/same-origin";
+import { userAccount } from "../users/account";
+import { parsed } from "./request-body";
+
+export const machines = new Hono<AppEnv>();
+/** Routes a bridge reaches without a user identity: mounted before the identify middleware. */
+export const machineBridgeRoutes = new Hono<AppEnv>();
+// Still no cross-site POSTs and JSON bodies only; a bridge sends no Origin.
+machineBridgeRoutes.use("/api/*", sameOrigin());
+
+const CODE = z.string().max(16).transform((code, ctx) => normalCode(code) ?? (ctx.addIssue({ code: "custom", message: "not a pairing code (8 letters and digits, e.g. K7QM-2XPD)" }), z.NEVER));
+const PairSchema = z.object({ name: z.string().max(64).optional() });
+const PollSchema = z.object({ code: CODE, pollToken: z.string().min(20).max(100) });
+const ApproveSchema = z.object({ code: CODE });
+
+function pairing(env: Env, code: string): DurableObjectStub<PairingCode> {
+  const namespace = env.PAIRING_CODE as unknown as DurableObjectNamespace<PairingCode>;
+  return namespace.get(namespace.idFromName(code));
+}
+
+const unknownCode = (c: Context) => c.json(errorBody("pairing_unknown", "no pairing with that code is waiting (it expired after 10 minutes, was used, or was mistyped): run `mcp-local-bridge connect` again"), 404);
+
+machineBridgeRoutes.post("/api/machines/pair", parsed("json", PairSchema, "the request body is invalid"), async (c) => {
+  const name = machineName(c.req.valid("json").name);
+  const pollToken = randomToken();
+  const pollHash = await sha256(pollToken);
+  // A live pairing may hold a drawn code (one in 8.5e11): draw again.
+  for (let tries = 0; tries < 5; tries++) {
+    const code = newPairingCode();
+    if (await pairing(c.env, code).create(name, pollHash)) return c.json({ code, pollToken, name, expiresInMs: 10 * 60_000 }, 201);
+  }
+  return c.json(errorBody("pairing_failed", "could not draw a free pairing code: try again"), 503);
+});
+
+machineBridgeRoutes.post("/api/machines/pair/poll", parsed("json", PollSchema, "the request body is invalid"), async (c) => {
+  const { code, pollToken } = c.req.valid("json");
+  const outcome = await pairing(c.env, code).poll(await sha256(pollToken));
+  if (outcome.state === "unknown") return unknownCode(c);
+  return c.json(outcome);
+});
+
+machineBridgeRoutes.get("/machines/connect", async (c) => {
+  const credential = parseCredential(/^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1]);
+  if (!credential) return c.json(errorBody("bad_device_credential", "connect with Authorization: Bearer <device credential> (pair with `mcp-local-bridge connect URL`)"), 401);
+  const url = new URL("https://account/machines/connect");
+  url.searchParams.set("user", credential.userId);
+  // The account checks the credential's secret against the digest it stored; a forged user part finds none.
+  return userAccount(c.env, credential.userId).fetch(new Request(url, { headers: c.req.raw.headers }));
+});
+
+machines.get("/pair/:code", async (c) => {
+  const code = normalCode(c.req.param("code"));
+  const pending = code ? await pairing(c.env, code).describe() : undefined;
+  return pending ? c.json(pending) : unknownCode(c);
+});
+
+machines.post("/approve", parsed("json", ApproveSchema, "the request body is invalid"), async (c) => {
+  const { code } = c.req.valid("json");
+  const identity = c.var.identity;
+  let claimed;
+  try {
+    // A code that names no waiting pairing is a failed guess, counted per address like a wrong token.
+    claimed = await throttledSignIn(c.env, c.req.raw.headers, async () => {
+      const outcome = await pairing(c.env, code).claim(identity.id, identity.name);
+      return outcome.ok ? outcome : undefined;
+    });
+  } catch (error) {
+    if (error instanceof SignInThrottledError) return throttledResponse(c, error);
+    throw error;
+  }
+  if (!claimed) return unknownCode(c);
+  const credential = mintCredential(identity.id);
+  const machine = await userAccount(c.env, identity.id).addMachine(credential.machineId, claimed.name, await sha256(credential.secret));
+  if (!machine) return c.json(errorBody("too_many_machines", "you have paired the most machines allowed (20): remove one first"), 409);
+  await pairing(c.env, code).deliver(credential.text, machine.name);
+  return c.json({ machine: { id: machine.id, name: machine.name } }, 201);
+});
+
+machines.get("/", async (c) => c.json({ machines: await userAccount(c.env, c.var.identity.id).listMachines() }));
+
+machines.delete("/:id", async (c) => {
+  const id = c.req.param("id");
+  if (!/^[0-9a-f]{12}$/.test(id) || !(await userAccount(c.env, c.var.identity.id).revokeMachine(id))) {
+    return c.json(errorBody("not_found", `you have no machine "${id}"`), 404);
+  }
+  return c.body(null, 204);
+});

@@ -1,0 +1,224 @@
+// The relay between a user's sessions and their paired machines, run inside the user's
+// UserAccount Durable Object. Each machine's bridge holds one outgoing WebSocket, accepted
+// with the hibernation API (tagged with the machine's id) so an idle machine costs the
+// object no wall time; heartbeats are answered by the runtime without waking it. A
+// session's HTTP request to one of the machine's servers arrives here as a fetch, goes to
+// the bridge as a `req` frame, and its answer streams back as the fetch's response body.
+// A request in flight keeps the object awake; nothing else needs to live in memory.
+import { MAX_IN_FLIGHT, PING, PONG, ToWorkerSchema, TUNNELLED_REQUEST_HEADERS, TUNNELLED_RESPONSE_HEADERS, type ToBridge } from "../shared/machine-frames";
+import { errorBody } from "../shared/error-body";
+import { parseCredential, sha256 } from "./credentials";
+import type { MachineStore, MachineView } from "./machine-store";
+
+/** Largest request body a session may send through the relay (the bridge's own limit is 4 MiB). */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** Frames that fail to parse before the socket is closed: a confused or hostile bridge. */
+const MAX_BAD_FRAMES = 20;
+/** Frames a socket may send per second on average (answers stream in 512 KiB chunks). */
+const FRAMES_PER_SECOND = 2000;
+
+interface Pending {
+  machineId: string;
+  answered: boolean;
+  resolve: (response: Response) => void;
+  /** The response body's controller, once the head arrived. */
+  body?: ReadableStreamDefaultController<Uint8Array>;
+}
+
+interface SocketLoad {
+  bad: number;
+  windowStart: number;
+  frames: number;
+}
+
+const encoder = new TextEncoder();
+const json = (status: number, code: string, message: string) => Response.json(errorBody(code, message), { status });
+
+export class MachineRelay {
+  private readonly pending = new Map<number, Pending>();
+  // Random start: after a wake the bridge may still be finishing an aborted request's id.
+  private nextId = Math.floor(Math.random() * 2 ** 30);
+  private readonly load = new WeakMap<WebSocket, SocketLoad>();
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    private readonly store: MachineStore,
+    /** The user's machines changed (one came, went, announced servers): sessions read again. */
+    private readonly changed: () => void,
+  ) {
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(PING, PONG));
+  }
+
+  views(): MachineView[] {
+    return this.store.list().map((m) => ({ ...m, online: this.socketOf(m.id) !== undefined }));
+  }
+
+  /** The bridge's `GET /machines/connect` (upgrade), after the Worker routed it here by the credential's user. */
+  async accept(request: Request, userId: string): Promise<Response> {
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return json(426, "upgrade_required", "connect with a WebSocket");
+    const credential = parseCredential(/^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1]);
+    if (!credential || credential.userId !== userId || !this.store.verify(credential.machineId, await sha256(credential.secret))) {
+      return json(401, "bad_device_credential", "this device credential is not valid (revoked, or never issued): pair the machine again");
+    }
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    // One socket per machine: a bridge that reconnects replaces its old socket.
+    for (const old of this.ctx.getWebSockets(credential.machineId)) old.close(4000, "replaced by a newer connection");
+    this.ctx.acceptWebSocket(server, [credential.machineId]);
+    server.serializeAttachment({ machineId: credential.machineId });
+    this.store.seen(credential.machineId);
+    this.changed();
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** Ends a machine's pairing: its socket closes at once and its credential no longer verifies. */
+  revoke(machineId: string): boolean {
+    const removed = this.store.remove(machineId);
+    for (const socket of this.ctx.getWebSockets(machineId)) {
+      send(socket, { t: "revoked" });
+      socket.close(4001, "revoked");
+    }
+    this.failPending(machineId, "the machine was removed");
+    if (removed) this.changed();
+    return removed;
+  }
+
+  message(socket: WebSocket, data: string | ArrayBuffer): void {
+    const machineId = machineOf(socket);
+    if (!machineId) return socket.close(1011, "unknown socket");
+    if (!this.withinLimits(socket)) return;
+    let frame;
+    try {
+      frame = ToWorkerSchema.parse(JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data)));
+    } catch {
+      const load = this.loadOf(socket);
+      if (++load.bad >= MAX_BAD_FRAMES) socket.close(1008, "too many invalid frames");
+      return;
+    }
+    if (frame.t === "hello") {
+      this.store.announce(machineId, frame.servers);
+      this.changed();
+      return;
+    }
+    const pending = this.pending.get(frame.id);
+    // Only answers to this machine's own requests: a frame for another id is dropped.
+    if (!pending || pending.machineId !== machineId) return;
+    if (frame.t === "head") {
+      if (pending.answered) return;
+      pending.answered = true;
+      const headers = new Headers();
+      for (const [name, value] of frame.headers) if (TUNNELLED_RESPONSE_HEADERS.includes(name.toLowerCase())) headers.append(name, value);
+      const id = frame.id;
+      const body = new ReadableStream<Uint8Array>({
+        start: (controller) => {
+          pending.body = controller;
+        },
+        // The session stopped reading (it closed a stream, or went away): the bridge stops too.
+        cancel: () => {
+          if (this.pending.delete(id)) send(socket, { t: "abort", id });
+        },
+      });
+      pending.resolve(new Response(frame.status === 204 ? null : body, { status: frame.status, headers }));
+    } else if (frame.t === "data") {
+      try {
+        pending.body?.enqueue(encoder.encode(frame.chunk));
+      } catch {
+        // Cancelled meanwhile.
+      }
+    } else if (frame.t === "end") {
+      this.pending.delete(frame.id);
+      try {
+        pending.body?.close();
+      } catch {
+        // Cancelled meanwhile.
+      }
+    } else {
+      this.pending.delete(frame.id);
+      if (!pending.answered) pending.resolve(json(502, "machine_failed", `the machine could not answer: ${frame.message}`));
+      else fail(pending, frame.message);
+    }
+  }
+
+  closed(socket: WebSocket): void {
+    const machineId = machineOf(socket);
+    if (!machineId) return;
+    // A replaced socket closes after its successor opened: the machine is still online.
+    if (this.socketOf(machineId) === undefined) this.failPending(machineId, "the machine went offline");
+    this.changed();
+  }
+
+  /** A session's request to `/servers/{name}/mcp` on machine `machineId`. */
+  async tunnel(request: Request, machineId: string, path: string): Promise<Response> {
+    const machine = this.store.get(machineId);
+    if (!machine) return json(404, "machine_unknown", "this machine is not paired (it was removed)");
+    const socket = this.socketOf(machineId);
+    if (!socket) return json(503, "machine_offline", `machine "${machine.name}" is offline: start \`mcp-local-bridge connect\` on it`);
+    if ([...this.pending.values()].filter((p) => p.machineId === machineId).length >= MAX_IN_FLIGHT) return json(503, "machine_busy", `machine "${machine.name}" has too many requests in flight`);
+    const method = request.method;
+    if (method !== "GET" && method !== "POST" && method !== "DELETE") return json(405, "method_not_allowed", `${method} is not relayed`);
+    const body = method === "POST" ? await request.text() : undefined;
+    if (body !== undefined && body.length > MAX_REQUEST_BYTES) return json(413, "too_large", "the request is too large for the relay");
+    const headers: [string, string][] = [];
+    for (const name of TUNNELLED_REQUEST_HEADERS) {
+      const value = request.headers.get(name);
+      if (value !== null) headers.push([name, value]);
+    }
+    const id = this.nextId++;
+    const answer = new Promise<Response>((resolve) => this.pending.set(id, { machineId, answered: false, resolve }));
+    send(socket, { t: "req", id, method, path, headers, ...(body === undefined ? {} : { body }) });
+    return answer;
+  }
+
+  private failPending(machineId: string, why: string): void {
+    for (const [id, pending] of this.pending) {
+      if (pending.machineId !== machineId) continue;
+      this.pending.delete(id);
+      if (!pending.answered) pending.resolve(json(503, "machine_offline", why));
+      else fail(pending, why);
+    }
+  }
+
+  private socketOf(machineId: string): WebSocket | undefined {
+    return this.ctx.getWebSockets(machineId).find((s) => s.readyState === WebSocket.OPEN);
+  }
+
+  private loadOf(socket: WebSocket): SocketLoad {
+    let load = this.load.get(socket);
+    if (!load) this.load.set(socket, (load = { bad: 0, windowStart: Date.now(), frames: 0 }));
+    return load;
+  }
+
+  /** A flood is closed, not queued: the machine reconnects with backoff. */
+  private withinLimits(socket: WebSocket): boolean {
+    const load = this.loadOf(socket);
+    const now = Date.now();
+    if (now - load.windowStart >= 1000) {
+      load.windowStart = now;
+      load.frames = 0;
+    }
+    if (++load.frames <= FRAMES_PER_SECOND) return true;
+    socket.close(1008, "too many frames");
+    return false;
+  }
+}
+
+function machineOf(socket: WebSocket): string | undefined {
+  const attachment = socket.deserializeAttachment() as { machineId?: unknown } | null;
+  return typeof attachment?.machineId === "string" ? attachment.machineId : undefined;
+}
+
+function fail(pending: Pending, why: string): void {
+  try {
+    pending.body?.error(new Error(why));
+  } catch {
+    // Cancelled meanwhile.
+  }
+}
+
+function send(socket: WebSocket, frame: ToBridge): void {
+  try {
+    socket.send(JSON.stringify(frame));
+  } catch {
+    // Closing: its requests fail when the close arrives.
+  }
+}
