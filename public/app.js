@@ -11,6 +11,7 @@ import { setupConsole } from "./console.js";
 import { askApproval, askElicitation, closeAll, closeIfShowing, confirmAction } from "./dialogs.js";
 import { forgetAppTools, showAppFor, teardownApps } from "./mcp-apps.js";
 import { setupMyServers } from "./my-servers.js";
+import { setupMyMachines } from "./my-machines.js";
 import { setupOAuth } from "./oauth-sign-in.js";
 import { renderServers, renderSessions } from "./panels.js";
 import { forgetCatalog } from "./catalog.js";
@@ -506,6 +507,7 @@ function setMenu(open) {
 
 const consolePanel = setupConsole();
 const myServers = setupMyServers({ sessionId: () => sessionId });
+setupMyMachines();
 setupOAuth({ sessionId: () => sessionId });
 function setConsole(open, { focus = true } = {}) {
   const wasOpen = !$("console").hidden;
