@@ -103,6 +103,9 @@ export default defineConfig({
                 // The production sign-in path: tests call as named bearer-token users.
                 AUTH_MODE: "token",
                 DAILY_TOKEN_BUDGET: "10000000",
+                // The fixture servers users add at runtime listen on 127.0.0.1, and the tests' host
+                // (edgehost.test) counts as deployed; the refusal itself is tested on wrangler dev.
+                ALLOW_PRIVATE_SERVER_URLS: "true",
                 // Short, so the idle-model test ends quickly; no other test's model idles this long.
                 LLM_IDLE_TIMEOUT_MS: "2000",
                 ACCESS_TOKENS: Object.entries(inject("testUsers"))

@@ -4,7 +4,8 @@
 // POST /api/servers/restart reconnects a session at once.
 import { Hono, type Context } from "hono";
 import { runtimeConfig } from "../config/runtime-config";
-import type { AppEnv } from "../identity/identify";
+import { isLoopback, type AppEnv } from "../identity/identify";
+import { serverUrlRefusal } from "../servers/url-policy";
 import { McpHost } from "../mcp/host";
 import { workerTransports } from "../mcp/transports";
 import { loadSessionMcpConfig } from "../session/mcp-config";
@@ -49,6 +50,13 @@ async function testServer(c: Context<AppEnv>, config: RemoteServerConfig, connec
   }
 }
 
+/** A 400 naming the rule when `url` may not be reached from here (src/servers/url-policy.ts). */
+function refusal(c: Context<AppEnv>, url: string): Response | undefined {
+  const policy = { deployed: !isLoopback(c), allowPrivate: runtimeConfig(c.env).settings.ALLOW_PRIVATE_SERVER_URLS, workerHost: new URL(c.req.url).hostname };
+  const why = serverUrlRefusal(url, policy);
+  return why ? c.json(errorBody("server_url_refused", why, { issues: [{ path: "url", message: why }] }), 400) : undefined;
+}
+
 const serverBody = parsed("json", UserServerInputSchema, "the server entry is invalid");
 
 /** mcp.json's server names (loadSessionMcpConfig parses it once per environment). */
@@ -66,6 +74,8 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
   }
   const validated = validateUserServer(input, previous);
   if (!validated.ok) return c.json(errorBody("bad_request", "the server entry is invalid", { issues: validated.issues }), 400);
+  const refused = refusal(c, validated.config.url);
+  if (refused) return refused;
   const { settings } = runtimeConfig(c.env);
   const spend = await account.admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
   if (!spend.ok) return c.json(errorBody(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {}), 429);
@@ -107,6 +117,8 @@ myServers.post("/:name/test", async (c) => {
   if (!stored) return c.json(errorBody("not_found", `you have no server "${c.req.param("name")}"`), 404);
   const validated = validateUserServer(stored);
   if (!validated.ok) return c.json(errorBody("bad_request", "the stored entry is invalid", { issues: validated.issues }), 400);
+  const refused = refusal(c, validated.config.url);
+  if (refused) return refused;
   return c.json({ test: await testServer(c, validated.config, runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS) });
 });
 

@@ -1,6 +1,7 @@
 // One tool call through a server connection: argument validation, the circuit
 // breaker, timeout and cancellation, output validation, metrics, and turning
 // whatever went wrong into one of the host's typed errors.
+import { publicFailure } from "./http-failure";
 import { ProtocolError as RemoteError, SdkError, SdkErrorCode, SdkHttpError, type CallToolResult } from "@modelcontextprotocol/client";
 import { readBridgeError } from "mcp-local-bridge/rpc";
 import type { ServerConnection } from "./connection";
@@ -144,7 +145,7 @@ export function translateError(
       return new ServerUnavailableError(connection.name, "the connection closed during the request", connection.retryAfterMs());
     }
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = publicFailure(error);
   if (/not connected|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|network/i.test(message)) {
     connection.markUnavailable(message);
     return new ServerUnavailableError(connection.name, message, connection.retryAfterMs());

@@ -2,6 +2,7 @@
 // and the rules for when it is usable. Health comes from use only (no pinging):
 // a timeout or a closed connection makes the server unavailable, and the next
 // use after a backoff delay tries to connect again.
+import { publicFailure } from "./http-failure";
 import {
   Client,
   ProtocolError,
@@ -189,7 +190,7 @@ export class ServerConnection {
       return client;
     } catch (error) {
       const tail = this.handle?.stderrTail?.();
-      const reason = errorMessage(error) + (tail ? `; last stderr: ${tail.split("\n").slice(-5).join(" | ")}` : "");
+      const reason = publicFailure(error) + (tail ? `; last stderr: ${tail.split("\n").slice(-5).join(" | ")}` : "");
       if (generation === this.generation) {
         this.generation++;
         await this.teardown();

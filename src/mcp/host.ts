@@ -3,6 +3,7 @@
 // enforces timeouts, cancellation, circuit breakers and health, and caches
 // resources and prompts. Runtime-neutral: the transport factory decides whether
 // a server is a child process (Node) or a URL (workerd).
+import { publicFailure } from "./http-failure";
 import { UriTemplate, type CallToolResult, type GetPromptResult, type Implementation, type ReadResourceResult, type Root } from "@modelcontextprotocol/client";
 import { defaultBackoff, withRetry, type BackoffPolicy } from "../shared/backoff";
 import { defaultBreaker, type BreakerPolicy } from "./breaker";
@@ -138,7 +139,7 @@ export class McpHost {
         }
         await connection.connect();
       })().catch((error) => {
-        connection.markUnavailable(errorMessage(error));
+        connection.markUnavailable(publicFailure(error));
         throw error;
       });
       started.set(name, promise);

@@ -22,6 +22,7 @@ import { SessionOwner, type Admission } from "./session-owner";
 import { sessionOAuthProvider } from "../users/oauth-storage";
 import { userAccount } from "../users/account";
 import { machineFetch } from "../servers/machines";
+import { serverUrlRefusal } from "../servers/url-policy";
 import { AttachmentStore } from "./attachment-store";
 import { SessionAttachments } from "./attachments";
 import { catalogComplete, catalogList, type CatalogKind, type CatalogList, type CatalogOutcome } from "./catalog-calls";
@@ -88,6 +89,7 @@ export class ChatSession extends ProtocolAgent<Env> {
         const owner = this.sessionOwner.id;
         return owner ? sessionOAuthProvider(this.env, owner, server) : undefined;
       },
+      refuseUrl: (url) => serverUrlRefusal(url, { deployed: this.runtime.auth.mode !== "none", allowPrivate: this.runtime.settings.ALLOW_PRIVATE_SERVER_URLS }),
       machineFetch: machineFetch(() => {
         const owner = this.sessionOwner.id;
         return owner ? userAccount(this.env, owner) : undefined;

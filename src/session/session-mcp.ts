@@ -50,6 +50,8 @@ export interface SessionMcpDeps {
   samplingRefusal?: () => Promise<string | undefined>;
   /** The owner's OAuth client for a remote server (src/users/oauth-storage.ts); bridge-routed servers never get one. */
   oauth?: (server: RemoteServerConfig) => OAuthClientProvider | undefined;
+  /** Why a runtime server's URL may not be connected to here (src/servers/url-policy.ts), even one stored earlier. */
+  refuseUrl?: (url: string) => string | undefined;
   /** The fetch that reaches the owner's paired machines through their account. */
   machineFetch?: typeof fetch;
 }
@@ -164,14 +166,19 @@ export class SessionMcp {
     this.machineKey = machineKey;
     const taken = new Set([...this.base.config.servers.map((s) => s.name.toLowerCase()), ...this.base.unreachable.map((u) => u.server.toLowerCase())]);
     const clashes = servers.filter((s) => taken.has(s.name.toLowerCase()));
-    const own = servers.filter((s) => !taken.has(s.name.toLowerCase()) && !s.disabled);
-    for (const s of own) taken.add(s.name.toLowerCase());
+    const candidates = servers.filter((s) => !taken.has(s.name.toLowerCase()) && !s.disabled);
+    for (const s of candidates) taken.add(s.name.toLowerCase());
+    const refusedUrls = candidates.flatMap((s) => {
+      const reason = this.deps.refuseUrl?.(s.url);
+      return reason ? [{ server: s.name, reason }] : [];
+    });
+    const own = candidates.filter((s) => !refusedUrls.some((r) => r.server === s.name));
     // The owner's machines last: a name already taken leaves that machine server out, saying so.
     const machines = machineServers(user.machines ?? []);
     const machineClashes = [...machines.servers.map((s) => s.name), ...machines.unreachable.map((u) => u.server)].filter((name) => taken.has(name.toLowerCase()));
     this.config = {
       config: { servers: [...this.base.config.servers, ...own, ...machines.servers.filter((s) => !taken.has(s.name.toLowerCase()))] },
-      unreachable: [...this.base.unreachable, ...machines.unreachable.filter((u) => !taken.has(u.server.toLowerCase()))],
+      unreachable: [...this.base.unreachable, ...refusedUrls, ...machines.unreachable.filter((u) => !taken.has(u.server.toLowerCase()))],
       problems: [
         ...this.base.problems,
         ...clashes.map((s) => `Your MCP server "${s.name}" is left out: mcp.json has a server of that name.`),

@@ -139,7 +139,7 @@ describe("faults: MCP servers", () => {
     // ProtocolError: the answer's body did not parse.
     { mode: "malformed", what: "answers tools/call with malformed JSON", error: /^bad: Unterminated string in JSON at position \d+/ },
     // ProtocolError carrying the SDK's SdkHttpError for a non-2xx POST, with the server's body.
-    { mode: "http500", what: "answers tools/call with HTTP 500", error: /^bad: Error POSTing to endpoint: Internal Server Error$/ },
+    { mode: "http500", what: "answers tools/call with HTTP 500", error: /^bad: the server answered HTTP 500$/ },
     // ToolTimeoutError after the server's `timeout` (2 s).
     { mode: "hang", what: "never answers tools/call (timeout 2 s)", error: /^bad\.tool did not answer within 2000 ms$/ },
     // ServerUnavailableError: the broken response stream closes the connection (connection.ts), failing the call at once.
