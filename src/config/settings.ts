@@ -23,6 +23,8 @@ const SettingsSchema = z.object({
   DAILY_TOKEN_BUDGET: z.coerce.number().int().min(1).optional(),
   /** Sessions one user may keep; past it POST /sessions answers 429 too_many_sessions. */
   MAX_SESSIONS_PER_USER: int(1_000, 1, 100_000),
+  /** The tokens a turn holds against DAILY_TOKEN_BUDGET while it runs: its worst case (src/users/reservations.ts). */
+  TURN_TOKEN_RESERVATION: int(40_000, 1, 10_000_000),
   /** Runtime servers on private or loopback addresses in a deployed Worker (src/servers/url-policy.ts); off by default. */
   ALLOW_PRIVATE_SERVER_URLS: flag.default(false),
   /** Failed sign-ins one client address may make in a row before it is throttled (src/identity/sign-in-throttle.ts). */

@@ -24,10 +24,10 @@ export interface SamplingDeps {
   maxTokensCap: number;
   /** Asks the user; `summary` is what the dialog shows. */
   approve: (summary: string, signal: AbortSignal) => Promise<boolean>;
-  /** Tokens the answer cost, for the user's daily budget. */
+  /** Tokens the answer cost, for the user's daily budget; called once whatever happened (it ends the hold). */
   used?: (tokens: number) => Promise<void> | void;
-  /** Why no model may be asked now (the user's daily budget is used up), or undefined. */
-  refusal?: () => Promise<string | undefined>;
+  /** Holds the answer's worst case against the user's daily budget; why no model may be asked now, or undefined. */
+  refusal?: (worstCase: number) => Promise<string | undefined>;
 }
 
 type Block = Extract<SamplingParams["messages"][number]["content"], { type: string }>;
@@ -44,9 +44,26 @@ export async function answerSampling(params: SamplingParams, deps: SamplingDeps,
   const temperature = params.temperature === undefined ? undefined : Math.min(2, Math.max(0, params.temperature));
   const choice = chooseSamplingModel(params.modelPreferences, deps.models, deps.provider.model);
   const messages = toChatMessages(params.messages);
-  const refused = await deps.refusal?.();
+  // The prompt's size in tokens, roughly (4 characters each), plus the most the answer may take.
+  const promptChars = (params.systemPrompt?.length ?? 0) + JSON.stringify(params.messages).length;
+  const refused = await deps.refusal?.(maxTokens + Math.ceil(promptChars / 4));
   if (refused) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refused);
+  const spent = { tokens: 0 };
+  try {
+    return await ask(params, deps, signal, { maxTokens, temperature, stops, choice, messages }, spent);
+  } finally {
+    await deps.used?.(spent.tokens);
+  }
+}
 
+/** The user's approval, then the model's answer; `spent` counts its tokens as they are reported. */
+async function ask(
+  params: SamplingParams,
+  deps: SamplingDeps,
+  signal: AbortSignal,
+  { maxTokens, temperature, stops, choice, messages }: { maxTokens: number; temperature?: number; stops: string[]; choice: ReturnType<typeof chooseSamplingModel>; messages: ChatMessage[] },
+  spent: { tokens: number },
+): Promise<CreateMessageResult> {
   const limits = [`model ${choice.model} (${choice.reason})`, `at most ${maxTokens} tokens${maxTokens < params.maxTokens ? ` (asked ${params.maxTokens})` : ""}`];
   if (temperature !== undefined) limits.push(`temperature ${temperature}`);
   if (stops.length > 0) limits.push(`stops at ${stops.map((s) => JSON.stringify(s)).join(", ")}`);
@@ -60,7 +77,6 @@ export async function answerSampling(params: SamplingParams, deps: SamplingDeps,
   let text = "";
   let finishReason = "";
   let stopSequence: string | undefined;
-  let tokens = 0;
   for await (const event of deps.provider.stream({
     system: params.systemPrompt ?? "",
     messages,
@@ -72,13 +88,12 @@ export async function answerSampling(params: SamplingParams, deps: SamplingDeps,
     signal,
   })) {
     if (event.type === "text") text += event.delta;
-    else if (event.type === "usage") tokens += event.inputTokens + event.outputTokens;
+    else if (event.type === "usage") spent.tokens += event.inputTokens + event.outputTokens;
     else if (event.type === "done") {
       finishReason = event.finishReason;
       stopSequence = event.stopSequence;
     }
   }
-  if (tokens > 0) await deps.used?.(tokens);
   return { role: "assistant", model: choice.model, content: { type: "text", text }, stopReason: stopReasonOf(finishReason, stopSequence) };
 }
 

@@ -83,8 +83,8 @@ export class ChatSession extends ProtocolAgent<Env> {
       },
       notice: (text) => this.record({ turnId: this.sessionTurns.running ?? null, kind: "notice", text }),
       provider: () => this.runtime.provider,
-      used: (tokens) => this.sessionOwner.addUsage(tokens),
-      samplingRefusal: () => this.sessionOwner.samplingRefusal(),
+      used: (tokens, hold) => this.sessionOwner.addUsage(tokens, hold),
+      samplingRefusal: (hold, tokens) => this.sessionOwner.holdSampling(hold, tokens),
       oauth: (server) => {
         const owner = this.sessionOwner.id;
         return owner ? sessionOAuthProvider(this.env, owner, server) : undefined;

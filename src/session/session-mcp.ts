@@ -44,10 +44,10 @@ export interface SessionMcpDeps {
   changed: () => void;
   notice: (text: string) => void;
   provider: () => LlmProvider | undefined;
-  /** Model tokens a sampling answer cost, counted into the owner's daily budget. */
-  used?: (tokens: number) => Promise<void>;
-  /** Why a sampling request may not be answered now (the owner's daily budget is used up). */
-  samplingRefusal?: () => Promise<string | undefined>;
+  /** Model tokens a sampling answer cost, counted into the owner's daily budget; ends the answer's `hold`. */
+  used?: (tokens: number, hold: string) => Promise<void>;
+  /** Holds a sampling answer's worst case (`hold` names it); why it may not be answered now (the budget is used up or held). */
+  samplingRefusal?: (hold: string, tokens: number) => Promise<string | undefined>;
   /** The owner's OAuth client for a remote server (src/users/oauth-storage.ts); bridge-routed servers never get one. */
   oauth?: (server: RemoteServerConfig) => OAuthClientProvider | undefined;
   /** Why a runtime server's URL may not be connected to here (src/servers/url-policy.ts), even one stored earlier. */
@@ -323,6 +323,7 @@ export class SessionMcp {
   private async sample(server: string, params: SamplingParams, signal: AbortSignal): Promise<CreateMessageResult> {
     const provider = this.deps.provider();
     if (!provider) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "no model is configured for sampling");
+    const hold = `sampling:${crypto.randomUUID()}`;
     const result = await answerSampling(
       params,
       {
@@ -330,8 +331,8 @@ export class SessionMcp {
         models: this.deps.settings.SAMPLING_MODELS,
         maxTokensCap: this.deps.settings.SAMPLING_MAX_TOKENS,
         approve: (summary, asked) => this.deps.approvals.approveSampling(server, summary, asked),
-        used: this.deps.used,
-        refusal: this.deps.samplingRefusal,
+        used: (tokens) => this.deps.used?.(tokens, hold),
+        refusal: (tokens) => this.deps.samplingRefusal?.(hold, tokens) ?? Promise.resolve(undefined),
       },
       signal,
     );

@@ -15,6 +15,8 @@ import { PendingUsage } from "./pending-usage";
 
 const OWNER_KEY = "owner";
 const LISTED_KEY = "listed";
+/** The id of the hold the session's last admitted turn placed on the owner's budget (src/users/reservations.ts). */
+const HOLD_KEY = "budgetHold";
 /** Activity in the owner's list is marked at most this often (its precision is a minute). */
 const TOUCH_EVERY_MS = 60_000;
 /** A turn's tokens go to the account with the next turn's admission, or on their own after this long. */
@@ -88,16 +90,31 @@ export class SessionOwner {
   async beginTurn(known?: string): Promise<{ decision: SpendDecision; servers: UserServerList }> {
     const account = this.account();
     if (!account) return { decision: NO_OWNER, servers: { version: "none", servers: [] } };
-    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(true), known, tokens));
+    // Each turn holds its worst case under an id of its own, so a late report of one turn never ends the next one's hold.
+    const hold = { id: `turn:${this.sessionId}:${crypto.randomUUID()}`, tokens: this.settings().TURN_TOKEN_RESERVATION, release: this.store.getSetting<string>(HOLD_KEY) };
+    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(true), known, tokens, hold));
+    this.store.setSetting(HOLD_KEY, begun.decision.ok ? hold.id : undefined);
     return { decision: begun.decision, servers: toConfigs(begun.servers) };
   }
 
-  /** Tokens spent mid-turn (a sampling answer): counted now, since the next request in the turn is checked against them. */
-  async addUsage(tokens: number): Promise<void> {
-    await this.account()?.addUsage(tokens);
+  /**
+   * A sampling answer's worst case held against the owner's daily budget before the model is
+   * asked; the refusal when there is no room. `settle` with the real count ends the hold.
+   */
+  async holdSampling(id: string, tokens: number): Promise<string | undefined> {
+    const budget = this.settings().DAILY_TOKEN_BUDGET;
+    const account = this.account();
+    if (budget === undefined || !account) return undefined;
+    // This session's tokens not reported yet count too (some may be on their way: counted twice at worst, refusing early).
+    return account.holdSampling(id, tokens + this.pending.total, budget);
   }
 
-  /** A finished turn's tokens: they go with the next turn's admission, or on their own soon after. */
+  /** Tokens spent mid-turn (a sampling answer): counted now, since the next request in the turn is checked against them. */
+  async addUsage(tokens: number, release?: string): Promise<void> {
+    await this.account()?.addUsage(tokens, release);
+  }
+
+  /** A finished turn's tokens: they go with the next turn's admission, or on their own soon after (ending its hold). */
   turnUsage(tokens: number): void {
     this.pending.add(tokens);
     this.reportSoon();
@@ -118,17 +135,14 @@ export class SessionOwner {
 
   private async report(): Promise<void> {
     const account = this.account();
-    if (!account || this.pending.unsent <= 0) return;
-    await this.pending.carry((tokens) => account.addUsage(tokens)).catch(() => this.reportSoon());
-  }
-
-  /** Why a sampling request may not be answered now: the owner's daily budget is used up. */
-  async samplingRefusal(): Promise<string | undefined> {
-    const budget = this.settings().DAILY_TOKEN_BUDGET;
-    const account = this.account();
-    if (budget === undefined || !account) return undefined;
-    // This session's tokens not reported yet count too (some may be on their way: counted twice at worst, refusing early).
-    return (await account.tokensUsed()) + this.pending.total >= budget ? `the user's daily model budget of ${budget} tokens is used up` : undefined;
+    const hold = this.store.getSetting<string>(HOLD_KEY);
+    if (!account || (this.pending.unsent <= 0 && !hold)) return;
+    await this.pending
+      .carry((tokens) => account.addUsage(tokens, hold))
+      .then(() => {
+        if (this.store.getSetting<string>(HOLD_KEY) === hold) this.store.setSetting(HOLD_KEY, undefined);
+      })
+      .catch(() => this.reportSoon());
   }
 
   /** The owner's runtime servers; the list only when its version differs from `known`. */

@@ -9,6 +9,7 @@ import { takeToken, type Bucket, type BucketLimits } from "./token-bucket";
 import { UserServerInputSchema, type StoredUserServer } from "./user-servers";
 import { OAuthStore, type PendingSignIn } from "./oauth-store";
 import { LoginStore } from "./logins";
+import { Reservations } from "./reservations";
 import type { OAuthRecord } from "../mcp/oauth/provider";
 import { MachineStore, type Machine, type MachineView } from "../machines/machine-store";
 import { MachineRelay } from "../machines/relay";
@@ -21,6 +22,13 @@ export const SessionSummarySchema = z.object({ id: z.string(), title: z.string()
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
 export type SpendKind = "turn" | "call";
+
+/** A turn's worst-case tokens to hold (`id`), and the hold of the session's previous turn to end (`release`). */
+export interface TokenHold {
+  id: string;
+  tokens: number;
+  release?: string;
+}
 
 export type SpendDecision =
   | { ok: true }
@@ -46,6 +54,7 @@ export class UserAccount extends DurableObject<unknown> {
   private readonly oauth: OAuthStore;
   private readonly logins: LoginStore;
   private readonly machines: MachineStore;
+  private readonly reservations: Reservations;
   private readonly relay: MachineRelay;
 
   constructor(ctx: DurableObjectState, env: unknown) {
@@ -57,6 +66,7 @@ export class UserAccount extends DurableObject<unknown> {
     this.oauth = new OAuthStore(this.sql);
     this.logins = new LoginStore(this.sql);
     this.machines = new MachineStore(this.sql);
+    this.reservations = new Reservations(this.sql);
     this.relay = new MachineRelay(ctx, this.machines, () => undefined);
   }
 
@@ -203,10 +213,19 @@ export class UserAccount extends DurableObject<unknown> {
    * when it changed since `known` (a session reconciles its connections with it); it
    * brings the tokens the session's earlier turns spent (`usage`).
    */
-  beginTurn(limits: BucketLimits & { dailyTokens?: number }, known?: string, usage = 0, now = Date.now()): { decision: SpendDecision; servers: ServersSnapshot } {
-    // The session's tokens since its last call, counted before its budget is checked (src/session/pending-usage.ts).
-    if (usage > 0) this.addUsage(usage, now);
-    return { decision: this.admit("turn", limits, now), servers: this.serversSnapshot(known) };
+  beginTurn(limits: BucketLimits & { dailyTokens?: number }, known?: string, usage = 0, hold?: TokenHold, now = Date.now()): { decision: SpendDecision; servers: ServersSnapshot } {
+    // The session's tokens since its last call, counted before its budget is checked (src/session/pending-usage.ts);
+    // its previous turn's hold ends with them.
+    this.addUsage(usage, hold?.release, now);
+    return { decision: this.admit("turn", limits, now, hold), servers: this.serversSnapshot(known) };
+  }
+
+  /** A sampling answer's worst case, held before the model is asked; the refusal when the budget has no room. */
+  holdSampling(id: string, tokens: number, dailyTokens: number, now = Date.now()): string | undefined {
+    const spent = this.tokensUsed(now) + this.reservations.held(now, id);
+    if (spent >= dailyTokens) return `the user's daily model budget of ${dailyTokens} tokens is used up`;
+    this.reservations.hold(id, Math.min(tokens, dailyTokens - spent), now);
+    return undefined;
   }
 
   /** Changes whenever the list or an entry changes: sessions compare it to reconcile. */
@@ -257,9 +276,13 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   /** Counts one turn or direct call against the user's rate, and for turns checks the daily token budget. */
-  admit(kind: SpendKind, limits: BucketLimits & { dailyTokens?: number }, now = Date.now()): SpendDecision {
-    if (kind === "turn" && limits.dailyTokens !== undefined && this.tokensUsed(now) >= limits.dailyTokens) {
-      return { ok: false, code: "budget_exhausted", message: `Your daily model budget of ${limits.dailyTokens} tokens is used up; it renews at 00:00 UTC.` };
+  admit(kind: SpendKind, limits: BucketLimits & { dailyTokens?: number }, now = Date.now(), hold?: TokenHold): SpendDecision {
+    // What other running turns and sampling answers still hold counts as spent (reservations.ts).
+    const held = kind === "turn" && limits.dailyTokens !== undefined ? this.reservations.held(now, hold?.id) : 0;
+    const spent = kind === "turn" && limits.dailyTokens !== undefined ? this.tokensUsed(now) + held : 0;
+    if (kind === "turn" && limits.dailyTokens !== undefined && spent >= limits.dailyTokens) {
+      const running = held > 0 ? ` Your turns still running hold ${held} tokens of it until they finish.` : "";
+      return { ok: false, code: "budget_exhausted", message: `Your daily model budget of ${limits.dailyTokens} tokens is used up; it renews at 00:00 UTC.${running}` };
     }
     const stored = BucketSchema.safeParse(this.ctx.storage.kv.get(bucketKey(kind)));
     const { bucket, waitMs } = takeToken(stored.success ? (stored.data as Bucket) : undefined, limits, now);
@@ -272,10 +295,14 @@ export class UserAccount extends DurableObject<unknown> {
       const what = kind === "turn" ? "messages" : "tool calls";
       return { ok: false, code: "rate_limited", message: `Too many ${what}: try again in ${Math.ceil(waitMs / 1000)} s.`, retryAfterMs: waitMs };
     }
+    // The turn's worst case, within what is left: parallel turns then pass the budget by one turn's worth at most.
+    if (hold && limits.dailyTokens !== undefined) this.reservations.hold(hold.id, Math.min(hold.tokens, limits.dailyTokens - spent), now);
     return { ok: true };
   }
 
-  addUsage(tokens: number, now = Date.now()): number {
+  /** `release`: the hold these tokens settle (a finished turn's or sampling answer's). */
+  addUsage(tokens: number, release?: string, now = Date.now()): number {
+    this.reservations.release(release);
     if (!Number.isFinite(tokens) || tokens <= 0) return this.tokensUsed(now);
     const day = today(now);
     const row = this.sql
