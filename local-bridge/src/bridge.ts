@@ -11,6 +11,7 @@ import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import { defaultHosts, defaultOrigins, type AccessPolicy } from "./auth";
 import { createRequestHandler, type HttpContext } from "./http";
 import { ServerProxy } from "./proxy";
+import { UserChildren } from "./user-children";
 import type { LegacySseSession, StreamableSession } from "./sessions";
 
 /** Every value is given: the defaults live with the command line (options.ts). */
@@ -46,6 +47,8 @@ export class ListenError extends Error {}
 
 export class Bridge {
   private readonly proxies = new Map<string, ServerProxy>();
+  /** The per-user children of `"isolation": "user"` servers (user-children.ts). */
+  private readonly userChildren = new UserChildren((name) => this.newProxy(this.proxies.get(name)?.config ?? this.configOf(name)));
   private readonly streamable = new Map<string, StreamableSession>();
   private readonly legacy = new Map<string, LegacySseSession>();
   private server?: Server;
@@ -94,7 +97,12 @@ export class Bridge {
       logger: this.options.logger,
       maxBodyBytes: this.options.maxBodyBytes,
       standaloneStream: this.options.standaloneStream,
-      proxy: (name: string) => this.proxies.get(name),
+      proxy: (name: string, user: string) => {
+        const shared = this.proxies.get(name);
+        // A local client (no user) shares the startup child; each user of an isolated server gets their own.
+        if (!shared || shared.config.isolation !== "user" || user === "") return shared;
+        return this.userChildren.get(name, user);
+      },
       health: () => this.health(),
       metrics: () => this.metrics(),
       streamable: this.streamable,
@@ -122,7 +130,19 @@ export class Bridge {
   }
 
   private createProxy(server: StdioServerConfig): ServerProxy {
-    const proxy = new ServerProxy(server, {
+    const proxy = this.newProxy(server);
+    this.proxies.set(server.name, proxy);
+    return proxy;
+  }
+
+  private configOf(name: string): StdioServerConfig {
+    const server = stdioServers(this.config).find((s) => s.name === name);
+    if (!server) throw new Error(`no stdio server "${name}"`);
+    return server;
+  }
+
+  private newProxy(server: StdioServerConfig): ServerProxy {
+    return new ServerProxy(server, {
       baseDir: this.options.baseDir,
       logger: this.options.logger,
       startupTimeoutMs: this.options.startupTimeoutMs,
@@ -132,8 +152,6 @@ export class Bridge {
       clientCapabilities: { sampling: {}, elicitation: { form: {} } },
       backoff: this.options.backoff,
     });
-    this.proxies.set(server.name, proxy);
-    return proxy;
   }
 
   /**
@@ -171,8 +189,8 @@ export class Bridge {
     const proxy = this.proxies.get(name);
     if (!proxy) return true;
     this.proxies.delete(name);
-    const { killed } = await proxy.stop(this.shutdownTimeout());
-    return !killed;
+    const [{ killed }, users] = await Promise.all([proxy.stop(this.shutdownTimeout()), this.userChildren.stop(this.shutdownTimeout(), name)]);
+    return !killed && users;
   }
 
   /** Closes sessions and stops every child (SIGTERM, then SIGKILL). True when all stopped on SIGTERM. */
@@ -210,6 +228,7 @@ export class Bridge {
       this.options.logger.info("session expired", { session: session.id, idleMs });
       session.close();
     }
+    void this.userChildren.sweep(this.shutdownTimeout(), idleMs).catch((error: unknown) => this.options.logger.warn("stopping idle user children failed", { error: errorMessage(error) }));
   }
 
   private shutdownTimeout(): number {
@@ -217,12 +236,12 @@ export class Bridge {
   }
 
   childPids(): number[] {
-    return [...this.proxies.values()].flatMap((p) => (p.child?.pid ? [p.child.pid] : []));
+    return [...this.proxies.values(), ...this.userChildren.all()].flatMap((p) => (p.child?.pid ? [p.child.pid] : []));
   }
 
   health(): BridgeHealth {
     const servers: Record<string, Record<string, unknown>> = {};
-    for (const [name, proxy] of this.proxies) servers[name] = proxy.health();
+    for (const [name, proxy] of this.proxies) servers[name] = { ...proxy.health(), ...(proxy.config.isolation === "user" ? { userChildren: this.userChildren.count(name) } : {}) };
     return { ok: [...this.proxies.values()].every((p) => p.state === "ready"), servers };
   }
 

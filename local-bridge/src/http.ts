@@ -10,13 +10,15 @@ import { HttpError, parseMessages, pathOf, readJson, sendError, sendJson } from 
 import { RPC } from "./rpc";
 import { LegacySseSession, type StreamableSession } from "./sessions";
 import { streamable } from "./streamable";
+import { requestUser, USER_HEADER } from "./user-scope";
 
 export interface HttpContext {
   access: AccessPolicy;
   logger: Logger;
   maxBodyBytes: number;
   standaloneStream: boolean;
-  proxy(name: string): ServerProxy | undefined;
+  /** The server's proxy for `user` (its own child when the server is isolated per user). */
+  proxy(name: string, user: string): ServerProxy | undefined;
   health(): { ok: boolean };
   metrics(): unknown;
   streamable: Map<string, StreamableSession>;
@@ -53,7 +55,9 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
   } catch {
     throw new HttpError(404, RPC.methodNotFound, "unknown MCP server (the name is not valid URL encoding)");
   }
-  const proxy = ctx.proxy(name);
+  const user = requestUser(req);
+  if (user === undefined) throw new HttpError(400, RPC.invalidRequest, `the ${USER_HEADER} header is not a user id`);
+  const proxy = ctx.proxy(name, user);
   if (!proxy) throw new HttpError(404, RPC.methodNotFound, `unknown MCP server "${name}"`);
   if (match[2] === "mcp") return streamable(ctx, proxy, req, res);
   if (match[2] === "sse" && req.method === "GET") return openLegacy(ctx, proxy, name, req, res);
@@ -65,7 +69,7 @@ async function openLegacy(ctx: HttpContext, proxy: ServerProxy, name: string, re
   // Loaded on first use: most deployments never see a legacy client, and it costs memory.
   const { SSEServerTransport } = await import("@modelcontextprotocol/sdk/server/sse.js");
   const transport = new SSEServerTransport(`/servers/${encodeURIComponent(name)}/messages`, res);
-  const session = new LegacySseSession(transport);
+  const session = new LegacySseSession(transport, requestUser(req) ?? "");
   transport.onmessage = (message) => {
     proxy.fromSession(session, message).catch((error: unknown) => ctx.logger.warn("legacy message failed", { error: errorMessage(error) }));
   };
@@ -82,7 +86,7 @@ async function openLegacy(ctx: HttpContext, proxy: ServerProxy, name: string, re
 async function postLegacy(ctx: HttpContext, proxy: ServerProxy, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const id = new URL(req.url ?? "/", "http://bridge").searchParams.get("sessionId") ?? "";
   const session = ctx.legacy.get(id);
-  if (!session || !proxy.sessions.has(id)) throw new HttpError(404, RPC.sessionNotFound, "session not found");
+  if (!session || !proxy.sessions.has(id) || session.user !== requestUser(req)) throw new HttpError(404, RPC.sessionNotFound, "session not found");
   const messages = parseMessages(await readJson(req, ctx.maxBodyBytes));
   res.writeHead(202).end();
   for (const message of messages) await proxy.fromSession(session, message);

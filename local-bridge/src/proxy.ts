@@ -18,12 +18,15 @@ import { ServerStats } from "@edgehost/shared/metrics";
 import { ChildProcess, describeExit, type ChildOptions, type ExitInfo } from "./child";
 import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
 import { bridgeError, rpcError, RPC, type BridgeErrorData } from "./rpc";
+import { routeServerRequest } from "./user-scope";
 
 export type ProxyState = "starting" | "ready" | "unavailable" | "stopped";
 
 /** A connected HTTP session (Streamable HTTP or legacy SSE), as the proxy sees it. */
 export interface Downstream {
   readonly id: string;
+  /** Whose session this is (user-scope.ts): the Worker's user id, or "" for a local client. */
+  readonly user: string;
   clientCapabilities: ClientCapabilities;
   /** Negotiated at initialize (Streamable HTTP sessions use it to decide on priming events). */
   protocolVersion?: string;
@@ -365,20 +368,18 @@ export class ServerProxy {
     }
     const capability = CAPABILITY_FOR[request.method];
     const capable = [...this.sessions.values()].filter((s) => !capability || s.clientCapabilities[capability] !== undefined);
-    // Over stdio nothing says which call caused a server request: the oldest call
-    // in flight from a capable session is the one waiting on it.
-    let cause: Pending | undefined;
-    for (const pending of this.pending.values()) {
-      if (capable.includes(pending.session)) {
-        cause = pending;
-        break;
-      }
+    // Over stdio nothing says which call caused a server request: the oldest call in flight
+    // from a capable session is taken as the one waiting on it, and never across users.
+    const route = routeServerRequest(capable, [...this.pending.values()]);
+    if ("refused" in route) {
+      this.options.logger.warn("server request refused", { server: this.name, method: request.method, reason: route.refused });
+      this.sendToChild(rpcError(request.id, RPC.methodNotFound, route.refused));
+      return;
     }
-    const targets = cause ? [cause.session] : capable;
     const id = `bridge-${this.nextServerRequest++}`;
     const entry: ServerRequest = { childId: request.id, sessions: new Set() };
-    for (const session of targets) {
-      if (session.deliver({ ...request, id }, cause?.id)) entry.sessions.add(session.id);
+    for (const session of route.to) {
+      if (session.deliver({ ...request, id }, route.related)) entry.sessions.add(session.id);
     }
     if (entry.sessions.size === 0) {
       const what = capability ? `supports ${capability}` : "can take the request";

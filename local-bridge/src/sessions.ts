@@ -84,7 +84,10 @@ export class StreamableSession implements Downstream {
   private standalone?: SseStream;
   private closed = false;
 
-  constructor(readonly id: string) {}
+  constructor(
+    readonly id: string,
+    readonly user = "",
+  ) {}
 
   /** Holds a POST's requests until their responses came back. */
   exchange(res: ServerResponse, ids: RequestId[], headers: Record<string, string>, batch: boolean): Exchange {
@@ -176,7 +179,10 @@ export class LegacySseSession implements Downstream {
   clientCapabilities: ClientCapabilities = {};
   lastSeen = Date.now();
 
-  constructor(readonly transport: SSEServerTransport) {}
+  constructor(
+    readonly transport: SSEServerTransport,
+    readonly user = "",
+  ) {}
 
   get id(): string {
     return this.transport.sessionId;

@@ -11,6 +11,7 @@ import type { ServerProxy } from "./proxy";
 import { HttpError, accepts, header, parseMessages, readJson, sendError } from "./request";
 import { RPC } from "./rpc";
 import { StreamableSession } from "./sessions";
+import { requestUser } from "./user-scope";
 
 const JSON_TYPE = "application/json";
 const SSE_TYPE = "text/event-stream";
@@ -32,7 +33,8 @@ function existingSession(ctx: HttpContext, proxy: ServerProxy, req: IncomingMess
   const sessionId = header(req, "mcp-session-id");
   if (sessionId === undefined) throw new HttpError(400, RPC.invalidRequest, "Bad Request: the Mcp-Session-Id header is required (send initialize first)");
   const session = ctx.streamable.get(sessionId);
-  if (!session || !proxy.sessions.has(session.id)) throw new HttpError(404, RPC.sessionNotFound, "session not found: initialize again");
+  // Another user's session is answered as if it did not exist: its id must not be usable, or probed.
+  if (!session || !proxy.sessions.has(session.id) || session.user !== requestUser(req)) throw new HttpError(404, RPC.sessionNotFound, "session not found: initialize again");
   // Absent: the version negotiated at initialize holds (the spec's fallback for old clients).
   const version = header(req, "mcp-protocol-version");
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
@@ -53,7 +55,7 @@ async function post(ctx: HttpContext, proxy: ServerProxy, req: IncomingMessage, 
   let session: StreamableSession;
   if (initialize) {
     if (messages.length > 1) throw new HttpError(400, RPC.invalidRequest, "initialize must be sent alone");
-    session = new StreamableSession(randomUUID());
+    session = new StreamableSession(randomUUID(), requestUser(req) ?? "");
     const created = session;
     ctx.streamable.set(created.id, created);
     proxy.sessions.set(created.id, created);

@@ -34,6 +34,7 @@ import { ownedSession, SESSION_ID } from "./owned-session";
 import { callbackPage, clientMetadataDocument } from "./oauth-pages";
 import { parsed } from "./request-body";
 import { isBridged } from "../mcp/bridge-routing";
+import { audienceVerdict } from "../servers/audience";
 
 export const oauth = new Hono<AppEnv>();
 
@@ -54,7 +55,9 @@ async function findServer(c: Context<AppEnv>, name: string): Promise<RemoteServe
   const settings = runtimeConfig(c.env).settings;
   const server = loadSessionMcpConfig(c.env, settings).config.servers.find((s) => s.name === name);
   if (!server || server.transport === "stdio" || isBridged(server.url, settings.BRIDGE_URL)) return undefined;
-  return server;
+  // A server mcp.json keeps for other users is not this user's to sign in to (src/servers/audience.ts).
+  const identity = c.var.identity;
+  return audienceVerdict(server, { mode: c.var.auth.mode, user: { id: identity.id, name: identity.name } }).ok ? server : undefined;
 }
 
 const noServer = (name: string) => errorBody("not_found", `no remote MCP server "${name}" to sign in to`);

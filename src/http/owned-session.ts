@@ -23,7 +23,7 @@ export const noSession = () => errorBody("not_found", "no such session");
 export async function ownedSession(c: Context<AppEnv>, id: string, options: { claim: boolean }): Promise<SessionStub | Response> {
   if (!SESSION_ID.test(id)) return c.json(badSessionId(), 400);
   const stub = await sessionStub(c, id);
-  const admission = await stub.admit(c.var.identity.id, { claim: options.claim, listed: !id.startsWith("console-") });
+  const admission = await stub.admit(c.var.identity.id, { claim: options.claim, listed: !id.startsWith("console-"), name: c.var.identity.name });
   return admission === "denied" ? c.json(noSession(), 404) : stub;
 }
 

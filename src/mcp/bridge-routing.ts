@@ -22,7 +22,7 @@ export function routeStdioThroughBridge(config: McpConfig, bridge: BridgeEndpoin
   });
   const route = (server: ServerConfig): ServerConfig => {
     if (server.transport !== "stdio") return server;
-    const { name, disabled, timeoutMs, alwaysAllow, dependencies, includeTools, excludeTools } = server;
+    const { name, disabled, timeoutMs, alwaysAllow, dependencies, includeTools, excludeTools, users } = server;
     const routed: RemoteServerConfig = {
       name,
       disabled,
@@ -30,6 +30,7 @@ export function routeStdioThroughBridge(config: McpConfig, bridge: BridgeEndpoin
       alwaysAllow,
       dependencies,
       ...(includeTools ? { includeTools } : {}),
+      ...(users ? { users } : {}),
       excludeTools,
       transport: "http",
       url: `${base}/servers/${encodeURIComponent(name)}/mcp`,

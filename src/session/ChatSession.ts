@@ -89,6 +89,10 @@ export class ChatSession extends ProtocolAgent<Env> {
         const owner = this.sessionOwner.id;
         return owner ? sessionOAuthProvider(this.env, owner, server) : undefined;
       },
+      audience: () => {
+        const owner = this.sessionOwner.id;
+        return { mode: this.runtime.auth.mode, user: owner ? { id: owner, name: this.sessionOwner.name } : undefined };
+      },
       refuseUrl: (url) => serverUrlRefusal(url, { deployed: this.runtime.auth.mode !== "none", allowPrivate: this.runtime.settings.ALLOW_PRIVATE_SERVER_URLS }),
       machineFetch: machineFetch(() => {
         const owner = this.sessionOwner.id;
@@ -273,7 +277,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   // ---- RPC for the Worker (it checked the caller's identity; each call is checked against the owner) ----
 
   /** Whether `user` owns this session; the first user to open it becomes its owner. */
-  admit(user: string, options: { claim: boolean; listed?: boolean }): Promise<Admission> {
+  admit(user: string, options: { claim: boolean; listed?: boolean; name?: string }): Promise<Admission> {
     return this.sessionOwner.admit(user, options);
   }
 

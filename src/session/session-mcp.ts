@@ -21,6 +21,8 @@ import { isBridged } from "../mcp/bridge-routing";
 import type { MachineView } from "../machines/machine-store";
 import { machineOfUrl } from "../machines/tunnel-url";
 import { machineServers } from "../servers/machines";
+import type { Audience } from "../servers/audience";
+import { deploymentServersFor } from "../servers/deployment";
 
 const ENABLED_KEY = "enabledServers";
 
@@ -52,6 +54,8 @@ export interface SessionMcpDeps {
   oauth?: (server: RemoteServerConfig) => OAuthClientProvider | undefined;
   /** Why a runtime server's URL may not be connected to here (src/servers/url-policy.ts), even one stored earlier. */
   refuseUrl?: (url: string) => string | undefined;
+  /** The owner as the deployment knows them, for mcp.json's audience rule (src/servers/audience.ts). */
+  audience?: () => Audience;
   /** The fetch that reaches the owner's paired machines through their account. */
   machineFetch?: typeof fetch;
 }
@@ -81,7 +85,8 @@ export class SessionMcp {
   private toolCache?: ToolView[];
 
   constructor(private readonly deps: SessionMcpDeps) {
-    this.base = loadSessionMcpConfig(deps.env, deps.settings);
+    // The deployment's servers this owner gets, each bridge request marked with whose it is.
+    this.base = deploymentServersFor(loadSessionMcpConfig(deps.env, deps.settings), deps.audience?.() ?? { mode: "none" }, deps.settings.BRIDGE_URL);
     this.config = this.base;
     this.discovery = new DiscoveryCache(deps.store, configKey(this.config.config));
     this.mcpHost = this.createHost();

@@ -15,6 +15,7 @@ import { PendingUsage } from "./pending-usage";
 
 const OWNER_KEY = "owner";
 const LISTED_KEY = "listed";
+const OWNER_NAME_KEY = "ownerName";
 /** The id of the hold the session's last admitted turn placed on the owner's budget (src/users/reservations.ts). */
 const HOLD_KEY = "budgetHold";
 /** Activity in the owner's list is marked at most this often (its precision is a minute). */
@@ -53,12 +54,22 @@ export class SessionOwner {
     return this.store.getSetting<string>(OWNER_KEY);
   }
 
+  /** The owner's display name as the deployment knows them (an email, a token name), for mcp.json's `users`. */
+  get name(): string | undefined {
+    return this.store.getSetting<string>(OWNER_NAME_KEY);
+  }
+
   /** Whether `user` owns this session; the first user to open it becomes its owner. */
-  async admit(user: string, options: { claim: boolean; listed?: boolean }): Promise<Admission> {
+  async admit(user: string, options: { claim: boolean; listed?: boolean; name?: string }): Promise<Admission> {
     const owner = this.id;
-    if (owner !== undefined) return owner === user ? "owner" : "denied";
+    if (owner !== undefined) {
+      if (owner !== user) return "denied";
+      if (options.name !== undefined && options.name !== this.name) this.store.setSetting(OWNER_NAME_KEY, options.name);
+      return "owner";
+    }
     if (!options.claim) return "denied";
     this.store.setSetting(OWNER_KEY, user);
+    if (options.name !== undefined) this.store.setSetting(OWNER_NAME_KEY, options.name);
     this.store.setSetting(LISTED_KEY, options.listed ?? true);
     if (options.listed ?? true) await userAccount(this.env, user).addSession(this.sessionId);
     return "claimed";

@@ -16,6 +16,9 @@ export interface SessionServers {
   mcpConfig: string;
 }
 
+/** The workerd project's users (global-setup.ts testUsers). */
+const TEST_USERS = ["alice", "bob", "carol", "dave"];
+
 export async function startSessionServers(): Promise<SessionServers> {
   const fsRoot = mkdtempSync(join(tmpdir(), "session-fs-"));
   writeFileSync(join(fsRoot, "notes.txt"), "remember the milk\n");
@@ -31,8 +34,9 @@ export async function startSessionServers(): Promise<SessionServers> {
   });
   const mcpConfig = JSON.stringify({
     servers: {
-      filesystem: { ...servers.filesystem, alwaysAllow: ["list_directory", "read_text_file", "list_allowed_directories"] },
-      everything: { ...servers.everything, alwaysAllow: ["get-sum", "trigger-long-running-operation", "trigger-sampling-request", "trigger-elicitation-request"] },
+      // AUTH_MODE=token: a stdio server reaches only the users it names (src/servers/audience.ts).
+      filesystem: { ...servers.filesystem, users: TEST_USERS, alwaysAllow: ["list_directory", "read_text_file", "list_allowed_directories"] },
+      everything: { ...servers.everything, users: TEST_USERS, alwaysAllow: ["get-sum", "trigger-long-running-operation", "trigger-sampling-request", "trigger-elicitation-request"] },
     },
   });
   return { bridge, fsRoot, mcpConfig };

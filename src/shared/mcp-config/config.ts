@@ -19,6 +19,11 @@ interface CommonServerConfig {
   excludeTools: string[];
   /** MCP roots offered to this server (`roots/list`); absent: the roots capability is not advertised to it. */
   roots?: RootConfig[];
+  /**
+   * Who gets this server in a multi-user deployment (emails or token names, as the user is
+   * known); absent: everyone for a remote server, nobody for a stdio one (src/servers/audience.ts).
+   */
+  users?: string[];
 }
 export interface RootConfig {
   uri: string;
@@ -32,6 +37,8 @@ export interface StdioServerConfig extends CommonServerConfig {
   cwd?: string;
   /** Optional Linux resource limits, positive integers. */
   limits?: { memoryMb?: number; cpuSeconds?: number };
+  /** "user": one child per user the bridge serves (server requests then never cross users); default one shared child. */
+  isolation?: "user";
 }
 export interface RemoteServerConfig extends CommonServerConfig {
   transport: "http" | "sse";
@@ -96,6 +103,8 @@ const RawServerSchema = z.object(
       .object({ memoryMb: positiveInt.optional(), cpuSeconds: positiveInt.optional() }, { error: "expected object" })
       .optional(),
     roots: z.array(z.object({ uri: str, name: str.optional() }, { error: "expected object" }), { error: "expected array of roots" }).max(MAX_ROOTS, { error: `expected at most ${MAX_ROOTS} roots` }).optional(),
+    users: z.array(str.min(1, { error: "expected a non-empty string" }), { error: "expected array of user names (emails or token names)" }).optional(),
+    isolation: z.enum(["shared", "user"], { error: 'expected "shared" or "user"' }).optional(),
     oauth: z
       .object(
         { clientId: str.min(1, { error: "expected a non-empty string" }), clientSecret: str.optional(), scopes: stringArray.optional() },
@@ -180,6 +189,7 @@ class Loader {
       ...(raw.includeTools ? { includeTools: raw.includeTools } : {}),
       excludeTools: raw.excludeTools ?? [],
       ...(raw.roots ? { roots: this.roots(raw.roots, [...path, "roots"], !(raw.disabled ?? false)) } : {}),
+      ...(raw.users ? { users: raw.users } : {}),
     };
     // A disabled server starts nothing, so a variable it needs may legitimately be unset
     // (the usual reason to disable it); report nothing and keep the reference as written.
@@ -195,6 +205,7 @@ class Loader {
         env: this.expandMap([...path, "env"], raw.env, expand),
         ...(raw.cwd === undefined ? {} : { cwd: expand([...path, "cwd"], raw.cwd).value }),
         ...(raw.limits ? { limits: raw.limits } : {}),
+        ...(raw.isolation === "user" ? { isolation: "user" as const } : {}),
       };
     }
     if (transport === undefined || raw.url === undefined) return undefined;
