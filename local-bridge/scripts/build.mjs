@@ -1,6 +1,6 @@
 // Bundles the bridge's TypeScript (and the @edgehost/shared workspace package it imports) into
-// dist/cli.mjs and dist/config-loader.mjs (the mcp.json parser, run in its own short-lived
-// process) with rolldown, in-process (the bundler never runs inside the bridge).
+// dist/cli.mjs, dist/config-loader.mjs (the mcp.json parser, run in its own short-lived
+// process) and dist/connect.mjs (`connect` mode, loaded only when asked for) with rolldown, in-process (the bundler never runs inside the bridge).
 // Packages stay external: node_modules.
 import { statSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -20,7 +20,7 @@ function newestSource(dir) {
   return newest;
 }
 
-const outputs = [outFile, join(dirname(outFile), "config-loader.mjs")];
+const outputs = [outFile, join(dirname(outFile), "config-loader.mjs"), join(dirname(outFile), "connect.mjs")];
 
 export function isStale() {
   try {
@@ -35,12 +35,13 @@ export async function build() {
   const { build: rolldown } = await import("rolldown");
   // Two builds, not one with two inputs: a shared chunk would make the bridge import zod
   // for the loader's sake (rolldown keeps an external's import in every chunk that had it).
-  for (const name of ["cli", "config-loader"]) {
+  for (const name of ["cli", "config-loader", "connect"]) {
     await rolldown({
       input: join(packageDir, "src", `${name}.ts`),
       platform: "node",
       // Packages stay external, but the shared workspace package is TypeScript source: bundled in.
-      external: (id) => !id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0") && !id.startsWith("@edgehost/shared"),
+      // dist/connect.mjs is a bundle of its own, loaded by cli.mjs beside it.
+      external: (id) => id === "./connect.mjs" || (!id.startsWith(".") && !id.startsWith("/") && !id.startsWith("\0") && !id.startsWith("@edgehost/shared")),
       // Building a zod schema has no side effect: unused ones (the metrics snapshot shapes next
       // to ServerStats in @edgehost/shared/metrics) drop out, and zod with them, which keeps zod
       // out of the running bridge (tests/bridge/bridge.memory.test.ts checks the bundle).

@@ -8,13 +8,18 @@ import { EdgehostError } from "@edgehost/shared/errors";
 import { createJsonLogger, errorMessage } from "@edgehost/shared/logger";
 import { Bridge, ListenError } from "./bridge";
 import { loadConfig } from "./config-process";
-import { connect } from "./connect";
 import { readDevVar, writeDevVars } from "./dev-vars";
 import { MAX_RESTART_BACKOFF_MS, parseFlags, USAGE, UsageError, type BridgeFlags } from "./options";
 
 export async function main(argv: string[]): Promise<void> {
   // `connect URL`: pair with a deployment and serve it over an outgoing WebSocket (connect.ts).
-  if (argv[0] === "connect") return connect(argv.slice(1));
+  // Loaded on use, from its own bundle (scripts/build.mjs): its WebSocket client and frame
+  // schemas stay out of a plain bridge's memory.
+  if (argv[0] === "connect") {
+    const bundle = "./connect.mjs";
+    const { connect } = (await import(bundle)) as typeof import("./connect");
+    return connect(argv.slice(1));
+  }
   let flags: BridgeFlags;
   try {
     flags = parseFlags(argv);

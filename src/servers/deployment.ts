@@ -4,14 +4,22 @@
 // The header means something only together with the bridge token, which only the
 // Worker holds.
 import { isBridged } from "../mcp/bridge-routing";
-import type { SessionMcpConfig } from "../session/mcp-config";
+import type { McpConfig } from "../shared/mcp-config/config";
 import { audienceVerdict, type Audience } from "./audience";
+
+/** The deployment's servers as a session holds them (session/mcp-config.ts builds them from mcp.json). */
+export interface DeploymentServers {
+  config: McpConfig;
+  /** Servers that cannot be reached from here, with why. */
+  unreachable: { server: string; reason: string }[];
+  problems: string[];
+}
 
 /** The header that tells the bridge whose MCP session a request belongs to (local-bridge/src/user-scope.ts). */
 export const BRIDGE_USER_HEADER = "X-Edgehost-User";
 
-export function deploymentServersFor(base: SessionMcpConfig, audience: Audience, bridgeUrl: string | undefined): SessionMcpConfig {
-  const servers: SessionMcpConfig["config"]["servers"] = [];
+export function deploymentServersFor(base: DeploymentServers, audience: Audience, bridgeUrl: string | undefined): DeploymentServers {
+  const servers: McpConfig["servers"] = [];
   const unreachable = [...base.unreachable];
   for (const server of base.config.servers) {
     const bridged = server.transport !== "stdio" && isBridged(server.url, bridgeUrl);

@@ -37,7 +37,9 @@ describe("bridge memory", () => {
     const statics = [...code.matchAll(/^import\s[^;]*?from\s*"([^"]+)"|^import\s*"([^"]+)"/gm)].map((m) => m[1] ?? m[2]);
     expect(statics.length).toBeGreaterThan(0);
     expect(statics.filter((s) => !s?.startsWith("node:"))).toEqual([]);
-    expect([...code.matchAll(/import\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1])).toEqual(["@modelcontextprotocol/sdk/server/sse.js"]);
+    expect([...code.matchAll(/import\(\s*"([^"]+)"\s*\)/g)].map((m) => m[1]).sort()).toEqual(["./connect.mjs", "@modelcontextprotocol/sdk/server/sse.js"]);
+    // `connect` mode (its WebSocket client, zod for its frames) is a bundle of its own.
+    expect(readFileSync(join(dist, "connect.mjs"), "utf8")).toMatch(/from "ws"/);
     // The parser is in its own bundle, run as its own process.
     expect(readFileSync(join(dist, "config-loader.mjs"), "utf8")).toMatch(/from "zod"/);
   });

@@ -1,12 +1,11 @@
 // mcp.json's servers as one user gets them (src/servers/audience.ts, deployment.ts).
 import { describe, expect, it } from "vitest";
-import { deploymentServersFor } from "../../src/servers/deployment";
-import type { SessionMcpConfig } from "../../src/session/mcp-config";
+import { deploymentServersFor, type DeploymentServers } from "../../src/servers/deployment";
 import type { RemoteServerConfig } from "../../src/shared/mcp-config/config";
 
 const BRIDGE = "http://127.0.0.1:8808";
 const server = (name: string, url: string, users?: string[]): RemoteServerConfig => ({ name, transport: "http", url, headers: {}, disabled: false, timeoutMs: 60_000, alwaysAllow: [], dependencies: [], excludeTools: [], ...(users ? { users } : {}) });
-const base: SessionMcpConfig = {
+const base: DeploymentServers = {
   config: {
     servers: [
       server("fs", `${BRIDGE}/servers/fs/mcp`, ["alice@example.com"]),
