@@ -14,7 +14,8 @@ import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { revokeTokens } from "../mcp/oauth/revoke";
-import { sessionOAuthProvider, takeOAuthRecord } from "../users/oauth-storage";
+import { accountOAuthStorage, sessionOAuthProvider, takeOAuthRecord } from "../users/oauth-storage";
+import { challengeRecordingFetch } from "../mcp/oauth/challenge-fetch";
 import { maskedServer, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 import { parsed } from "./request-body";
@@ -29,7 +30,9 @@ export type ServerTest = { ok: true; toolCount: number; tools: string[] } | { ok
 async function testServer(c: Context<AppEnv>, config: RemoteServerConfig, connectTimeoutMs: number): Promise<ServerTest> {
   // With the user's OAuth tokens, if they signed in to it: a signed-in server tests as it serves.
   const auth = (server: RemoteServerConfig) => sessionOAuthProvider(c.env, c.var.identity.id, server);
-  const host = new McpHost({ transports: workerTransports({ auth }), connectTimeoutMs: Math.min(connectTimeoutMs, TEST_TIMEOUT_MS), retry: { initialMs: 0, maxMs: 0, tries: 1 } });
+  // A challenge the server sends only after initialize is kept for the user's sign-in, as a session's is.
+  const recordChallenge = challengeRecordingFetch((challenge) => accountOAuthStorage(c.env, c.var.identity.id, config).save({ challenge }));
+  const host = new McpHost({ transports: workerTransports({ auth, fetchFor: (server) => (auth(server) ? recordChallenge : undefined) }), connectTimeoutMs: Math.min(connectTimeoutMs, TEST_TIMEOUT_MS), retry: { initialMs: 0, maxMs: 0, tries: 1 } });
   try {
     const report = await host.connect({ servers: [config] });
     const failed = report.failed[0];

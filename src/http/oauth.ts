@@ -21,6 +21,7 @@ import { z } from "zod";
 import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
 import { OAuthUnsupportedError } from "../mcp/oauth/errors";
+import type { OAuthRecord } from "../mcp/oauth/provider";
 import { revokeTokens } from "../mcp/oauth/revoke";
 import { beginSignIn, finishSignIn } from "../mcp/oauth/sign-in";
 import { loadSessionMcpConfig } from "../session/mcp-config";
@@ -60,6 +61,14 @@ async function findServer(c: Context<AppEnv>, name: string): Promise<RemoteServe
   return audienceVerdict(server, { mode: c.var.auth.mode, user: { id: identity.id, name: identity.name } }).ok ? server : undefined;
 }
 
+/** Sign-ins a server may ask for within SIGN_IN_WINDOW_MS before it gets oauth_retry_limit. */
+const MAX_SIGN_INS = 3;
+const SIGN_IN_WINDOW_MS = 10 * 60_000;
+
+function recentSignIns(record: OAuthRecord | undefined, now = Date.now()): number[] {
+  return (record?.signIns ?? []).filter((at) => now - at < SIGN_IN_WINDOW_MS);
+}
+
 const noServer = (name: string) => errorBody("not_found", `no remote MCP server "${name}" to sign in to`);
 
 function randomState(): string {
@@ -81,7 +90,13 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
   // Signed in already (in another session): this session only has to connect again, unless a
   // step-up wants a scope the tokens lack.
   const record = await loadOAuthRecord(c.env, c.var.identity.id, name);
-  if (record?.serverUrl === server.url && record.tokens && !isStrictScopeSuperset(record.scope, record.tokens.scope)) {
+  const own = record?.serverUrl === server.url ? record : undefined;
+  // A server that challenges again after every sign-in (it asks for a scope it never grants) is not sent to its AS forever.
+  const recent = recentSignIns(own);
+  if (recent.length >= MAX_SIGN_INS) {
+    return c.json(errorBody("oauth_retry_limit", `"${name}" asked for sign-in again after ${recent.length} sign-ins in the last ${SIGN_IN_WINDOW_MS / 60_000} minutes${own?.challenge?.scope ? ` (it wants: ${own.challenge.scope})` : ""}: its authorization server may not grant what it asks for. Try again later, or ask its operator.`), 409);
+  }
+  if (own?.tokens && !own.challenge && !isStrictScopeSuperset(own.scope, own.tokens.scope)) {
     if ((await owned.reconnectServer(name)) === "ready") return c.json({ signedIn: true, needed: false });
   }
   const origin = new URL(c.req.url).origin;
@@ -95,7 +110,9 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
       redirectUri: `${origin}/oauth/callback`,
       // URL client ids must be https (SEP-991): offered only when the Worker is served over https.
       clientMetadataUrl: origin.startsWith("https://") ? `${origin}/oauth/client-metadata.json` : undefined,
-      remembered: record?.serverUrl === server.url ? record.scope : undefined,
+      remembered: own?.scope,
+      granted: own?.tokens?.scope,
+      stored: own?.challenge,
       saveVerifier: (verifier) => account.oauthSaveVerifier(state, verifier),
     });
     if (!url) {
@@ -121,8 +138,12 @@ oauth.post("/callback", body(CallbackSchema), async (c) => {
   }
   const server = await findServer(c, pending.server);
   if (!server) return c.json(noServer(pending.server), 404);
+  const storage = accountOAuthStorage(c.env, c.var.identity.id, server);
   try {
-    await finishSignIn({ server, storage: accountOAuthStorage(c.env, c.var.identity.id, server), verifier: pending.verifier, code, iss });
+    await finishSignIn({ server, storage, verifier: pending.verifier, code, iss });
+    // The challenge is answered; the sign-in counts towards the limit on servers that keep asking.
+    const before = await loadOAuthRecord(c.env, c.var.identity.id, server.name);
+    await storage.save({ challenge: undefined, signIns: [...recentSignIns(before), Date.now()] });
   } catch (error) {
     return c.json(errorBody("oauth_failed", `sign-in to "${server.name}" failed: ${errorMessage(error)}`), 502);
   }

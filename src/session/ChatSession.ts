@@ -19,7 +19,7 @@ import { SessionMcp, forgetServerChoice } from "./session-mcp";
 import { AppCalls, readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
 import { TurnRunner } from "./turn-runner";
 import { SessionOwner, type Admission } from "./session-owner";
-import { sessionOAuthProvider } from "../users/oauth-storage";
+import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-storage";
 import { userAccount } from "../users/account";
 import { machineFetch } from "../servers/machines";
 import { serverUrlRefusal } from "../servers/url-policy";
@@ -94,6 +94,11 @@ export class ChatSession extends ProtocolAgent<Env> {
         return { mode: this.runtime.auth.mode, user: owner ? { id: owner, name: this.sessionOwner.name } : undefined };
       },
       refuseUrl: (url) => serverUrlRefusal(url, { deployed: this.runtime.auth.mode !== "none", allowPrivate: this.runtime.settings.ALLOW_PRIVATE_SERVER_URLS }),
+      recordChallenge: async (server, challenge) => {
+        const owner = this.sessionOwner.id;
+        // Only for a server the owner signs in to (no Authorization header of its own).
+        if (owner && sessionOAuthProvider(this.env, owner, server)) await accountOAuthStorage(this.env, owner, server).save({ challenge });
+      },
       machineFetch: machineFetch(() => {
         const owner = this.sessionOwner.id;
         return owner ? userAccount(this.env, owner) : undefined;

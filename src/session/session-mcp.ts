@@ -20,6 +20,8 @@ import type { ServerMessage } from "../protocol/messages";
 import { isBridged } from "../mcp/bridge-routing";
 import type { MachineView } from "../machines/machine-store";
 import { machineOfUrl } from "../machines/tunnel-url";
+import { challengeRecordingFetch } from "../mcp/oauth/challenge-fetch";
+import type { StoredChallenge } from "../mcp/oauth/provider";
 import { machineServers } from "../servers/machines";
 import type { Audience } from "../servers/audience";
 import { deploymentServersFor } from "../servers/deployment";
@@ -56,6 +58,8 @@ export interface SessionMcpDeps {
   refuseUrl?: (url: string) => string | undefined;
   /** The owner as the deployment knows them, for mcp.json's audience rule (src/servers/audience.ts). */
   audience?: () => Audience;
+  /** Keeps a server's OAuth challenge for the owner's next sign-in to it (src/mcp/oauth/challenge-fetch.ts). */
+  recordChallenge?: (server: RemoteServerConfig, challenge: StoredChallenge) => Promise<void>;
   /** The fetch that reaches the owner's paired machines through their account. */
   machineFetch?: typeof fetch;
 }
@@ -96,7 +100,12 @@ export class SessionMcp {
     const host = new McpHost({
       transports: workerTransports({
         auth: (server) => (this.bridged(server) ? undefined : this.deps.oauth?.(server)),
-        fetchFor: (server) => (machineOfUrl(server.url) ? this.deps.machineFetch : undefined),
+        fetchFor: (server) => {
+          if (machineOfUrl(server.url)) return this.deps.machineFetch;
+          // A server the user may sign in to: its challenges, on any request, are kept for the sign-in.
+          const record = this.deps.recordChallenge;
+          return record && !this.bridged(server) ? challengeRecordingFetch((challenge) => record(server, challenge)) : undefined;
+        },
       }),
       connectTimeoutMs: this.deps.settings.MCP_CONNECT_TIMEOUT_MS,
       retry: { initialMs: this.deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },

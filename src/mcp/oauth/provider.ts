@@ -37,6 +37,17 @@ export interface OAuthRecord {
   discovery?: OAuthDiscoveryState;
   /** The scope the last authorization asked for (a step-up widens it). */
   scope?: string;
+  /** The last challenge the server sent a session (challenge-fetch.ts): where a sign-in starts when `initialize` is let through. */
+  challenge?: StoredChallenge;
+  /** When the user's recent sign-ins finished (epoch ms): a server that keeps challenging is stopped after a few. */
+  signIns?: number[];
+}
+
+export interface StoredChallenge {
+  resourceMetadataUrl?: string;
+  scope?: string;
+  status: number;
+  at: number;
 }
 
 /** Where a provider keeps its record; `undefined` fields of a patch are removed. */

@@ -14,7 +14,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { RemoteServerConfig } from "../../shared/mcp-config/config";
 import { OAuthUnsupportedError, SignInRequiredError } from "./errors";
-import { EdgeOAuthProvider, type OAuthStorage } from "./provider";
+import { EdgeOAuthProvider, type OAuthStorage, type StoredChallenge } from "./provider";
 
 export interface Challenge {
   resourceMetadataUrl?: URL;
@@ -50,6 +50,17 @@ async function readChallenge(server: RemoteServerConfig, timeoutMs = 10_000): Pr
   }
 }
 
+function storedChallenge(stored: StoredChallenge | undefined): Challenge | undefined {
+  if (!stored) return undefined;
+  let resourceMetadataUrl: URL | undefined;
+  try {
+    resourceMetadataUrl = stored.resourceMetadataUrl ? new URL(stored.resourceMetadataUrl) : undefined;
+  } catch {
+    resourceMetadataUrl = undefined;
+  }
+  return { resourceMetadataUrl, scope: stored.scope };
+}
+
 export interface BeginSignIn {
   server: RemoteServerConfig;
   storage: OAuthStorage;
@@ -58,13 +69,18 @@ export interface BeginSignIn {
   clientMetadataUrl?: string;
   /** The scope a step-up recorded for this server (the caller has the record already). */
   remembered?: string;
+  /** The scope the user's tokens already carry: a step-up asks for it and the new scope together. */
+  granted?: string;
+  /** The challenge a session last received (challenge-fetch.ts), for a server that lets `initialize` through. */
+  stored?: StoredChallenge;
   saveVerifier: (verifier: string) => Promise<void>;
 }
 
 /** The authorization URL to send the user to, or undefined when the server needs no sign-in. */
 export async function beginSignIn(options: BeginSignIn): Promise<URL | undefined> {
   const { server, storage } = options;
-  const challenge = await readChallenge(server);
+  // The server's answer to a fresh connection, else what it said to a session on a later request.
+  const challenge = (await readChallenge(server)) ?? storedChallenge(options.stored);
   if (!challenge) return undefined;
   const provider = new EdgeOAuthProvider({
     server: server.name,
@@ -74,7 +90,7 @@ export async function beginSignIn(options: BeginSignIn): Promise<URL | undefined
     mode: { kind: "sign-in", state: options.state, redirectUri: options.redirectUri, clientMetadataUrl: options.clientMetadataUrl, saveVerifier: options.saveVerifier },
   });
   // The challenge's scope, widened by a step-up the session recorded; else the SDK takes the metadata's.
-  const scope = computeScopeUnion(options.remembered, challenge.scope);
+  const scope = computeScopeUnion(options.granted, options.remembered, challenge.scope);
   await auth(provider, { serverUrl: server.url, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, forceReauthorization: true });
   if (!provider.authorizationUrl) throw new OAuthUnsupportedError(server.name, "the authorization server gave no authorization URL");
   // The page opens this URL from our origin: only a web address may be opened (the SDK refuses
