@@ -24,7 +24,7 @@ const percentile = (values: number[], p: number) => {
 };
 
 async function main(): Promise<void> {
-  const stack = await startStack({ model: false, mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"] } } });
+  const stack = await startStack({ model: false, vars: { RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" }, mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"] } } });
   let machine: Awaited<ReturnType<typeof pairMachine>> | undefined;
   try {
     machine = await pairMachine(stack.url, "", "laptop");

@@ -3,8 +3,8 @@
 // this machine's servers: it is replayed against the bridge's own HTTP handler on its
 // private socket path (so every MCP feature the bridge serves works unchanged), and the
 // answer streams back as `head`, `data`…, `end`. Nothing listens on a port.
-import { request as httpRequest, type ClientRequest } from "node:http";
-import { MAX_CHUNK_CHARS, PING, ToBridgeSchema, type ToWorker } from "@edgehost/shared/machine-frames";
+import { Agent, request as httpRequest, type ClientRequest } from "node:http";
+import { MAX_CHUNK_CHARS, PING, SERVERS_HEADER, ToBridgeSchema, type ToWorker } from "@edgehost/shared/machine-frames";
 import { backoffDelay } from "@edgehost/shared/backoff";
 import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import WebSocket from "ws";
@@ -38,6 +38,8 @@ export class RelayClient {
   private heartbeat?: ReturnType<typeof setInterval>;
   private lastHeard = 0;
   private retry?: ReturnType<typeof setTimeout>;
+  /** Kept-alive connections to the bridge's own socket: no connect per request. */
+  private readonly agent = new Agent({ keepAlive: true });
 
   constructor(private readonly options: RelayOptions) {}
 
@@ -50,6 +52,7 @@ export class RelayClient {
     clearTimeout(this.retry);
     clearInterval(this.heartbeat);
     for (const request of this.inFlight.values()) request.destroy();
+    this.agent.destroy();
     this.socket?.close(1000, "bridge stopping");
   }
 
@@ -60,7 +63,8 @@ export class RelayClient {
 
   private open(): void {
     const url = `${this.options.origin.replace(/^http/, "ws")}/machines/connect`;
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${this.options.credential}` }, maxPayload: 8 * 1024 * 1024 });
+    // No per-message compression: frames are small and many, and deflate costs more than it saves here.
+    const socket = new WebSocket(url, { perMessageDeflate: false, headers: { authorization: `Bearer ${this.options.credential}`, [SERVERS_HEADER]: this.options.servers().join(",") }, maxPayload: 8 * 1024 * 1024 });
     this.socket = socket;
     socket.on("open", () => {
       this.attempt = 0;
@@ -130,13 +134,28 @@ export class RelayClient {
     // The bridge's own credentials; nothing from the Worker can name another host or token.
     headers.host = "localhost";
     headers.authorization = `Bearer ${this.options.token}`;
-    const request = httpRequest({ socketPath: this.options.socketPath, method: frame.method, path: frame.path, headers }, (response) => {
+    const request = httpRequest({ socketPath: this.options.socketPath, method: frame.method, path: frame.path, headers, agent: this.agent }, (response) => {
       const answer: [string, string][] = [];
       for (const [name, value] of Object.entries(response.headers)) {
         if (ANSWER_HEADERS.has(name) && typeof value === "string") answer.push([name, value]);
       }
-      this.send({ t: "head", id, status: response.statusCode ?? 502, headers: answer });
+      const status = response.statusCode ?? 502;
       response.setEncoding("utf8");
+      // A plain JSON answer goes back whole, in one frame; a stream (SSE) as it comes.
+      if (!String(response.headers["content-type"] ?? "").startsWith("text/event-stream")) {
+        let body = "";
+        response.on("data", (chunk: string) => (body += chunk));
+        response.on("close", () => {
+          if (!this.inFlight.delete(id)) return;
+          if (body.length <= MAX_CHUNK_CHARS) return this.send({ t: "full", id, status, headers: answer, body });
+          this.send({ t: "head", id, status, headers: answer });
+          for (let at = 0; at < body.length; at += MAX_CHUNK_CHARS) this.send({ t: "data", id, chunk: body.slice(at, at + MAX_CHUNK_CHARS) });
+          this.send({ t: "end", id });
+        });
+        response.on("error", () => undefined);
+        return;
+      }
+      this.send({ t: "head", id, status, headers: answer });
       response.on("data", (chunk: string) => {
         for (let at = 0; at < chunk.length; at += MAX_CHUNK_CHARS) this.send({ t: "data", id, chunk: chunk.slice(at, at + MAX_CHUNK_CHARS) });
       });

@@ -5,7 +5,7 @@
 // session's HTTP request to one of the machine's servers arrives here as a fetch, goes to
 // the bridge as a `req` frame, and its answer streams back as the fetch's response body.
 // A request in flight keeps the object awake; nothing else needs to live in memory.
-import { MAX_IN_FLIGHT, PING, PONG, ToWorkerSchema, TUNNELLED_REQUEST_HEADERS, TUNNELLED_RESPONSE_HEADERS, type ToBridge } from "../shared/machine-frames";
+import { MAX_IN_FLIGHT, parseServersHeader, PING, PONG, SERVERS_HEADER, ToWorkerSchema, TUNNELLED_REQUEST_HEADERS, TUNNELLED_RESPONSE_HEADERS, type ToBridge } from "../shared/machine-frames";
 import { errorBody } from "../shared/error-body";
 import { parseCredential, sha256 } from "./credentials";
 import type { MachineStore, MachineView } from "./machine-store";
@@ -67,6 +67,8 @@ export class MachineRelay {
     this.ctx.acceptWebSocket(server, [credential.machineId]);
     server.serializeAttachment({ machineId: credential.machineId });
     this.store.seen(credential.machineId);
+    const servers = parseServersHeader(request.headers.get(SERVERS_HEADER));
+    if (servers) this.store.announce(credential.machineId, servers);
     this.changed();
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -103,11 +105,15 @@ export class MachineRelay {
     const pending = this.pending.get(frame.id);
     // Only answers to this machine's own requests: a frame for another id is dropped.
     if (!pending || pending.machineId !== machineId) return;
+    if (frame.t === "full") {
+      this.pending.delete(frame.id);
+      if (!pending.answered) pending.resolve(new Response(frame.status === 204 || frame.status === 202 ? null : frame.body, { status: frame.status, headers: answerHeaders(frame.headers) }));
+      return;
+    }
     if (frame.t === "head") {
       if (pending.answered) return;
       pending.answered = true;
-      const headers = new Headers();
-      for (const [name, value] of frame.headers) if (TUNNELLED_RESPONSE_HEADERS.includes(name.toLowerCase())) headers.append(name, value);
+      const headers = answerHeaders(frame.headers);
       const id = frame.id;
       const body = new ReadableStream<Uint8Array>({
         start: (controller) => {
@@ -205,6 +211,12 @@ export class MachineRelay {
 function machineOf(socket: WebSocket): string | undefined {
   const attachment = socket.deserializeAttachment() as { machineId?: unknown } | null;
   return typeof attachment?.machineId === "string" ? attachment.machineId : undefined;
+}
+
+function answerHeaders(pairs: [string, string][]): Headers {
+  const headers = new Headers();
+  for (const [name, value] of pairs) if (TUNNELLED_RESPONSE_HEADERS.includes(name.toLowerCase())) headers.append(name, value);
+  return headers;
 }
 
 function fail(pending: Pending, why: string): void {

@@ -32,11 +32,25 @@ export type ToBridge = z.infer<typeof ToBridgeSchema>;
 export const ToWorkerSchema = z.discriminatedUnion("t", [
   z.object({ t: z.literal("hello"), servers: z.array(SERVER).max(MAX_SERVERS_PER_MACHINE) }),
   z.object({ t: z.literal("head"), id: z.number().int().nonnegative(), status: z.number().int().min(100).max(599), headers: HEADERS }),
+  /** A whole answer in one frame: a JSON (not streamed) response that fits in one chunk, the common case. */
+  z.object({ t: z.literal("full"), id: z.number().int().nonnegative(), status: z.number().int().min(100).max(599), headers: HEADERS, body: z.string().max(MAX_CHUNK_CHARS) }),
   z.object({ t: z.literal("data"), id: z.number().int().nonnegative(), chunk: z.string().max(MAX_CHUNK_CHARS) }),
   z.object({ t: z.literal("end"), id: z.number().int().nonnegative() }),
   z.object({ t: z.literal("fail"), id: z.number().int().nonnegative(), message: z.string().max(500) }),
 ]);
 export type ToWorker = z.infer<typeof ToWorkerSchema>;
+
+/**
+ * The servers a machine offers, named already on its connect request (comma-separated), so
+ * they are known before the socket opens; `hello` frames update them later (mcp.json reloads).
+ */
+export const SERVERS_HEADER = "x-edgehost-servers";
+
+export function parseServersHeader(value: string | null): string[] | undefined {
+  if (value === null) return undefined;
+  const parsed = z.array(SERVER).max(MAX_SERVERS_PER_MACHINE).safeParse(value === "" ? [] : value.split(","));
+  return parsed.success ? parsed.data : undefined;
+}
 
 /** Heartbeat text the Worker answers without waking its Durable Object (setWebSocketAutoResponse). */
 export const PING = "ping";
