@@ -6,52 +6,19 @@ import { Hono, type Context } from "hono";
 import { runtimeConfig } from "../config/runtime-config";
 import { isLoopback, type AppEnv } from "../identity/identify";
 import { serverUrlRefusal } from "../servers/url-policy";
-import { McpHost } from "../mcp/host";
-import { workerTransports } from "../mcp/transports";
-import { loadSessionMcpConfig } from "../session/mcp-config";
+import { deploymentNames } from "../servers/lookup";
 import { errorBody } from "../shared/error-body";
 import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { revokeTokens } from "../mcp/oauth/revoke";
-import { accountOAuthStorage, sessionOAuthProvider, takeOAuthRecord } from "../users/oauth-storage";
-import { challengeRecordingFetch } from "../mcp/oauth/challenge-fetch";
+import { takeOAuthRecord } from "../users/oauth-storage";
+import { testServer } from "../servers/test-server";
 import { maskedServer, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 import { parsed } from "./request-body";
 
 export const myServers = new Hono<AppEnv>();
-
-const TEST_TIMEOUT_MS = 10_000;
-
-export type ServerTest = { ok: true; toolCount: number; tools: string[] } | { ok: false; code: "unreachable" | "auth_required" | "oauth_unsupported"; error: string };
-
-/** initialize + tools/list against the server, from the Worker, then close. */
-async function testServer(c: Context<AppEnv>, config: RemoteServerConfig, connectTimeoutMs: number): Promise<ServerTest> {
-  // With the user's OAuth tokens, if they signed in to it: a signed-in server tests as it serves.
-  const auth = (server: RemoteServerConfig) => sessionOAuthProvider(c.env, c.var.identity.id, server);
-  // A challenge the server sends only after initialize is kept for the user's sign-in, as a session's is.
-  const recordChallenge = challengeRecordingFetch((challenge) => accountOAuthStorage(c.env, c.var.identity.id, config).save({ challenge }));
-  const host = new McpHost({ transports: workerTransports({ auth, fetchFor: (server) => (auth(server) ? recordChallenge : undefined) }), connectTimeoutMs: Math.min(connectTimeoutMs, TEST_TIMEOUT_MS), retry: { initialMs: 0, maxMs: 0, tries: 1 } });
-  try {
-    const report = await host.connect({ servers: [config] });
-    const failed = report.failed[0];
-    if (failed) {
-      // A server that wants a sign-in is not a broken one: the OAuth client says so by the state; without
-      // one (a server given its own Authorization header) the transport names the 401.
-      const state = host.servers()[0]?.state;
-      if (state === "auth_required" || /\b401\b|unauthori[sz]ed/i.test(failed.reason)) return { ok: false, code: "auth_required", error: failed.reason };
-      if (failed.code === "oauth_unsupported") return { ok: false, code: "oauth_unsupported", error: failed.reason };
-      return { ok: false, code: "unreachable", error: failed.reason };
-    }
-    const tools = host.tools().map((t) => t.name);
-    return { ok: true, toolCount: tools.length, tools };
-  } catch (error) {
-    return { ok: false, code: "unreachable", error: errorMessage(error) };
-  } finally {
-    await host.close().catch(() => undefined);
-  }
-}
 
 /** A 400 naming the rule when `url` may not be reached from here (src/servers/url-policy.ts). */
 function refusal(c: Context<AppEnv>, url: string): Response | undefined {
@@ -62,17 +29,12 @@ function refusal(c: Context<AppEnv>, url: string): Response | undefined {
 
 const serverBody = parsed("json", UserServerInputSchema, "the server entry is invalid");
 
-/** mcp.json's server names (loadSessionMcpConfig parses it once per environment). */
-function deployNames(c: Context<AppEnv>): string[] {
-  const base = loadSessionMcpConfig(c.env, runtimeConfig(c.env).settings);
-  return [...base.config.servers.map((s) => s.name), ...base.unreachable.map((u) => u.server)];
-}
 
 async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean): Promise<Response> {
   const account = userAccount(c.env, c.var.identity.id);
   const previous = create ? undefined : await account.getServer(input.name);
   if (!create && !previous) return c.json(errorBody("not_found", `you have no server "${input.name}"`), 404);
-  if (create && deployNames(c).some((n) => n.toLowerCase() === input.name.toLowerCase())) {
+  if (create && deploymentNames(c.env).some((n) => n.toLowerCase() === input.name.toLowerCase())) {
     return c.json(errorBody("duplicate_name", `"${input.name}" is a server of this deployment (mcp.json)`, { issues: [{ path: "name", message: "taken by a server in mcp.json" }] }), 409);
   }
   const validated = validateUserServer(input, previous);
@@ -82,7 +44,7 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
   const { settings } = runtimeConfig(c.env);
   const spend = await account.admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
   if (!spend.ok) return c.json(errorBody(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {}), 429);
-  const test = validated.server.disabled ? undefined : await testServer(c, validated.config, settings.MCP_CONNECT_TIMEOUT_MS);
+  const test = validated.server.disabled ? undefined : await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, settings.MCP_CONNECT_TIMEOUT_MS);
   if (test && !test.ok && test.code === "unreachable") {
     return c.json(errorBody("server_unreachable", `could not connect to the server: ${test.error}`, { issues: [{ path: "url", message: `could not connect: ${test.error}` }] }), 400);
   }
@@ -96,7 +58,7 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
 
 myServers.get("/", async (c) => {
   const servers = await userAccount(c.env, c.var.identity.id).listServers();
-  return c.json({ servers: servers.map(maskedServer), deployment: deployNames(c) });
+  return c.json({ servers: servers.map(maskedServer), deployment: deploymentNames(c.env) });
 });
 
 myServers.post("/", serverBody, (c) => save(c, c.req.valid("json"), true));
@@ -122,7 +84,7 @@ myServers.post("/:name/test", async (c) => {
   if (!validated.ok) return c.json(errorBody("bad_request", "the stored entry is invalid", { issues: validated.issues }), 400);
   const refused = refusal(c, validated.config.url);
   if (refused) return refused;
-  return c.json({ test: await testServer(c, validated.config, runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS) });
+  return c.json({ test: await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS) });
 });
 
 /** Reconnects a session's servers now (?session=, else the caller's console session). */

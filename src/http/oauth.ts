@@ -24,18 +24,15 @@ import { OAuthUnsupportedError } from "../mcp/oauth/errors";
 import type { OAuthRecord } from "../mcp/oauth/provider";
 import { revokeTokens } from "../mcp/oauth/revoke";
 import { beginSignIn, finishSignIn } from "../mcp/oauth/sign-in";
-import { loadSessionMcpConfig } from "../session/mcp-config";
 import { errorBody } from "../shared/error-body";
 import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
+import { remoteServerFor } from "../servers/lookup";
 import { accountOAuthStorage, loadOAuthRecord, takeOAuthRecord } from "../users/oauth-storage";
-import { validateUserServer } from "../users/user-servers";
 import { ownedSession, SESSION_ID } from "./owned-session";
 import { callbackPage, clientMetadataDocument } from "./oauth-pages";
 import { parsed } from "./request-body";
-import { isBridged } from "../mcp/bridge-routing";
-import { audienceVerdict } from "../servers/audience";
 
 export const oauth = new Hono<AppEnv>();
 
@@ -46,19 +43,10 @@ const CallbackSchema = z.object({ state: z.string().min(16).max(200), code: z.st
 
 const body = <T extends z.ZodType>(schema: T) => parsed("json", schema, "the request body is invalid");
 
-/** The caller's remote server by name: one they added, or one of mcp.json's (never a bridged stdio one). */
-async function findServer(c: Context<AppEnv>, name: string): Promise<RemoteServerConfig | undefined> {
-  const stored = await userAccount(c.env, c.var.identity.id).getServer(name);
-  if (stored) {
-    const validated = validateUserServer(stored);
-    return validated.ok ? validated.config : undefined;
-  }
-  const settings = runtimeConfig(c.env).settings;
-  const server = loadSessionMcpConfig(c.env, settings).config.servers.find((s) => s.name === name);
-  if (!server || server.transport === "stdio" || isBridged(server.url, settings.BRIDGE_URL)) return undefined;
-  // A server mcp.json keeps for other users is not this user's to sign in to (src/servers/audience.ts).
+/** The caller's remote server by name (src/servers/lookup.ts). */
+function findServer(c: Context<AppEnv>, name: string): Promise<RemoteServerConfig | undefined> {
   const identity = c.var.identity;
-  return audienceVerdict(server, { mode: c.var.auth.mode, user: { id: identity.id, name: identity.name } }).ok ? server : undefined;
+  return remoteServerFor(c.env, { mode: c.var.auth.mode, user: { id: identity.id, name: identity.name } }, name);
 }
 
 /** Sign-ins a server may ask for within SIGN_IN_WINDOW_MS before it gets oauth_retry_limit. */

@@ -15,14 +15,14 @@ import { McpHost } from "../mcp/host";
 import { errorMessage } from "../shared/logger";
 import { configKey, DiscoveryCache } from "./discovery-cache";
 import { workerTransports } from "../mcp/transports";
-import { loadSessionMcpConfig, type SessionMcpConfig } from "./mcp-config";
+import { loadSessionMcpConfig, type SessionMcpConfig } from "../servers/mcp-json";
 import type { ServerMessage } from "../protocol/messages";
 import { isBridged } from "../mcp/bridge-routing";
 import type { MachineView } from "../machines/machine-store";
 import { machineOfUrl } from "../machines/tunnel-url";
 import { challengeRecordingFetch } from "../mcp/oauth/challenge-fetch";
 import type { StoredChallenge } from "../mcp/oauth/provider";
-import { machineServers } from "../servers/machines";
+import { mergeServers } from "../servers/merge";
 import type { Audience } from "../servers/audience";
 import { deploymentServersFor } from "../servers/deployment";
 
@@ -178,27 +178,8 @@ export class SessionMcp {
     const machineKey = JSON.stringify(user.machines ?? []);
     const machinesChanged = machineKey !== this.machineKey;
     this.machineKey = machineKey;
-    const taken = new Set([...this.base.config.servers.map((s) => s.name.toLowerCase()), ...this.base.unreachable.map((u) => u.server.toLowerCase())]);
-    const clashes = servers.filter((s) => taken.has(s.name.toLowerCase()));
-    const candidates = servers.filter((s) => !taken.has(s.name.toLowerCase()) && !s.disabled);
-    for (const s of candidates) taken.add(s.name.toLowerCase());
-    const refusedUrls = candidates.flatMap((s) => {
-      const reason = this.deps.refuseUrl?.(s.url);
-      return reason ? [{ server: s.name, reason }] : [];
-    });
-    const own = candidates.filter((s) => !refusedUrls.some((r) => r.server === s.name));
-    // The owner's machines last: a name already taken leaves that machine server out, saying so.
-    const machines = machineServers(user.machines ?? []);
-    const machineClashes = [...machines.servers.map((s) => s.name), ...machines.unreachable.map((u) => u.server)].filter((name) => taken.has(name.toLowerCase()));
-    this.config = {
-      config: { servers: [...this.base.config.servers, ...own, ...machines.servers.filter((s) => !taken.has(s.name.toLowerCase()))] },
-      unreachable: [...this.base.unreachable, ...refusedUrls, ...machines.unreachable.filter((u) => !taken.has(u.server.toLowerCase()))],
-      problems: [
-        ...this.base.problems,
-        ...clashes.map((s) => `Your MCP server "${s.name}" is left out: mcp.json has a server of that name.`),
-        ...machineClashes.map((name) => `Your machine's server "${name}" is left out: another server has that name.`),
-      ],
-    };
+    // Which servers this owner has: one rule, in src/servers/merge.ts.
+    this.config = mergeServers(this.base, { servers, machines: user.machines ?? [], refuseUrl: this.deps.refuseUrl });
     this.discovery = new DiscoveryCache(this.deps.store, configKey(this.config.config));
     if (first) return true;
     // Only roots changed: the connections stay, and each server hears its list changed.

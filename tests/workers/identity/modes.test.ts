@@ -4,7 +4,7 @@ import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:
 import { describe, expect, it } from "vitest";
 import worker from "../../../src/index";
 import { readSettings } from "../../../src/config/settings";
-import { loadSessionMcpConfig } from "../../../src/session/mcp-config";
+import { loadSessionMcpConfig } from "../../../src/servers/mcp-json";
 
 async function call(url: string, vars: Record<string, string | undefined>): Promise<{ status: number; body: { error?: { code: string; message: string } } }> {
   const ctx = createExecutionContext();
