@@ -1,0 +1,53 @@
+// "My machines" as a developer uses it, in Chromium against the real stack: the link the
+// `connect` command prints opens the page with the code filled in and the machine's name
+// shown; Approve pairs it; the machine's server appears in the session's server list;
+// Remove ends it at once (the command exits 4).
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startConnect } from "../fixtures/paired-machine";
+import { startStack, type Stack } from "../fixtures/stack";
+import { launchBrowser, noPageErrors, openPage, shot } from "./browser";
+
+let browser: Browser;
+let stack: Stack;
+let page: Page;
+let connect: Awaited<ReturnType<typeof startConnect>> | undefined;
+beforeAll(async () => {
+  [browser, stack] = await Promise.all([launchBrowser(), startStack({ model: false })]);
+});
+afterAll(async () => {
+  if (connect && connect.child.exitCode === null) connect.child.kill("SIGTERM");
+  await connect?.exited;
+  await page?.context().close();
+  await stack?.stop();
+  await browser?.close();
+});
+
+describe("My machines", () => {
+  it("pairs a machine from the link its terminal printed, shows it online with its servers, and removes it", async () => {
+    connect = await startConnect(stack.url, "devbox");
+    page = await openPage(browser, stack, { path: `/#pair=${connect.code}` });
+    const dialog = page.locator("#my-machines-dialog[open]");
+    await dialog.waitFor();
+    expect(await page.locator("#pair-code").inputValue()).toBe(connect.code);
+    await page.locator("#pair-what", { hasText: 'A machine named "devbox" asks to join your account' }).waitFor();
+    await page.locator("#pair-approve").click();
+    await connect.waitFor(/Online: everything of "devbox"/);
+    await page.locator("#my-machines-refresh").click();
+    const row = page.locator('#my-machines-list li[data-state="online"]', { hasText: "devbox" });
+    await row.waitFor();
+    expect(await row.locator(".hint").textContent()).toBe("Servers: devbox-everything");
+    await shot(page, "my-machines");
+    await page.locator("#my-machines-close").click();
+    // A new session lists the machine's server beside the deployment's.
+    await page.reload();
+    await page.locator('#servers li[data-server="devbox-everything"][data-state="ready"]').waitFor({ state: "attached" });
+    await page.locator("#my-machines-open").click();
+    await row.locator(".revoke").click();
+    await page.locator("#confirm-ok").click();
+    expect(await connect.exited).toBe(4);
+    await page.locator("#my-machines-status", { hasText: 'Removed "devbox"' }).waitFor();
+    expect(await page.locator("#my-machines-list li", { hasText: "devbox" }).count()).toBe(0);
+    noPageErrors(page);
+  });
+});
