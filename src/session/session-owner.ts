@@ -102,9 +102,12 @@ export class SessionOwner {
     const account = this.account();
     if (!account) return { decision: NO_OWNER, servers: { version: "none", servers: [] } };
     // Each turn holds its worst case under an id of its own, so a late report of one turn never ends the next one's hold.
-    const hold = { id: `turn:${this.sessionId}:${crypto.randomUUID()}`, tokens: this.settings().TURN_TOKEN_RESERVATION, release: this.store.getSetting<string>(HOLD_KEY) };
+    // Without a daily budget there is nothing to hold (and no write for it).
+    const previous = this.store.getSetting<string>(HOLD_KEY);
+    const hold = this.settings().DAILY_TOKEN_BUDGET === undefined ? undefined : { id: `turn:${this.sessionId}:${crypto.randomUUID()}`, tokens: this.settings().TURN_TOKEN_RESERVATION, release: previous };
     const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(true), known, tokens, hold));
-    this.store.setSetting(HOLD_KEY, begun.decision.ok ? hold.id : undefined);
+    const held = hold && begun.decision.ok ? hold.id : undefined;
+    if (held !== previous) this.store.setSetting(HOLD_KEY, held);
     return { decision: begun.decision, servers: toConfigs(begun.servers) };
   }
 

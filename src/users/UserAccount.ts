@@ -55,6 +55,8 @@ export class UserAccount extends DurableObject<unknown> {
   private readonly logins: LoginStore;
   private readonly machines: MachineStore;
   private readonly reservations: Reservations;
+  /** The machines as sessions see them, with their part of the servers version; dropped whenever one changes (relay.ts). */
+  private machineViews?: { views: MachineView[]; version: string };
   private readonly relay: MachineRelay;
 
   constructor(ctx: DurableObjectState, env: unknown) {
@@ -67,7 +69,7 @@ export class UserAccount extends DurableObject<unknown> {
     this.logins = new LoginStore(this.sql);
     this.machines = new MachineStore(this.sql);
     this.reservations = new Reservations(this.sql);
-    this.relay = new MachineRelay(ctx, this.machines, () => undefined);
+    this.relay = new MachineRelay(ctx, this.machines, () => (this.machineViews = undefined));
   }
 
   // ---- paired machines (src/machines/): the bridge's socket and sessions' requests to it ----
@@ -94,6 +96,7 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   addMachine(id: string, name: string, secretHash: string): Machine | undefined {
+    this.machineViews = undefined;
     return this.machines.add(id, name, secretHash);
   }
 
@@ -202,10 +205,14 @@ export class UserAccount extends DurableObject<unknown> {
    * turn, and the list rarely changes.
    */
   serversSnapshot(known?: string): ServersSnapshot {
-    const machines = this.relay.views();
-    // A machine coming online, going offline or announcing other servers changes the version too.
-    const version = `${this.serversVersion()}|${machines.map((m) => `${m.id}:${m.online ? 1 : 0}:${m.name}:${m.servers.join(",")}`).join(";")}`;
-    return version === known ? { version } : { version, servers: this.listServers(), machines };
+    // Every turn asks: the machines are read again only after one changed (kept in memory until then).
+    if (!this.machineViews) {
+      const views = this.relay.views();
+      // A machine coming online, going offline or announcing other servers changes the version too.
+      this.machineViews = { views, version: views.map((m) => `${m.id}:${m.online ? 1 : 0}:${m.name}:${m.servers.join(",")}`).join(";") };
+    }
+    const version = `${this.serversVersion()}|${this.machineViews.version}`;
+    return version === known ? { version } : { version, servers: this.listServers(), machines: this.machineViews.views };
   }
 
   /**
@@ -216,7 +223,7 @@ export class UserAccount extends DurableObject<unknown> {
   beginTurn(limits: BucketLimits & { dailyTokens?: number }, known?: string, usage = 0, hold?: TokenHold, now = Date.now()): { decision: SpendDecision; servers: ServersSnapshot } {
     // The session's tokens since its last call, counted before its budget is checked (src/session/pending-usage.ts);
     // its previous turn's hold ends with them.
-    this.addUsage(usage, hold?.release, now);
+    if (usage > 0 || hold?.release) this.addUsage(usage, hold?.release, now);
     return { decision: this.admit("turn", limits, now, hold), servers: this.serversSnapshot(known) };
   }
 
