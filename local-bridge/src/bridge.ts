@@ -10,8 +10,10 @@ import { StartupError } from "@edgehost/shared/errors";
 import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import { defaultHosts, defaultOrigins, type AccessPolicy } from "./auth";
 import { createRequestHandler, type HttpContext } from "./http";
-import { ServerProxy } from "./proxy";
-import { UserChildren } from "./user-children";
+import { ServerProxy, type ProxyOptions } from "./proxy";
+import { HttpError } from "./request";
+import { RPC } from "./rpc";
+import { MAX_CHILDREN_PER_SERVER, UserChildren } from "./user-children";
 import type { LegacySseSession, StreamableSession } from "./sessions";
 
 /** Every value is given: the defaults live with the command line (options.ts). */
@@ -48,7 +50,11 @@ export class ListenError extends Error {}
 export class Bridge {
   private readonly proxies = new Map<string, ServerProxy>();
   /** The per-user children of `"isolation": "user"` servers (user-children.ts). */
-  private readonly userChildren = new UserChildren((name) => this.newProxy(this.proxies.get(name)?.config ?? this.configOf(name)));
+  private readonly userChildren = new UserChildren((name, user) => {
+    const shared = this.proxies.get(name);
+    // One stats object per server: /metrics counts every user's calls under the server's name.
+    return this.newProxy(shared?.config ?? this.configOf(name), { user, stats: shared?.stats });
+  });
   private readonly streamable = new Map<string, StreamableSession>();
   private readonly legacy = new Map<string, LegacySseSession>();
   private server?: Server;
@@ -101,7 +107,9 @@ export class Bridge {
         const shared = this.proxies.get(name);
         // A local client (no user) shares the startup child; each user of an isolated server gets their own.
         if (!shared || shared.config.isolation !== "user" || user === "") return shared;
-        return this.userChildren.get(name, user);
+        const own = this.userChildren.get(name, user);
+        if (!own) throw new HttpError(503, RPC.serverError, `MCP server "${name}" runs one child per user and already has ${MAX_CHILDREN_PER_SERVER}; a child is freed once its user has had no session for the idle timeout`, { "retry-after": "60" });
+        return own;
       },
       health: () => this.health(),
       metrics: () => this.metrics(),
@@ -141,8 +149,9 @@ export class Bridge {
     return server;
   }
 
-  private newProxy(server: StdioServerConfig): ServerProxy {
+  private newProxy(server: StdioServerConfig, perUser: Pick<ProxyOptions, "user" | "stats"> = {}): ServerProxy {
     return new ServerProxy(server, {
+      ...perUser,
       baseDir: this.options.baseDir,
       logger: this.options.logger,
       startupTimeoutMs: this.options.startupTimeoutMs,
@@ -241,7 +250,11 @@ export class Bridge {
 
   health(): BridgeHealth {
     const servers: Record<string, Record<string, unknown>> = {};
-    for (const [name, proxy] of this.proxies) servers[name] = { ...proxy.health(), ...(proxy.config.isolation === "user" ? { userChildren: this.userChildren.count(name) } : {}) };
+    for (const [name, proxy] of this.proxies) {
+      const health = proxy.health();
+      // An isolated server: the startup child (local clients) plus one child per user; sessions counts them all.
+      servers[name] = proxy.config.isolation === "user" ? { ...health, sessions: proxy.sessions.size + this.userChildren.sessions(name), userChildren: this.userChildren.count(name) } : health;
+    }
     return { ok: [...this.proxies.values()].every((p) => p.state === "ready"), servers };
   }
 

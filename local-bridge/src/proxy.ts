@@ -69,6 +69,10 @@ export interface ProxyOptions extends Omit<ChildOptions, "logger"> {
   logger: Logger;
   backoff: { initialMs: number; maxMs: number };
   now?: () => number;
+  /** The one user of a per-user child (`"isolation": "user"`); absent: a child shared by everyone. */
+  user?: string;
+  /** Shared by a server's per-user children, so /metrics counts the server's calls once. */
+  stats?: ServerStats;
 }
 
 export class ServerProxy {
@@ -76,7 +80,7 @@ export class ServerProxy {
   restarts = 0;
   lastError?: string;
   child?: ChildProcess;
-  readonly stats = new ServerStats();
+  readonly stats: ServerStats;
   readonly sessions = new Map<string, Downstream>();
 
   private nextId = 1;
@@ -96,6 +100,7 @@ export class ServerProxy {
     private readonly options: ProxyOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.stats = options.stats ?? new ServerStats();
   }
 
   get name(): string {
@@ -370,7 +375,7 @@ export class ServerProxy {
     const capable = [...this.sessions.values()].filter((s) => !capability || s.clientCapabilities[capability] !== undefined);
     // Over stdio nothing says which call caused a server request: the oldest call in flight
     // from a capable session is taken as the one waiting on it, and never across users.
-    const route = routeServerRequest(capable, [...this.pending.values()]);
+    const route = routeServerRequest(capable, [...this.pending.values()], this.options.user);
     if ("refused" in route) {
       this.options.logger.warn("server request refused", { server: this.name, method: request.method, reason: route.refused });
       this.sendToChild(rpcError(request.id, RPC.methodNotFound, route.refused));

@@ -13,7 +13,7 @@ export class UserChildren {
   /** When a child was last seen without sessions: it stops at the sweep after the next. */
   private readonly idleSince = new WeakMap<ServerProxy, number>();
 
-  constructor(private readonly create: (server: string) => ServerProxy) {}
+  constructor(private readonly create: (server: string, user: string) => ServerProxy) {}
 
   /** `user`'s own proxy of `server`, started on first use; undefined when the server has too many users already. */
   get(server: string, user: string): ServerProxy | undefined {
@@ -22,13 +22,18 @@ export class UserChildren {
     const existing = byUser.get(user);
     if (existing) return existing;
     if (byUser.size >= MAX_CHILDREN_PER_SERVER) return undefined;
-    const proxy = this.create(server);
+    const proxy = this.create(server, user);
     byUser.set(user, proxy);
     return proxy;
   }
 
   count(server: string): number {
     return this.children.get(server)?.size ?? 0;
+  }
+
+  /** Sessions attached to `server`'s per-user children. */
+  sessions(server: string): number {
+    return [...(this.children.get(server)?.values() ?? [])].reduce((n, proxy) => n + proxy.sessions.size, 0);
   }
 
   all(): ServerProxy[] {

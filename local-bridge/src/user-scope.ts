@@ -3,8 +3,11 @@
 // which only the Worker holds); a plain local client sends none and is user "". A
 // session belongs to the user who initialized it. A request a shared child makes of
 // its client (sampling, elicitation, roots) goes only to the user whose call is in
-// flight on that child: with calls of several users in flight it is refused, and with
-// none it reaches only a single user's sessions, never several users'.
+// flight on that child. Stdio says nothing of which call caused it, so it is refused
+// whenever that is not one user: calls of several users running, no call running (it
+// may come from a call that just ended), or the running call's session cannot take it
+// (never handed to someone else's instead). Only local clients keep the old behaviour
+// among themselves, and a per-user child (`"isolation": "user"`) has one user anyway.
 import type { IncomingMessage } from "node:http";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 
@@ -28,15 +31,19 @@ export type ServerRequestRoute<S> = { to: S[]; related?: RequestId } | { refused
 
 /**
  * Where a child's request goes. `capable`: sessions that declared the capability; `inFlight`:
- * the calls running on the child, oldest first (stdio says nothing of which one caused it).
+ * every call running on the child, oldest first; `owner`: the user of a per-user child.
  */
-export function routeServerRequest<S extends Owned>(capable: readonly S[], inFlight: readonly { session: S; id: RequestId }[]): ServerRequestRoute<S> {
-  const running = inFlight.filter((call) => capable.includes(call.session));
-  const users = new Set(running.map((call) => call.session.user));
-  if (users.size > 1) return { refused: "calls of several users are running on this server: a request from it cannot be given to one of them (use \"isolation\": \"user\" in mcp.json)" };
-  const cause = running[0];
+export function routeServerRequest<S extends Owned>(capable: readonly S[], inFlight: readonly { session: S; id: RequestId }[], owner?: string): ServerRequestRoute<S> {
+  const users = new Set(inFlight.map((call) => call.session.user));
+  // A per-user child: every session is its user's, so the request cannot leave them.
+  if (owner === undefined && users.size > 1) return { refused: 'calls of several users are running on this server: a request from it cannot be given to one of them (use "isolation": "user" in mcp.json)' };
+  const cause = inFlight.find((call) => capable.includes(call.session));
   if (cause) return { to: [cause.session], related: cause.id };
-  const idle = new Set(capable.map((session) => session.user));
-  if (idle.size > 1) return { refused: "no call is running on this server, and its sessions belong to several users: the request cannot be given to one of them" };
-  return { to: [...capable] };
+  const [user] = users;
+  if (owner === undefined && user !== undefined && user !== "") return { refused: "the session whose call is running on this server cannot take this request, and no other user's session may" };
+  if (owner === undefined && user === undefined && capable.some((session) => session.user !== "")) {
+    return { refused: 'no call is running on this server, so nothing says which user a request from it is for (use "isolation": "user" in mcp.json)' };
+  }
+  // A local client's call, or nobody's: local sessions only, as before users existed.
+  return { to: owner === undefined ? capable.filter((session) => session.user === "") : [...capable] };
 }

@@ -91,5 +91,8 @@ describe('"isolation": "user"', () => {
     expect(asked.map((line) => line.split(":").slice(0, 2).join(":")).sort()).toEqual(["token:alice", "token:bob"]);
     expect(childrenOf(bridge.pid).length).toBe(before + 2);
     expect((await bridge.health()).servers.isolated?.userChildren).toBe(2);
+    // /metrics counts the server's calls under its name, whichever user's child ran them.
+    const metrics = (await (await fetch(`${bridge.url}/metrics`, { headers: { authorization: `Bearer ${bridge.token}` } })).json()) as { servers: Record<string, { tools: Record<string, { calls: number }> }> };
+    expect(metrics.servers.isolated?.tools["trigger-sampling-request"]?.calls).toBe(2);
   });
 });
