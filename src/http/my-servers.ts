@@ -6,7 +6,7 @@ import { Hono, type Context } from "hono";
 import { runtimeConfig } from "../config/runtime-config";
 import { isLoopback, type AppEnv } from "../identity/identify";
 import { serverUrlRefusal } from "../servers/url-policy";
-import { deploymentNames } from "../servers/lookup";
+import { deploymentNames, deploymentNamesFor } from "../servers/lookup";
 import { errorBody } from "../shared/error-body";
 import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
@@ -58,7 +58,10 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
 
 myServers.get("/", async (c) => {
   const servers = await userAccount(c.env, c.var.identity.id).listServers();
-  return c.json({ servers: servers.map(maskedServer), deployment: deploymentNames(c.env) });
+  const identity = c.var.identity;
+  // The same audience rule as the caller's sessions: a server mcp.json keeps for others is not named here.
+  const deployment = deploymentNamesFor(c.env, { mode: c.var.auth.mode, user: { id: identity.id, name: identity.name } });
+  return c.json({ servers: servers.map(maskedServer), deployment });
 });
 
 myServers.post("/", serverBody, (c) => save(c, c.req.valid("json"), true));

@@ -7,6 +7,7 @@ import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { validateUserServer } from "../users/user-servers";
 import { audienceVerdict, type Audience } from "./audience";
+import { deploymentServersFor } from "./deployment";
 import { loadSessionMcpConfig } from "./mcp-json";
 
 /** The user's remote server by name: one they added, or one of mcp.json's meant for them (never a bridged stdio one). */
@@ -26,4 +27,14 @@ export async function remoteServerFor(env: Env, audience: Audience & { user: { i
 export function deploymentNames(env: Env): string[] {
   const base = loadSessionMcpConfig(env, runtimeConfig(env).settings);
   return [...base.config.servers.map((s) => s.name), ...base.unreachable.map((u) => u.server)];
+}
+
+/**
+ * mcp.json's server names as `audience`'s sessions list them (deployment.ts): those they
+ * get, and those shown unavailable saying why; never those meant for other users.
+ */
+export function deploymentNamesFor(env: Env, audience: Audience): string[] {
+  const settings = runtimeConfig(env).settings;
+  const mine = deploymentServersFor(loadSessionMcpConfig(env, settings), audience, settings.BRIDGE_URL);
+  return [...mine.config.servers.map((s) => s.name), ...mine.unreachable.map((u) => u.server)];
 }

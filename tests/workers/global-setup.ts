@@ -21,7 +21,7 @@ declare module "vitest" {
     fsRoot: string;
     mcpConfig: string;
     /** Bearer tokens of the Worker's users (AUTH_MODE=token), by name; fresh for each run. */
-    testUsers: Record<"alice" | "bob" | "carol" | "dave", string>;
+    testUsers: Record<"alice" | "bob" | "carol" | "dave" | "erin", string>;
     /** The OAuth fixture (tests/fixtures/oauth-server.ts): `${oauthBase}/{realm}/mcp`. */
     oauthBase: string;
   }
@@ -38,7 +38,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("fsRoot", session.fsRoot);
   project.provide("mcpConfig", session.mcpConfig);
   const token = () => crypto.randomUUID().replace(/-/g, "");
-  project.provide("testUsers", { alice: token(), bob: token(), carol: token(), dave: token() });
+  project.provide("testUsers", { alice: token(), bob: token(), carol: token(), dave: token(), erin: token() });
   return async () => {
     await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop(), oauth.stop()]);
   };
