@@ -3,6 +3,7 @@
 // servers whose entries changed, and a shutdown that leaves no process behind.
 // The port is bound before any child starts, so a taken port costs no process.
 import { createServer, type Server } from "node:http";
+import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import type { McpConfig, StdioServerConfig } from "@edgehost/shared/mcp-config/config";
 import { dependencyOrder } from "@edgehost/shared/mcp-config/dependency-graph";
@@ -15,6 +16,7 @@ import { HttpError } from "./request";
 import { RPC } from "./rpc";
 import { MAX_CHILDREN_PER_SERVER, UserChildren } from "./user-children";
 import type { LegacySseSession, StreamableSession } from "./sessions";
+import { memorySocketPair } from "./memory-socket";
 
 /** Every value is given: the defaults live with the command line (options.ts). */
 export interface BridgeOptions {
@@ -32,10 +34,10 @@ export interface BridgeOptions {
   sessionIdleMs: number;
   standaloneStream: boolean;
   /**
-   * Listen on this Unix socket (or Windows pipe) instead of host:port: `connect` mode,
-   * where the only way in is the relay of the bridge's own outgoing WebSocket.
+   * Listen on nothing: `connect` mode, where the only way in is the relay of the bridge's
+   * own outgoing WebSocket, which reaches the handler through `connectInMemory()`.
    */
-  socketPath?: string;
+  inMemory?: boolean;
   backoff: { initialMs: number; maxMs: number };
 }
 
@@ -70,16 +72,15 @@ export class Bridge {
     const server = createServer(createRequestHandler(this.handlerContext()));
     // Keep-alive longer than typical clients' so idle pooled sockets are not cut mid-request.
     server.keepAliveTimeout = 65_000;
-    const socketPath = this.options.socketPath;
-    if (socketPath) await listenOnPath(server, socketPath);
-    else await listen(server, this.options.host, this.options.port);
+    const inMemory = this.options.inMemory === true;
+    if (!inMemory) await listen(server, this.options.host, this.options.port);
     this.server = server;
-    const port = socketPath ? 0 : (server.address() as AddressInfo).port;
-    // The allow-list needs the real port (it may have been 0). On a socket path the relay is the only client.
+    const port = inMemory ? 0 : (server.address() as AddressInfo).port;
+    // The allow-list needs the real port (it may have been 0). In memory the relay is the only client.
     this.access = {
       token: this.options.token,
-      allowedHosts: socketPath ? new Set(["localhost"]) : defaultHosts(port, this.options.allowHosts),
-      allowedOrigins: socketPath ? new Set<string>() : defaultOrigins(port, this.options.allowOrigins),
+      allowedHosts: inMemory ? new Set(["localhost"]) : defaultHosts(port, this.options.allowHosts),
+      allowedOrigins: inMemory ? new Set<string>() : defaultOrigins(port, this.options.allowOrigins),
     };
     try {
       await this.startServers(stdioServers(config));
@@ -91,6 +92,14 @@ export class Bridge {
     this.sweeper = setInterval(() => this.expireIdle(idleMs), Math.min(idleMs, 60_000));
     this.sweeper.unref();
     return port;
+  }
+
+  /** A new connection to the bridge's HTTP handler that no other process can open (`inMemory` mode). */
+  connectInMemory(): Duplex {
+    if (!this.server) throw new Error("the bridge is not started");
+    const [ours, theirs] = memorySocketPair();
+    this.server.emit("connection", theirs);
+    return ours;
   }
 
   private handlerContext(): HttpContext {
@@ -213,7 +222,11 @@ export class Bridge {
 
   private closeServer(): Promise<void> {
     const server = this.server;
-    if (!server?.listening) return Promise.resolve();
+    if (!server) return Promise.resolve();
+    if (!server.listening) {
+      server.closeAllConnections();
+      return Promise.resolve();
+    }
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     return closed;
@@ -274,13 +287,6 @@ function listen(server: Server, host: string, port: number): Promise<void> {
       else reject(error);
     });
     server.listen(port, host, () => resolve());
-  });
-}
-
-function listenOnPath(server: Server, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(path, () => resolve());
   });
 }
 

@@ -4,8 +4,6 @@
 // deployment (relay-client.ts). Exit codes: 0 stopped, 1 could not start or pair,
 // 2 bad usage, 4 this machine was removed on the page.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createJsonLogger, errorMessage } from "@edgehost/shared/logger";
@@ -86,14 +84,12 @@ export async function connect(argv: string[]): Promise<void> {
     say(`Paired${device.user ? ` to ${device.user}` : ""} as machine "${device.name}". The credential is in ${devicePath} (mode 0600).`);
   }
 
-  // The servers' only door: a socket path in a directory only this user can enter.
-  const socketDir = mkdtempSync(join(tmpdir(), "mcp-bridge-"));
-  const socketPath = join(socketDir, "bridge.sock");
+  // The servers' only door is in memory: the relay below. Nothing listens, not even a socket file.
   const token = randomBytes(24).toString("base64url");
   const bridge = new Bridge({
     host: "127.0.0.1",
     port: 0,
-    socketPath,
+    inMemory: true,
     token,
     baseDir,
     logger,
@@ -106,11 +102,9 @@ export async function connect(argv: string[]): Promise<void> {
     standaloneStream: false,
     backoff: { initialMs: 1000, maxMs: 30_000 },
   });
-  const cleanup = () => rmSync(socketDir, { recursive: true, force: true });
   try {
     await bridge.start(config);
   } catch (error) {
-    cleanup();
     fail(1, `could not start the servers: ${errorMessage(error)}`);
   }
 
@@ -120,13 +114,12 @@ export async function connect(argv: string[]): Promise<void> {
     stopping = true;
     relay.stop();
     const clean = await bridge.stop();
-    cleanup();
     process.exit(code !== 0 ? code : clean ? 0 : 3);
   };
   const relay = new RelayClient({
     origin,
     credential: device.credential,
-    socketPath,
+    connect: () => bridge.connectInMemory(),
     token,
     servers: () => stdioNames(config),
     logger,

@@ -1,9 +1,10 @@
 // `connect` mode's one outgoing WebSocket to the Worker (`/machines/connect`), kept up
 // with backoff and a heartbeat. Each `req` frame is a session's HTTP request to one of
-// this machine's servers: it is replayed against the bridge's own HTTP handler on its
-// private socket path (so every MCP feature the bridge serves works unchanged), and the
-// answer streams back as `head`, `data`…, `end`. Nothing listens on a port.
+// this machine's servers: it is replayed against the bridge's own HTTP handler over an
+// in-memory connection (so every MCP feature the bridge serves works unchanged), and the
+// answer streams back as `head`, `data`…, `end`. Nothing listens: no port, no socket file.
 import { Agent, request as httpRequest, type ClientRequest } from "node:http";
+import type { Duplex } from "node:stream";
 import { MAX_CHUNK_CHARS, PING, SERVERS_HEADER, ToBridgeSchema, type ToWorker } from "@edgehost/shared/machine-frames";
 import { backoffDelay } from "@edgehost/shared/backoff";
 import { errorMessage, type Logger } from "@edgehost/shared/logger";
@@ -20,8 +21,8 @@ export interface RelayOptions {
   /** The deployment's origin, e.g. https://chat.example.com. */
   origin: string;
   credential: string;
-  /** The bridge's own socket path and token (bridge.ts `socketPath`). */
-  socketPath: string;
+  /** A new connection to the bridge's handler (bridge.ts `connectInMemory`), and its token. */
+  connect: () => Duplex;
   token: string;
   servers: () => string[];
   logger: Logger;
@@ -38,10 +39,13 @@ export class RelayClient {
   private heartbeat?: ReturnType<typeof setInterval>;
   private lastHeard = 0;
   private retry?: ReturnType<typeof setTimeout>;
-  /** Kept-alive connections to the bridge's own socket: no connect per request. */
+  /** Kept-alive in-memory connections to the bridge: no new connection per request. */
   private readonly agent = new Agent({ keepAlive: true });
 
-  constructor(private readonly options: RelayOptions) {}
+  constructor(private readonly options: RelayOptions) {
+    // Agent's documented hook for custom sockets (any Duplex); @types/node omits it.
+    Object.assign(this.agent, { createConnection: () => options.connect() });
+  }
 
   start(): void {
     this.open();
@@ -134,7 +138,7 @@ export class RelayClient {
     // The bridge's own credentials; nothing from the Worker can name another host or token.
     headers.host = "localhost";
     headers.authorization = `Bearer ${this.options.token}`;
-    const request = httpRequest({ socketPath: this.options.socketPath, method: frame.method, path: frame.path, headers, agent: this.agent }, (response) => {
+    const request = httpRequest({ method: frame.method, path: frame.path, headers, agent: this.agent }, (response) => {
       const answer: [string, string][] = [];
       for (const [name, value] of Object.entries(response.headers)) {
         if (ANSWER_HEADERS.has(name) && typeof value === "string") answer.push([name, value]);

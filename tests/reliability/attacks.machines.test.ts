@@ -10,6 +10,7 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { pairMachine, startConnect, type PairedMachine } from "../fixtures/paired-machine";
+import { listeningSockets } from "../fixtures/listening-sockets";
 import { raw, tryUpgrade } from "../fixtures/raw-http";
 import { openSession } from "../fixtures/session-client-node";
 import { startStack, type Stack } from "../fixtures/stack";
@@ -39,6 +40,8 @@ describe("a paired machine", () => {
   it("serves its owner's sessions: a model's call with progress, and a sampling request answered through the relay", async () => {
     const device = join(machine.dir, ".edgehost-device.json");
     expect(statSync(device).mode & 0o777).toBe(0o600);
+    // It dials out and nothing can dial in: no TCP port, no socket file.
+    expect(listeningSockets(machine.process.pid ?? 0)).toEqual([]);
     const listed = await raw(stack.url, "/api/machines", { headers: auth(ALICE) });
     expect(listed.json()).toMatchObject({ machines: [{ id: machine.id, name: "laptop", servers: ["everything"], online: true }] });
     const direct = await call(ALICE, "laptop-everything.echo", { message: "through the relay" });
