@@ -24,7 +24,20 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { childrenWithSessions, connectOnce, defined, inRounds, median, openSession, percentile, range, sumThroughput, type Session, type Target, type Throughput } from "./lib/measure";
+import {
+  childrenWithSessions,
+  connectOnce,
+  defined,
+  inRounds,
+  median,
+  openSession,
+  percentile,
+  range,
+  sumThroughput,
+  type Session,
+  type Target,
+  type Throughput,
+} from "./lib/measure";
 import { bridgeLogProblems, childrenOf, errorText, freePort, repoRoot, rssText, sleep, startManaged, waitForTcp, type Managed } from "./lib/procs";
 
 const TOKEN = "T";
@@ -86,7 +99,18 @@ const paths: Path[] = [
       try {
         const config = join(dir, "mcp.json");
         writeFileSync(config, JSON.stringify({ servers: { everything: { type: "stdio", command: node, args: [everything, "stdio"] } } }, null, 2));
-        const managed = own(startManaged("bridge", node, [join(repoRoot, "local-bridge/bin/mcp-local-bridge.mjs"), "--config", config, "--port", "0", "--token", TOKEN, "--no-watch"]));
+        const managed = own(
+          startManaged("bridge", node, [
+            join(repoRoot, "local-bridge/bin/mcp-local-bridge.mjs"),
+            "--config",
+            config,
+            "--port",
+            "0",
+            "--token",
+            TOKEN,
+            "--no-watch",
+          ]),
+        );
         const match = await managed.waitFor(/listening on (http:\/\/\S+)/, 60_000);
         return { target: { kind: "http", url: `${match[1]}/servers/everything/mcp`, headers: { authorization: `Bearer ${TOKEN}` } } };
       } finally {
@@ -98,7 +122,18 @@ const paths: Path[] = [
     name: "supergateway --stateful",
     start: async (own) => {
       const port = await freePort();
-      const managed = own(startManaged("supergateway", node, [bin("supergateway"), "--stdio", `${node} ${everything} stdio`, "--outputTransport", "streamableHttp", "--stateful", "--port", String(port)]));
+      const managed = own(
+        startManaged("supergateway", node, [
+          bin("supergateway"),
+          "--stdio",
+          `${node} ${everything} stdio`,
+          "--outputTransport",
+          "streamableHttp",
+          "--stateful",
+          "--port",
+          String(port),
+        ]),
+      );
       await managed.waitFor(/Listening on port/, 30_000);
       await waitForTcp(port, 10_000);
       return { target: { kind: "http", url: `http://127.0.0.1:${port}/mcp`, headers: {} } };
@@ -108,7 +143,21 @@ const paths: Path[] = [
     name: "mcp-proxy",
     start: async (own) => {
       const port = await freePort();
-      const managed = own(startManaged("mcp-proxy", node, [bin("mcp-proxy"), "--host", "127.0.0.1", "--port", String(port), "--server", "stream", "--", node, everything, "stdio"]));
+      const managed = own(
+        startManaged("mcp-proxy", node, [
+          bin("mcp-proxy"),
+          "--host",
+          "127.0.0.1",
+          "--port",
+          String(port),
+          "--server",
+          "stream",
+          "--",
+          node,
+          everything,
+          "stdio",
+        ]),
+      );
       await managed.waitFor(/starting server on port/, 30_000);
       await waitForTcp(port, 10_000);
       return { target: { kind: "http", url: `http://127.0.0.1:${port}/mcp`, headers: {} } };
@@ -210,7 +259,9 @@ async function measure(lives: Live[]): Promise<void> {
 const fmt = (v: number | "failed" | undefined, digits = 1) => (v === undefined ? "-" : v === "failed" ? "failed" : v.toFixed(digits));
 
 function printTable(rows: Row[]): void {
-  console.log(`| path | connect ms (median of ${CONNECTS}) | seq p50 ms | seq p99 ms | calls/s, ${LOAD.inFlight} in flight: total (rounds min–max) | errors | RSS idle MB | RSS after MB | children after 20 sessions |`);
+  console.log(
+    `| path | connect ms (median of ${CONNECTS}) | seq p50 ms | seq p99 ms | calls/s, ${LOAD.inFlight} in flight: total (rounds min–max) | errors | RSS idle MB | RSS after MB | children after 20 sessions |`,
+  );
   console.log("|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     if (r.failed) {
@@ -222,7 +273,9 @@ function printTable(rows: Row[]): void {
     const errors = t === undefined || t === "failed" ? "-" : String(t.errors);
     const c = r.children;
     const children = c === undefined ? "-" : c === "failed" ? "failed" : c.all === c.direct ? String(c.direct) : `${c.direct} (${c.all} descendants)`;
-    console.log(`| ${r.name} | ${fmt(r.connectMs)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${cps} | ${errors} | ${r.rssIdle?.text ?? "-"} | ${r.rssAfter ?? "-"} | ${children} |`);
+    console.log(
+      `| ${r.name} | ${fmt(r.connectMs)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${cps} | ${errors} | ${r.rssIdle?.text ?? "-"} | ${r.rssAfter ?? "-"} | ${children} |`,
+    );
   }
 }
 
@@ -238,24 +291,45 @@ function printGoals(rows: Row[]): void {
   const verdict = (ok: boolean | undefined) => (ok === undefined ? "n/a" : ok ? "MET" : "NOT MET");
   /** Bridge / better peer within each round: both measured seconds apart, never minutes. */
   const perRound = (b: Row, of: (r: Row) => Array<number | undefined>, better: (a: number, b: number) => boolean) =>
-    defined(of(b).map((v, i) => (v === undefined ? undefined : v / (best(peers.map((p) => [p.name, num(of(p)[i])]), better)?.[1] ?? Number.NaN))));
-  const rounds = (ratios: number[]) => (ratios.length === 0 ? "no round" : `median ${median(ratios).toFixed(2)}, ${range(ratios, 2)} over ${ratios.length} rounds`);
+    defined(
+      of(b).map((v, i) =>
+        v === undefined
+          ? undefined
+          : v /
+            (best(
+              peers.map((p) => [p.name, num(of(p)[i])]),
+              better,
+            )?.[1] ?? Number.NaN),
+      ),
+    );
+  const rounds = (ratios: number[]) =>
+    ratios.length === 0 ? "no round" : `median ${median(ratios).toFixed(2)}, ${range(ratios, 2)} over ${ratios.length} rounds`;
   console.log("\nBridge vs the better peer:");
   if (!bridge || bridge.failed) {
     console.log(`- bridge failed: ${bridge?.failed ?? "not run"}: every goal NOT MET`);
     return;
   }
   const p50 = num(bridge.p50);
-  const bestP50 = best(peers.map((r) => [r.name, num(r.p50)]), lower);
+  const bestP50 = best(
+    peers.map((r) => [r.name, num(r.p50)]),
+    lower,
+  );
   const p50Ratio = p50 !== undefined && bestP50 ? p50 / bestP50[1] : undefined;
   const p50Text = `bridge ${fmt(bridge.p50, 2)} ms vs ${bestP50 ? `${bestP50[0]} ${bestP50[1].toFixed(2)} ms` : "no peer"}`;
-  console.log(`- p50 ratio: ${p50Ratio?.toFixed(3) ?? "n/a"} (pooled ${SEQ.rounds * SEQ.perRound} calls: ${p50Text}; per round: ${rounds(perRound(bridge, (r) => r.p50s, lower))}; goal ≤ 0.5): ${verdict(p50Ratio === undefined ? undefined : p50Ratio <= 0.5)}`);
+  console.log(
+    `- p50 ratio: ${p50Ratio?.toFixed(3) ?? "n/a"} (pooled ${SEQ.rounds * SEQ.perRound} calls: ${p50Text}; per round: ${rounds(perRound(bridge, (r) => r.p50s, lower))}; goal ≤ 0.5): ${verdict(p50Ratio === undefined ? undefined : p50Ratio <= 0.5)}`,
+  );
   const cps = cpsOf(bridge);
-  const bestCps = best(peers.map((r) => [r.name, cpsOf(r)]), higher);
+  const bestCps = best(
+    peers.map((r) => [r.name, cpsOf(r)]),
+    higher,
+  );
   const ratios = perRound(bridge, (r) => r.rates, higher);
   const cpsRatio = ratios.length > 0 ? median(ratios) : undefined;
   const totals = `totals: bridge ${cps?.toFixed(0) ?? "n/a"} calls/s vs ${bestCps ? `${bestCps[0]} ${bestCps[1].toFixed(0)}` : "no peer"} = ${cps !== undefined && bestCps ? (cps / bestCps[1]).toFixed(2) : "n/a"}`;
-  console.log(`- throughput ratio: ${cpsRatio?.toFixed(3) ?? "n/a"} (per round: ${rounds(ratios)}; ${totals}; goal ≥ 2): ${verdict(cpsRatio === undefined ? undefined : cpsRatio >= 2)}`);
+  console.log(
+    `- throughput ratio: ${cpsRatio?.toFixed(3) ?? "n/a"} (per round: ${rounds(ratios)}; ${totals}; goal ≥ 2): ${verdict(cpsRatio === undefined ? undefined : cpsRatio >= 2)}`,
+  );
   const rss = bridge.rssIdle?.own;
   console.log(`- idle RSS: ${rss?.toFixed(1) ?? "n/a"} MB (goal < 50 MB): ${verdict(rss === undefined ? undefined : rss < 50)}`);
   const c = bridge.children;
@@ -289,7 +363,9 @@ async function main(): Promise<void> {
   } finally {
     await stopEverything(lives);
   }
-  console.log(`\n## MCP bridge benchmark (server-everything echo; node ${process.version}; ${((Date.now() - began) / 1000).toFixed(0)} s; load avg ${loadBefore} → ${loadavg()[0]?.toFixed(2)})\n`);
+  console.log(
+    `\n## MCP bridge benchmark (server-everything echo; node ${process.version}; ${((Date.now() - began) / 1000).toFixed(0)} s; load avg ${loadBefore} → ${loadavg()[0]?.toFixed(2)})\n`,
+  );
   printTable(rows);
   printGoals(rows);
   console.log("\nCommand lines:");

@@ -41,7 +41,11 @@ try {
   const cases: [string, () => Promise<unknown>][] = [
     ["GET /sessions/{id}/resources", () => fetch(`${base}/resources`).then((r) => r.json())],
     ["GET /sessions/{id}/prompts", () => fetch(`${base}/prompts`).then((r) => r.json())],
-    ["POST /sessions/{id}/complete", () => fetch(`${base}/complete`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(complete) }).then((r) => r.json())],
+    [
+      "POST /sessions/{id}/complete",
+      () =>
+        fetch(`${base}/complete`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(complete) }).then((r) => r.json()),
+    ],
     ["turn: plain message", () => turn({ type: "message", text: "hello" })],
     ["turn: message + 2 attached resources", () => turn({ type: "message", text: "hello", attachments })],
     ["turn: /args-prompt city=Lyon", () => turn({ type: "prompt", server: "everything", name: "args-prompt", arguments: { city: "Lyon" } })],

@@ -67,7 +67,21 @@ const clients = new Set<TimedSession>();
 async function startWorker(port: number, inspector: number, persist: string, vars: Record<string, string>): Promise<Group> {
   const envFile = join(persist, "..", "empty.env");
   writeFileSync(envFile, "");
-  const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false", "--persist-to", persist, "--env-file", envFile];
+  const args = [
+    wranglerBin,
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspector),
+    "--show-interactive-dev-session=false",
+    "--persist-to",
+    persist,
+    "--env-file",
+    envFile,
+  ];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const group = startGroup("wrangler dev", process.execPath, args, wranglerEnv, workerDir);
   await group.waitFor(/Ready on http:\/\/\S+/, 90_000);
@@ -89,7 +103,10 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmp, "fs-"));
   writeFileSync(join(root, "notes.txt"), "remember the milk\n");
   llm = await startFakeLlm();
-  await fetch(`${llm.url}/__auto/${KEY}`, { method: "POST", body: JSON.stringify({ call: { call: { name: "filesystem__list_directory", args: { path: root } } }, text: "done" }) });
+  await fetch(`${llm.url}/__auto/${KEY}`, {
+    method: "POST",
+    body: JSON.stringify({ call: { call: { name: "filesystem__list_directory", args: { path: root } } }, text: "done" }),
+  });
   bridge = await startBridge({ filesystem: { command: process.execPath, args: [filesystemBin, root] } }, ["--restart-backoff", "0"]);
   const slowBridge = await proxy(bridge.url, DELAY_MS);
   const timedLlm = await proxy(llm.url, 0, () => (firstModelRequest ??= performance.now()));
@@ -139,7 +156,9 @@ async function main(): Promise<void> {
   console.log(`\n| session | turns | first model request p50 ms | turn p50 ms |\n|---|---:|---:|---:|`);
   console.log(`| warm (connected) | ${warm.length} | ${fmt(warmFirst)} | ${fmt(p50(warm.map((r) => r.turnMs)))} |`);
   console.log(`| cold (object evicted) | ${cold.length} | ${fmt(coldFirst)} | ${fmt(p50(cold.map((r) => r.turnMs)))} |`);
-  console.log(`\nCold - warm, first model request: ${fmt(gap)} ms (goal ≤ ${GOAL_MS} ms, MCP servers ${DELAY_MS} ms late): ${gap <= GOAL_MS ? "MET" : "NOT MET"}`);
+  console.log(
+    `\nCold - warm, first model request: ${fmt(gap)} ms (goal ≤ ${GOAL_MS} ms, MCP servers ${DELAY_MS} ms late): ${gap <= GOAL_MS ? "MET" : "NOT MET"}`,
+  );
   console.log(`Worker: ${workerDir === repoRoot ? "this checkout" : workerDir}`);
 }
 
@@ -152,9 +171,8 @@ async function cleanup(): Promise<void> {
 }
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void cleanup().then(() => process.exit(130)));
-main()
-  .then(cleanup, async (error: unknown) => {
-    console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
-    await cleanup();
-    process.exitCode = 1;
-  });
+main().then(cleanup, async (error: unknown) => {
+  console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+  await cleanup();
+  process.exitCode = 1;
+});

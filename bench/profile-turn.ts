@@ -83,7 +83,9 @@ function packageOf(url: string): string {
 function summarize(profile: Profile, wallMs: number, fileOf: (url: string, line: number) => string): string[] {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   // A runtime (native) function counts toward the file of its nearest JavaScript caller.
@@ -110,7 +112,10 @@ function summarize(profile: Profile, wallMs: number, fileOf: (url: string, line:
     pkg.set(k, (pkg.get(k) ?? 0) + us);
   }
   const top = (m: Map<string, number>, n: number) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `    ${(us / 1000 / turns).toFixed(3).padStart(7)} ms/turn  ${((100 * us) / jsUs).toFixed(1).padStart(5)}%  ${k}`);
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, us]) => `    ${(us / 1000 / turns).toFixed(3).padStart(7)} ms/turn  ${((100 * us) / jsUs).toFixed(1).padStart(5)}%  ${k}`);
   return [
     `JavaScript in the Worker isolate: ${(jsUs / 1000 / turns).toFixed(2)} ms per turn (${((100 * jsUs) / 1000 / wallMs).toFixed(0)}% of the wall time)`,
     "  by package / src folder (self time):",
@@ -134,8 +139,22 @@ async function main(): Promise<void> {
   fake = await startFakeLlm();
   const auto = { call: { call: { name: "filesystem__list_directory", args: { path: rootPath } } }, text: "done" };
   await fetch(`${fake.url}/__auto/${KEY}`, { method: "POST", body: JSON.stringify(auto) });
-  bridge = await startBridge({ filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } }, ["--log-level", "warn", "--no-watch"]);
-  const { url, inspector } = await startWorker({ dir: repoRoot, root: rootPath, fakeUrl: fake.url, apiKey: KEY, bridge, stateParent: tmp, cleanupDirs: [], groups, observations: [] });
+  bridge = await startBridge({ filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } }, [
+    "--log-level",
+    "warn",
+    "--no-watch",
+  ]);
+  const { url, inspector } = await startWorker({
+    dir: repoRoot,
+    root: rootPath,
+    fakeUrl: fake.url,
+    apiKey: KEY,
+    bridge,
+    stateParent: tmp,
+    cleanupDirs: [],
+    groups,
+    observations: [],
+  });
 
   const session = await TimedSession.open(url, `profile-${Date.now()}`, 15_000);
   await session.waitForServers(15_000);
@@ -158,7 +177,12 @@ async function main(): Promise<void> {
   const fileOf = await moduleMap(devtools);
   devtools.close();
   session.client.close();
-  console.log([`${turns} warm turns (profiled; the profiler slows them): p50 ${p(ms, 50).toFixed(1)} ms, wall ${wallMs.toFixed(0)} ms`, ...summarize(profile, wallMs, fileOf)].join("\n"));
+  console.log(
+    [
+      `${turns} warm turns (profiled; the profiler slows them): p50 ${p(ms, 50).toFixed(1)} ms, wall ${wallMs.toFixed(0)} ms`,
+      ...summarize(profile, wallMs, fileOf),
+    ].join("\n"),
+  );
 }
 
 try {

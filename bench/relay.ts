@@ -24,14 +24,22 @@ const percentile = (values: number[], p: number) => {
 };
 
 async function main(): Promise<void> {
-  const stack = await startStack({ model: false, vars: { RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" }, mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"] } } });
+  const stack = await startStack({
+    model: false,
+    vars: { RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" },
+    mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"] } },
+  });
   let machine: Awaited<ReturnType<typeof pairMachine>> | undefined;
   try {
     machine = await pairMachine(stack.url, "", "laptop");
     // Without a sessionId: the caller's own console session.
     const call = async (tool: string, sessionId?: string): Promise<number> => {
       const started = performance.now();
-      const response = await fetch(`${stack.url}/api/tools/${tool}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { message: "x" }, approved: true, ...(sessionId ? { sessionId } : {}) }) });
+      const response = await fetch(`${stack.url}/api/tools/${tool}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ arguments: { message: "x" }, approved: true, ...(sessionId ? { sessionId } : {}) }),
+      });
       const body = (await response.json()) as { result?: unknown };
       if (!response.ok || !body.result) throw new Error(`${tool}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
       return performance.now() - started;
@@ -56,7 +64,15 @@ async function main(): Promise<void> {
 
     // Twenty sessions of the same user call the machine at once: one socket carries them all.
     const sessions = await Promise.all(
-      Array.from({ length: SESSIONS }, async () => ((await (await fetch(`${stack.url}/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as { id: string }).id),
+      Array.from(
+        { length: SESSIONS },
+        async () =>
+          (
+            (await (await fetch(`${stack.url}/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as {
+              id: string;
+            }
+          ).id,
+      ),
     );
     await Promise.all(sessions.map((id) => call(relay, id)));
     const pid = machine.process.pid ?? 0;

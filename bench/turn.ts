@@ -153,7 +153,10 @@ async function floorTurns(f: Floor | undefined, r: Row | undefined, n: number): 
   if (!f) return [];
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
-    const result: TurnResult = await f.iteration(`floor: list the files (${i + 1})`).then((t) => t, (e: unknown) => ({ ms: 0, error: errorText(e) }));
+    const result: TurnResult = await f.iteration(`floor: list the files (${i + 1})`).then(
+      (t) => t,
+      (e: unknown) => ({ ms: 0, error: errorText(e) }),
+    );
     if (r) count(r, result);
     if (result.error === undefined) ms.push(result.ms);
   }
@@ -178,7 +181,10 @@ async function transportProbe(seq: TimedSession, url: string, via: string): Prom
 
 /** Runs a phase; a failure is written into its rows and the run goes on. */
 async function phase(name: string, rows: Row[], body: () => Promise<void>): Promise<void> {
-  if (overBudget()) return void rows.forEach((r) => r.notes.push(`${name} skipped: over the time budget`));
+  if (overBudget()) {
+    for (const r of rows) r.notes.push(`${name} skipped: over the time budget`);
+    return;
+  }
   log(`${name} (${((Date.now() - started) / 1000).toFixed(0)} s in)`);
   try {
     await body();
@@ -203,7 +209,16 @@ async function main(): Promise<void> {
     const servers = { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } };
     bridge = await startBridge(servers, ["--log-level", "warn", "--no-watch", "--shutdown-timeout", "3"]);
     const t0 = performance.now();
-    const options = { root: rootPath, fakeUrl: fake.url, apiKey: WORKER_KEY, bridge, stateParent: stateDir ?? tmp ?? tmpdir(), cleanupDirs, groups, observations };
+    const options = {
+      root: rootPath,
+      fakeUrl: fake.url,
+      apiKey: WORKER_KEY,
+      bridge,
+      stateParent: stateDir ?? tmp ?? tmpdir(),
+      cleanupDirs,
+      groups,
+      observations,
+    };
     worker = await startWorker({ ...options, dir: workerDir });
     observations.push(`wrangler dev ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     if (baselineDir) baseline = await startWorker({ ...options, dir: baselineDir });
@@ -258,7 +273,10 @@ async function main(): Promise<void> {
       const mine: number[] = [];
       const theirs: number[] = [];
       for (let i = 0; i < BLOCK; i++) {
-        const pair: [TimedSession, Row, number[]][] = [[direct, directRow, mine], [base, baseRow, theirs]];
+        const pair: [TimedSession, Row, number[]][] = [
+          [direct, directRow, mine],
+          [base, baseRow, theirs],
+        ];
         for (const [session, r, into] of (i + b) % 2 === 0 ? pair : pair.reverse()) into.push(...(await workerTurns(session, r, 1, `pair b${b}`)));
         const [a, z] = [mine[i], theirs[i]];
         if (mine.length === i + 1 && theirs.length === i + 1 && a !== undefined && z !== undefined) pairDiffs.push(a - z);
@@ -287,8 +305,10 @@ async function main(): Promise<void> {
       for (let i = 0; i < runners.length; i++) await runners[(b + i) % runners.length]?.(b);
     }
     // Transport alone: a ping the runtime answers without running object code, and an HTTP route with no object.
-    if (seq && worker) await transportProbe(seq, worker.url, "through wrangler dev").catch((e: unknown) => observations.push(`transport probe failed: ${errorText(e)}`));
-    if (direct && worker?.direct) await transportProbe(direct, worker.direct, "workerd directly").catch((e: unknown) => observations.push(`transport probe failed: ${errorText(e)}`));
+    if (seq && worker)
+      await transportProbe(seq, worker.url, "through wrangler dev").catch((e: unknown) => observations.push(`transport probe failed: ${errorText(e)}`));
+    if (direct && worker?.direct)
+      await transportProbe(direct, worker.direct, "workerd directly").catch((e: unknown) => observations.push(`transport probe failed: ${errorText(e)}`));
     seq?.close();
     direct?.close();
     base?.close();
@@ -305,13 +325,22 @@ async function main(): Promise<void> {
     await Promise.all(sessions.map((s, i) => workerTurns(s, parRow, PARALLEL.turns, `par ${i}`)));
     const wall = performance.now() - t0;
     const turnsS = (wall - openMs) / 1000;
-    parRow.notes.push(`wall ${(wall / 1000).toFixed(2)} s (opening ${sessions.length} sockets + MCP connect ${(openMs / 1000).toFixed(2)} s, turns ${turnsS.toFixed(2)} s = ${(parRow.samples.length / turnsS).toFixed(0)} ok turns/s)`);
+    parRow.notes.push(
+      `wall ${(wall / 1000).toFixed(2)} s (opening ${sessions.length} sockets + MCP connect ${(openMs / 1000).toFixed(2)} s, turns ${turnsS.toFixed(2)} s = ${(parRow.samples.length / turnsS).toFixed(0)} ok turns/s)`,
+    );
     for (const s of sessions) s.close();
   });
 
   await phase("bundle size", [bundleRow], async () => {
     const out = join(tmp ?? tmpdir(), "bundle");
-    const { ended, output } = await runToEnd("wrangler deploy --dry-run", process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", out], wranglerEnv, 60_000, groups);
+    const { ended, output } = await runToEnd(
+      "wrangler deploy --dry-run",
+      process.execPath,
+      [wranglerBin, "deploy", "--dry-run", "--outdir", out],
+      wranglerEnv,
+      60_000,
+      groups,
+    );
     const m = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output);
     if (!m) throw new Error(`${ended}, no "Total Upload" line: ${output.trim().split("\n").slice(-3).join(" | ").slice(0, 200)}`);
     const gzip = Number(m[2]);
@@ -319,14 +348,23 @@ async function main(): Promise<void> {
   });
 
   if (worker) {
-    const lines = worker.group.since(mark).split("\n").filter((l) => /error|warn|✘|▲|exception|uncaught/i.test(l));
-    observations.push(`wrangler dev output during the run: ${lines.length} error/warn lines${lines.length ? `, e.g.:\n    ${[...new Set(lines.map((l) => l.trim().slice(0, 220)))].slice(0, 5).join("\n    ")}` : ""}`);
-    if (/Reloading|Detected changes/i.test(worker.group.since(mark))) observations.push("wrangler dev RELOADED during the run (a source file changed): sockets may have been cut");
+    const lines = worker.group
+      .since(mark)
+      .split("\n")
+      .filter((l) => /error|warn|✘|▲|exception|uncaught/i.test(l));
+    observations.push(
+      `wrangler dev output during the run: ${lines.length} error/warn lines${lines.length ? `, e.g.:\n    ${[...new Set(lines.map((l) => l.trim().slice(0, 220)))].slice(0, 5).join("\n    ")}` : ""}`,
+    );
+    if (/Reloading|Detected changes/i.test(worker.group.since(mark)))
+      observations.push("wrangler dev RELOADED during the run (a source file changed): sockets may have been cut");
   }
   const strays = [...clients].flatMap((c) => c.strays);
   if (strays.length) observations.push(`${strays.length} error frames outside any turn, e.g. ${strays[0]}`);
   if (bridge) {
-    const bad = bridge.stderr().split("\n").filter((l) => /"level":"(warn|error)"/.test(l));
+    const bad = bridge
+      .stderr()
+      .split("\n")
+      .filter((l) => /"level":"(warn|error)"/.test(l));
     if (bad.length) observations.push(`bridge logged ${bad.length} warn/error lines, e.g. ${bad[0]?.slice(0, 220)}`);
   }
   report(blockP50);
@@ -343,12 +381,18 @@ interface BlockP50 {
 
 function ratioLine(label: string, worker: Row, base: Row): string {
   const ratio = p(worker.samples, 50) / p(base.samples, 50);
-  return Number.isFinite(ratio) ? `${label} = ${ratio.toFixed(2)} (goal ≤ ${GOAL_RATIO}): ${ratio <= GOAL_RATIO ? "MET" : "NOT MET"}` : `${label}: not measured (see the table)`;
+  return Number.isFinite(ratio)
+    ? `${label} = ${ratio.toFixed(2)} (goal ≤ ${GOAL_RATIO}): ${ratio <= GOAL_RATIO ? "MET" : "NOT MET"}`
+    : `${label}: not measured (see the table)`;
 }
 
 function report(blockP50: BlockP50): void {
   const out = ["", ...table([floorRow, freshRow, seqRow, directRow, tracedRow, ...(baselineDir ? [baseRow] : []), parRow], [bundleRow])];
-  out.push("", ratioLine("Worker (workerd directly) p50 / floor p50", directRow, floorRow), ratioLine("Worker (through wrangler dev) p50 / floor p50", seqRow, floorRow));
+  out.push(
+    "",
+    ratioLine("Worker (workerd directly) p50 / floor p50", directRow, floorRow),
+    ratioLine("Worker (through wrangler dev) p50 / floor p50", seqRow, floorRow),
+  );
   out.push(`wrangler's runtime Network events (dev-only tracing) add ${fmt(p(tracedRow.samples, 50) - p(directRow.samples, 50))} ms to the direct p50 when on`);
   if (baselineDir) {
     out.push(ratioLine("baseline Worker (workerd directly) p50 / floor p50", baseRow, floorRow));
@@ -363,10 +407,19 @@ function report(blockP50: BlockP50): void {
   out.push(ratioLine("for comparison with earlier runs: Worker (through wrangler dev) p50 / fresh-conversation floor p50", seqRow, freshRow));
   out.push(`Parallel errors across all sessions: ${parRow.errors} (goal 0): ${parRow.turns > 0 && parRow.errors === 0 ? "MET" : "NOT MET"}`);
   out.push(`Per-block p50 ms, floor:          ${blockP50.floor.map(fmt).join(" ")}`, `Per-block p50 ms, fresh floor:    ${blockP50.fresh.map(fmt).join(" ")}`);
-  out.push(`Per-block p50 ms, Worker direct:  ${blockP50.direct.map(fmt).join(" ")}`, `Per-block p50 ms, Worker proxied: ${blockP50.worker.map(fmt).join(" ")}`);
+  out.push(
+    `Per-block p50 ms, Worker direct:  ${blockP50.direct.map(fmt).join(" ")}`,
+    `Per-block p50 ms, Worker proxied: ${blockP50.worker.map(fmt).join(" ")}`,
+  );
   out.push(`Per-block p50 ms, Worker traced:  ${blockP50.traced.map(fmt).join(" ")}`);
   out.push("", "Where the time goes (median ms; Worker marks are frame arrivals, which leave the isolate only when it waits on I/O):");
-  out.push(`  floor: ${breakdown(floorRow, [["model call 1", "", "model1"], ["tool call", "model1", "toolDone"], ["model call 2", "toolDone", "end"]])}`);
+  out.push(
+    `  floor: ${breakdown(floorRow, [
+      ["model call 1", "", "model1"],
+      ["tool call", "model1", "toolDone"],
+      ["model call 2", "toolDone", "end"],
+    ])}`,
+  );
   const segments: [string, string, string][] = [
     ["send→turn_start", "", "turn_start"],
     ["turn_start→tool start (prepare, prompt, model call 1)", "turn_start", "tool"],
@@ -375,9 +428,22 @@ function report(blockP50: BlockP50): void {
     ["tool done→first text (model call 2)", "toolDone", "text"],
     ["first text→turn_end", "text", "end"],
   ];
-  out.push(`  Worker, direct:     ${breakdown(directRow, segments)}`, `  Worker, traced:     ${breakdown(tracedRow, segments)}`, `  Worker, sequential: ${breakdown(seqRow, segments)}`, `  Worker, parallel:   ${breakdown(parRow, segments)}`);
+  out.push(
+    `  Worker, direct:     ${breakdown(directRow, segments)}`,
+    `  Worker, traced:     ${breakdown(tracedRow, segments)}`,
+    `  Worker, sequential: ${breakdown(seqRow, segments)}`,
+    `  Worker, parallel:   ${breakdown(parRow, segments)}`,
+  );
   if (baselineDir) out.push(`  baseline, direct:   ${breakdown(baseRow, segments)}`);
-  out.push("", "Observations:", `  - Durable Object state in ${stateDir ?? tmpdir()}${stateDir ? "" : " (the default; --state-dir moves it)"}`, ...observations.map((o) => `  - ${o}`), `  - load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  out.push(
+    "",
+    "Observations:",
+    `  - Durable Object state in ${stateDir ?? tmpdir()}${stateDir ? "" : " (the default; --state-dir moves it)"}`,
+    ...observations.map((o) => `  - ${o}`),
+    `  - load average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; total ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
   console.log(out.join("\n"));
 }
 

@@ -6,7 +6,20 @@
 // kept per turn id). No build step, no external requests.
 import { describeError, NetworkError, request, whenSignedOut } from "./api.js";
 import { showAccount, showLogin, signOut, whoAmI } from "./auth.js";
-import { clearChat, endStream, formatUsage, markApproval, setAppHooks, setBanner, showEntry, showPending, showStatus, showSystem, showUsage, streamText } from "./chat-view.js";
+import {
+  clearChat,
+  endStream,
+  formatUsage,
+  markApproval,
+  setAppHooks,
+  setBanner,
+  showEntry,
+  showPending,
+  showStatus,
+  showSystem,
+  showUsage,
+  streamText,
+} from "./chat-view.js";
 import { setupConsole } from "./console.js";
 import { askApproval, askElicitation, closeAll, closeIfShowing, confirmAction } from "./dialogs.js";
 import { forgetAppTools, showAppFor, teardownApps } from "./mcp-apps.js";

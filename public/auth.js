@@ -22,7 +22,8 @@ export async function whoAmI() {
   if (answer.ok && answer.data?.user) return { state: "signed-in", user: answer.data.user, authMode: answer.data.authMode ?? "none" };
   if (answer.status === 401) return { state: "signed-out", authMode: answer.data?.error?.authMode ?? "token", message: answer.data?.error?.message };
   // Fail closed: a deployment with no usable sign-in serves nothing, and says what to set.
-  if (answer.status === 503 && answer.data?.error?.code === "auth_not_configured") return { state: "signed-out", authMode: "misconfigured", message: answer.data.error.message };
+  if (answer.status === 503 && answer.data?.error?.code === "auth_not_configured")
+    return { state: "signed-out", authMode: "misconfigured", message: answer.data.error.message };
   return { state: "unknown", reason: "unsupported" };
 }
 
@@ -74,7 +75,9 @@ export function showLogin(message = "", authMode = "token") {
           return;
         }
         error.textContent =
-          answer.status === 401 ? "That token was not accepted. Check it and try again." : (answer.data?.error?.message ?? `Sign-in failed (${answer.status}).`);
+          answer.status === 401
+            ? "That token was not accepted. Check it and try again."
+            : (answer.data?.error?.message ?? `Sign-in failed (${answer.status}).`);
         input.setAttribute("aria-invalid", "true");
         input.select();
       } catch (failure) {

@@ -60,7 +60,7 @@ function lastLine() {
 function systemLine(kind, text, turnId) {
   const clean = tidy(text);
   const last = lastLine();
-  if (last && last.classList.contains(kind) && last.classList.contains("msg") && last.textContent === clean) return null;
+  if (last?.classList.contains(kind) && last.classList.contains("msg") && last.textContent === clean) return null;
   const li = item(`msg ${kind}`, turnId);
   li.textContent = clean;
   return li;
@@ -211,7 +211,7 @@ function finishCard(callId, outcome, state) {
 /** The card of a call waiting for the user's approval says so (not "running…"). */
 export function markApproval(callId, waiting) {
   const el = cards.get(callId)?.el;
-  if (!el || !el.classList.contains("running")) return;
+  if (!el?.classList.contains("running")) return;
   el.classList.toggle("waiting", waiting);
   el.querySelector(".tool-status").textContent = waiting ? "waiting for approval" : "running…";
 }
@@ -225,7 +225,8 @@ export function showStatus(status) {
     const bar = box.querySelector("progress");
     bar.max = status.progress.total ?? 1;
     bar.value = status.progress.progress;
-    box.querySelector(".progress-text").textContent = `${status.progress.progress}${status.progress.total ? ` / ${status.progress.total}` : ""}${status.progress.message ? ` ${status.progress.message}` : ""}`;
+    box.querySelector(".progress-text").textContent =
+      `${status.progress.progress}${status.progress.total ? ` / ${status.progress.total}` : ""}${status.progress.message ? ` ${status.progress.message}` : ""}`;
   } else if (status.state === "complete" || status.state === "error") {
     finishCard(status.callId, status, status.state);
     if (status.state === "complete" && Array.isArray(status.media) && status.media.length > 0) showMedia(c.el, status.media);

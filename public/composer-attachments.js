@@ -76,7 +76,9 @@ export function decorateUserEntry(li, entry) {
   if (entry.prompt) {
     const badge = document.createElement("span");
     badge.className = "prompt-badge";
-    const args = Object.entries(entry.prompt.arguments ?? {}).map(([k, v]) => `${k}=${v}`).join(" ");
+    const args = Object.entries(entry.prompt.arguments ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ");
     badge.textContent = `/${entry.prompt.name}${args ? ` ${args}` : ""}`;
     badge.title = `Prompt "${entry.prompt.name}" of ${entry.prompt.server}`;
     li.prepend(badge);

@@ -31,7 +31,14 @@ export async function showMentions(sessionId, notify) {
       .map((r) => ({ id: `r:${r.server}:${r.uri}`, label: r.title ?? r.name, hint: r.server, detail: r.uri, kind: "resource", resource: r })),
     ...templates
       .filter((t) => matches(t.name, t.title, t.uriTemplate))
-      .map((t) => ({ id: `t:${t.server}:${t.uriTemplate}`, label: `${t.title ?? t.name}…`, hint: t.server, detail: t.uriTemplate, kind: "template", template: t })),
+      .map((t) => ({
+        id: `t:${t.server}:${t.uriTemplate}`,
+        label: `${t.title ?? t.name}…`,
+        hint: t.server,
+        detail: t.uriTemplate,
+        kind: "template",
+        template: t,
+      })),
   ].slice(0, 50);
   showPicker(items, (item) => choose(sessionId, item, now, notify), {
     title: "Attach a resource",

@@ -104,7 +104,9 @@ function pick(index) {
 
 function highlight() {
   const items = list.querySelectorAll(".picker-option");
-  items.forEach((li, i) => li.setAttribute("aria-selected", String(i === active)));
+  items.forEach((li, i) => {
+    li.setAttribute("aria-selected", String(i === active));
+  });
   const current = items[active];
   if (current) {
     input.setAttribute("aria-activedescendant", current.id);

@@ -20,7 +20,7 @@ function resultViews(result) {
   const text = parts.length > 0 ? showResult(contentText(parts)) : undefined;
   if (structured === undefined || structured === null) return { main: text ?? { kind: "text", text: "(no content)" } };
   const data = showStructured(structured);
-  if (!text || !text.text.trim()) return { main: data };
+  if (!text?.text.trim()) return { main: data };
   return { main: text, structured: data.text === text.text ? undefined : data };
 }
 

@@ -93,10 +93,17 @@ function showDialog(dialog, fallback, prepare = () => {}, { guard = false } = {}
         { once: true },
       );
       dialog.showModal();
-      if (guard) guardAgainstTyping(dialog, before instanceof HTMLTextAreaElement || before instanceof HTMLInputElement ? before : document.getElementById("composer-input"));
+      if (guard)
+        guardAgainstTyping(
+          dialog,
+          before instanceof HTMLTextAreaElement || before instanceof HTMLInputElement ? before : document.getElementById("composer-input"),
+        );
     });
   const answer = (queues.get(dialog) ?? Promise.resolve()).then(ask);
-  queues.set(dialog, answer.catch(() => {}));
+  queues.set(
+    dialog,
+    answer.catch(() => {}),
+  );
   return answer;
 }
 
@@ -107,14 +114,23 @@ function showDialog(dialog, fallback, prepare = () => {}, { guard = false } = {}
 export function askApproval(request, { always = "Always allow in this session" } = {}) {
   const dialog = document.getElementById("approval-dialog");
   const sampling = request.kind === "sampling";
-  return showDialog(dialog, "deny", () => {
-    document.getElementById("approval-title").textContent = sampling ? `"${request.server}" asks the model to answer` : request.fromApp ? `The ${request.server} app asks to call a tool` : "Allow this tool call?";
-    document.getElementById("approval-what").textContent = sampling ? "The server wants this prompt sent to the model:" : `${request.server}.${request.tool}`;
-    document.getElementById("approval-args").textContent = sampling ? (request.prompt ?? "") : JSON.stringify(request.arguments ?? {}, null, 2);
-    document.getElementById("approve-always").textContent = always;
-    document.getElementById("approve-always").hidden = sampling;
-    dialog.dataset.callId = request.callId;
-  }, { guard: true });
+  return showDialog(
+    dialog,
+    "deny",
+    () => {
+      document.getElementById("approval-title").textContent = sampling
+        ? `"${request.server}" asks the model to answer`
+        : request.fromApp
+          ? `The ${request.server} app asks to call a tool`
+          : "Allow this tool call?";
+      document.getElementById("approval-what").textContent = sampling ? "The server wants this prompt sent to the model:" : `${request.server}.${request.tool}`;
+      document.getElementById("approval-args").textContent = sampling ? (request.prompt ?? "") : JSON.stringify(request.arguments ?? {}, null, 2);
+      document.getElementById("approve-always").textContent = always;
+      document.getElementById("approve-always").hidden = sampling;
+      dialog.dataset.callId = request.callId;
+    },
+    { guard: true },
+  );
 }
 
 export function askElicitation(request) {

@@ -28,7 +28,12 @@ const TEARDOWN_MS = 1000;
 const enc = encodeURIComponent;
 
 async function postJson(path, body) {
-  const response = await fetch(path, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) });
+  const response = await fetch(path, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify(body),
+  });
   const data = await response.json().catch(() => null);
   return { ok: response.ok, status: response.status, data };
 }
@@ -78,7 +83,13 @@ export function mountAppFrame(container, call) {
   const pendingCalls = new Set();
   const cancelCall = (id) => {
     // keepalive: sent even while the page unloads.
-    fetch(`/sessions/${enc(call.sessionId)}/app-tool-call/${enc(id)}`, { method: "DELETE", credentials: "same-origin", keepalive: true, headers: { "content-type": "application/json" }, body: "{}" }).catch(() => {});
+    fetch(`/sessions/${enc(call.sessionId)}/app-tool-call/${enc(id)}`, {
+      method: "DELETE",
+      credentials: "same-origin",
+      keepalive: true,
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    }).catch(() => {});
   };
   bridge.oncalltool = async (params, extra) => {
     const id = crypto.randomUUID();
@@ -88,7 +99,12 @@ export function mountAppFrame(container, call) {
     const onAbort = () => cancelCall(id);
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const answer = await postJson(`/sessions/${enc(call.sessionId)}/app-tool-call`, { id, server: call.server, tool: params.name, arguments: params.arguments ?? {} });
+      const answer = await postJson(`/sessions/${enc(call.sessionId)}/app-tool-call`, {
+        id,
+        server: call.server,
+        tool: params.name,
+        arguments: params.arguments ?? {},
+      });
       // Thrown errors reach the app as JSON-RPC errors: a denied or failed call is never a result.
       if (!answer.ok) throw new Error(answer.data?.error?.message ?? `the call failed (${answer.status})`);
       return answer.data.result;

@@ -65,8 +65,23 @@ export async function showAppFor(card, sessionId, call) {
   box.hidden = false;
   box.dataset.state = "loading";
   // The app's host context names the tool (ui/initialize's toolInfo), as MCP's Tool.
-  const definition = { name: tool.name, ...(tool.title ? { title: tool.title } : {}), ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema };
-  mounted.set(card, mountAppFrame(box, { sessionId, server: call.server, tool: definition, uri: tool.uiResourceUri, arguments: call.arguments ?? {}, result: appToolResult(call.result) }));
+  const definition = {
+    name: tool.name,
+    ...(tool.title ? { title: tool.title } : {}),
+    ...(tool.description ? { description: tool.description } : {}),
+    inputSchema: tool.inputSchema,
+  };
+  mounted.set(
+    card,
+    mountAppFrame(box, {
+      sessionId,
+      server: call.server,
+      tool: definition,
+      uri: tool.uiResourceUri,
+      arguments: call.arguments ?? {},
+      result: appToolResult(call.result),
+    }),
+  );
 }
 
 /**

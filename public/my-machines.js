@@ -51,13 +51,17 @@ export function setupMyMachines() {
     if (machines.length === 0) {
       const empty = document.createElement("li");
       empty.className = "empty hint";
-      empty.textContent = "No machines yet. Run `npx mcp-local-bridge connect " + location.origin + "` on one.";
+      empty.textContent = `No machines yet. Run \`npx mcp-local-bridge connect ${location.origin}\` on one.`;
       list.append(empty);
     }
   }
 
   async function revoke(machine) {
-    const sure = await confirmAction({ title: `Remove "${machine.name}"?`, text: "Its bridge is disconnected at once and its credential stops working. Pair it again to use it.", confirm: "Remove" });
+    const sure = await confirmAction({
+      title: `Remove "${machine.name}"?`,
+      text: "Its bridge is disconnected at once and its credential stops working. Pair it again to use it.",
+      confirm: "Remove",
+    });
     if (!sure) return;
     const answer = await request(`/api/machines/${machine.id}`, { method: "DELETE" });
     say(answer.ok ? `Removed "${machine.name}".` : describeError(answer.data, answer.status));

@@ -346,7 +346,11 @@ export function setupMyServers({ sessionId }) {
     opener = null;
     if (!focus) return;
     // The button that opened the form, or (its row re-rendered) the same one in the new list.
-    const again = back?.isConnected ? back : back?.getAttribute("aria-label") ? [...view.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === back.getAttribute("aria-label")) : null;
+    const again = back?.isConnected
+      ? back
+      : back?.getAttribute("aria-label")
+        ? [...view.querySelectorAll("button")].find((b) => b.getAttribute("aria-label") === back.getAttribute("aria-label"))
+        : null;
     (again ?? $("my-server-add")).focus();
   }
 
@@ -362,7 +366,8 @@ export function setupMyServers({ sessionId }) {
       if (!name) issues.push({ path: "headers", message: "a header has a value but no name" });
       else if (Object.hasOwn(headers, name)) issues.push({ path: `headers[${JSON.stringify(name)}]`, message: "given twice" });
       // A stored value is kept under its own name only: a renamed header needs its value again.
-      else if (value === MASK && !stored.has(name)) issues.push({ path: `headers[${JSON.stringify(name)}]`, message: "type its value again (a stored value stays with the header's old name)" });
+      else if (value === MASK && !stored.has(name))
+        issues.push({ path: `headers[${JSON.stringify(name)}]`, message: "type its value again (a stored value stays with the header's old name)" });
       else headers[name] = value;
     }
     const timeoutInput = $("msf-timeout");
@@ -413,7 +418,10 @@ export function setupMyServers({ sessionId }) {
     }
     if (!answer.ok) {
       const error = answer.data?.error;
-      showErrors(error?.message ? `${error.message[0].toUpperCase()}${error.message.slice(1)}.`.replace(/\.\.$/, ".") : `The server answered ${answer.status}.`, Array.isArray(error?.issues) ? error.issues : []);
+      showErrors(
+        error?.message ? `${error.message[0].toUpperCase()}${error.message.slice(1)}.`.replace(/\.\.$/, ".") : `The server answered ${answer.status}.`,
+        Array.isArray(error?.issues) ? error.issues : [],
+      );
       return;
     }
     const name = answer.data?.server?.name ?? body.name;
@@ -458,7 +466,8 @@ export function setupMyServers({ sessionId }) {
     /** A `servers` frame (or the socket went away: `up` false): the rows' states follow. */
     update(servers, up) {
       live = { servers, up };
-      for (const li of dialog.querySelectorAll("li[data-my-server], li[data-deployment-server]")) stateLine(li, li.dataset.myServer ?? li.dataset.deploymentServer);
+      for (const li of dialog.querySelectorAll("li[data-my-server], li[data-deployment-server]"))
+        stateLine(li, li.dataset.myServer ?? li.dataset.deploymentServer);
     },
   };
 }

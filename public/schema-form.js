@@ -8,8 +8,8 @@ let counter = 0;
 
 export function buildSchemaForm(container, schema) {
   container.replaceChildren();
-  const properties = (schema && schema.properties) || {};
-  const required = new Set((schema && schema.required) || []);
+  const properties = schema?.properties || {};
+  const required = new Set(schema?.required || []);
   const readers = [];
   const names = Object.keys(properties);
   if (names.length === 0) {
@@ -51,7 +51,10 @@ export function buildSchemaForm(container, schema) {
       input.rows = 3;
       input.placeholder = "one value per line";
       read = () => {
-        const values = input.value.split("\n").map((v) => v.trim()).filter(Boolean);
+        const values = input.value
+          .split("\n")
+          .map((v) => v.trim())
+          .filter(Boolean);
         if (values.length === 0) return undefined;
         return prop.items.type === "string" ? values : values.map(Number);
       };

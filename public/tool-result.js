@@ -114,7 +114,9 @@ export function mediaElements(media, label) {
   for (const part of media) {
     if (!part || (part.type !== "image" && part.type !== "audio")) continue;
     const n = ++counts[part.type];
-    const mimeType = String(part.mimeType ?? "").trim().toLowerCase();
+    const mimeType = String(part.mimeType ?? "")
+      .trim()
+      .toLowerCase();
     const data = typeof part.data === "string" ? part.data.replace(/\s/g, "") : "";
     const name = `${label}: ${part.type} ${n} (${mimeType || "no type"})`;
     const typeOk = part.type === "image" ? IMAGE_TYPES.has(mimeType) : AUDIO_TYPE.test(mimeType);

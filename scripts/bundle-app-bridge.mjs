@@ -47,13 +47,14 @@ export async function bundleText() {
       {
         name: "edgehost:entry",
         resolveId: (id) => (id === "edgehost-app-bridge-entry" ? id : null),
-        load: (id) => (id === "edgehost-app-bridge-entry" ? 'export { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";\n' : null),
+        load: (id) =>
+          id === "edgehost-app-bridge-entry" ? 'export { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";\n' : null,
       },
     ],
     output: { format: "esm", minify: true },
   });
   const [chunk] = result.output;
-  if (!chunk || chunk.type !== "chunk" || result.output.length !== 1) throw new Error("expected one chunk from rolldown");
+  if (chunk?.type !== "chunk" || result.output.length !== 1) throw new Error("expected one chunk from rolldown");
   // Prepended here: the minifier drops a rolldown `banner` comment.
   return `${banner()}\n${chunk.code}`;
 }
@@ -68,7 +69,8 @@ export async function differences() {
   const pinned = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies["@modelcontextprotocol/ext-apps"];
   const installed = version("@modelcontextprotocol/ext-apps");
   if (pinned !== installed) problems.push(`@modelcontextprotocol/ext-apps: package.json pins ${pinned}, node_modules has ${installed} (run npm install)`);
-  if (!existsSync(BUNDLE) || readFileSync(BUNDLE, "utf8") !== (await bundleText())) problems.push("public/vendor/ext-apps/app-bridge.js is not what the installed packages build: run node scripts/bundle-app-bridge.mjs");
+  if (!existsSync(BUNDLE) || readFileSync(BUNDLE, "utf8") !== (await bundleText()))
+    problems.push("public/vendor/ext-apps/app-bridge.js is not what the installed packages build: run node scripts/bundle-app-bridge.mjs");
   if (!existsSync(LICENSES) || readFileSync(LICENSES, "utf8") !== licensesText()) problems.push("public/vendor/ext-apps/LICENSES.txt is not up to date");
   return problems;
 }

@@ -163,6 +163,7 @@ let hideNextBuild = false;
 // "The file mcp.json changed" although nothing did (BundlerController#startCustomBuild).
 // That line, and the build line after it, are dropped unless the file really changed.
 function wranglerLine(line) {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: strips terminal colour codes
   const plain = line.replace(/\x1b\[[0-9;]*m/g, "");
   const change = /^The file (.+) changed, restarting build\.\.\.$/.exec(plain);
   if (change?.[1]) {
@@ -173,7 +174,9 @@ function wranglerLine(line) {
       hideNextBuild = true;
       return false;
     }
-    files.forEach((file, i) => mtimes[i] !== undefined && changeSeen.set(file, mtimes[i]));
+    files.forEach((file, i) => {
+      if (mtimes[i] !== undefined) changeSeen.set(file, mtimes[i]);
+    });
     return true;
   }
   if (hideNextBuild && plain.startsWith("[custom build] Running:")) {
@@ -215,7 +218,19 @@ function mtimeOf(file) {
 }
 
 function startWorker() {
-  const args = [wranglerBin, "dev", "--config", wranglerConfig, "--ip", "127.0.0.1", "--port", port, "--inspector-port", inspectorPort, "--show-interactive-dev-session=false"];
+  const args = [
+    wranglerBin,
+    "dev",
+    "--config",
+    wranglerConfig,
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    port,
+    "--inspector-port",
+    inspectorPort,
+    "--show-interactive-dev-session=false",
+  ];
   // wrangler reads .dev.vars next to its config; another file must be named.
   if (devVars !== join(workerDir, ".dev.vars")) args.push("--env-file", devVars);
   // Another mcp.json than the embedded one: the Worker must see the same servers.

@@ -9,7 +9,9 @@ const path = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 if (existsSync(path)) process.exit(0);
 
 if (process.getuid?.() !== 0) {
-  console.error(`Chromium is missing at ${path}. Install it with:\n  sudo apt-get update && sudo apt-get install -y chromium\n(or set CHROMIUM_PATH to a Chromium binary)`);
+  console.error(
+    `Chromium is missing at ${path}. Install it with:\n  sudo apt-get update && sudo apt-get install -y chromium\n(or set CHROMIUM_PATH to a Chromium binary)`,
+  );
   process.exit(1);
 }
 console.log("Installing Debian's chromium for the browser tests…");

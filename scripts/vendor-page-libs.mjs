@@ -29,7 +29,9 @@ export const LIBRARIES = {
 const pinned = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).dependencies;
 
 function versions() {
-  return Object.fromEntries(Object.keys(LIBRARIES).map((name) => [name, JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version]));
+  return Object.fromEntries(
+    Object.keys(LIBRARIES).map((name) => [name, JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")).version]),
+  );
 }
 
 function note(installed) {
@@ -55,7 +57,8 @@ export function differences() {
     for (const [from, to] of files) {
       const target = join(vendor, to);
       if (!existsSync(target)) problems.push(`public/vendor/${to} is missing`);
-      else if (!readFileSync(target).equals(readFileSync(join(root, "node_modules", name, from)))) problems.push(`public/vendor/${to} differs from node_modules/${name}/${from}`);
+      else if (!readFileSync(target).equals(readFileSync(join(root, "node_modules", name, from))))
+        problems.push(`public/vendor/${to} differs from node_modules/${name}/${from}`);
     }
   }
   const versionsFile = join(vendor, "VERSIONS.txt");
@@ -85,5 +88,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     for (const problem of problems) console.error(problem);
     process.exit(1);
   }
-  console.log(`public/vendor/: ${Object.entries(versions()).map(([n, v]) => `${n} ${v}`).join(", ")}`);
+  console.log(
+    `public/vendor/: ${Object.entries(versions())
+      .map(([n, v]) => `${n} ${v}`)
+      .join(", ")}`,
+  );
 }

@@ -27,7 +27,10 @@ const app = new Hono<AppEnv>();
 const publicOAuth = new Set(["/oauth/callback", "/oauth/client-metadata.json"]);
 // A bridge pairing or connecting has no user identity: its routes answer before identify (machines.ts).
 app.route("/", machineBridgeRoutes);
-app.use("*", identify({ optional: (c) => c.req.path === "/auth/login" || c.req.path === "/auth/logout" || (c.req.method === "GET" && publicOAuth.has(c.req.path)) }));
+app.use(
+  "*",
+  identify({ optional: (c) => c.req.path === "/auth/login" || c.req.path === "/auth/logout" || (c.req.method === "GET" && publicOAuth.has(c.req.path)) }),
+);
 app.use("*", sameOrigin());
 app.route("/api/my-servers", myServers);
 app.route("/api/machines", machines);

@@ -60,7 +60,11 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] ?? Number.NaN;
 }
 
-export const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+export const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 /** One fresh connect+initialize round trip in ms; the session is ended afterwards (untimed). */
 export async function connectOnce(target: Target): Promise<number> {
@@ -229,9 +233,17 @@ export async function manySessions<T>(target: Target, n: number, count: () => T)
 }
 
 /** Children (direct, and all descendants) of `pid` while `n` sessions are open; "failed" if none opened. */
-export async function childrenWithSessions(target: Target, pid: number, n: number): Promise<{ children: { direct: number; all: number } | "failed"; note?: string }> {
+export async function childrenWithSessions(
+  target: Target,
+  pid: number,
+  n: number,
+): Promise<{ children: { direct: number; all: number } | "failed"; note?: string }> {
   try {
-    const s = await withTimeout(manySessions(target, n, () => ({ direct: childrenOf(pid).length, all: descendantsOf(pid).length })), 90_000, `${n} sessions`);
+    const s = await withTimeout(
+      manySessions(target, n, () => ({ direct: childrenOf(pid).length, all: descendantsOf(pid).length })),
+      90_000,
+      `${n} sessions`,
+    );
     const note = s.failed.length > 0 ? `${s.failed.length}/${n} sessions failed: ${s.failed[0]}` : undefined;
     return { children: s.failed.length === n ? "failed" : s.value, note };
   } catch (error) {
@@ -299,4 +311,5 @@ export async function inRounds<T>(o: {
 export const defined = (values: Array<number | undefined>) => values.filter((v): v is number => v !== undefined && Number.isFinite(v));
 
 /** "min–max" of `values`, or "-". */
-export const range = (values: number[], digits: number) => (values.length === 0 ? "-" : `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`);
+export const range = (values: number[], digits: number) =>
+  values.length === 0 ? "-" : `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;

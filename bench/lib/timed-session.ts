@@ -48,10 +48,12 @@ export class TimedSession {
   /** Resolves true once a `servers` frame shows every server ready (false on timeout or a closed socket). */
   waitForServers(timeoutMs: number): Promise<boolean> {
     const ready = (m: Message<"servers">) => m.servers.length > 0 && m.servers.every((s) => s.state === "ready" || !s.enabled);
-    return this.client.next((m) => m.type === "servers" && ready(m), 0, timeoutMs).then(
-      () => true,
-      () => false,
-    );
+    return this.client
+      .next((m) => m.type === "servers" && ready(m), 0, timeoutMs)
+      .then(
+        () => true,
+        () => false,
+      );
   }
 
   /** One turn: `message` sent → `turn_end` received. */
@@ -92,7 +94,8 @@ export class TimedSession {
             if (m.state === "complete") toolOk = true;
             if (m.state === "error") problems.push(`tool error: ${String(m.error).slice(0, 120)}`);
           } else if (m.type === "entry") {
-            if (m.entry.kind === "notice" && /unavailable|error|failed/i.test(m.entry.text ?? "")) problems.push(`notice: ${String(m.entry.text).slice(0, 120)}`);
+            if (m.entry.kind === "notice" && /unavailable|error|failed/i.test(m.entry.text ?? ""))
+              problems.push(`notice: ${String(m.entry.text).slice(0, 120)}`);
           } else if (m.type === "error") {
             // Refused before the turn started (rate_limited, turn_in_progress): no turn_end follows.
             if (!started) finish({ problem: errorText(m) });

@@ -25,6 +25,7 @@ export interface Group {
 
 const KEEP = 256 * 1024;
 // eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: strips terminal colour codes
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /** True while any process of group `pgid` exists. */
@@ -113,7 +114,14 @@ export function startGroup(name: string, command: string, args: string[], env: N
 }
 
 /** Runs a command to its end in its own group (stopped on timeout); resolves with how it ended and its output. */
-export async function runToEnd(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number, track: Set<Group>): Promise<{ ended: string; output: string }> {
+export async function runToEnd(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  track: Set<Group>,
+): Promise<{ ended: string; output: string }> {
   const group = startGroup(name, command, args, env);
   track.add(group);
   try {

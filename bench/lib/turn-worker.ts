@@ -52,7 +52,15 @@ export async function startWorker(o: WorkerOptions): Promise<BenchWorker> {
   const envFile = join(state, "empty.env"); // so the checkout's .dev.vars is not read
   writeFileSync(envFile, "");
   const mcpConfig = { servers: { filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, o.root], alwaysAllow: ["list_directory"] } } };
-  const vars = { GEMINI_API_KEY: o.apiKey, GEMINI_BASE_URL: o.fakeUrl, BRIDGE_URL: o.bridge.url, BRIDGE_TOKEN: o.bridge.token, MCP_CONFIG: JSON.stringify(mcpConfig), RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" };
+  const vars = {
+    GEMINI_API_KEY: o.apiKey,
+    GEMINI_BASE_URL: o.fakeUrl,
+    BRIDGE_URL: o.bridge.url,
+    BRIDGE_TOKEN: o.bridge.token,
+    MCP_CONFIG: JSON.stringify(mcpConfig),
+    RATE_LIMIT_PER_MINUTE: "10000",
+    RATE_LIMIT_BURST: "1000",
+  };
   const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false"];
   args.push("--persist-to", state, "--env-file", envFile);
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
@@ -77,7 +85,10 @@ async function directUrl(group: Group, skip: number[]): Promise<string> {
     .map((line) => Number(/127\.0\.0\.1:(\d+)/.exec(line)?.[1]))
     .filter((port) => Number.isInteger(port) && !skip.includes(port));
   for (const port of ports) {
-    const body = await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.text(), () => "");
+    const body = await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.text(),
+      () => "",
+    );
     if (body.includes('"service":"edgehost"')) return `http://127.0.0.1:${port}`;
   }
   throw new Error(`no workerd socket of wrangler dev answered /api/health (tried ${ports.join(", ") || "none"})`);

@@ -19,7 +19,13 @@ async function main(): Promise<void> {
   let failed = true;
   try {
     const report = await runFuzz(stack, { frames, workerHttp: Math.round((http * 2) / 3), bridgeHttp: http - Math.round((http * 2) / 3), seed, log });
-    const table = (title: string, m: Record<string, number>) => [`${title}:`, ...Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, v]) => `  ${String(v).padStart(7)}  ${k}`)].join("\n");
+    const table = (title: string, m: Record<string, number>) =>
+      [
+        `${title}:`,
+        ...Object.entries(m)
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, v]) => `  ${String(v).padStart(7)}  ${k}`),
+      ].join("\n");
     console.log(table("WebSocket outcomes", report.wsOutcomes));
     console.log(table("HTTP outcomes", report.httpOutcomes));
     console.log(table("WebSocket answers not as the protocol says", report.wsMismatches));

@@ -39,18 +39,30 @@ export function childCounts(r: RoundResult): { min: number; max: number; pids: S
 
 export function roundTable(r: RoundResult): string[] {
   const kids = childCounts(r);
-  const reasons = [...r.reasons].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([why, n]) => `${n}× ${why}`);
+  const reasons = [...r.reasons]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([why, n]) => `${n}× ${why}`);
   const rows: [string, string][] = [
     ["turns completed / planned", `${r.completed} / ${r.planned}${r.notRun ? ` (${r.notRun} not run${r.deadlineHit ? ": round deadline" : ""})` : ""}`],
     ["errors", `${r.errors}${reasons.length ? ` — ${reasons.join("; ")}` : ""}`],
     ["turn ms p50 / p99 / max", `${fmt(p(r.ms, 50))} / ${fmt(p(r.ms, 99))} / ${fmt(r.ms.length ? Math.max(...r.ms) : NaN)}`],
-    ["wall s (all sockets open after)", `${(r.wallMs / 1000).toFixed(1)} (${(r.openMs / 1000).toFixed(1)}); ${(r.completed / (r.wallMs / 1000)).toFixed(1)} turns/s`],
+    [
+      "wall s (all sockets open after)",
+      `${(r.wallMs / 1000).toFixed(1)} (${(r.openMs / 1000).toFixed(1)}); ${(r.completed / (r.wallMs / 1000)).toFixed(1)} turns/s`,
+    ],
     ["workerd runtime (Worker + DOs) RSS MB before → after (peak)", `${memText(r, runtime)} (${mb(maxOf(all(r), runtime))})`],
     ["workerd wrangler-proxy RSS MB before → after (peak)", `${memText(r, proxy)} (${mb(maxOf(all(r), proxy))})`],
-    ["workerd total RSS MB before → after (peak)", `${memText(r, total)} (${mb(maxOf(all(r), total))}); pids ${[...new Set(all(r).flatMap((s) => s.workerd.map((w) => `${w.pid} ${w.role}`)))].join(", ")}`],
+    [
+      "workerd total RSS MB before → after (peak)",
+      `${memText(r, total)} (${mb(maxOf(all(r), total))}); pids ${[...new Set(all(r).flatMap((s) => s.workerd.map((w) => `${w.pid} ${w.role}`)))].join(", ")}`,
+    ],
     ["bridge RSS MB before → after (peak)", `${memText(r, bridgeMb)} (${mb(maxOf(all(r), bridgeMb))})`],
     ["bridge children min–max over samples", `${kids.min}–${kids.max} over ${kids.samples} samples; pids seen ${[...kids.pids].join(",")}`],
-    ["bridge MCP sessions before → peak → after", `${r.before.bridgeSessions ?? "?"} → ${Math.max(...all(r).map((s) => s.bridgeSessions ?? 0))} → ${r.after.bridgeSessions ?? "?"}`],
+    [
+      "bridge MCP sessions before → peak → after",
+      `${r.before.bridgeSessions ?? "?"} → ${Math.max(...all(r).map((s) => s.bridgeSessions ?? 0))} → ${r.after.bridgeSessions ?? "?"}`,
+    ],
   ];
   const notes = [...new Set(r.notes)];
   if (notes.length) rows.push(["notes", `${notes.length} — ${notes.slice(0, 2).join("; ")}`]);
@@ -59,10 +71,15 @@ export function roundTable(r: RoundResult): string[] {
 
 /** One line per round: the figures the verdict compares. */
 export function summaryTable(rounds: RoundResult[]): string[] {
-  const out = ["| round | done / planned | errors | p50 ms | p99 ms | wall s | workerd runtime MB | workerd proxy MB | workerd total MB | bridge MB | bridge children min–max | bridge sessions after |", "|---:|---:|---:|---:|---:|---:|---|---|---|---|---|---:|"];
+  const out = [
+    "| round | done / planned | errors | p50 ms | p99 ms | wall s | workerd runtime MB | workerd proxy MB | workerd total MB | bridge MB | bridge children min–max | bridge sessions after |",
+    "|---:|---:|---:|---:|---:|---:|---|---|---|---|---|---:|",
+  ];
   for (const r of rounds) {
     const k = childCounts(r);
-    out.push(`| ${r.index} | ${r.completed} / ${r.planned} | ${r.errors} | ${fmt(p(r.ms, 50))} | ${fmt(p(r.ms, 99))} | ${(r.wallMs / 1000).toFixed(1)} | ${memText(r, runtime)} | ${memText(r, proxy)} | ${memText(r, total)} | ${memText(r, bridgeMb)} | ${k.min}–${k.max} | ${r.after.bridgeSessions ?? "?"} |`);
+    out.push(
+      `| ${r.index} | ${r.completed} / ${r.planned} | ${r.errors} | ${fmt(p(r.ms, 50))} | ${fmt(p(r.ms, 99))} | ${(r.wallMs / 1000).toFixed(1)} | ${memText(r, runtime)} | ${memText(r, proxy)} | ${memText(r, total)} | ${memText(r, bridgeMb)} | ${k.min}–${k.max} | ${r.after.bridgeSessions ?? "?"} |`,
+    );
   }
   return out;
 }
@@ -85,12 +102,26 @@ export function verdict(rounds: RoundResult[], servers: string[], plan: { sessio
 
   const turnsPass = rounds.length === plan.rounds && errors === 0 && completed === planned;
   lines.push(`turns: ${completed}/${planned} completed, ${errors} errors, ${notRun} not run (goal: all completed, 0 errors): ${turnsPass ? "MET" : "NOT MET"}`);
-  recordRow({ suite: "Load", scenario: `${scenario}: turns and errors`, done: `${completed}/${planned} turns completed`, figure: `${errors} errors, ${notRun} not run`, pass: turnsPass });
+  recordRow({
+    suite: "Load",
+    scenario: `${scenario}: turns and errors`,
+    done: `${completed}/${planned} turns completed`,
+    figure: `${errors} errors, ${notRun} not run`,
+    pass: turnsPass,
+  });
 
   const p50s = rounds.map((r) => p(r.ms, 50));
   const latPass = !!first && !!last && first.ms.length > 0 && last.ms.length > 0 && p(last.ms, 50) <= p(first.ms, 50) * LATENCY_DRIFT;
-  lines.push(`latency: p50 ${fmt(p(allMs, 50))} ms, p99 ${fmt(p(allMs, 99))} ms over all rounds; per-round p50 ${p50s.map(fmt).join(" / ")} (rule: last p50 ≤ first p50 × ${LATENCY_DRIFT}): ${latPass ? "MET" : "NOT MET"}`);
-  recordRow({ suite: "Load", scenario: `${scenario}: turn time p50/p99`, done: `${allMs.length} ok turns timed, message sent → turn_end`, figure: `p50 ${fmt(p(allMs, 50))} ms, p99 ${fmt(p(allMs, 99))} ms; per-round p50 ${p50s.map(fmt).join("/")} ms`, pass: latPass });
+  lines.push(
+    `latency: p50 ${fmt(p(allMs, 50))} ms, p99 ${fmt(p(allMs, 99))} ms over all rounds; per-round p50 ${p50s.map(fmt).join(" / ")} (rule: last p50 ≤ first p50 × ${LATENCY_DRIFT}): ${latPass ? "MET" : "NOT MET"}`,
+  );
+  recordRow({
+    suite: "Load",
+    scenario: `${scenario}: turn time p50/p99`,
+    done: `${allMs.length} ok turns timed, message sent → turn_end`,
+    figure: `p50 ${fmt(p(allMs, 50))} ms, p99 ${fmt(p(allMs, 99))} ms; per-round p50 ${p50s.map(fmt).join("/")} ms`,
+    pass: latPass,
+  });
 
   // Round 1 is the warm-up (the first Durable Objects, JIT, caches): a leak shows as growth after it,
   // so the last round is compared with round 2 when there are three or more.
@@ -103,8 +134,16 @@ export function verdict(rounds: RoundResult[], servers: string[], plan: { sessio
     const growth = Math.min(byAfter, byPeak);
     const ok = rounds.length === plan.rounds && Number.isFinite(growth) && growth <= GROWTH;
     const text = `start ${mb(first ? pick(first.before) : NaN)} MB; after each round ${rounds.map((r) => mb(afterMb(r, pick))).join(" → ")} MB (×${rt(byAfter)}), peak ${rounds.map((r) => mb(peakMb(r, pick))).join(" → ")} MB (×${rt(byPeak)})${extra}`;
-    lines.push(`${name} RSS: ${text} (rule: min(after ratio, peak ratio) round ${plan.rounds} vs ${baseName} ≤ ${GROWTH}; after = min over the 10 s once sockets closed): ${ok ? "MET" : "NOT MET"}`);
-    recordRow({ suite: "Load", scenario: `${scenario}: ${name} memory trend`, done: "RSS sampled from /proc before, every 2 s during and for 10 s after each round", figure: text, pass: ok });
+    lines.push(
+      `${name} RSS: ${text} (rule: min(after ratio, peak ratio) round ${plan.rounds} vs ${baseName} ≤ ${GROWTH}; after = min over the 10 s once sockets closed): ${ok ? "MET" : "NOT MET"}`,
+    );
+    recordRow({
+      suite: "Load",
+      scenario: `${scenario}: ${name} memory trend`,
+      done: "RSS sampled from /proc before, every 2 s during and for 10 s after each round",
+      figure: text,
+      pass: ok,
+    });
     return ok;
   };
   const perRole = (role: (s: Sample) => number) => rounds.map((r) => mb(afterMb(r, role))).join(" → ");
@@ -119,7 +158,13 @@ export function verdict(rounds: RoundResult[], servers: string[], plan: { sessio
   const kidsPass = kids.length > 0 && kids.every((k) => k.min === servers.length && k.max === servers.length) && pids.size === servers.length;
   const kidText = `${servers.length} server(s) configured; children per sample min ${Math.min(...kids.map((k) => k.min))}, max ${Math.max(...kids.map((k) => k.max))} over ${samples} samples; ${pids.size} distinct child pid(s)`;
   lines.push(`bridge children: ${kidText} (goal: exactly one per server at every sample, never replaced): ${kidsPass ? "MET" : "NOT MET"}`);
-  recordRow({ suite: "Load", scenario: `${scenario}: bridge child processes`, done: `bridge children counted from /proc at every sample`, figure: kidText, pass: kidsPass });
+  recordRow({
+    suite: "Load",
+    scenario: `${scenario}: bridge child processes`,
+    done: `bridge children counted from /proc at every sample`,
+    figure: kidText,
+    pass: kidsPass,
+  });
 
   const pass = turnsPass && latPass && workerPass && bridgePass && kidsPass;
   lines.push(`VERDICT: ${pass ? "PASS" : "FAIL"}`);

@@ -52,7 +52,23 @@ export interface RoundResult {
 
 export async function runRound(o: RoundOptions): Promise<RoundResult> {
   const before = await o.sample();
-  const r: RoundResult = { index: o.index, planned: o.sessions * o.turns, completed: 0, errors: 0, notRun: 0, reasons: new Map(), ms: [], wallMs: 0, openMs: 0, deadlineHit: false, before, during: [], settle: [], after: before, notes: [] };
+  const r: RoundResult = {
+    index: o.index,
+    planned: o.sessions * o.turns,
+    completed: 0,
+    errors: 0,
+    notRun: 0,
+    reasons: new Map(),
+    ms: [],
+    wallMs: 0,
+    openMs: 0,
+    deadlineHit: false,
+    before,
+    during: [],
+    settle: [],
+    after: before,
+    notes: [],
+  };
   const fail = (why: string) => {
     r.errors++;
     const reason = why.replace(/\d+/g, "N").slice(0, 140);
@@ -65,14 +81,19 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
   const sampler = setInterval(() => {
     if (sampling) return;
     sampling = true;
-    void o.sample().then((s) => void r.during.push(s)).finally(() => (sampling = false));
+    void o
+      .sample()
+      .then((s) => void r.during.push(s))
+      .finally(() => (sampling = false));
   }, SAMPLE_MS);
   let lastProgress = performance.now();
   const progress = () => {
     if (performance.now() - lastProgress < 10_000) return;
     lastProgress = performance.now();
     const s = r.during.at(-1);
-    const mem = s ? `, workerd ${s.workerdMb.toFixed(0)} MB, bridge ${s.bridgeMb.toFixed(0)} MB, bridge children ${s.children.length}, bridge sessions ${s.bridgeSessions ?? "?"}` : "";
+    const mem = s
+      ? `, workerd ${s.workerdMb.toFixed(0)} MB, bridge ${s.bridgeMb.toFixed(0)} MB, bridge children ${s.children.length}, bridge sessions ${s.bridgeSessions ?? "?"}`
+      : "";
     o.log(`  round ${o.index}: ${((performance.now() - t0) / 1000).toFixed(0)} s, ${r.completed}/${r.planned} turns, ${r.errors} errors${mem}`);
   };
   const stamp = `${Date.now().toString(36)}-r${o.index}`;
@@ -90,7 +111,8 @@ export async function runRound(o: RoundOptions): Promise<RoundResult> {
     mine.push(client);
     o.clients.add(client);
     if (++opened === o.sessions) r.openMs = performance.now() - t0;
-    if (!(await client.waitForServers(Math.max(1, Math.min(SERVERS_TIMEOUT_MS, left()))))) r.notes.push(`session ${i}: servers not ready in time; turns started anyway`);
+    if (!(await client.waitForServers(Math.max(1, Math.min(SERVERS_TIMEOUT_MS, left())))))
+      r.notes.push(`session ${i}: servers not ready in time; turns started anyway`);
     for (let k = 0; k < o.turns; k++) {
       if (left() <= 0) {
         r.notRun += o.turns - k;

@@ -44,7 +44,11 @@ export function workerdPids(wranglerPid: number): number[] {
 export const roleMb = (s: Sample, role: "runtime" | "proxy") => s.workerd.filter((w) => w.role === role).reduce((sum, w) => sum + w.mb, 0);
 
 export async function takeSample(wranglerPid: number, bridge: { pid: number; url: string; token: string }): Promise<Sample> {
-  const workerd = workerdPids(wranglerPid).map((pid) => ({ pid, role: cmdline(pid).includes("--inspector-addr") ? ("runtime" as const) : ("proxy" as const), mb: rssMb(pid) ?? 0 }));
+  const workerd = workerdPids(wranglerPid).map((pid) => ({
+    pid,
+    role: cmdline(pid).includes("--inspector-addr") ? ("runtime" as const) : ("proxy" as const),
+    mb: rssMb(pid) ?? 0,
+  }));
   const children = childrenOf(bridge.pid).map((pid): [number, string] => [pid, comm(pid)]);
   let bridgeSessions: number | undefined;
   try {

@@ -53,7 +53,17 @@ export class LoadStack {
     this.log(`bridge on ${this.bridge.url} (pid ${this.bridge.pid})`);
 
     const t0 = performance.now();
-    const worker = await startWorker({ dir: repoRoot, root: rootPath, fakeUrl: this.fake.url, apiKey: MODEL_KEY, bridge: this.bridge, stateParent: this.tmp, cleanupDirs: [], groups: this.groups, observations: [] });
+    const worker = await startWorker({
+      dir: repoRoot,
+      root: rootPath,
+      fakeUrl: this.fake.url,
+      apiKey: MODEL_KEY,
+      bridge: this.bridge,
+      stateParent: this.tmp,
+      cleanupDirs: [],
+      groups: this.groups,
+      observations: [],
+    });
     this.log(`wrangler dev ready on ${worker.url} in ${((performance.now() - t0) / 1000).toFixed(1)} s (pid ${worker.group.pid})`);
     return { workerUrl: worker.url, wrangler: worker.group, bridge: this.bridge, servers: Object.keys(servers) };
   }

@@ -62,7 +62,9 @@ function observations(run: Running, mark: number): string[] {
   const out: string[] = [];
   const since = run.wrangler.since(mark);
   const lines = since.split("\n").filter((l) => /error|warn|✘|▲|exception|uncaught/i.test(l));
-  out.push(`wrangler dev output during the rounds: ${lines.length} error/warn lines${lines.length ? `, e.g.:\n    ${[...new Set(lines.map((l) => l.trim().slice(0, 220)))].slice(0, 5).join("\n    ")}` : ""}`);
+  out.push(
+    `wrangler dev output during the rounds: ${lines.length} error/warn lines${lines.length ? `, e.g.:\n    ${[...new Set(lines.map((l) => l.trim().slice(0, 220)))].slice(0, 5).join("\n    ")}` : ""}`,
+  );
   if (/Reloading|Detected changes/i.test(since)) out.push("wrangler dev RELOADED during the run (a source file changed): sockets may have been cut");
   out.push(...bridgeLogProblems(run.bridge.stderr()));
   return out;
@@ -76,13 +78,30 @@ async function main(): Promise<boolean> {
   const rounds: RoundResult[] = [];
   for (let i = 1; i <= ROUNDS; i++) {
     log(`round ${i}/${ROUNDS} (${((Date.now() - started) / 1000).toFixed(0)} s in)`);
-    const r = await runRound({ index: i, url: run.workerUrl, sessions: SESSIONS, turns: TURNS, roundMs: ROUND_MS, turnTimeoutMs: TURN_TIMEOUT_MS, sample, log, clients });
+    const r = await runRound({
+      index: i,
+      url: run.workerUrl,
+      sessions: SESSIONS,
+      turns: TURNS,
+      roundMs: ROUND_MS,
+      turnTimeoutMs: TURN_TIMEOUT_MS,
+      sample,
+      log,
+      clients,
+    });
     rounds.push(r);
-    log(`round ${i} done: ${r.completed}/${r.planned} turns, ${r.errors} errors in ${(r.wallMs / 1000).toFixed(1)} s; workerd ${r.after.workerdMb.toFixed(0)} MB, bridge ${r.after.bridgeMb.toFixed(0)} MB after`);
+    log(
+      `round ${i} done: ${r.completed}/${r.planned} turns, ${r.errors} errors in ${(r.wallMs / 1000).toFixed(1)} s; workerd ${r.after.workerdMb.toFixed(0)} MB, bridge ${r.after.bridgeMb.toFixed(0)} MB after`,
+    );
     console.log(roundTable(r).join("\n"));
   }
   const v = verdict(rounds, run.servers, { sessions: SESSIONS, turns: TURNS, rounds: ROUNDS });
-  const notes = [...observations(run, mark), `load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(" ")}; total ${((Date.now() - started) / 1000).toFixed(0)} s`];
+  const notes = [
+    ...observations(run, mark),
+    `load average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}; total ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  ];
   console.log(["### Summary", "", ...summaryTable(rounds), "", ...v.lines, "", "Observations:", ...notes.map((n) => `  - ${n}`)].join("\n"));
   return v.pass;
 }

@@ -115,9 +115,15 @@ export class Bridge {
       proxy: (name: string, user: string) => {
         const shared = this.proxies.get(name);
         // A local client (no user) shares the startup child; each user of an isolated server gets their own.
-        if (!shared || shared.config.isolation !== "user" || user === "") return shared;
+        if (shared?.config.isolation !== "user" || user === "") return shared;
         const own = this.userChildren.get(name, user);
-        if (!own) throw new HttpError(503, RPC.serverError, `MCP server "${name}" runs one child per user and already has ${MAX_CHILDREN_PER_SERVER}; a child is freed once its user has had no session for the idle timeout`, { "retry-after": "60" });
+        if (!own)
+          throw new HttpError(
+            503,
+            RPC.serverError,
+            `MCP server "${name}" runs one child per user and already has ${MAX_CHILDREN_PER_SERVER}; a child is freed once its user has had no session for the idle timeout`,
+            { "retry-after": "60" },
+          );
         return own;
       },
       health: () => this.health(),
@@ -250,7 +256,9 @@ export class Bridge {
       this.options.logger.info("session expired", { session: session.id, idleMs });
       session.close();
     }
-    void this.userChildren.sweep(this.shutdownTimeout(), idleMs).catch((error: unknown) => this.options.logger.warn("stopping idle user children failed", { error: errorMessage(error) }));
+    void this.userChildren
+      .sweep(this.shutdownTimeout(), idleMs)
+      .catch((error: unknown) => this.options.logger.warn("stopping idle user children failed", { error: errorMessage(error) }));
   }
 
   private shutdownTimeout(): number {
@@ -266,7 +274,10 @@ export class Bridge {
     for (const [name, proxy] of this.proxies) {
       const health = proxy.health();
       // An isolated server: the startup child (local clients) plus one child per user; sessions counts them all.
-      servers[name] = proxy.config.isolation === "user" ? { ...health, sessions: proxy.sessions.size + this.userChildren.sessions(name), userChildren: this.userChildren.count(name) } : health;
+      servers[name] =
+        proxy.config.isolation === "user"
+          ? { ...health, sessions: proxy.sessions.size + this.userChildren.sessions(name), userChildren: this.userChildren.count(name) }
+          : health;
     }
     return { ok: [...this.proxies.values()].every((p) => p.state === "ready"), servers };
   }

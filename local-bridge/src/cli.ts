@@ -127,5 +127,12 @@ export async function main(argv: string[]): Promise<void> {
     const what = shared ? "uses BRIDGE_TOKEN from" : "generated a bearer token; BRIDGE_TOKEN and BRIDGE_URL are in";
     process.stdout.write(`mcp-local-bridge ${what} ${devVarsPath} (mode 0600), read by wrangler dev\n`);
   }
-  process.stdout.write(`mcp-local-bridge listening on ${url} (servers: ${config.servers.filter((s) => s.transport === "stdio" && !s.disabled).map((s) => s.name).join(", ") || "none"})\n`);
+  process.stdout.write(
+    `mcp-local-bridge listening on ${url} (servers: ${
+      config.servers
+        .filter((s) => s.transport === "stdio" && !s.disabled)
+        .map((s) => s.name)
+        .join(", ") || "none"
+    })\n`,
+  );
 }

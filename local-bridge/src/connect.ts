@@ -50,7 +50,14 @@ export async function connect(argv: string[]): Promise<void> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { config: { type: "string" }, name: { type: "string" }, "device-file": { type: "string" }, forget: { type: "boolean" }, "log-level": { type: "string" }, help: { type: "boolean" } },
+      options: {
+        config: { type: "string" },
+        name: { type: "string" },
+        "device-file": { type: "string" },
+        forget: { type: "boolean" },
+        "log-level": { type: "string" },
+        help: { type: "boolean" },
+      },
     });
   } catch (error) {
     fail(2, errorMessage(error));

@@ -39,7 +39,12 @@ export function parseMessage(value: unknown): JSONRPCMessage | undefined {
   }
   if ("error" in value) {
     const error = value.error;
-    const ok = (value.id === undefined || isId(value.id)) && isObject(error) && Number.isSafeInteger(error.code) && typeof error.message === "string" && only(value, ["jsonrpc", "id", "error"]);
+    const ok =
+      (value.id === undefined || isId(value.id)) &&
+      isObject(error) &&
+      Number.isSafeInteger(error.code) &&
+      typeof error.message === "string" &&
+      only(value, ["jsonrpc", "id", "error"]);
     return ok ? (value as unknown as JSONRPCMessage) : undefined;
   }
   return undefined;

@@ -79,7 +79,8 @@ function nonEmpty(flag: string, value: string | undefined): string | undefined {
   return value;
 }
 
-const seconds = (flag: string, text: string | undefined, fallback: string, min: number) => numeric(`--${flag}`, text, fallback, { min, max: YEAR_S, integer: false, scale: 1000 });
+const seconds = (flag: string, text: string | undefined, fallback: string, min: number) =>
+  numeric(`--${flag}`, text, fallback, { min, max: YEAR_S, integer: false, scale: 1000 });
 
 /** Parses and checks argv; `env` supplies BRIDGE_PORT. Throws UsageError with a one-line reason. */
 export function parseFlags(argv: string[], env: Record<string, string | undefined> = process.env): BridgeFlags {
@@ -116,7 +117,11 @@ export function parseFlags(argv: string[], env: Record<string, string | undefine
   const list = (flag: string, items: string[] | undefined) => (items ?? []).map((item) => nonEmpty(flag, item) ?? "");
   return {
     config: nonEmpty("config", values.config) ?? "mcp.json",
-    port: numeric(values.port === undefined && envPort !== undefined ? "BRIDGE_PORT" : "--port", values.port ?? envPort, "8808", { min: 0, max: 65_535, integer: true }),
+    port: numeric(values.port === undefined && envPort !== undefined ? "BRIDGE_PORT" : "--port", values.port ?? envPort, "8808", {
+      min: 0,
+      max: 65_535,
+      integer: true,
+    }),
     host: nonEmpty("host", values.host) ?? "127.0.0.1",
     token: nonEmpty("token", values.token),
     logLevel: logLevel as LogLevel,

@@ -116,12 +116,18 @@ export class ServerProxy {
   ensureChild(): Promise<ChildProcess> {
     if (this.state === "ready" && this.child) return Promise.resolve(this.child);
     if (this.launching) return this.launching;
-    if (this.state === "stopped") return Promise.reject(new NoChild({ kind: "server_stopped", server: this.name, reason: "is stopped" }, `MCP server "${this.name}" is stopped`));
+    if (this.state === "stopped")
+      return Promise.reject(new NoChild({ kind: "server_stopped", server: this.name, reason: "is stopped" }, `MCP server "${this.name}" is stopped`));
     const wait = this.nextStartAt - this.now();
     if (wait > 0) {
       const last = this.lastError ?? "not running";
       const next = `next restart in ${Math.ceil(wait / 100) / 10} s`;
-      return Promise.reject(new NoChild({ kind: "server_unavailable", server: this.name, reason: `${last}; ${next}`, retryAfterMs: wait }, `MCP server "${this.name}" is unavailable (${last}); ${next}`));
+      return Promise.reject(
+        new NoChild(
+          { kind: "server_unavailable", server: this.name, reason: `${last}; ${next}`, retryAfterMs: wait },
+          `MCP server "${this.name}" is unavailable (${last}); ${next}`,
+        ),
+      );
     }
     this.restarts++;
     return this.launch().catch((error: unknown) => {
@@ -201,7 +207,12 @@ export class ServerProxy {
     // In-flight calls fail at once rather than waiting for a timeout.
     const data: BridgeErrorData = exit.expected
       ? { kind: "server_stopped", server: this.name, reason: "was stopped" }
-      : { kind: "server_crashed", server: this.name, reason: `${reason} while handling this request; it restarts on the next request`, retryAfterMs: this.retryAfterMs() };
+      : {
+          kind: "server_crashed",
+          server: this.name,
+          reason: `${reason} while handling this request; it restarts on the next request`,
+          retryAfterMs: this.retryAfterMs(),
+        };
     const message = `MCP server "${this.name}" ${data.reason}`;
     for (const [childId, pending] of this.pending) {
       this.finish(childId, pending, bridgeError(pending.id, data, message));
@@ -234,7 +245,10 @@ export class ServerProxy {
       child = await this.ensureChild();
     } catch (error) {
       const data: BridgeErrorData = error instanceof NoChild ? error.data : { kind: "server_unavailable", server: this.name, reason: errorMessage(error) };
-      session.deliver(bridgeError(request.id, data, error instanceof NoChild ? error.message : `MCP server "${this.name}" is unavailable: ${data.reason}`), request.id);
+      session.deliver(
+        bridgeError(request.id, data, error instanceof NoChild ? error.message : `MCP server "${this.name}" is unavailable: ${data.reason}`),
+        request.id,
+      );
       return;
     }
     if (request.method === "initialize") {
@@ -290,7 +304,7 @@ export class ServerProxy {
     if (response.id === undefined) return;
     const key = String(response.id);
     const request = this.serverRequests.get(key);
-    if (!request || !request.sessions.has(session.id)) return;
+    if (!request?.sessions.has(session.id)) return;
     this.serverRequests.delete(key);
     this.sendToChild({ ...response, id: request.childId } as JSONRPCMessage);
   }

@@ -68,7 +68,11 @@ export class RelayClient {
   private open(): void {
     const url = `${this.options.origin.replace(/^http/, "ws")}/machines/connect`;
     // No per-message compression: frames are small and many, and deflate costs more than it saves here.
-    const socket = new WebSocket(url, { perMessageDeflate: false, headers: { authorization: `Bearer ${this.options.credential}`, [SERVERS_HEADER]: this.options.servers().join(",") }, maxPayload: 8 * 1024 * 1024 });
+    const socket = new WebSocket(url, {
+      perMessageDeflate: false,
+      headers: { authorization: `Bearer ${this.options.credential}`, [SERVERS_HEADER]: this.options.servers().join(",") },
+      maxPayload: 8 * 1024 * 1024,
+    });
     this.socket = socket;
     socket.on("open", () => {
       this.attempt = 0;

@@ -34,11 +34,16 @@ function existingSession(ctx: HttpContext, proxy: ServerProxy, req: IncomingMess
   if (sessionId === undefined) throw new HttpError(400, RPC.invalidRequest, "Bad Request: the Mcp-Session-Id header is required (send initialize first)");
   const session = ctx.streamable.get(sessionId);
   // Another user's session is answered as if it did not exist: its id must not be usable, or probed.
-  if (!session || !proxy.sessions.has(session.id) || session.user !== requestUser(req)) throw new HttpError(404, RPC.sessionNotFound, "session not found: initialize again");
+  if (!session || !proxy.sessions.has(session.id) || session.user !== requestUser(req))
+    throw new HttpError(404, RPC.sessionNotFound, "session not found: initialize again");
   // Absent: the version negotiated at initialize holds (the spec's fallback for old clients).
   const version = header(req, "mcp-protocol-version");
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    throw new HttpError(400, RPC.invalidRequest, `Bad Request: unsupported MCP-Protocol-Version "${version}" (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`);
+    throw new HttpError(
+      400,
+      RPC.invalidRequest,
+      `Bad Request: unsupported MCP-Protocol-Version "${version}" (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+    );
   }
   return session;
 }
@@ -102,7 +107,8 @@ async function get(ctx: HttpContext, proxy: ServerProxy, req: IncomingMessage, r
   const headers = { "mcp-session-id": session.id };
   if (lastEventId === undefined) return session.openStandalone(res, headers);
   const outcome = session.resume(lastEventId, res, headers);
-  if (outcome === "invalid") throw new HttpError(400, RPC.invalidRequest, `Bad Request: Last-Event-ID "${lastEventId.slice(0, 64)}" is not an event id of this bridge`);
+  if (outcome === "invalid")
+    throw new HttpError(400, RPC.invalidRequest, `Bad Request: Last-Event-ID "${lastEventId.slice(0, 64)}" is not an event id of this bridge`);
   // 405, not an empty stream: an SDK client reconnects after a stream that ends with
   // no response in it, and would poll forever; 405 tells it there is no stream here.
   if (outcome === "nothing") {

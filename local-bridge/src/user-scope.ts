@@ -23,6 +23,7 @@ const MAX_USER_CHARS = 320;
 export function requestUser(req: IncomingMessage): string | undefined {
   const raw = req.headers[USER_HEADER];
   if (raw === undefined) return "";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a user name with control characters is refused
   if (Array.isArray(raw) || raw.length > MAX_USER_CHARS || /[\u0000-\u001f\u007f]/.test(raw)) return undefined;
   return raw;
 }
@@ -33,14 +34,22 @@ export type ServerRequestRoute<S> = { to: S[]; related?: RequestId } | { refused
  * Where a child's request goes. `capable`: sessions that declared the capability; `inFlight`:
  * every call running on the child, oldest first; `owner`: the user of a per-user child.
  */
-export function routeServerRequest<S extends Owned>(capable: readonly S[], inFlight: readonly { session: S; id: RequestId }[], owner?: string): ServerRequestRoute<S> {
+export function routeServerRequest<S extends Owned>(
+  capable: readonly S[],
+  inFlight: readonly { session: S; id: RequestId }[],
+  owner?: string,
+): ServerRequestRoute<S> {
   const users = new Set(inFlight.map((call) => call.session.user));
   // A per-user child: every session is its user's, so the request cannot leave them.
-  if (owner === undefined && users.size > 1) return { refused: 'calls of several users are running on this server: a request from it cannot be given to one of them (use "isolation": "user" in mcp.json)' };
+  if (owner === undefined && users.size > 1)
+    return {
+      refused: 'calls of several users are running on this server: a request from it cannot be given to one of them (use "isolation": "user" in mcp.json)',
+    };
   const cause = inFlight.find((call) => capable.includes(call.session));
   if (cause) return { to: [cause.session], related: cause.id };
   const [user] = users;
-  if (owner === undefined && user !== undefined && user !== "") return { refused: "the session whose call is running on this server cannot take this request, and no other user's session may" };
+  if (owner === undefined && user !== undefined && user !== "")
+    return { refused: "the session whose call is running on this server cannot take this request, and no other user's session may" };
   if (owner === undefined && user === undefined && capable.some((session) => session.user !== "")) {
     return { refused: 'no call is running on this server, so nothing says which user a request from it is for (use "isolation": "user" in mcp.json)' };
   }

@@ -50,7 +50,9 @@ export async function setNetworkEvents(inspectorPort, on, timeoutMs = 10_000) {
       else settle(resolve, true);
     });
     // 1013: a DevTools window is attached.
-    socket.once("close", (code) => settle(code === 1013 ? resolve : reject, code === 1013 ? false : new Error(`the inspector closed the connection (${code})`)));
+    socket.once("close", (code) =>
+      settle(code === 1013 ? resolve : reject, code === 1013 ? false : new Error(`the inspector closed the connection (${code})`)),
+    );
     socket.once("error", (error) => settle(reject, error));
   });
 }

@@ -58,7 +58,15 @@ export class Approvals {
    */
   async approveTool(turnId: string | null, call: ApprovalQuestion, signal: AbortSignal, fromApp = false): Promise<boolean> {
     if (!this.needsApproval(call.server, call.tool)) return true;
-    const question = { type: "approval_request", turnId, callId: call.callId, kind: "tool", server: call.server, tool: call.tool, arguments: call.arguments } as const;
+    const question = {
+      type: "approval_request",
+      turnId,
+      callId: call.callId,
+      kind: "tool",
+      server: call.server,
+      tool: call.tool,
+      arguments: call.arguments,
+    } as const;
     const answer = await this.ask(fromApp ? { ...question, fromApp } : question, DECLINED, signal);
     return answer.kind === "approval" && answer.approved;
   }
@@ -71,7 +79,11 @@ export class Approvals {
 
   async elicit(server: string, message: string, schema: Record<string, unknown>, signal: AbortSignal): Promise<ElicitResult> {
     const requestId = crypto.randomUUID();
-    const answer = await this.ask({ type: "elicitation_request", requestId, server, message, schema }, { kind: "elicitation", result: { action: "cancel" } }, signal);
+    const answer = await this.ask(
+      { type: "elicitation_request", requestId, server, message, schema },
+      { kind: "elicitation", result: { action: "cancel" } },
+      signal,
+    );
     this.deps.broadcast({ type: "elicitation_resolved", requestId });
     return answer.kind === "elicitation" ? answer.result : { action: "cancel" };
   }

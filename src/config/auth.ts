@@ -35,7 +35,7 @@ const AuthEnvSchema = z.object({
 });
 
 const SET_ONE =
-  "set AUTH_MODE to \"access\" (with ACCESS_TEAM_DOMAIN and ACCESS_AUD, behind Cloudflare Access) or \"token\" (with the secret ACCESS_TOKENS=name:token,...)";
+  'set AUTH_MODE to "access" (with ACCESS_TEAM_DOMAIN and ACCESS_AUD, behind Cloudflare Access) or "token" (with the secret ACCESS_TOKENS=name:token,...)';
 
 /** The origin of an Access team: `myteam`, `myteam.cloudflareaccess.com` or a full URL (http only for loopback, for tests). */
 export function teamOrigin(value: string): string | undefined {
@@ -52,7 +52,10 @@ export function teamOrigin(value: string): string | undefined {
 
 function parseTokens(raw: string): NamedToken[] | string {
   const tokens: NamedToken[] = [];
-  for (const pair of raw.split(/[,\n]/).map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of raw
+    .split(/[,\n]/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const colon = pair.indexOf(":");
     const name = colon > 0 ? pair.slice(0, colon).trim() : "";
     const token = colon > 0 ? pair.slice(colon + 1).trim() : "";
@@ -68,7 +71,10 @@ function parseTokens(raw: string): NamedToken[] | string {
 
 function parseOrigins(raw: string | undefined): string[] | string {
   const origins: string[] = [];
-  for (const item of (raw ?? "").split(",").map((o) => o.trim()).filter(Boolean)) {
+  for (const item of (raw ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean)) {
     try {
       const url = new URL(item);
       if (url.origin === "null" || url.origin !== item.replace(/\/$/, "")) return `ALLOWED_ORIGINS: "${item}" is not an origin (scheme://host[:port], no path)`;
@@ -92,17 +98,22 @@ export function readAuthConfig(env: Record<string, unknown>): AuthConfig {
   switch (vars.AUTH_MODE) {
     case "access": {
       const missing = [!vars.ACCESS_TEAM_DOMAIN && "ACCESS_TEAM_DOMAIN", !vars.ACCESS_AUD && "ACCESS_AUD"].filter(Boolean);
-      if (missing.length > 0) return { mode: "misconfigured", problem: `AUTH_MODE is "access" but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set` };
+      if (missing.length > 0)
+        return { mode: "misconfigured", problem: `AUTH_MODE is "access" but ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set` };
       const issuer = teamOrigin(vars.ACCESS_TEAM_DOMAIN ?? "");
       if (!issuer) return { mode: "misconfigured", problem: "ACCESS_TEAM_DOMAIN must be your team name or <team>.cloudflareaccess.com" };
-      const audience = (vars.ACCESS_AUD ?? "").split(",").map((a) => a.trim()).filter(Boolean);
+      const audience = (vars.ACCESS_AUD ?? "")
+        .split(",")
+        .map((a) => a.trim())
+        .filter(Boolean);
       return { mode: "access", issuer, jwksUrl: `${issuer}/cdn-cgi/access/certs`, audience, allowedOrigins };
     }
     case "token": {
       if (!vars.ACCESS_TOKENS) return { mode: "misconfigured", problem: 'AUTH_MODE is "token" but the secret ACCESS_TOKENS (name:token,...) is not set' };
       const tokens = parseTokens(vars.ACCESS_TOKENS);
       if (typeof tokens === "string") return { mode: "misconfigured", problem: tokens };
-      if (vars.COOKIE_SECRET !== undefined && vars.COOKIE_SECRET.length < 32) return { mode: "misconfigured", problem: "COOKIE_SECRET must be at least 32 characters" };
+      if (vars.COOKIE_SECRET !== undefined && vars.COOKIE_SECRET.length < 32)
+        return { mode: "misconfigured", problem: "COOKIE_SECRET must be at least 32 characters" };
       // Derived from the tokens unless set: rotating a token then also ends every page login.
       return { mode: "token", tokens, cookieSecret: vars.COOKIE_SECRET ?? `edgehost-cookie:${vars.ACCESS_TOKENS}`, allowedOrigins };
     }

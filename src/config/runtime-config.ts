@@ -30,13 +30,18 @@ export function runtimeConfig(env: Env): RuntimeConfig {
   let config = parsed.get(env);
   if (!config) {
     const { settings, problems } = readSettings(env);
-    const selected: ProviderSelection = createProvider(env, { retry: { initialMs: settings.LLM_RETRY_INITIAL_MS }, idleTimeoutMs: settings.LLM_IDLE_TIMEOUT_MS });
+    const selected: ProviderSelection = createProvider(env, {
+      retry: { initialMs: settings.LLM_RETRY_INITIAL_MS },
+      idleTimeoutMs: settings.LLM_IDLE_TIMEOUT_MS,
+    });
     const provider = "provider" in selected ? selected.provider : undefined;
     config = {
       settings,
       problems,
       provider,
-      modelInfo: provider ? { model: { provider: provider.name, model: provider.model } } : { model: null, notice: "missing" in selected ? selected.missing : undefined },
+      modelInfo: provider
+        ? { model: { provider: provider.name, model: provider.model } }
+        : { model: null, notice: "missing" in selected ? selected.missing : undefined },
       auth: readAuthConfig(env),
     };
     parsed.set(env, config);

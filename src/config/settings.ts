@@ -34,13 +34,21 @@ const SettingsSchema = z.object({
   // A bridge anywhere but this machine must be reached over TLS: the bearer token crosses the network.
   BRIDGE_URL: z
     .url()
-    .refine((u) => new URL(u).protocol === "https:" || (new URL(u).protocol === "http:" && LOOPBACK_HOSTS.has(new URL(u).hostname)), "must be https:// unless it is on this machine (localhost / 127.0.0.1)")
+    .refine(
+      (u) => new URL(u).protocol === "https:" || (new URL(u).protocol === "http:" && LOOPBACK_HOSTS.has(new URL(u).hostname)),
+      "must be https:// unless it is on this machine (localhost / 127.0.0.1)",
+    )
     .optional(),
   BRIDGE_TOKEN: z.string().optional(),
   /** Models an MCP server's sampling request may get by its model hints or priorities (README: Sampling), cheapest first. */
   SAMPLING_MODELS: z
     .string()
-    .transform((v) => v.split(",").map((m) => m.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((m) => m.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^[A-Za-z0-9][\w.:/@-]{0,127}$/, "a comma list of model names")).max(20))
     .default([]),
   /** A sampling request's maxTokens is lowered to this. */

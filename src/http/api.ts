@@ -52,23 +52,23 @@ api.get("/metrics", sessionQuery, async (c) => {
   return c.json(MetricsSchema.parse(await stub.metricsInfo()));
 });
 
-const toolBody = parsed("json", ToolCallRequestSchema, 'the body must be {"arguments": {...}, "approved"?: boolean, "remember"?: boolean, "sessionId"?: string}', { checkDepth: true });
-
-api.post(
-  "/tools/:name",
-  limitBody(MAX_TOOL_BODY_BYTES),
-  toolBody,
-  async (c) => {
-    const name = c.req.param("name");
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\..+$/.test(name)) return c.json(errorBody("bad_tool_name", "tool names are {server}.{tool}"), 400);
-    const body = c.req.valid("json");
-    const stub = await sessionOrConsole(c, body.sessionId);
-    if (stub instanceof Response) return stub;
-    // `approved` counts here only because every route before this one checked who is
-    // calling, that the request is same-origin, and that the session is theirs.
-    // The RPC stub's mapped type loses the union's discriminant: the shape is the same.
-    const outcome = (await stub.callTool(name, body.arguments, { approved: body.approved ?? false, remember: body.remember ?? false })) as DirectCallOutcome;
-    if (!outcome.ok) return errorResponse(c, outcome.error);
-    return c.json(ToolCallResponseSchema.parse(outcome.body));
-  },
+const toolBody = parsed(
+  "json",
+  ToolCallRequestSchema,
+  'the body must be {"arguments": {...}, "approved"?: boolean, "remember"?: boolean, "sessionId"?: string}',
+  { checkDepth: true },
 );
+
+api.post("/tools/:name", limitBody(MAX_TOOL_BODY_BYTES), toolBody, async (c) => {
+  const name = c.req.param("name");
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\..+$/.test(name)) return c.json(errorBody("bad_tool_name", "tool names are {server}.{tool}"), 400);
+  const body = c.req.valid("json");
+  const stub = await sessionOrConsole(c, body.sessionId);
+  if (stub instanceof Response) return stub;
+  // `approved` counts here only because every route before this one checked who is
+  // calling, that the request is same-origin, and that the session is theirs.
+  // The RPC stub's mapped type loses the union's discriminant: the shape is the same.
+  const outcome = (await stub.callTool(name, body.arguments, { approved: body.approved ?? false, remember: body.remember ?? false })) as DirectCallOutcome;
+  if (!outcome.ok) return errorResponse(c, outcome.error);
+  return c.json(ToolCallResponseSchema.parse(outcome.body));
+});

@@ -40,12 +40,10 @@ const STATUS_FOR: Record<string, ContentfulStatusCode> = {
 
 /** A typed error (or its public form) as an HTTP response; anything else is a bare 500. */
 export function errorResponse(c: Context, error: PublicError | unknown): Response {
-  const pub: PublicError =
-    error instanceof EdgehostError ? error.toPublic() : isPublicError(error) ? error : { code: "internal", message: "internal error" };
+  const pub: PublicError = error instanceof EdgehostError ? error.toPublic() : isPublicError(error) ? error : { code: "internal", message: "internal error" };
   return c.json(errorBody(pub.code, pub.message, { issues: pub.issues, retryAfterMs: pub.retryAfterMs }), STATUS_FOR[pub.code] ?? 500);
 }
 
 function isPublicError(value: unknown): value is PublicError {
   return typeof value === "object" && value !== null && typeof (value as PublicError).code === "string" && typeof (value as PublicError).message === "string";
 }
-

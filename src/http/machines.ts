@@ -28,7 +28,15 @@ export const machineBridgeRoutes = new Hono<AppEnv>();
 // Still no cross-site POSTs and JSON bodies only; a bridge sends no Origin.
 machineBridgeRoutes.use("/api/*", sameOrigin());
 
-const CODE = z.string().max(16).transform((code, ctx) => normalCode(code) ?? (ctx.addIssue({ code: "custom", message: "not a pairing code (8 letters and digits, e.g. K7QM-2XPD)" }), z.NEVER));
+const CODE = z
+  .string()
+  .max(16)
+  .transform((code, ctx) => {
+    const normal = normalCode(code);
+    if (normal) return normal;
+    ctx.addIssue({ code: "custom", message: "not a pairing code (8 letters and digits, e.g. K7QM-2XPD)" });
+    return z.NEVER;
+  });
 const PairSchema = z.object({ name: z.string().max(64).optional() });
 const PollSchema = z.object({ code: CODE, pollToken: z.string().min(20).max(100) });
 const ApproveSchema = z.object({ code: CODE });
@@ -38,7 +46,14 @@ function pairing(env: Env, code: string): DurableObjectStub<PairingCode> {
   return namespace.get(namespace.idFromName(code));
 }
 
-const unknownCode = (c: Context) => c.json(errorBody("pairing_unknown", "no pairing with that code is waiting (it expired after 10 minutes, was used, or was mistyped): run `mcp-local-bridge connect` again"), 404);
+const unknownCode = (c: Context) =>
+  c.json(
+    errorBody(
+      "pairing_unknown",
+      "no pairing with that code is waiting (it expired after 10 minutes, was used, or was mistyped): run `mcp-local-bridge connect` again",
+    ),
+    404,
+  );
 
 machineBridgeRoutes.post("/api/machines/pair", parsed("json", PairSchema, "the request body is invalid"), async (c) => {
   const name = machineName(c.req.valid("json").name);
@@ -61,7 +76,8 @@ machineBridgeRoutes.post("/api/machines/pair/poll", parsed("json", PollSchema, "
 
 machineBridgeRoutes.get("/machines/connect", async (c) => {
   const credential = parseCredential(/^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1]);
-  if (!credential) return c.json(errorBody("bad_device_credential", "connect with Authorization: Bearer <device credential> (pair with `mcp-local-bridge connect URL`)"), 401);
+  if (!credential)
+    return c.json(errorBody("bad_device_credential", "connect with Authorization: Bearer <device credential> (pair with `mcp-local-bridge connect URL`)"), 401);
   const url = new URL("https://account/machines/connect");
   url.searchParams.set("user", credential.userId);
   // The account checks the credential's secret against the digest it stored; a forged user part finds none.

@@ -8,8 +8,6 @@ import { isLoopback, type AppEnv } from "../identity/identify";
 import { serverUrlRefusal } from "../servers/url-policy";
 import { deploymentNames, deploymentNamesFor } from "../servers/lookup";
 import { errorBody } from "../shared/error-body";
-import { errorMessage } from "../shared/logger";
-import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { revokeTokens } from "../mcp/oauth/revoke";
 import { takeOAuthRecord } from "../users/oauth-storage";
@@ -29,13 +27,17 @@ function refusal(c: Context<AppEnv>, url: string): Response | undefined {
 
 const serverBody = parsed("json", UserServerInputSchema, "the server entry is invalid");
 
-
 async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean): Promise<Response> {
   const account = userAccount(c.env, c.var.identity.id);
   const previous = create ? undefined : await account.getServer(input.name);
   if (!create && !previous) return c.json(errorBody("not_found", `you have no server "${input.name}"`), 404);
   if (create && deploymentNames(c.env).some((n) => n.toLowerCase() === input.name.toLowerCase())) {
-    return c.json(errorBody("duplicate_name", `"${input.name}" is a server of this deployment (mcp.json)`, { issues: [{ path: "name", message: "taken by a server in mcp.json" }] }), 409);
+    return c.json(
+      errorBody("duplicate_name", `"${input.name}" is a server of this deployment (mcp.json)`, {
+        issues: [{ path: "name", message: "taken by a server in mcp.json" }],
+      }),
+      409,
+    );
   }
   const validated = validateUserServer(input, previous);
   if (!validated.ok) return c.json(errorBody("bad_request", "the server entry is invalid", { issues: validated.issues }), 400);
@@ -44,14 +46,26 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
   const { settings } = runtimeConfig(c.env);
   const spend = await account.admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
   if (!spend.ok) return c.json(errorBody(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {}), 429);
-  const test = validated.server.disabled ? undefined : await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, settings.MCP_CONNECT_TIMEOUT_MS);
+  const test = validated.server.disabled
+    ? undefined
+    : await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, settings.MCP_CONNECT_TIMEOUT_MS);
   if (test && !test.ok && test.code === "unreachable") {
-    return c.json(errorBody("server_unreachable", `could not connect to the server: ${test.error}`, { issues: [{ path: "url", message: `could not connect: ${test.error}` }] }), 400);
+    return c.json(
+      errorBody("server_unreachable", `could not connect to the server: ${test.error}`, {
+        issues: [{ path: "url", message: `could not connect: ${test.error}` }],
+      }),
+      400,
+    );
   }
   const stored = await account.putServer(validated.server, create);
   if (!stored.ok) {
     const status = stored.code === "duplicate_name" ? 409 : 404;
-    return c.json(errorBody(stored.code, stored.code === "duplicate_name" ? `you already have a server "${input.name}"` : `you have no server "${input.name}"`, { issues: [{ path: "name", message: stored.code === "duplicate_name" ? "already used" : "not found" }] }), status);
+    return c.json(
+      errorBody(stored.code, stored.code === "duplicate_name" ? `you already have a server "${input.name}"` : `you have no server "${input.name}"`, {
+        issues: [{ path: "name", message: stored.code === "duplicate_name" ? "already used" : "not found" }],
+      }),
+      status,
+    );
   }
   return c.json({ server: maskedServer(validated.server), test }, create ? 201 : 200);
 }
@@ -68,7 +82,11 @@ myServers.post("/", serverBody, (c) => save(c, c.req.valid("json"), true));
 
 myServers.put("/:name", serverBody, (c) => {
   const input = c.req.valid("json");
-  if (input.name !== c.req.param("name")) return c.json(errorBody("bad_request", "the name cannot change; remove the server and add it again", { issues: [{ path: "name", message: "must match the URL" }] }), 400);
+  if (input.name !== c.req.param("name"))
+    return c.json(
+      errorBody("bad_request", "the name cannot change; remove the server and add it again", { issues: [{ path: "name", message: "must match the URL" }] }),
+      400,
+    );
   return save(c, input, false);
 });
 

@@ -61,7 +61,10 @@ const noServer = (name: string) => errorBody("not_found", `no remote MCP server 
 
 function randomState(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 oauth.post("/sign-in", body(SignInSchema), async (c) => {
@@ -82,7 +85,13 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
   // A server that challenges again after every sign-in (it asks for a scope it never grants) is not sent to its AS forever.
   const recent = recentSignIns(own);
   if (recent.length >= MAX_SIGN_INS) {
-    return c.json(errorBody("oauth_retry_limit", `"${name}" asked for sign-in again after ${recent.length} sign-ins in the last ${SIGN_IN_WINDOW_MS / 60_000} minutes${own?.challenge?.scope ? ` (it wants: ${own.challenge.scope})` : ""}: its authorization server may not grant what it asks for. Try again later, or ask its operator.`), 409);
+    return c.json(
+      errorBody(
+        "oauth_retry_limit",
+        `"${name}" asked for sign-in again after ${recent.length} sign-ins in the last ${SIGN_IN_WINDOW_MS / 60_000} minutes${own?.challenge?.scope ? ` (it wants: ${own.challenge.scope})` : ""}: its authorization server may not grant what it asks for. Try again later, or ask its operator.`,
+      ),
+      409,
+    );
   }
   if (own?.tokens && !own.challenge && !isStrictScopeSuperset(own.scope, own.tokens.scope)) {
     if ((await owned.reconnectServer(name)) === "ready") return c.json({ signedIn: true, needed: false });
@@ -122,7 +131,10 @@ oauth.post("/callback", body(CallbackSchema), async (c) => {
   const account = userAccount(c.env, c.var.identity.id);
   const pending = await account.oauthTakeSignIn(state);
   if (!pending?.verifier) {
-    return c.json(errorBody("oauth_state_invalid", "this sign-in is unknown, expired or already used, or was started by someone else: start it again from the page"), 400);
+    return c.json(
+      errorBody("oauth_state_invalid", "this sign-in is unknown, expired or already used, or was started by someone else: start it again from the page"),
+      400,
+    );
   }
   const server = await findServer(c, pending.server);
   if (!server) return c.json(noServer(pending.server), 404);

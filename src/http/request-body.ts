@@ -22,7 +22,12 @@ export const limitBody = (maxSize: number) =>
  * The JSON body (or the query) parsed by `schema`; a failure is answered 400 with
  * `message` (made from the issues when it is a function) and the issues.
  */
-export function parsed<T extends z.ZodType>(target: "json" | "query", schema: T, message: string | ((issues: Issue[]) => string), options: { checkDepth?: boolean } = {}) {
+export function parsed<T extends z.ZodType>(
+  target: "json" | "query",
+  schema: T,
+  message: string | ((issues: Issue[]) => string),
+  options: { checkDepth?: boolean } = {},
+) {
   return validator(target, (value, c) => {
     if (options.checkDepth && tooDeep(value)) return c.json(errorBody("bad_request", `the body nests deeper than ${MAX_JSON_DEPTH} levels`), 400);
     const result = schema.safeParse(value);

@@ -33,6 +33,8 @@ export const ToolCallRequestSchema = z.object({
   approved: z.boolean().optional(),
   /** With `approved`: stop asking for this tool in that session. */
   remember: z.boolean().optional(),
-  sessionId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+  sessionId: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional(),
 });
-

@@ -23,20 +23,18 @@ for (const kind of ["resources", "resource-templates", "prompts"] satisfies Cata
   });
 }
 
-const completeBody = parsed("json", CompleteInputSchema, ([first]) =>
-  `${first ? `${first.path || "body"}: ${first.message}; ` : ""}the body must be {"server", "ref": {"type": "ref/prompt", "name"} | {"type": "ref/resource", "uri"}, "argument": {"name", "value"}, "context"?}`,
+const completeBody = parsed(
+  "json",
+  CompleteInputSchema,
+  ([first]) =>
+    `${first ? `${first.path || "body"}: ${first.message}; ` : ""}the body must be {"server", "ref": {"type": "ref/prompt", "name"} | {"type": "ref/resource", "uri"}, "argument": {"name", "value"}, "context"?}`,
 );
 
-sessionCatalog.post(
-  "/:id/complete",
-  limitBody(MAX_COMPLETE_BODY_BYTES),
-  completeBody,
-  async (c) => {
-    const owned = await ownedSession(c, c.req.param("id"), { claim: false });
-    if (owned instanceof Response) return owned;
-    // The RPC stub's mapped type loses the union's discriminant: the shape is the same.
-    const outcome = (await owned.complete(c.req.valid("json"))) as CatalogOutcome<Completion>;
-    if (!outcome.ok) return errorResponse(c, outcome.error);
-    return c.json({ completion: CompletionSchema.parse(outcome.body) });
-  },
-);
+sessionCatalog.post("/:id/complete", limitBody(MAX_COMPLETE_BODY_BYTES), completeBody, async (c) => {
+  const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+  if (owned instanceof Response) return owned;
+  // The RPC stub's mapped type loses the union's discriminant: the shape is the same.
+  const outcome = (await owned.complete(c.req.valid("json"))) as CatalogOutcome<Completion>;
+  if (!outcome.ok) return errorResponse(c, outcome.error);
+  return c.json({ completion: CompletionSchema.parse(outcome.body) });
+});

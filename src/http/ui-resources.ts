@@ -57,18 +57,13 @@ uiResources.get("/:id/ui-resource", resourceQuery, async (c) => {
 
 const callBody = parsed("json", AppToolCallSchema, 'the body must be {"server": NAME, "tool": NAME, "arguments"?: {...}}', { checkDepth: true });
 
-uiResources.post(
-  "/:id/app-tool-call",
-  limitBody(MAX_TOOL_BODY_BYTES),
-  callBody,
-  async (c) => {
-    const owned = await ownedSession(c, c.req.param("id"), { claim: false });
-    if (owned instanceof Response) return owned;
-    const outcome = (await owned.appToolCall(c.req.valid("json"))) as AppToolCallOutcome;
-    if (!outcome.ok) return errorResponse(c, outcome.error);
-    return c.json({ result: outcome.result });
-  },
-);
+uiResources.post("/:id/app-tool-call", limitBody(MAX_TOOL_BODY_BYTES), callBody, async (c) => {
+  const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+  if (owned instanceof Response) return owned;
+  const outcome = (await owned.appToolCall(c.req.valid("json"))) as AppToolCallOutcome;
+  if (!outcome.ok) return errorResponse(c, outcome.error);
+  return c.json({ result: outcome.result });
+});
 
 uiResources.delete("/:id/app-tool-call/:callId", async (c) => {
   const callId = CallId.safeParse(c.req.param("callId"));

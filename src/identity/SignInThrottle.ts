@@ -10,8 +10,7 @@ import { takeToken, type Bucket, type BucketLimits } from "../users/token-bucket
 
 export type ThrottleVerdict =
   /** `watchUntil`: until then a success from this address must still ask (the bucket is not full). */
-  | { blocked: false; watchUntil: number }
-  | { blocked: true; retryAfterMs: number; watchUntil: number };
+  { blocked: false; watchUntil: number } | { blocked: true; retryAfterMs: number; watchUntil: number };
 
 const BUCKET_KEY = "failures";
 const BucketSchema = z.object({ tokens: z.number(), at: z.number() });

@@ -28,9 +28,7 @@ export class AccessVerifier {
   /** JWKS downloads so far (tests assert the once-a-minute bound with it). */
   fetches = 0;
 
-  constructor(
-    private readonly options: { jwksUrl: string; issuer: string; audience: string[]; fetch?: typeof fetch; now?: () => number },
-  ) {}
+  constructor(private readonly options: { jwksUrl: string; issuer: string; audience: string[]; fetch?: typeof fetch; now?: () => number }) {}
 
   async verify(token: string): Promise<AccessClaims> {
     let kid: unknown;
@@ -54,7 +52,8 @@ export class AccessVerifier {
     if (typeof payload.exp !== "number") throw new AccessTokenError("the Access token has no expiry");
     const email = typeof payload.email === "string" && payload.email ? payload.email : undefined;
     // Service tokens carry no email: their `common_name` (the client id) names them.
-    const subject = email ?? (typeof payload.sub === "string" && payload.sub ? payload.sub : typeof payload.common_name === "string" ? payload.common_name : "");
+    const subject =
+      email ?? (typeof payload.sub === "string" && payload.sub ? payload.sub : typeof payload.common_name === "string" ? payload.common_name : "");
     if (!subject) throw new AccessTokenError("the Access token names nobody");
     return { subject, email };
   }
@@ -62,7 +61,7 @@ export class AccessVerifier {
   private async keysFor(kid: string | undefined): Promise<HonoJsonWebKey[]> {
     const now = (this.options.now ?? Date.now)();
     const current = this.keySet;
-    const known = current !== undefined && current.keys.some((k) => k.kid === kid);
+    const known = current?.keys.some((k) => k.kid === kid);
     const stale = current === undefined || now - current.fetchedAt > MAX_KEY_AGE_MS;
     const mayRefetch = current === undefined || now - current.fetchedAt >= REFETCH_UNKNOWN_KID_MS;
     if (current && !stale && (known || !mayRefetch)) return current.keys;

@@ -25,7 +25,13 @@ export function sameOrigin(): MiddlewareHandler<AppEnv> {
     const own = new URL(c.req.url).origin;
     const listed = origin !== undefined && (origin === own || allowed.includes(origin));
     if (origin !== undefined && !listed) {
-      return c.json(errorBody("forbidden_origin", `requests from ${origin === "null" ? "an opaque origin" : "another origin"} are refused; add it to ALLOWED_ORIGINS to allow it`), 403);
+      return c.json(
+        errorBody(
+          "forbidden_origin",
+          `requests from ${origin === "null" ? "an opaque origin" : "another origin"} are refused; add it to ALLOWED_ORIGINS to allow it`,
+        ),
+        403,
+      );
     }
     if (c.req.header("sec-fetch-site") === "cross-site" && !listed) {
       return c.json(errorBody("forbidden_origin", "cross-site requests are refused"), 403);

@@ -59,7 +59,9 @@ export interface Login {
 /** A new login of `name`: a random id the account lists until it ends or expires. */
 export function newLogin(name: string, now = Date.now()): Login {
   const bytes = crypto.getRandomValues(new Uint8Array(18));
-  const loginId = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+  const loginId = btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_");
   return { name, loginId, expiresAt: (Math.floor(now / 1000) + COOKIE_MAX_AGE_S) * 1000 };
 }
 
@@ -77,7 +79,16 @@ export async function setLoginCookie(c: Context, secret: string, login: Login): 
 const CookieValueSchema = z
   .string()
   .transform((v) => v.split("|"))
-  .pipe(z.tuple([z.string().min(1), z.string().regex(/^\d{1,12}$/).transform(Number), LoginIdSchema]));
+  .pipe(
+    z.tuple([
+      z.string().min(1),
+      z
+        .string()
+        .regex(/^\d{1,12}$/)
+        .transform(Number),
+      LoginIdSchema,
+    ]),
+  );
 
 /**
  * The login a valid, unexpired cookie names, when its name still has a token. Whether

@@ -63,7 +63,8 @@ function convert(node: unknown, walk: Walk): JsonSchema {
     const ref = node.$ref;
     const target = walk.refs.filter((r) => r === ref).length < MAX_SAME_REF ? resolveRef(walk.root, ref) : undefined;
     // Unresolvable (remote) or too deeply recursive: allow any value, and say what it was.
-    const resolved = target === undefined ? { description: `Same structure as ${ref.replace(/^#\/(\$defs|definitions)\//, "")}.` } : deeper(target, [...walk.refs, ref]);
+    const resolved =
+      target === undefined ? { description: `Same structure as ${ref.replace(/^#\/(\$defs|definitions)\//, "")}.` } : deeper(target, [...walk.refs, ref]);
     const { $ref: _ref, ...siblings } = node;
     return Object.keys(siblings).length === 0 ? resolved : mergeInto(resolved, deeper(siblings));
   }
@@ -114,8 +115,16 @@ function convert(node: unknown, walk: Walk): JsonSchema {
 
   // anyOf/oneOf (oneOf's exclusivity cannot be expressed): null members become nullable.
   const union = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
-  if (union) applyUnion(out, union.map((member) => deeper(member)));
-  if (types.length > 1) applyUnion(out, types.map((type) => branchFor(type, out)));
+  if (union)
+    applyUnion(
+      out,
+      union.map((member) => deeper(member)),
+    );
+  if (types.length > 1)
+    applyUnion(
+      out,
+      types.map((type) => branchFor(type, out)),
+    );
 
   if (out.type === undefined && out.anyOf === undefined) {
     if (out.properties !== undefined) out.type = "object";
@@ -199,7 +208,9 @@ function applyUnion(out: JsonSchema, members: JsonSchema[]): void {
 
 /** `anyOf` of string consts/enums (how zod and pydantic write enums) → one enum, which models follow better. */
 function collapseEnums(members: JsonSchema[]): JsonSchema | undefined {
-  const only = members.every((m) => m.type === "string" && Array.isArray(m.enum) && Object.keys(m).every((k) => k === "type" || k === "enum" || k === "description" || k === "title"));
+  const only = members.every(
+    (m) => m.type === "string" && Array.isArray(m.enum) && Object.keys(m).every((k) => k === "type" || k === "enum" || k === "description" || k === "title"),
+  );
   if (!only) return undefined;
   return { type: "string", enum: [...new Set(members.flatMap((m) => m.enum as unknown[]))] };
 }
@@ -222,7 +233,8 @@ function mergeInto(target: JsonSchema, source: JsonSchema): JsonSchema {
   for (const [key, value] of Object.entries(source)) {
     if (key === "properties" && isRecord(value)) target.properties = { ...(isRecord(target.properties) ? target.properties : {}), ...value };
     else if (key === "required" && Array.isArray(value)) target.required = [...new Set([...(Array.isArray(target.required) ? target.required : []), ...value])];
-    else if (key === "description" && typeof value === "string" && typeof target.description === "string" && target.description !== value) appendDescription(target, value);
+    else if (key === "description" && typeof value === "string" && typeof target.description === "string" && target.description !== value)
+      appendDescription(target, value);
     else if (target[key] === undefined) target[key] = value;
   }
   return target;

@@ -187,7 +187,10 @@ export function toContents(messages: ChatMessage[]): Content[] {
       // documents multimodal function responses for Gemini 3 models only (and for images
       // and documents, not audio), while the default here is gemini-2.5-flash. Inline data
       // in a user content works with every Gemini model, audio included.
-      const media = mediaGroups(message.results.map((r) => ({ ...r, id: callData(calls.get(r.id)).functionCallId ?? r.id })), toInlineData).flatMap((group): Part[] => [{ text: group.text }, ...group.parts]);
+      const media = mediaGroups(
+        message.results.map((r) => ({ ...r, id: callData(calls.get(r.id)).functionCallId ?? r.id })),
+        toInlineData,
+      ).flatMap((group): Part[] => [{ text: group.text }, ...group.parts]);
       if (media.length > 0) contents.push({ role: "user", parts: media });
     }
   }
@@ -196,7 +199,19 @@ export function toContents(messages: ChatMessage[]): Content[] {
 
 // What Gemini takes as inline data (ai.google.dev, image and audio understanding), with
 // the other names servers use for the same types mapped onto these (canonicalMimeType).
-const GEMINI_MEDIA = new Set(["image/png", "image/jpeg", "image/webp", "image/heic", "image/heif", "audio/wav", "audio/mp3", "audio/aiff", "audio/aac", "audio/ogg", "audio/flac"]);
+const GEMINI_MEDIA = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/webp",
+  "image/heic",
+  "image/heif",
+  "audio/wav",
+  "audio/mp3",
+  "audio/aiff",
+  "audio/aac",
+  "audio/ogg",
+  "audio/flac",
+]);
 
 /** A type Gemini does not take would fail the whole request: it is named in the text instead. */
 function toInlineData(media: MediaPart): Converted<Part> {

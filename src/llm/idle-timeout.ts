@@ -35,7 +35,11 @@ export function withIdleTimeout(provider: LlmProvider, idleMs: number): LlmProvi
       }
     } catch (error) {
       if (idle && !request.signal?.aborted) {
-        throw new LlmIdleError(`The model sent nothing for ${Math.round(idleMs / 1000)} s, so the turn was stopped. Try again, or check the model endpoint.`, undefined, false);
+        throw new LlmIdleError(
+          `The model sent nothing for ${Math.round(idleMs / 1000)} s, so the turn was stopped. Try again, or check the model endpoint.`,
+          undefined,
+          false,
+        );
       }
       throw error;
     } finally {

@@ -75,7 +75,12 @@ export function canonicalMimeType(mimeType: string): string {
  * A user message's text and parts in a provider's shape: text parts as text, media
  * converted, a medium the provider cannot take named in a text part instead.
  */
-export function userParts<P>(text: string, parts: readonly UserPart[] | undefined, toText: (text: string) => P, convert: (media: MediaPart) => Converted<P>): P[] {
+export function userParts<P>(
+  text: string,
+  parts: readonly UserPart[] | undefined,
+  toText: (text: string) => P,
+  convert: (media: MediaPart) => Converted<P>,
+): P[] {
   const out: P[] = text ? [toText(text)] : [];
   for (const part of parts ?? []) {
     if (part.type === "text") {

@@ -198,8 +198,7 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenA
       // A plain string when there is nothing attached (every endpoint takes that); content parts otherwise.
       if (!message.parts?.length) out.push({ role: "user", content: message.text });
       else out.push({ role: "user", content: userParts<OpenAiContentPart>(message.text, message.parts, (text) => ({ type: "text", text }), toContentPart) });
-    }
-    else if (message.role === "assistant") {
+    } else if (message.role === "assistant") {
       const calls = message.toolCalls ?? [];
       for (const call of calls) modelIds.set(call.id, modelCallId(call));
       out.push({
@@ -211,19 +210,30 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenA
                 id: modelCallId(call),
                 type: "function" as const,
                 // What the model wrote, even if it was broken: it reads its own mistake next to our error.
-                function: { name: call.name, arguments: typeof call.providerData?.rawArguments === "string" ? call.providerData.rawArguments : JSON.stringify(call.arguments) },
+                function: {
+                  name: call.name,
+                  arguments: typeof call.providerData?.rawArguments === "string" ? call.providerData.rawArguments : JSON.stringify(call.arguments),
+                },
               })),
             }
           : {}),
       });
     } else {
       for (const result of message.results) {
-        const content = result.error !== undefined ? JSON.stringify({ error: result.error }) : typeof result.result === "string" ? result.result : JSON.stringify(result.result ?? null);
+        const content =
+          result.error !== undefined
+            ? JSON.stringify({ error: result.error })
+            : typeof result.result === "string"
+              ? result.result
+              : JSON.stringify(result.result ?? null);
         out.push({ role: "tool", tool_call_id: modelIds.get(result.id) ?? result.id, content });
       }
       // Tool messages carry text only, and nothing may come between an assistant's calls and
       // their tool messages: the media of all results follow in one user message.
-      const media = mediaGroups(message.results.map((r) => ({ ...r, id: modelIds.get(r.id) ?? r.id })), toContentPart).flatMap((group): OpenAiContentPart[] => [{ type: "text", text: group.text }, ...group.parts]);
+      const media = mediaGroups(
+        message.results.map((r) => ({ ...r, id: modelIds.get(r.id) ?? r.id })),
+        toContentPart,
+      ).flatMap((group): OpenAiContentPart[] => [{ type: "text", text: group.text }, ...group.parts]);
       if (media.length > 0) out.push({ role: "user", content: media });
     }
   }
@@ -256,6 +266,8 @@ async function httpError(response: Response): Promise<LlmError> {
   } catch {
     // Not JSON (an HTML error page, plain text): the clipped text is the detail.
   }
-  const retryAfterMs = parseRetryAfter(response.headers.get("retry-after-ms") ? String(Number(response.headers.get("retry-after-ms")) / 1000) : response.headers.get("retry-after"));
+  const retryAfterMs = parseRetryAfter(
+    response.headers.get("retry-after-ms") ? String(Number(response.headers.get("retry-after-ms")) / 1000) : response.headers.get("retry-after"),
+  );
   return new LlmError(`OpenAI-compatible API error ${response.status}: ${detail}`, response.status, isRetryableStatus(response.status), retryAfterMs);
 }

@@ -117,7 +117,13 @@ export class PromptedProvider implements LlmProvider {
   }
 }
 
-function readBlock(segment: Extract<Segment, { kind: "block" }>, n: number, known: Map<string, ToolDeclaration>, calls: { name: string; arguments: Record<string, unknown> }[], errors: string[]): void {
+function readBlock(
+  segment: Extract<Segment, { kind: "block" }>,
+  n: number,
+  known: Map<string, ToolDeclaration>,
+  calls: { name: string; arguments: Record<string, unknown> }[],
+  errors: string[],
+): void {
   // A missing closing fence is forgiven when the JSON itself is complete.
   const body = segment.body.trim();
   let json: unknown;
@@ -177,7 +183,9 @@ export function toPlainMessages(messages: ChatMessage[]): ChatMessage[] {
       return { role: "assistant", text: [message.text, ...blocks].filter(Boolean).join("\n\n") };
     }
     // Media are described, never sent: the wrapped model is asked for text only.
-    const lines = message.results.map((r) => `Result of ${r.name} (${r.id}): ${r.error !== undefined ? `error: ${r.error}` : JSON.stringify(r.result ?? null)}${describeMediaAsText(r)}`);
+    const lines = message.results.map(
+      (r) => `Result of ${r.name} (${r.id}): ${r.error !== undefined ? `error: ${r.error}` : JSON.stringify(r.result ?? null)}${describeMediaAsText(r)}`,
+    );
     return { role: "user", text: lines.join("\n\n") };
   });
 }

@@ -66,17 +66,29 @@ export function createProvider(env: Record<string, unknown>, options: SelectOpti
         missing: `No model is configured: set GEMINI_API_KEY ${where("GEMINI_API_KEY", true)}; or use any OpenAI-compatible endpoint with LLM_PROVIDER=openai, OPENAI_BASE_URL and OPENAI_MODEL. Meanwhile the Tool console calls tools without a model.`,
       };
     }
-    base = new GeminiProvider({ apiKey: config.GEMINI_API_KEY, model: config.GEMINI_MODEL ?? DEFAULT_GEMINI_MODEL, baseUrl: config.GEMINI_BASE_URL, fetch: options.fetch });
+    base = new GeminiProvider({
+      apiKey: config.GEMINI_API_KEY,
+      model: config.GEMINI_MODEL ?? DEFAULT_GEMINI_MODEL,
+      baseUrl: config.GEMINI_BASE_URL,
+      fetch: options.fetch,
+    });
   } else {
     if (!config.OPENAI_MODEL) {
-      return { missing: `No model is configured: LLM_PROVIDER is "openai" but OPENAI_MODEL is not set; set it to the model name your endpoint serves ${where("OPENAI_MODEL", false)}.` };
+      return {
+        missing: `No model is configured: LLM_PROVIDER is "openai" but OPENAI_MODEL is not set; set it to the model name your endpoint serves ${where("OPENAI_MODEL", false)}.`,
+      };
     }
     if (!config.OPENAI_BASE_URL && !config.OPENAI_API_KEY) {
       return {
         missing: `No model is configured: set OPENAI_API_KEY ${where("OPENAI_API_KEY", true)}, or set OPENAI_BASE_URL to a local endpoint that needs no key (e.g. http://localhost:11434/v1 for Ollama).`,
       };
     }
-    base = new OpenAiProvider({ baseUrl: config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL, model: config.OPENAI_MODEL, apiKey: config.OPENAI_API_KEY, fetch: options.fetch });
+    base = new OpenAiProvider({
+      baseUrl: config.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL,
+      model: config.OPENAI_MODEL,
+      apiKey: config.OPENAI_API_KEY,
+      fetch: options.fetch,
+    });
   }
   const watched = options.idleTimeoutMs ? withIdleTimeout(base, options.idleTimeoutMs) : base;
   const retried = withRetries(watched, options.retry);

@@ -12,7 +12,10 @@ export const CODE_PATTERN = /^[2-9A-HJKMNP-Z]{4}-?[2-9A-HJKMNP-Z]{4}$/;
 const encoder = new TextEncoder();
 
 function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 function fromBase64url(text: string): string | undefined {
@@ -82,6 +85,9 @@ export function parseCredential(text: string | undefined): DeviceCredential | un
 
 /** A name the machine may go by: what the bridge asked for, cleaned, or "machine". */
 export function machineName(asked: string | undefined): string {
-  const cleaned = (asked ?? "").replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^[-_]+/, "").slice(0, 32);
+  const cleaned = (asked ?? "")
+    .replace(/[^A-Za-z0-9_-]+/g, "-")
+    .replace(/^[-_]+/, "")
+    .slice(0, 32);
   return MACHINE_NAME.test(cleaned) ? cleaned : "machine";
 }

@@ -4,7 +4,13 @@
 import { z } from "zod";
 import { sameDigest } from "./credentials";
 
-export const MachineSchema = z.object({ id: z.string(), name: z.string(), servers: z.array(z.string()), pairedAt: z.number(), lastSeen: z.number().nullable() });
+export const MachineSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  servers: z.array(z.string()),
+  pairedAt: z.number(),
+  lastSeen: z.number().nullable(),
+});
 export type Machine = z.infer<typeof MachineSchema>;
 
 /** A machine as sessions and the page see it. */
@@ -23,7 +29,9 @@ export const MAX_MACHINES_PER_USER = 20;
 
 export class MachineStore {
   constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS machines (id TEXT PRIMARY KEY, name TEXT NOT NULL, secret_hash TEXT NOT NULL, servers TEXT NOT NULL DEFAULT '[]', paired_at INTEGER NOT NULL, last_seen INTEGER)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS machines (id TEXT PRIMARY KEY, name TEXT NOT NULL, secret_hash TEXT NOT NULL, servers TEXT NOT NULL DEFAULT '[]', paired_at INTEGER NOT NULL, last_seen INTEGER)`,
+    );
   }
 
   list(): Machine[] {

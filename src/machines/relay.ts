@@ -5,7 +5,17 @@
 // session's HTTP request to one of the machine's servers arrives here as a fetch, goes to
 // the bridge as a `req` frame, and its answer streams back as the fetch's response body.
 // A request in flight keeps the object awake; nothing else needs to live in memory.
-import { MAX_IN_FLIGHT, parseServersHeader, PING, PONG, SERVERS_HEADER, ToWorkerSchema, TUNNELLED_REQUEST_HEADERS, TUNNELLED_RESPONSE_HEADERS, type ToBridge } from "../shared/machine-frames";
+import {
+  MAX_IN_FLIGHT,
+  parseServersHeader,
+  PING,
+  PONG,
+  SERVERS_HEADER,
+  ToWorkerSchema,
+  TUNNELLED_REQUEST_HEADERS,
+  TUNNELLED_RESPONSE_HEADERS,
+  type ToBridge,
+} from "../shared/machine-frames";
 import { errorBody } from "../shared/error-body";
 import { parseCredential, sha256 } from "./credentials";
 import type { MachineStore, MachineView } from "./machine-store";
@@ -107,7 +117,10 @@ export class MachineRelay {
     if (!pending || pending.machineId !== machineId) return;
     if (frame.t === "full") {
       this.pending.delete(frame.id);
-      if (!pending.answered) pending.resolve(new Response(frame.status === 204 || frame.status === 202 ? null : frame.body, { status: frame.status, headers: answerHeaders(frame.headers) }));
+      if (!pending.answered)
+        pending.resolve(
+          new Response(frame.status === 204 || frame.status === 202 ? null : frame.body, { status: frame.status, headers: answerHeaders(frame.headers) }),
+        );
       return;
     }
     if (frame.t === "head") {
@@ -159,7 +172,8 @@ export class MachineRelay {
     if (!machine) return json(404, "machine_unknown", "this machine is not paired (it was removed)");
     const socket = this.socketOf(machineId);
     if (!socket) return json(503, "machine_offline", `machine "${machine.name}" is offline: start \`mcp-local-bridge connect\` on it`);
-    if ([...this.pending.values()].filter((p) => p.machineId === machineId).length >= MAX_IN_FLIGHT) return json(503, "machine_busy", `machine "${machine.name}" has too many requests in flight`);
+    if ([...this.pending.values()].filter((p) => p.machineId === machineId).length >= MAX_IN_FLIGHT)
+      return json(503, "machine_busy", `machine "${machine.name}" has too many requests in flight`);
     const method = request.method;
     if (method !== "GET" && method !== "POST" && method !== "DELETE") return json(405, "method_not_allowed", `${method} is not relayed`);
     const body = method === "POST" ? await request.text() : undefined;

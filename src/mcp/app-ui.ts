@@ -28,7 +28,16 @@ export function toolUiResourceUri(meta: unknown): string | undefined {
 }
 
 const VisibilitySchema = z.object({
-  ui: z.object({ visibility: z.array(z.enum(["model", "app"])).max(2).optional() }).loose().optional().catch(undefined),
+  ui: z
+    .object({
+      visibility: z
+        .array(z.enum(["model", "app"]))
+        .max(2)
+        .optional(),
+    })
+    .loose()
+    .optional()
+    .catch(undefined),
 });
 export type ToolUiVisibility = ("model" | "app")[];
 
@@ -49,9 +58,16 @@ export function visibleTo(visibility: ToolUiVisibility | undefined, who: "model"
 // A CSP source as a resource may declare it: a scheme and host (wildcard subdomain
 // allowed), an optional port and path. Nothing that could end the directive (`;`,
 // `,`, whitespace) or name a keyword (quotes): such entries are dropped, not escaped.
-const CspSource = z.string().max(512).regex(/^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9.-]+(:(\d{1,5}|\*))?(\/[A-Za-z0-9._~%/-]*)?$/);
+const CspSource = z
+  .string()
+  .max(512)
+  .regex(/^(https?|wss?):\/\/(\*\.)?[A-Za-z0-9.-]+(:(\d{1,5}|\*))?(\/[A-Za-z0-9._~%/-]*)?$/);
 
-const domains = z.array(z.unknown()).max(32).catch([]).transform((list) => list.flatMap((d) => (CspSource.safeParse(d).success ? [d as string] : [])));
+const domains = z
+  .array(z.unknown())
+  .max(32)
+  .catch([])
+  .transform((list) => list.flatMap((d) => (CspSource.safeParse(d).success ? [d as string] : [])));
 
 export const AppCspSchema = z.object({
   connectDomains: domains.optional(),
@@ -62,7 +78,11 @@ export const AppCspSchema = z.object({
 export type AppCsp = z.infer<typeof AppCspSchema>;
 
 const ResourceUiMetaSchema = z.object({
-  ui: z.object({ csp: AppCspSchema.optional().catch(undefined) }).loose().optional().catch(undefined),
+  ui: z
+    .object({ csp: AppCspSchema.optional().catch(undefined) })
+    .loose()
+    .optional()
+    .catch(undefined),
 });
 
 /** The CSP domains a UI resource's content declares (`_meta.ui.csp`); none when absent or malformed. */

@@ -5,7 +5,20 @@ import { Validator, type OutputUnit, type SchemaDraft } from "@cfworker/json-sch
 import type { FieldIssue } from "../shared/errors";
 
 // Keywords that only say "something below me failed"; their children carry the detail.
-const CONTAINERS = new Set(["properties", "items", "prefixItems", "additionalProperties", "allOf", "$ref", "patternProperties", "unevaluatedProperties", "dependentSchemas", "then", "else", "if"]);
+const CONTAINERS = new Set([
+  "properties",
+  "items",
+  "prefixItems",
+  "additionalProperties",
+  "allOf",
+  "$ref",
+  "patternProperties",
+  "unevaluatedProperties",
+  "dependentSchemas",
+  "then",
+  "else",
+  "if",
+]);
 
 export type ArgumentsValidator = (args: Record<string, unknown>) => FieldIssue[];
 

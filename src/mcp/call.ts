@@ -43,11 +43,14 @@ export async function callTool(
     // checks arguments and output itself. Method-keyed form (the SDK picks the result schema):
     // the options go second.
     const send = (c: typeof client): Promise<CallToolResult> =>
-      c.request({ method: "tools/call", params: { name: toolName, arguments: args } }, {
-        signal: link.signal,
-        timeout: timeoutMs,
-        onprogress: options.onProgress,
-      });
+      c.request(
+        { method: "tools/call", params: { name: toolName, arguments: args } },
+        {
+          signal: link.signal,
+          timeout: timeoutMs,
+          onprogress: options.onProgress,
+        },
+      );
     let result: CallToolResult;
     try {
       result = await send(client);
@@ -62,11 +65,17 @@ export async function callTool(
       // The SDK types it `unknown` (later protocol versions allow any JSON value); an output schema's root is an object.
       const structured = result.structuredContent;
       if (!isObject(structured)) {
-        throw new ProtocolError(connection.name, `${toolName} has an output schema but returned ${structured === undefined ? "no structuredContent" : "structuredContent that is not an object"}`);
+        throw new ProtocolError(
+          connection.name,
+          `${toolName} has an output schema but returned ${structured === undefined ? "no structuredContent" : "structuredContent that is not an object"}`,
+        );
       }
       const outputIssues = tool.validateOutput(structured);
       if (outputIssues.length > 0) {
-        throw new ProtocolError(connection.name, `${toolName} returned structuredContent that does not match its output schema: ${outputIssues.map((i) => `${i.path || "(root)"} ${i.message}`).join("; ")}`);
+        throw new ProtocolError(
+          connection.name,
+          `${toolName} returned structuredContent that does not match its output schema: ${outputIssues.map((i) => `${i.path || "(root)"} ${i.message}`).join("; ")}`,
+        );
       }
     }
     const ms = performance.now() - started;

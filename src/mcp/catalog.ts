@@ -178,7 +178,11 @@ function readyConnection(host: McpHost, server: string): ServerConnection {
   const connection = host.connectionFor(server);
   if (!connection) throw new CatalogError("unknown_server", `no MCP server is named "${server}"`, server);
   if (connection.state !== "ready") {
-    throw new CatalogError("server_unavailable", `MCP server "${server}" is ${connection.state}${connection.lastError ? `: ${connection.lastError}` : ""}`, server);
+    throw new CatalogError(
+      "server_unavailable",
+      `MCP server "${server}" is ${connection.state}${connection.lastError ? `: ${connection.lastError}` : ""}`,
+      server,
+    );
   }
   return connection;
 }

@@ -159,7 +159,9 @@ export class ServerConnection {
     this.roots = roots;
     const client = this.state === "ready" ? this.client : undefined;
     // Not connected now: the next connection asks for the roots anyway.
-    await client?.sendRootsListChanged().catch((error: unknown) => this.deps.logger.warn("roots/list_changed not sent", { server: this.name, error: errorMessage(error) }));
+    await client
+      ?.sendRootsListChanged()
+      .catch((error: unknown) => this.deps.logger.warn("roots/list_changed not sent", { server: this.name, error: errorMessage(error) }));
     return true;
   }
 
@@ -307,7 +309,10 @@ export class ServerConnection {
     const options: RequestOptions = { timeout: this.config.timeoutMs };
     // One page per request, cursor by cursor: the SDK's listTools() & co. walk every page themselves
     // when given no cursor (and keep their own cache of the result), while the paging rules here are the host's.
-    const page = <M extends ListMethod>(method: M) => (cursor: string | undefined) => client.request({ method, params: cursor === undefined ? {} : { cursor } }, options);
+    const page =
+      <M extends ListMethod>(method: M) =>
+      (cursor: string | undefined) =>
+        client.request({ method, params: cursor === undefined ? {} : { cursor } }, options);
     if (kind === "tools") {
       const tools = await listAll(page("tools/list"), (result) => result.tools);
       this.tools = this.indexTools(tools);
@@ -412,8 +417,16 @@ export class ServerConnection {
     const flushed = within(Promise.allSettled([...this.sending]), 1_000);
     // Closing only aborts locally: DELETE ends the server's session, or it would live on until its idle expiry.
     const ended = () =>
-      transport instanceof StreamableHTTPClientTransport && transport.sessionId ? within(transport.terminateSession().catch(() => undefined), 2_000) : undefined;
-    const done = flushed.then(ended).then(() => client.close()).catch(() => undefined);
+      transport instanceof StreamableHTTPClientTransport && transport.sessionId
+        ? within(
+            transport.terminateSession().catch(() => undefined),
+            2_000,
+          )
+        : undefined;
+    const done = flushed
+      .then(ended)
+      .then(() => client.close())
+      .catch(() => undefined);
     this.teardowns.add(done);
     void done.finally(() => this.teardowns.delete(done));
     return done;
@@ -428,10 +441,7 @@ export class ServerConnection {
   }
 }
 
-async function listAll<P extends { nextCursor?: string }, T>(
-  fetchPage: (cursor: string | undefined) => Promise<P>,
-  items: (page: P) => T[],
-): Promise<T[]> {
+async function listAll<P extends { nextCursor?: string }, T>(fetchPage: (cursor: string | undefined) => Promise<P>, items: (page: P) => T[]): Promise<T[]> {
   const all: T[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;

@@ -73,7 +73,10 @@ export class CircuitOpenError extends EdgehostError {
 
 export class CancelledError extends EdgehostError {
   readonly code = "cancelled";
-  constructor(readonly server: string, readonly what: string) {
+  constructor(
+    readonly server: string,
+    readonly what: string,
+  ) {
     super(`${what} on "${server}" was cancelled`);
   }
 }

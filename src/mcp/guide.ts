@@ -15,10 +15,7 @@ export interface ServerGuide {
   text: string;
 }
 
-export async function serverGuide(
-  connection: ServerConnection,
-  getPrompt: (name: string) => Promise<GetPromptResult>,
-): Promise<ServerGuide> {
+export async function serverGuide(connection: ServerConnection, getPrompt: (name: string) => Promise<GetPromptResult>): Promise<ServerGuide> {
   const parts: string[] = [];
   if (connection.instructions) parts.push(connection.instructions.trim());
   let source: ServerGuide["source"] = "generated";

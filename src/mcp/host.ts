@@ -37,7 +37,6 @@ export interface McpHostOptions {
   cache?: CachePolicy;
 }
 
-
 export interface ConnectReport {
   ready: string[];
   /** `code`: the typed error's, when the failure was one of ours (e.g. "oauth_unsupported"). */
@@ -292,7 +291,10 @@ export class McpHost {
         options.signal,
       );
       connection.stats.record(undefined, this.now() - started, "ok");
-      this.cache.set(key, key.startsWith("prompt") ? { kind: "prompt", value: value as GetPromptResult } : { kind: "resource", value: value as ReadResourceResult });
+      this.cache.set(
+        key,
+        key.startsWith("prompt") ? { kind: "prompt", value: value as GetPromptResult } : { kind: "resource", value: value as ReadResourceResult },
+      );
       return value;
     } catch (error) {
       const translated = translateError(error, connection, undefined, connection.config.timeoutMs, options.signal);

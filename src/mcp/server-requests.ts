@@ -1,14 +1,7 @@
 // Requests a server sends to the host (sampling, elicitation, roots). The host
 // advertises a client capability only when a handler for it is registered before
 // connecting, so a server never asks for something nobody will answer.
-import type {
-  ClientCapabilities,
-  CreateMessageRequest,
-  CreateMessageResult,
-  ElicitRequest,
-  ElicitResult,
-  Root,
-} from "@modelcontextprotocol/client";
+import type { ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Root } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../shared/mcp-config/config";
 
 export interface ServerRequestContext {

@@ -36,13 +36,21 @@ export function remoteTransports(server: RemoteServerConfig, options: RemoteTran
   const fetchImpl = options.fetchFor?.(server) ?? options.fetch;
   const streamable: TransportCandidate = {
     kind: "streamable-http",
-    create: () => ({ kind: "streamable-http", transport: new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.auth?.(server) }) }),
+    create: () => ({
+      kind: "streamable-http",
+      transport: new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.auth?.(server) }),
+    }),
   };
   const sse: TransportCandidate = {
     kind: "sse",
     create: () => ({
       kind: "sse",
-      transport: new SSEClientTransport(url, { requestInit, fetch: fetchImpl, eventSourceInit: fetchImpl ? { fetch: fetchImpl } : undefined, authProvider: options.auth?.(server) }),
+      transport: new SSEClientTransport(url, {
+        requestInit,
+        fetch: fetchImpl,
+        eventSourceInit: fetchImpl ? { fetch: fetchImpl } : undefined,
+        authProvider: options.auth?.(server),
+      }),
     }),
   };
   return server.transport === "sse" ? [sse] : [streamable, sse];

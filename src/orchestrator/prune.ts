@@ -35,7 +35,6 @@ export function historyToTurns(entries: readonly TranscriptEntry[]): ChatMessage
       current = [{ role: "user", text: entry.text ?? "", ...(entry.parts?.length ? { parts: entry.parts } : {}) }];
       turns.push(current);
     } else if (!current) {
-      continue;
     } else if (entry.kind === "assistant") {
       flushResults();
       const calls = entry.toolCalls ?? [];
@@ -60,7 +59,9 @@ function closeDanglingCalls(turn: ChatMessage[]): ChatMessage[] {
     if (message.role !== "assistant" || !message.toolCalls?.length) continue;
     const next = turn[i + 1];
     const answered = new Set(next?.role === "tool" ? next.results.map((r) => r.id) : []);
-    const missing = message.toolCalls.filter((c) => !answered.has(c.id)).map((c) => ({ id: c.id, name: c.name, error: "the call did not complete (cancelled or interrupted)" }));
+    const missing = message.toolCalls
+      .filter((c) => !answered.has(c.id))
+      .map((c) => ({ id: c.id, name: c.name, error: "the call did not complete (cancelled or interrupted)" }));
     if (missing.length === 0) continue;
     if (next?.role === "tool") {
       turn[i + 1] = { role: "tool", results: [...next.results, ...missing] };

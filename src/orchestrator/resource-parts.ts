@@ -3,7 +3,7 @@
 // and audio blobs as media (drawn from the turn's media budget, newest message
 // first, like a tool result's), text-like blobs decoded, anything else a short note.
 import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/client";
-import type { ChatMessage, MediaPart, UserPart } from "../llm/provider";
+import type { ChatMessage, UserPart } from "../llm/provider";
 import { formatSize, type MediaBudget } from "./tool-results";
 import { clip, decodedSize, decodeText, isTextual, mediaType } from "./blob-content";
 
@@ -29,13 +29,19 @@ export function resourceParts(source: AttachedSource, contents: ResourceContents
     }
     const type = mediaType(content.mimeType);
     if (type) {
-      parts.push({ type: "text", text: `${where}: ${type} (${content.mimeType}), attached next.` }, { type, mimeType: content.mimeType as string, data: content.blob });
+      parts.push(
+        { type: "text", text: `${where}: ${type} (${content.mimeType}), attached next.` },
+        { type, mimeType: content.mimeType as string, data: content.blob },
+      );
       continue;
     }
     const decoded = isTextual(content.mimeType) ? decodeText(content.blob) : undefined;
     parts.push({
       type: "text",
-      text: decoded !== undefined ? `${where}:\n${clip(decoded, maxChars)}` : `${where}: ${content.mimeType ?? "binary data"}, ${formatSize(decodedSize(content.blob))}, not readable as text.`,
+      text:
+        decoded !== undefined
+          ? `${where}:\n${clip(decoded, maxChars)}`
+          : `${where}: ${content.mimeType ?? "binary data"}, ${formatSize(decodedSize(content.blob))}, not readable as text.`,
     });
   }
   return parts;
@@ -104,6 +110,3 @@ export function promptTurnMessages(result: GetPromptResult, mediaUri: (index: nu
   });
   return out;
 }
-
-
-

@@ -31,7 +31,8 @@ export function chooseSamplingModel(preferences: ModelPreferences | undefined, l
     const intelligence = preferences.intelligencePriority ?? 0;
     const cheap = Math.max(preferences.costPriority ?? 0, preferences.speedPriority ?? 0);
     if (intelligence > cheap) return { model: last, reason: `intelligencePriority ${intelligence}` };
-    if (cheap > intelligence) return { model: first, reason: (preferences.costPriority ?? 0) >= (preferences.speedPriority ?? 0) ? `costPriority ${cheap}` : `speedPriority ${cheap}` };
+    if (cheap > intelligence)
+      return { model: first, reason: (preferences.costPriority ?? 0) >= (preferences.speedPriority ?? 0) ? `costPriority ${cheap}` : `speedPriority ${cheap}` };
   }
   return { model: configured, reason: "the configured model" };
 }

@@ -35,7 +35,8 @@ type Block = Extract<SamplingParams["messages"][number]["content"], { type: stri
 const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 
 export async function answerSampling(params: SamplingParams, deps: SamplingDeps, signal: AbortSignal): Promise<CreateMessageResult> {
-  if ((params.tools?.length ?? 0) > 0 || params.toolChoice) throw invalid("sampling with tools is not supported by this host: send the request without `tools`");
+  if ((params.tools?.length ?? 0) > 0 || params.toolChoice)
+    throw invalid("sampling with tools is not supported by this host: send the request without `tools`");
   const stops = params.stopSequences ?? [];
   if (stops.length > MAX_STOP_SEQUENCES) throw invalid(`at most ${MAX_STOP_SEQUENCES} stopSequences are supported (got ${stops.length})`);
   if (!Number.isInteger(params.maxTokens) || params.maxTokens < 1) throw invalid("maxTokens must be a positive integer");
@@ -61,15 +62,27 @@ async function ask(
   params: SamplingParams,
   deps: SamplingDeps,
   signal: AbortSignal,
-  { maxTokens, temperature, stops, choice, messages }: { maxTokens: number; temperature?: number; stops: string[]; choice: ReturnType<typeof chooseSamplingModel>; messages: ChatMessage[] },
+  {
+    maxTokens,
+    temperature,
+    stops,
+    choice,
+    messages,
+  }: { maxTokens: number; temperature?: number; stops: string[]; choice: ReturnType<typeof chooseSamplingModel>; messages: ChatMessage[] },
   spent: { tokens: number },
 ): Promise<CreateMessageResult> {
-  const limits = [`model ${choice.model} (${choice.reason})`, `at most ${maxTokens} tokens${maxTokens < params.maxTokens ? ` (asked ${params.maxTokens})` : ""}`];
+  const limits = [
+    `model ${choice.model} (${choice.reason})`,
+    `at most ${maxTokens} tokens${maxTokens < params.maxTokens ? ` (asked ${params.maxTokens})` : ""}`,
+  ];
   if (temperature !== undefined) limits.push(`temperature ${temperature}`);
   if (stops.length > 0) limits.push(`stops at ${stops.map((s) => JSON.stringify(s)).join(", ")}`);
   const summary = [
     ...(params.systemPrompt ? [`system: ${params.systemPrompt}`] : []),
-    ...messages.map((m) => `${m.role}: ${[m.role === "tool" ? "" : m.text, m.role === "user" && m.parts?.length ? `[${mediaNames(m.parts.filter((p): p is MediaPart => p.type !== "text")).join(", ")}]` : ""].filter(Boolean).join(" ")}`),
+    ...messages.map(
+      (m) =>
+        `${m.role}: ${[m.role === "tool" ? "" : m.text, m.role === "user" && m.parts?.length ? `[${mediaNames(m.parts.filter((p): p is MediaPart => p.type !== "text")).join(", ")}]` : ""].filter(Boolean).join(" ")}`,
+    ),
     `— ${limits.join(", ")}`,
   ].join("\n");
   if (!(await deps.approve(summary, signal))) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "the user declined the sampling request");

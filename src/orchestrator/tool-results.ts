@@ -32,7 +32,8 @@ export class MediaBudget {
   /** Takes `size` characters; or leaves the budget as it was and says why not. */
   take(size: number): string | undefined {
     if (size > this.perPart) return `${formatSize(size)} of base64, over the ${formatSize(this.perPart)} one media part may have`;
-    if (size > this.left) return `${formatSize(size)} of base64, more than the ${formatSize(this.left)} left of this turn's ${formatSize(this.total)} media budget`;
+    if (size > this.left)
+      return `${formatSize(size)} of base64, more than the ${formatSize(this.left)} left of this turn's ${formatSize(this.total)} media budget`;
     this.left -= size;
     return undefined;
   }
@@ -96,7 +97,6 @@ export function reduceToolResult(result: CallToolResult, maxChars: number, budge
 function historyNote(media: MediaPart[]): string {
   return `[${mediaNames(media).join(", ")} went to the model with this result; media are not kept in the history]`;
 }
-
 
 /** Whether a text part is the structured content's own JSON (servers SHOULD send it so). */
 function sameJson(text: string, value: unknown): boolean {

@@ -139,7 +139,11 @@ async function runCall(call: ToolCallRequest, index: ToolIndex, budget: MediaBud
     port.record({ kind: "tool_result", callId: call.id, server, tool: toolName, durationMs, ...recorded });
     const failed = recorded.error !== undefined;
     // The page shows and plays the media of a completed call; they are never stored.
-    status({ state: failed ? "error" : "complete", ...(failed ? { error: recorded.error } : { result: recorded.result, ...(media.length > 0 ? { media } : {}) }), durationMs });
+    status({
+      state: failed ? "error" : "complete",
+      ...(failed ? { error: recorded.error } : { result: recorded.result, ...(media.length > 0 ? { media } : {}) }),
+      durationMs,
+    });
     return { id: call.id, name: call.name, ...outcome, ...(media.length > 0 ? { media } : {}) };
   };
   if (!tool) {

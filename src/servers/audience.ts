@@ -15,7 +15,8 @@ export interface Audience {
 
 export type AudienceVerdict = { ok: true } | { ok: false; hidden: boolean; reason: string };
 
-export const NO_USERS_REASON = 'it runs on the deployment\'s machine and mcp.json names no "users" for it (a stdio server reaches only the users its entry names)';
+export const NO_USERS_REASON =
+  'it runs on the deployment\'s machine and mcp.json names no "users" for it (a stdio server reaches only the users its entry names)';
 
 /** Whether `user` names this user: their email or token name (any case), or their id. */
 function names(users: readonly string[], user: Audience["user"]): boolean {

@@ -39,7 +39,10 @@ function load(env: Record<string, unknown>, settings: Settings): SessionMcpConfi
   }
   const enabled = { servers: config.servers.filter((s) => !s.disabled) };
   if (settings.BRIDGE_URL) {
-    const access = settings.BRIDGE_ACCESS_CLIENT_ID && settings.BRIDGE_ACCESS_CLIENT_SECRET ? { clientId: settings.BRIDGE_ACCESS_CLIENT_ID, clientSecret: settings.BRIDGE_ACCESS_CLIENT_SECRET } : undefined;
+    const access =
+      settings.BRIDGE_ACCESS_CLIENT_ID && settings.BRIDGE_ACCESS_CLIENT_SECRET
+        ? { clientId: settings.BRIDGE_ACCESS_CLIENT_ID, clientSecret: settings.BRIDGE_ACCESS_CLIENT_SECRET }
+        : undefined;
     return { config: routeStdioThroughBridge(enabled, { url: settings.BRIDGE_URL, token: settings.BRIDGE_TOKEN, access }), unreachable: [], problems: [] };
   }
   const stdio = enabled.servers.filter((s) => s.transport === "stdio");

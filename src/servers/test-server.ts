@@ -11,15 +11,25 @@ import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-storag
 
 const TEST_TIMEOUT_MS = 10_000;
 
-export type ServerTest = { ok: true; toolCount: number; tools: string[] } | { ok: false; code: "unreachable" | "auth_required" | "oauth_unsupported"; error: string };
+export type ServerTest =
+  | { ok: true; toolCount: number; tools: string[] }
+  | { ok: false; code: "unreachable" | "auth_required" | "oauth_unsupported"; error: string };
 
 /** initialize + tools/list against the server, from the Worker, then close. */
-export async function testServer(user: { env: Pick<Env, "USER_ACCOUNT">; userId: string }, config: RemoteServerConfig, connectTimeoutMs: number): Promise<ServerTest> {
+export async function testServer(
+  user: { env: Pick<Env, "USER_ACCOUNT">; userId: string },
+  config: RemoteServerConfig,
+  connectTimeoutMs: number,
+): Promise<ServerTest> {
   // With the user's OAuth tokens, if they signed in to it: a signed-in server tests as it serves.
   const auth = (server: RemoteServerConfig) => sessionOAuthProvider(user.env, user.userId, server);
   // A challenge the server sends only after initialize is kept for the user's sign-in, as a session's is.
   const recordChallenge = challengeRecordingFetch((challenge) => accountOAuthStorage(user.env, user.userId, config).save({ challenge }));
-  const host = new McpHost({ transports: workerTransports({ auth, fetchFor: (server) => (auth(server) ? recordChallenge : undefined) }), connectTimeoutMs: Math.min(connectTimeoutMs, TEST_TIMEOUT_MS), retry: { initialMs: 0, maxMs: 0, tries: 1 } });
+  const host = new McpHost({
+    transports: workerTransports({ auth, fetchFor: (server) => (auth(server) ? recordChallenge : undefined) }),
+    connectTimeoutMs: Math.min(connectTimeoutMs, TEST_TIMEOUT_MS),
+    retry: { initialMs: 0, maxMs: 0, tries: 1 },
+  });
   try {
     const report = await host.connect({ servers: [config] });
     const failed = report.failed[0];

@@ -32,7 +32,6 @@ import type { CompleteInput, Completion } from "../mcp/catalog";
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
 
-
 export class ChatSession extends ProtocolAgent<Env> {
   private storeCache?: HistoryStore;
   private approvalsCache?: Approvals;
@@ -197,7 +196,9 @@ export class ChatSession extends ProtocolAgent<Env> {
       }
       case "prompt": {
         const refused = await this.sessionTurns.start(() =>
-          this.connected().then(() => openWithPrompt(message, { host: this.sessionMcp.host(), attachments: this.sessionAttachments, store: this.attachmentStore })),
+          this.connected().then(() =>
+            openWithPrompt(message, { host: this.sessionMcp.host(), attachments: this.sessionAttachments, store: this.attachmentStore }),
+          ),
         );
         if (refused) this.sendTo(connection, refused);
         return;
@@ -244,7 +245,11 @@ export class ChatSession extends ProtocolAgent<Env> {
    */
   private watchUnavailable(): void {
     if (!this.mcpCache || this.openSockets().length === 0) return;
-    const waits = this.mcpCache.host().servers().filter((s) => s.state === "unavailable").map((s) => s.retryAfterMs ?? 0);
+    const waits = this.mcpCache
+      .host()
+      .servers()
+      .filter((s) => s.state === "unavailable")
+      .map((s) => s.retryAfterMs ?? 0);
     if (waits.length === 0 || this.retryScheduled) return;
     // Not agents' `idempotent` schedule: it would match the retry that is running right
     // now (its row lives until the callback returns) and so never schedule the next one.
@@ -298,7 +303,9 @@ export class ChatSession extends ProtocolAgent<Env> {
     const refused = await this.sessionOwner.refuseCall();
     if (refused) return refused;
     if (approval.approved && approval.remember) this.sessionApprovals.remember(name);
-    return this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, () => callDirect(this.sessionMcp, this.sessionApprovals, (entry) => this.record(entry), name, args, approval.approved));
+    return this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, () =>
+      callDirect(this.sessionMcp, this.sessionApprovals, (entry) => this.record(entry), name, args, approval.approved),
+    );
   }
 
   /** MCP Apps: the HTML and declared CSP of a `ui://` resource a tool of `server` declares (mcp-apps.ts). */

@@ -5,7 +5,15 @@ import { ToolViewSchema } from "../mcp/capabilities";
 import type { PublicError } from "../shared/errors";
 import { SessionServerSchema } from "../protocol/messages";
 
-const ToolSchema = ToolViewSchema.pick({ name: true, qualifiedName: true, functionName: true, title: true, description: true, inputSchema: true, uiResourceUri: true }).extend({
+const ToolSchema = ToolViewSchema.pick({
+  name: true,
+  qualifiedName: true,
+  functionName: true,
+  title: true,
+  description: true,
+  inputSchema: true,
+  uiResourceUri: true,
+}).extend({
   needsApproval: z.boolean(),
 });
 

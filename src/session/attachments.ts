@@ -42,14 +42,19 @@ export class SessionAttachments {
     if (!this.deps.enabled(server)) throw new CatalogError("server_disabled", `MCP server "${server}" is turned off for this session`, server);
     const connection = this.deps.host().connectionFor(server);
     if (connection?.state !== "ready") {
-      throw new CatalogError("server_unavailable", `MCP server "${server}" is ${connection?.state ?? "not connected"}${connection?.lastError ? `: ${connection.lastError}` : ""}`, server);
+      throw new CatalogError(
+        "server_unavailable",
+        `MCP server "${server}" is ${connection?.state ?? "not connected"}${connection?.lastError ? `: ${connection.lastError}` : ""}`,
+        server,
+      );
     }
   }
 
   /** Reads each resource now and keeps its contents; what the user entry records. Throws before storing anything when one fails. */
   async attach(refs: readonly AttachmentRef[]): Promise<AttachedEntry[]> {
     const unique = [...new Map(refs.map((r) => [`${r.server}\u0000${r.uri}`, r])).values()];
-    if (unique.length > MAX_ATTACHMENTS) throw new CatalogError("too_many_attachments", `a message may carry at most ${MAX_ATTACHMENTS} resources (got ${unique.length})`);
+    if (unique.length > MAX_ATTACHMENTS)
+      throw new CatalogError("too_many_attachments", `a message may carry at most ${MAX_ATTACHMENTS} resources (got ${unique.length})`);
     for (const ref of unique) this.checkServer(ref.server);
     const host = this.deps.host();
     this.watch(host);
@@ -138,6 +143,8 @@ export class SessionAttachments {
 
   private async subscribeTo(host: McpHost, ref: AttachmentRef): Promise<void> {
     if (!canSubscribe(host, ref.server)) return;
-    await subscribe(host, ref.server, ref.uri).catch((error: unknown) => this.deps.warn(`edgehost: could not subscribe to ${ref.uri} at "${ref.server}": ${errorMessage(error)}`));
+    await subscribe(host, ref.server, ref.uri).catch((error: unknown) =>
+      this.deps.warn(`edgehost: could not subscribe to ${ref.uri} at "${ref.server}": ${errorMessage(error)}`),
+    );
   }
 }

@@ -2,7 +2,17 @@
 // the resources, resource templates and prompts of the servers this session has
 // turned on, and completion for one argument. Answers are plain data or a typed
 // error's public form (RPC carries no classes).
-import { complete, listPrompts, listResources, listTemplates, type CatalogPrompt, type CatalogResource, type CatalogTemplate, type CompleteInput, type Completion } from "../mcp/catalog";
+import {
+  complete,
+  listPrompts,
+  listResources,
+  listTemplates,
+  type CatalogPrompt,
+  type CatalogResource,
+  type CatalogTemplate,
+  type CompleteInput,
+  type Completion,
+} from "../mcp/catalog";
 import { EdgehostError, type PublicError } from "../shared/errors";
 import type { SessionAttachments } from "./attachments";
 import type { SessionMcp } from "./session-mcp";

@@ -10,7 +10,12 @@ import type { SessionMcp } from "./session-mcp";
 
 export async function serversInfo(mcp: SessionMcp, approvals: Approvals): Promise<ServerInfo[]> {
   await mcp.ensureConnected();
-  const capabilities = new Map(mcp.host().listCapabilities().map((c) => [c.name, c]));
+  const capabilities = new Map(
+    mcp
+      .host()
+      .listCapabilities()
+      .map((c) => [c.name, c]),
+  );
   const configured = new Map(mcp.configuredServers().map((s) => [s.name, s]));
   return mcp.status().map((status) => {
     const caps = capabilities.get(status.name);
@@ -47,7 +52,10 @@ export async function callDirect(
   approved: boolean,
 ): Promise<DirectCallOutcome> {
   await mcp.ensureConnected();
-  const tool = mcp.host().tools().find((t) => t.qualifiedName === name);
+  const tool = mcp
+    .host()
+    .tools()
+    .find((t) => t.qualifiedName === name);
   if (tool && approvals.needsApproval(tool.server, tool.name) && !approved) {
     return { ok: false, error: { code: "approval_required", message: `${name} needs approval: send "approved": true once the user confirmed` } };
   }
@@ -58,7 +66,15 @@ export async function callDirect(
   try {
     const result = await mcp.host().callTool(name, args);
     const durationMs = Date.now() - started;
-    record({ turnId: null, kind: "tool_result", callId, server, tool: toolName, durationMs, ...(result.isError ? { error: "the tool reported an error" } : { result: result.content }) });
+    record({
+      turnId: null,
+      kind: "tool_result",
+      callId,
+      server,
+      tool: toolName,
+      durationMs,
+      ...(result.isError ? { error: "the tool reported an error" } : { result: result.content }),
+    });
     // The SDK types structuredContent `unknown` (a later protocol allows any JSON value); on the
     // protocols this host negotiates (2025-11-25 and older) its result schema has checked it is an object.
     const structuredContent = result.structuredContent as Record<string, unknown> | undefined;

@@ -7,7 +7,9 @@ import { HistoryEntrySchema, type Usage } from "../protocol/messages";
 /** A history row as stored: the wire entry plus what only the Worker keeps (a provider's data per tool call). */
 export const StoredEntrySchema = HistoryEntrySchema.extend({
   toolCalls: z
-    .array(z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()), providerData: z.record(z.string(), z.unknown()).optional() }))
+    .array(
+      z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()), providerData: z.record(z.string(), z.unknown()).optional() }),
+    )
     .optional(),
 });
 export type StoredEntry = z.infer<typeof StoredEntrySchema>;
@@ -31,7 +33,13 @@ function storable(rest: Record<string, unknown>): string {
     if (typeof value === "string") return value.length > MAX_ENTRY_CHARS / 4 ? `${value.slice(0, MAX_ENTRY_CHARS / 4)}…[truncated]` : value;
     return "[too large to store]";
   };
-  return JSON.stringify({ ...rest, arguments: rest.arguments === undefined ? undefined : { truncated: true }, result: cut(rest.result), text: cut(rest.text), error: cut(rest.error) });
+  return JSON.stringify({
+    ...rest,
+    arguments: rest.arguments === undefined ? undefined : { truncated: true },
+    result: cut(rest.result),
+    text: cut(rest.text),
+    error: cut(rest.error),
+  });
 }
 
 export class HistoryStore {
@@ -112,7 +120,11 @@ export class HistoryStore {
 
   /** Tokens per turn, for the turns still replayed. */
   usage(): Record<string, Usage> {
-    const turns = new Set(this.entries().map((e) => e.turnId).filter((t): t is string => t !== null));
+    const turns = new Set(
+      this.entries()
+        .map((e) => e.turnId)
+        .filter((t): t is string => t !== null),
+    );
     const out: Record<string, Usage> = {};
     for (const row of this.sql.exec<{ turn_id: string; input_tokens: number; output_tokens: number }>("SELECT * FROM turn_usage").toArray()) {
       if (turns.has(row.turn_id)) out[row.turn_id] = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };

@@ -61,13 +61,24 @@ export async function readAppResource(mcp: SessionMcp, server: string, uri: stri
   try {
     if (!uri.startsWith("ui://")) throw new NotUiResourceError(uri);
     await mcp.ensureConnected();
-    if (!mcp.host().tools().some((t) => t.server === server && t.uiResourceUri === uri)) throw new UndeclaredUiResourceError(server, uri);
+    if (
+      !mcp
+        .host()
+        .tools()
+        .some((t) => t.server === server && t.uiResourceUri === uri)
+    )
+      throw new UndeclaredUiResourceError(server, uri);
     const { contents } = await mcp.host().readResource(uri, { server });
     const content = contents.find((c) => c.uri === uri) ?? contents[0];
     if (!content) throw new BadUiResourceError("it has no contents");
     const mime = (content.mimeType ?? "").replace(/\s+/g, "").toLowerCase();
     if (mime !== MCP_APP_MIME) throw new BadUiResourceError(`its type is ${content.mimeType ?? "not given"}, not ${MCP_APP_MIME}`);
-    const html = "text" in content && typeof content.text === "string" ? content.text : "blob" in content && typeof content.blob === "string" ? decodeBlob(content.blob) : undefined;
+    const html =
+      "text" in content && typeof content.text === "string"
+        ? content.text
+        : "blob" in content && typeof content.blob === "string"
+          ? decodeBlob(content.blob)
+          : undefined;
     if (html === undefined) throw new BadUiResourceError("it has neither text nor blob");
     if (html.length > MAX_APP_HTML_BYTES) throw new BadUiResourceError(`it is larger than ${MAX_APP_HTML_BYTES} bytes`);
     return { ok: true, resource: { html, csp: resourceCsp(content._meta) } };
@@ -105,7 +116,11 @@ export class AppCalls {
   }
 
   /** `tool` of `server` (the app's own server) with `args`, once the approval policy allows it. */
-  async call(mcp: SessionMcp, approvals: Approvals, request: { id?: string; server: string; tool: string; arguments: Record<string, unknown> }): Promise<AppToolCallOutcome> {
+  async call(
+    mcp: SessionMcp,
+    approvals: Approvals,
+    request: { id?: string; server: string; tool: string; arguments: Record<string, unknown> },
+  ): Promise<AppToolCallOutcome> {
     const { server, tool, arguments: args } = request;
     const id = request.id ?? crypto.randomUUID();
     if (this.pending.has(id)) return { ok: false, error: { code: "duplicate_call", message: `an app call ${id} is already pending` } };
@@ -115,12 +130,19 @@ export class AppCalls {
     try {
       await mcp.ensureConnected();
       // A tool its server keeps for the model alone (`_meta.ui.visibility: ["model"]`) does not exist for an app.
-      const found = mcp.host().tools().find((t) => t.server === server && t.name === tool && visibleTo(t.uiVisibility, "app"));
+      const found = mcp
+        .host()
+        .tools()
+        .find((t) => t.server === server && t.name === tool && visibleTo(t.uiVisibility, "app"));
       if (!found) throw new ToolNotFoundError(`${server}.${tool}`);
       call.asking = true;
       const approved = await approvals.approveTool(null, { callId: appCallId(id), server, tool, arguments: args }, signal, true);
       call.asking = false;
-      if (!approved) return { ok: false, error: { code: signal.aborted ? "cancelled" : "denied", message: signal.aborted ? "The call was cancelled." : "The user denied this tool call." } };
+      if (!approved)
+        return {
+          ok: false,
+          error: { code: signal.aborted ? "cancelled" : "denied", message: signal.aborted ? "The call was cancelled." : "The user denied this tool call." },
+        };
       return { ok: true, result: await mcp.host().callTool(found.qualifiedName, args, { signal }) };
     } catch (error) {
       return failure(error);

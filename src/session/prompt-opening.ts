@@ -28,7 +28,10 @@ export interface TurnOpening {
   title: string;
 }
 
-export async function openWithPrompt(request: PromptRequest, deps: { host: McpHost; attachments: SessionAttachments; store: AttachmentStore }): Promise<TurnOpening> {
+export async function openWithPrompt(
+  request: PromptRequest,
+  deps: { host: McpHost; attachments: SessionAttachments; store: AttachmentStore },
+): Promise<TurnOpening> {
   const { server, name } = request;
   deps.attachments.checkServer(server);
   const prompt = findPrompt(deps.host, server, name);

@@ -274,13 +274,22 @@ export class SessionMcp {
 
   status(): ServerStatusView[] {
     const enabled = this.enabled();
-    const live = this.mcpHost.servers().map((s) => ({ name: s.name, state: s.state, enabled: enabled(s.name), toolCount: s.toolCount, lastError: s.lastError }));
+    const live = this.mcpHost
+      .servers()
+      .map((s) => ({ name: s.name, state: s.state, enabled: enabled(s.name), toolCount: s.toolCount, lastError: s.lastError }));
     // Configured but not yet handed to the host (the owner's servers are still being read).
     const known = new Set(live.map((s) => s.name));
     for (const server of this.config.config.servers) {
-      if (!known.has(server.name) && !server.disabled) live.push({ name: server.name, state: "connecting", enabled: enabled(server.name), toolCount: 0, lastError: undefined });
+      if (!known.has(server.name) && !server.disabled)
+        live.push({ name: server.name, state: "connecting", enabled: enabled(server.name), toolCount: 0, lastError: undefined });
     }
-    const missing = this.config.unreachable.map((u) => ({ name: u.server, state: "unavailable" as const, enabled: enabled(u.server), toolCount: 0, lastError: u.reason }));
+    const missing = this.config.unreachable.map((u) => ({
+      name: u.server,
+      state: "unavailable" as const,
+      enabled: enabled(u.server),
+      toolCount: 0,
+      lastError: u.reason,
+    }));
     return [...live, ...missing];
   }
 

@@ -7,7 +7,7 @@ import type { Env } from "../config/env";
 import type { Settings } from "../config/settings";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
-import { validateUserServer, type StoredUserServer } from "../users/user-servers";
+import { validateUserServer } from "../users/user-servers";
 import type { ServersSnapshot, SpendDecision, SpendKind } from "../users/UserAccount";
 import type { MachineView } from "../machines/machine-store";
 import type { HistoryStore } from "./history";
@@ -33,7 +33,14 @@ const NO_OWNER: SpendDecision = { ok: false, code: "rate_limited", message: "Thi
 function toConfigs({ version, servers, machines }: ServersSnapshot): UserServerList {
   if (!servers) return { version };
   // Stored entries were validated when saved; parsing again yields the host's config shape.
-  return { version, servers: servers.flatMap((s) => { const v = validateUserServer(s); return v.ok ? [v.config] : []; }), machines };
+  return {
+    version,
+    servers: servers.flatMap((s) => {
+      const v = validateUserServer(s);
+      return v.ok ? [v.config] : [];
+    }),
+    machines,
+  };
 }
 
 export class SessionOwner {
@@ -104,7 +111,10 @@ export class SessionOwner {
     // Each turn holds its worst case under an id of its own, so a late report of one turn never ends the next one's hold.
     // Without a daily budget there is nothing to hold (and no write for it).
     const previous = this.store.getSetting<string>(HOLD_KEY);
-    const hold = this.settings().DAILY_TOKEN_BUDGET === undefined ? undefined : { id: `turn:${this.sessionId}:${crypto.randomUUID()}`, tokens: this.settings().TURN_TOKEN_RESERVATION, release: previous };
+    const hold =
+      this.settings().DAILY_TOKEN_BUDGET === undefined
+        ? undefined
+        : { id: `turn:${this.sessionId}:${crypto.randomUUID()}`, tokens: this.settings().TURN_TOKEN_RESERVATION, release: previous };
     const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(true), known, tokens, hold));
     const held = hold && begun.decision.ok ? hold.id : undefined;
     if (held !== previous) this.store.setSetting(HOLD_KEY, held);
@@ -171,7 +181,9 @@ export class SessionOwner {
     const now = Date.now();
     if (!this.store.getSetting<boolean>(LISTED_KEY) || now - this.lastTouched < TOUCH_EVERY_MS) return;
     this.lastTouched = now;
-    void this.account()?.touchSession(this.sessionId, text).catch(() => (this.lastTouched = 0));
+    void this.account()
+      ?.touchSession(this.sessionId, text)
+      .catch(() => (this.lastTouched = 0));
   }
 
   /** Takes the session off the owner's list (it stays owned: a deleted id is never claimed by someone else). */

@@ -101,7 +101,15 @@ export class TurnRunner {
     const entries = this.deps.store.entries().filter((e) => e.turnId === interrupted);
     for (const call of entries.filter((e) => e.kind === "tool_call")) {
       if (entries.some((e) => e.kind === "tool_result" && e.callId === call.callId)) continue;
-      this.deps.record({ turnId: interrupted, kind: "tool_result", callId: call.callId, server: call.server, tool: call.tool, error: "The call was interrupted (the session restarted).", durationMs: 0 });
+      this.deps.record({
+        turnId: interrupted,
+        kind: "tool_result",
+        callId: call.callId,
+        server: call.server,
+        tool: call.tool,
+        error: "The call was interrupted (the session restarted).",
+        durationMs: 0,
+      });
     }
     this.deps.record({ turnId: interrupted, kind: "error", text: "This turn was interrupted (the session restarted). Send your message again." });
   }

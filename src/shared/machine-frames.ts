@@ -20,7 +20,14 @@ export const MAX_IN_FLIGHT = 256;
 
 /** Worker → bridge. */
 export const ToBridgeSchema = z.discriminatedUnion("t", [
-  z.object({ t: z.literal("req"), id: z.number().int().nonnegative(), method: z.enum(["GET", "POST", "DELETE"]), path: z.string().max(512), headers: HEADERS, body: z.string().optional() }),
+  z.object({
+    t: z.literal("req"),
+    id: z.number().int().nonnegative(),
+    method: z.enum(["GET", "POST", "DELETE"]),
+    path: z.string().max(512),
+    headers: HEADERS,
+    body: z.string().optional(),
+  }),
   /** The session went away (its stream was cancelled): stop the request. */
   z.object({ t: z.literal("abort"), id: z.number().int().nonnegative() }),
   /** Pairing ended on the Worker (revoked): the bridge forgets its credential and stops. */
@@ -33,7 +40,13 @@ export const ToWorkerSchema = z.discriminatedUnion("t", [
   z.object({ t: z.literal("hello"), servers: z.array(SERVER).max(MAX_SERVERS_PER_MACHINE) }),
   z.object({ t: z.literal("head"), id: z.number().int().nonnegative(), status: z.number().int().min(100).max(599), headers: HEADERS }),
   /** A whole answer in one frame: a JSON (not streamed) response that fits in one chunk, the common case. */
-  z.object({ t: z.literal("full"), id: z.number().int().nonnegative(), status: z.number().int().min(100).max(599), headers: HEADERS, body: z.string().max(MAX_CHUNK_CHARS) }),
+  z.object({
+    t: z.literal("full"),
+    id: z.number().int().nonnegative(),
+    status: z.number().int().min(100).max(599),
+    headers: HEADERS,
+    body: z.string().max(MAX_CHUNK_CHARS),
+  }),
   z.object({ t: z.literal("data"), id: z.number().int().nonnegative(), chunk: z.string().max(MAX_CHUNK_CHARS) }),
   z.object({ t: z.literal("end"), id: z.number().int().nonnegative() }),
   z.object({ t: z.literal("fail"), id: z.number().int().nonnegative(), message: z.string().max(500) }),
@@ -48,7 +61,10 @@ export const SERVERS_HEADER = "x-edgehost-servers";
 
 export function parseServersHeader(value: string | null): string[] | undefined {
   if (value === null) return undefined;
-  const parsed = z.array(SERVER).max(MAX_SERVERS_PER_MACHINE).safeParse(value === "" ? [] : value.split(","));
+  const parsed = z
+    .array(SERVER)
+    .max(MAX_SERVERS_PER_MACHINE)
+    .safeParse(value === "" ? [] : value.split(","));
   return parsed.success ? parsed.data : undefined;
 }
 

@@ -7,7 +7,13 @@ const WINDOW = 1024;
 
 export type CallOutcome = "ok" | "error" | "timeout";
 
-export const CallStatsSchema = z.object({ calls: z.number(), errors: z.number(), timeouts: z.number(), p50Ms: z.number().nullable(), p95Ms: z.number().nullable() });
+export const CallStatsSchema = z.object({
+  calls: z.number(),
+  errors: z.number(),
+  timeouts: z.number(),
+  p50Ms: z.number().nullable(),
+  p95Ms: z.number().nullable(),
+});
 export type CallStatsSnapshot = z.infer<typeof CallStatsSchema>;
 
 export class CallStats {

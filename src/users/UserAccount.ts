@@ -220,7 +220,13 @@ export class UserAccount extends DurableObject<unknown> {
    * when it changed since `known` (a session reconciles its connections with it); it
    * brings the tokens the session's earlier turns spent (`usage`).
    */
-  beginTurn(limits: BucketLimits & { dailyTokens?: number }, known?: string, usage = 0, hold?: TokenHold, now = Date.now()): { decision: SpendDecision; servers: ServersSnapshot } {
+  beginTurn(
+    limits: BucketLimits & { dailyTokens?: number },
+    known?: string,
+    usage = 0,
+    hold?: TokenHold,
+    now = Date.now(),
+  ): { decision: SpendDecision; servers: ServersSnapshot } {
     // The session's tokens since its last call, counted before its budget is checked (src/session/pending-usage.ts);
     // its previous turn's hold ends with them.
     if (usage > 0 || hold?.release) this.addUsage(usage, hold?.release, now);
@@ -239,7 +245,9 @@ export class UserAccount extends DurableObject<unknown> {
   serversVersion(): string {
     if (this.versionCache !== undefined) return this.versionCache;
     const row = this.sql
-      .exec<{ n: number; at: number | null; names: string | null }>("SELECT COUNT(*) AS n, MAX(updated_at) AS at, GROUP_CONCAT(name) AS names FROM (SELECT name, updated_at FROM servers ORDER BY name)")
+      .exec<{ n: number; at: number | null; names: string | null }>(
+        "SELECT COUNT(*) AS n, MAX(updated_at) AS at, GROUP_CONCAT(name) AS names FROM (SELECT name, updated_at FROM servers ORDER BY name)",
+      )
       .one();
     this.versionCache = `${row.n}:${row.at ?? 0}:${row.names ?? ""}`;
     return this.versionCache;
@@ -277,7 +285,9 @@ export class UserAccount extends DurableObject<unknown> {
 
   listSessions(): SessionSummary[] {
     return this.sql
-      .exec<{ id: string; title: string | null; last_activity: number }>("SELECT id, title, last_activity FROM sessions ORDER BY last_activity DESC, created_at DESC")
+      .exec<{ id: string; title: string | null; last_activity: number }>(
+        "SELECT id, title, last_activity FROM sessions ORDER BY last_activity DESC, created_at DESC",
+      )
       .toArray()
       .map((row) => SessionSummarySchema.parse({ id: row.id, title: row.title, lastActivity: row.last_activity }));
   }
@@ -289,7 +299,11 @@ export class UserAccount extends DurableObject<unknown> {
     const spent = kind === "turn" && limits.dailyTokens !== undefined ? this.tokensUsed(now) + held : 0;
     if (kind === "turn" && limits.dailyTokens !== undefined && spent >= limits.dailyTokens) {
       const running = held > 0 ? ` Your turns still running hold ${held} tokens of it until they finish.` : "";
-      return { ok: false, code: "budget_exhausted", message: `Your daily model budget of ${limits.dailyTokens} tokens is used up; it renews at 00:00 UTC.${running}` };
+      return {
+        ok: false,
+        code: "budget_exhausted",
+        message: `Your daily model budget of ${limits.dailyTokens} tokens is used up; it renews at 00:00 UTC.${running}`,
+      };
     }
     const stored = BucketSchema.safeParse(this.ctx.storage.kv.get(bucketKey(kind)));
     const { bucket, waitMs } = takeToken(stored.success ? (stored.data as Bucket) : undefined, limits, now);
@@ -313,7 +327,11 @@ export class UserAccount extends DurableObject<unknown> {
     if (!Number.isFinite(tokens) || tokens <= 0) return this.tokensUsed(now);
     const day = today(now);
     const row = this.sql
-      .exec<{ tokens: number }>("INSERT INTO usage (day, tokens) VALUES (?, ?) ON CONFLICT(day) DO UPDATE SET tokens = tokens + excluded.tokens RETURNING tokens", day, Math.round(tokens))
+      .exec<{ tokens: number }>(
+        "INSERT INTO usage (day, tokens) VALUES (?, ?) ON CONFLICT(day) DO UPDATE SET tokens = tokens + excluded.tokens RETURNING tokens",
+        day,
+        Math.round(tokens),
+      )
       .one();
     // Only today's figure matters; older days are dropped (once per day and wake).
     if (this.usageDay !== day) this.sql.exec("DELETE FROM usage WHERE day <> ?", day);

@@ -43,7 +43,12 @@ export class LoginStore {
   }
 
   private map(): Map<string, number> {
-    this.active ??= new Map(this.sql.exec<{ id: string; expires_at: number }>("SELECT id, expires_at FROM logins").toArray().map((r) => [r.id, r.expires_at]));
+    this.active ??= new Map(
+      this.sql
+        .exec<{ id: string; expires_at: number }>("SELECT id, expires_at FROM logins")
+        .toArray()
+        .map((r) => [r.id, r.expires_at]),
+    );
     return this.active;
   }
 }

@@ -31,5 +31,11 @@ export function accountOAuthStorage(env: Pick<Env, "USER_ACCOUNT">, userId: stri
 export function sessionOAuthProvider(env: Pick<Env, "USER_ACCOUNT">, userId: string, server: RemoteServerConfig): OAuthClientProvider | undefined {
   // A server given its own Authorization header (a personal token in mcp.json) is not signed in to.
   if (Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")) return undefined;
-  return new EdgeOAuthProvider({ server: server.name, serverUrl: server.url, storage: accountOAuthStorage(env, userId, server), preRegistered: server.oauth, mode: { kind: "session" } });
+  return new EdgeOAuthProvider({
+    server: server.name,
+    serverUrl: server.url,
+    storage: accountOAuthStorage(env, userId, server),
+    preRegistered: server.oauth,
+    mode: { kind: "session" },
+  });
 }

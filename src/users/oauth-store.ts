@@ -10,7 +10,13 @@ import type { OAuthRecord } from "../mcp/oauth/provider";
 /** How long a started sign-in may take before its state is refused. */
 export const SIGN_IN_TTL_MS = 10 * 60_000;
 
-export const PendingSignInSchema = z.object({ state: z.string(), server: z.string(), session: z.string(), verifier: z.string().nullable(), createdAt: z.number() });
+export const PendingSignInSchema = z.object({
+  state: z.string(),
+  server: z.string(),
+  session: z.string(),
+  verifier: z.string().nullable(),
+  createdAt: z.number(),
+});
 export type PendingSignIn = z.infer<typeof PendingSignInSchema>;
 
 // The stored record is our own JSON; it is checked for shape only where it is used (serverUrl).
@@ -19,7 +25,9 @@ const RecordSchema = z.looseObject({ serverUrl: z.string() });
 export class OAuthStore {
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS oauth (server TEXT PRIMARY KEY, record TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS oauth_pending (state TEXT PRIMARY KEY, server TEXT NOT NULL, session TEXT NOT NULL, verifier TEXT, created_at INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS oauth_pending (state TEXT PRIMARY KEY, server TEXT NOT NULL, session TEXT NOT NULL, verifier TEXT, created_at INTEGER NOT NULL)`,
+    );
   }
 
   load(server: string): OAuthRecord | undefined {

@@ -22,7 +22,12 @@ export class Reservations {
 
   hold(id: string, tokens: number, now: number): void {
     this.sql.exec("DELETE FROM reservations WHERE expires_at <= ?", now);
-    this.sql.exec("INSERT INTO reservations (id, tokens, expires_at) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET tokens = excluded.tokens, expires_at = excluded.expires_at", id, Math.max(0, Math.round(tokens)), now + HOLD_MS);
+    this.sql.exec(
+      "INSERT INTO reservations (id, tokens, expires_at) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET tokens = excluded.tokens, expires_at = excluded.expires_at",
+      id,
+      Math.max(0, Math.round(tokens)),
+      now + HOLD_MS,
+    );
   }
 
   release(id: string | undefined): void {

@@ -48,7 +48,8 @@ function headerIssues(headers: Record<string, string>): FieldIssue[] {
   if (bytes > MAX_HEADER_BYTES) issues.push({ path: "headers", message: `headers are ${bytes} bytes; at most ${MAX_HEADER_BYTES}` });
   for (const name of names) {
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) issues.push({ path: headerPath(name), message: "not a valid header name" });
-    else if (/^(host|content-length|transfer-encoding|connection|mcp-session-id|mcp-protocol-version)$/i.test(name)) issues.push({ path: headerPath(name), message: "set by edgehost itself" });
+    else if (/^(host|content-length|transfer-encoding|connection|mcp-session-id|mcp-protocol-version)$/i.test(name))
+      issues.push({ path: headerPath(name), message: "set by edgehost itself" });
   }
   return issues;
 }
@@ -60,7 +61,8 @@ export function validateUserServer(input: UserServerInput, previous?: StoredUser
   const server: StoredUserServer = { ...input, headers, ...(oauth ? { oauth } : {}) };
   const issues = headerIssues(headers);
   // The mask keeps a stored value; under a header that has none it would send the mask itself.
-  for (const [name, value] of Object.entries(headers)) if (value === MASK) issues.push({ path: headerPath(name), message: "no stored value to keep: enter the value" });
+  for (const [name, value] of Object.entries(headers))
+    if (value === MASK) issues.push({ path: headerPath(name), message: "no stored value to keep: enter the value" });
   if (oauth?.clientSecret === MASK) issues.push({ path: "oauth.clientSecret", message: "no stored value to keep: enter the value" });
   let url: URL | undefined;
   try {
@@ -80,7 +82,13 @@ export function validateUserServer(input: UserServerInput, previous?: StoredUser
     if (!(error instanceof ConfigError)) throw error;
     // `servers.<name>.headers.X` → `headers.X`: the field as the form knows it.
     const prefix = `servers.${name}`;
-    return { ok: false, issues: error.issues.map((i) => ({ path: i.path === prefix ? "" : i.path.startsWith(`${prefix}.`) ? i.path.slice(prefix.length + 1) : i.path, message: i.message })) };
+    return {
+      ok: false,
+      issues: error.issues.map((i) => ({
+        path: i.path === prefix ? "" : i.path.startsWith(`${prefix}.`) ? i.path.slice(prefix.length + 1) : i.path,
+        message: i.message,
+      })),
+    };
   }
 }
 

@@ -6,7 +6,10 @@ import type { ServerMessage } from "../../src/protocol/messages";
 function approvals() {
   const sent: ServerMessage[] = [];
   const settings = new Map<string, unknown>();
-  const store = { getSetting: <T>(key: string) => settings.get(key) as T | undefined, setSetting: (key: string, value: unknown) => void settings.set(key, value) };
+  const store = {
+    getSetting: <T>(key: string) => settings.get(key) as T | undefined,
+    setSetting: (key: string, value: unknown) => void settings.set(key, value),
+  };
   return { sent, approvals: new Approvals({ required: true, alwaysAllow: () => [], store, broadcast: (m) => sent.push(m) }) };
 }
 

@@ -10,7 +10,9 @@ const src = join(repoRoot, "src");
 const IMPORT = /(?:import|export)\s[^;]*?from\s*["'](\.[^"']+)["']/gs;
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
 }
 
 /** file (relative to src) → the src files it imports. */
@@ -21,7 +23,10 @@ function fileGraph(): Map<string, string[]> {
       const target = normalize(join(dirname(file), m[1] ?? ""));
       return relative(src, target.endsWith(".ts") ? target : `${target}.ts`);
     });
-    graph.set(relative(src, file), targets.filter((t) => !t.startsWith("..")));
+    graph.set(
+      relative(src, file),
+      targets.filter((t) => !t.startsWith("..")),
+    );
   }
   return graph;
 }
@@ -78,7 +83,11 @@ describe("src/ layers", () => {
 
   it("reaches MCP through the 2.x SDK only: nothing in src/ names the 1.x @modelcontextprotocol/sdk (it bundles Ajv)", () => {
     const sdk1 = /["']@modelcontextprotocol\/sdk(?:\/[^"']*)?["']/;
-    expect(files(src).filter((file) => sdk1.test(readFileSync(file, "utf8"))).map((file) => relative(src, file))).toEqual([]);
+    expect(
+      files(src)
+        .filter((file) => sdk1.test(readFileSync(file, "utf8")))
+        .map((file) => relative(src, file)),
+    ).toEqual([]);
   });
 
   it("keeps the lower layers ignorant of the upper ones", () => {

@@ -53,7 +53,12 @@ describe("bridge errors", () => {
     expect(crashed).toMatchObject({
       code: BRIDGE_ERROR.server_crashed,
       message: 'MCP error -31002: MCP server "probe" crashed (killed by SIGKILL) while handling this request; it restarts on the next request',
-      data: { kind: "server_crashed", server: "probe", reason: "crashed (killed by SIGKILL) while handling this request; it restarts on the next request", retryAfterMs: expect.any(Number) },
+      data: {
+        kind: "server_crashed",
+        server: "probe",
+        reason: "crashed (killed by SIGKILL) while handling this request; it restarts on the next request",
+        retryAfterMs: expect.any(Number),
+      },
     });
     const unavailable = await client.callTool({ name: "echo", arguments: { text: "x" } }).catch((error: unknown) => error);
     expect(unavailable).toMatchObject({
@@ -88,7 +93,12 @@ describe("bridge errors", () => {
     const connection = { name: "probe", markUnavailable: (reason: string) => void marked.push(reason), retryAfterMs: () => 0 } as unknown as ServerConnection;
     const lookalike = new RemoteError(-32000, 'MCP server "probe" crashed (killed by SIGKILL) while handling this request');
     expect(translateError(lookalike, connection, "slow", 1_000, undefined)).toBeInstanceOf(ProtocolError);
-    const data = { kind: "server_crashed", server: "probe", reason: "crashed (exit code 1) while handling this request; it restarts on the next request", retryAfterMs: 1_000 };
+    const data = {
+      kind: "server_crashed",
+      server: "probe",
+      reason: "crashed (exit code 1) while handling this request; it restarts on the next request",
+      retryAfterMs: 1_000,
+    };
     const real = new RemoteError(BRIDGE_ERROR.server_crashed, "any words at all", data);
     expect(translateError(real, connection, "slow", 1_000, undefined)).toMatchObject({ code: "server_unavailable", reason: data.reason, retryAfterMs: 1_000 });
     expect(marked).toEqual([]);
@@ -96,7 +106,9 @@ describe("bridge errors", () => {
     expect(readBridgeError(BRIDGE_ERROR.server_unavailable, data)).toBeUndefined();
     expect(readBridgeError(BRIDGE_ERROR.server_crashed, { ...data, server: 7 })).toBeUndefined();
     expect(isTransient(real)).toBe(true);
-    expect(isTransient(new RemoteError(BRIDGE_ERROR.server_unavailable, "x", { kind: "server_unavailable", server: "probe", reason: "r", retryAfterMs: 30_000 }))).toBe(false);
+    expect(
+      isTransient(new RemoteError(BRIDGE_ERROR.server_unavailable, "x", { kind: "server_unavailable", server: "probe", reason: "r", retryAfterMs: 30_000 })),
+    ).toBe(false);
     expect(isTransient(new RemoteError(BRIDGE_ERROR.server_stopped, "x", { kind: "server_stopped", server: "probe", reason: "was stopped" }))).toBe(false);
   });
 
@@ -104,9 +116,17 @@ describe("bridge errors", () => {
     const marked: string[] = [];
     const connection = { name: "probe", markUnavailable: (reason: string) => void marked.push(reason), retryAfterMs: () => 0 } as unknown as ServerConnection;
     // The codes the 1.x SDK used for its own timeout and closed connection, sent by a server: its errors, nothing more.
-    for (const [code, message] of [[-32001, "Request timed out"], [-32000, "Connection closed"]] as const) {
+    for (const [code, message] of [
+      [-32001, "Request timed out"],
+      [-32000, "Connection closed"],
+    ] as const) {
       const sent = new RemoteError(code, message, { timeout: 1_000 });
-      expect(translateError(sent, connection, "slow", 1_000, undefined)).toMatchObject({ code: "protocol", server: "probe", rpcCode: code, message: `probe: ${message}` });
+      expect(translateError(sent, connection, "slow", 1_000, undefined)).toMatchObject({
+        code: "protocol",
+        server: "probe",
+        rpcCode: code,
+        message: `probe: ${message}`,
+      });
       expect(isTransient(sent)).toBe(false);
     }
     expect(marked).toEqual([]);
@@ -120,7 +140,10 @@ describe("bridge errors", () => {
     expect(translateError(aborted, connection, "slow", 1_000, undefined)).toBeInstanceOf(CancelledError);
     expect(isTransient(aborted)).toBe(false);
     const closed = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed");
-    expect(translateError(closed, connection, "slow", 1_000, undefined)).toMatchObject({ code: "server_unavailable", reason: "the connection closed during the request" });
+    expect(translateError(closed, connection, "slow", 1_000, undefined)).toMatchObject({
+      code: "server_unavailable",
+      reason: "the connection closed during the request",
+    });
     expect(isTransient(closed)).toBe(true);
     expect(marked).toEqual(["slow timed out after 1000 ms", "connection closed"]);
   });

@@ -15,7 +15,12 @@ afterAll(async () => {
   expect(await bridge.stop()).toBe(0);
 });
 
-const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
 
 async function post(path: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown; headers: Headers }> {
   const response = await fetch(`${bridge.url}${path}`, {
@@ -51,7 +56,11 @@ describe("bridge HTTP surface", () => {
     expect((await fetch(`${bridge.url}/health`, { headers: { authorization: "Bearer nope" } })).status).toBe(401);
     const none = await fetch(`${bridge.url}/metrics`);
     expect(none.status).toBe(401);
-    expect(await none.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "missing bearer token (Authorization: Bearer <BRIDGE_TOKEN>)" } });
+    expect(await none.json()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: "missing bearer token (Authorization: Bearer <BRIDGE_TOKEN>)" },
+    });
     const wrong = await post("/servers/everything/mcp", JSON.stringify(initialize), { authorization: "Bearer nope" });
     expect(wrong.status).toBe(401);
     expect(wrong.json).toMatchObject({ error: { message: "wrong bearer token" } });
@@ -64,8 +73,14 @@ describe("bridge HTTP surface", () => {
   it("rejects foreign Host and Origin headers (DNS rebinding)", async () => {
     const port = new URL(bridge.url).port;
     const auth = { authorization: `Bearer ${bridge.token}` };
-    expect(await rawGet("/metrics", { ...auth, host: `evil.example:${port}` })).toMatchObject({ status: 403, body: expect.stringContaining('Host \\"evil.example') });
-    expect(await rawGet("/metrics", { ...auth, host: `localhost:${port}`, origin: "http://evil.example" })).toMatchObject({ status: 403, body: expect.stringContaining("Origin") });
+    expect(await rawGet("/metrics", { ...auth, host: `evil.example:${port}` })).toMatchObject({
+      status: 403,
+      body: expect.stringContaining('Host \\"evil.example'),
+    });
+    expect(await rawGet("/metrics", { ...auth, host: `localhost:${port}`, origin: "http://evil.example" })).toMatchObject({
+      status: 403,
+      body: expect.stringContaining("Origin"),
+    });
     expect(await rawGet("/metrics", { ...auth, host: `localhost:${port}`, origin: "http://localhost:8787" })).toMatchObject({ status: 200 });
   });
 
@@ -73,11 +88,19 @@ describe("bridge HTTP surface", () => {
     const big = await post("/servers/everything/mcp", JSON.stringify({ ...initialize, params: { ...initialize.params, pad: "x".repeat(70_000) } }));
     expect(big).toMatchObject({ status: 413, json: { error: { code: -32600, message: "body larger than 65536 bytes" } } });
     expect(await post("/servers/everything/mcp", "{not json")).toMatchObject({ status: 400, json: { error: { code: -32700 } } });
-    expect(await post("/servers/everything/mcp", JSON.stringify({ hello: "world" }))).toMatchObject({ status: 400, json: { error: { code: -32600, message: "not a JSON-RPC 2.0 message" } } });
+    expect(await post("/servers/everything/mcp", JSON.stringify({ hello: "world" }))).toMatchObject({
+      status: 400,
+      json: { error: { code: -32600, message: "not a JSON-RPC 2.0 message" } },
+    });
     expect(await post("/servers/everything/mcp", "[]")).toMatchObject({ status: 400, json: { error: { message: "empty batch" } } });
     expect(await post("/servers/everything/mcp", JSON.stringify(initialize), { "content-type": "text/plain" })).toMatchObject({ status: 415 });
-    expect(await post("/servers/nope/mcp", JSON.stringify(initialize))).toMatchObject({ status: 404, json: { error: { message: 'unknown MCP server "nope"' } } });
-    expect(await post("/servers/everything/mcp", JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), { "mcp-session-id": "made-up" })).toMatchObject({
+    expect(await post("/servers/nope/mcp", JSON.stringify(initialize))).toMatchObject({
+      status: 404,
+      json: { error: { message: 'unknown MCP server "nope"' } },
+    });
+    expect(
+      await post("/servers/everything/mcp", JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), { "mcp-session-id": "made-up" }),
+    ).toMatchObject({
       status: 404,
       json: { error: { code: -32001, message: "session not found: initialize again" } },
     });
@@ -112,7 +135,13 @@ describe("bridge HTTP surface", () => {
     const hop: Server = createServer((req, res) => {
       const target = new URL(bridge.url);
       const upstream = httpRequest(
-        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host, authorization: `Bearer ${bridge.token}` } },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, host: target.host, authorization: `Bearer ${bridge.token}` },
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);

@@ -12,7 +12,12 @@ afterEach(async () => {
   bridge = undefined;
 });
 
-const probe = (log: ProbeLog, extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [probeServerBin], env: { PROBE_LOG: log.path }, ...extra });
+const probe = (log: ProbeLog, extra: Record<string, unknown> = {}) => ({
+  command: process.execPath,
+  args: [probeServerBin],
+  env: { PROBE_LOG: log.path },
+  ...extra,
+});
 const everything = { command: process.execPath, args: [everythingBin, "stdio"] };
 
 describe("bridge lifecycle", () => {
@@ -99,8 +104,13 @@ describe("bridge lifecycle", () => {
       good: probe(log),
       bad: { command: process.execPath, args: ["-e", "console.error('BAD_KEY is not set'); process.exit(4)"] },
     });
-    await expect(failing).rejects.toThrow(/could not start: MCP servers failed to start: bad \(exited during startup \(exit code 4\); last stderr: BAD_KEY is not set\)/);
-    const started = log.events().filter((e) => e.event === "start").map((e) => e.pid);
+    await expect(failing).rejects.toThrow(
+      /could not start: MCP servers failed to start: bad \(exited during startup \(exit code 4\); last stderr: BAD_KEY is not set\)/,
+    );
+    const started = log
+      .events()
+      .filter((e) => e.event === "start")
+      .map((e) => e.pid);
     expect(started.filter(isAlive)).toEqual([]);
   });
 
@@ -108,7 +118,12 @@ describe("bridge lifecycle", () => {
     const log = new ProbeLog();
     bridge = await startBridge({ second: probe(log, { dependencies: ["first"] }), first: probe(log) });
     const health = (await bridge.health()).servers;
-    expect(log.events().filter((e) => e.event === "start").map((e) => e.pid)).toEqual([health.first?.pid, health.second?.pid]);
+    expect(
+      log
+        .events()
+        .filter((e) => e.event === "start")
+        .map((e) => e.pid),
+    ).toEqual([health.first?.pid, health.second?.pid]);
   });
 
   it("applies Linux resource limits from mcp.json to the child", async () => {

@@ -70,7 +70,8 @@ function mutations(seed: number, count: number): unknown[] {
 
 describe("bridge JSON-RPC checks", () => {
   it("agree with the SDK's JSONRPCMessageSchema on real and broken messages", () => {
-    for (const value of corpus) expect({ value, ok: bridge.parseMessage(value) !== undefined }).toEqual({ value, ok: JSONRPCMessageSchema.safeParse(value).success });
+    for (const value of corpus)
+      expect({ value, ok: bridge.parseMessage(value) !== undefined }).toEqual({ value, ok: JSONRPCMessageSchema.safeParse(value).success });
   });
 
   it("agree with it on 5,000 seeded mutations", () => {

@@ -18,7 +18,12 @@ afterAll(async () => {
 });
 
 const BOTH = "application/json, text/event-stream";
-const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
 const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
 
 async function send(method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: unknown; headers: Headers }> {
@@ -64,9 +69,16 @@ describe("bridge: Streamable HTTP header rules", () => {
 
   it("answers a POST whose Accept lacks application/json or text/event-stream with 406", async () => {
     for (const accept of ["application/json", "text/event-stream", "text/html", "application/json, text/event-stream;q=0"]) {
-      expect(await send("POST", { accept }, initialize)).toMatchObject({ status: 406, json: rpcError(-32600, /^Not Acceptable: Accept must list both application\/json and text\/event-stream$/) });
+      expect(await send("POST", { accept }, initialize)).toMatchObject({
+        status: 406,
+        json: rpcError(-32600, /^Not Acceptable: Accept must list both application\/json and text\/event-stream$/),
+      });
     }
-    const none = await fetch(mcp, { method: "POST", headers: { authorization: `Bearer ${bridge.token}`, "content-type": "application/json", accept: "" }, body: JSON.stringify(initialize) });
+    const none = await fetch(mcp, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bridge.token}`, "content-type": "application/json", accept: "" },
+      body: JSON.stringify(initialize),
+    });
     expect(none.status).toBe(406);
     // Media ranges cover both (curl and fetch send */* by default).
     expect((await send("POST", { accept: "*/*" }, initialize)).status).toBe(200);
@@ -75,7 +87,10 @@ describe("bridge: Streamable HTTP header rules", () => {
 
   it("answers a GET whose Accept lacks text/event-stream with 406", async () => {
     const id = await session();
-    expect(await send("GET", { accept: "application/json", "mcp-session-id": id })).toMatchObject({ status: 406, json: rpcError(-32600, /^Not Acceptable: Accept must list text\/event-stream$/) });
+    expect(await send("GET", { accept: "application/json", "mcp-session-id": id })).toMatchObject({
+      status: 406,
+      json: rpcError(-32600, /^Not Acceptable: Accept must list text\/event-stream$/),
+    });
   });
 
   it("answers an unsupported MCP-Protocol-Version with 400, and takes every supported one or none", async () => {
@@ -91,11 +106,17 @@ describe("bridge: Streamable HTTP header rules", () => {
   });
 
   it("answers a non-initialize request without Mcp-Session-Id with 400, and an unknown session with 404", async () => {
-    expect(await send("POST", { accept: BOTH }, list)).toMatchObject({ status: 400, json: rpcError(-32600, /^Bad Request: the Mcp-Session-Id header is required/) });
+    expect(await send("POST", { accept: BOTH }, list)).toMatchObject({
+      status: 400,
+      json: rpcError(-32600, /^Bad Request: the Mcp-Session-Id header is required/),
+    });
     expect(await send("POST", { accept: BOTH }, { jsonrpc: "2.0", method: "notifications/initialized" })).toMatchObject({ status: 400 });
     expect(await send("DELETE", {})).toMatchObject({ status: 400, json: rpcError(-32600, /Mcp-Session-Id/) });
     const unknown = "00000000-0000-4000-8000-000000000000";
-    expect(await send("POST", { accept: BOTH, "mcp-session-id": unknown }, list)).toMatchObject({ status: 404, json: rpcError(-32001, /^session not found: initialize again$/) });
+    expect(await send("POST", { accept: BOTH, "mcp-session-id": unknown }, list)).toMatchObject({
+      status: 404,
+      json: rpcError(-32001, /^session not found: initialize again$/),
+    });
     expect(await send("DELETE", { "mcp-session-id": unknown })).toMatchObject({ status: 404, json: rpcError(-32001, /session not found/) });
     expect(await send("GET", { accept: "text/event-stream", "mcp-session-id": unknown, "last-event-id": "1_1" })).toMatchObject({ status: 404 });
   });

@@ -34,10 +34,14 @@ afterAll(async () => {
 const BOTH = "application/json, text/event-stream";
 const LONG = { name: "trigger-long-running-operation", arguments: { duration: 1.2, steps: 4 } };
 const auth = () => ({ authorization: `Bearer ${bridge.token}` });
-const message = (b: SseBlock) => (b.data ? (JSON.parse(b.data) as { id?: unknown; method?: string; params?: { progress?: number }; result?: unknown }) : undefined);
+const message = (b: SseBlock) =>
+  b.data ? (JSON.parse(b.data) as { id?: unknown; method?: string; params?: { progress?: number }; result?: unknown }) : undefined;
 const isProgress = (b: SseBlock) => message(b)?.method === "notifications/progress";
 
-async function sdkClient(base: string, options: { sessionId?: string; capabilities?: ClientCapabilities } = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function sdkClient(
+  base: string,
+  options: { sessionId?: string; capabilities?: ClientCapabilities } = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/servers/everything/mcp`), {
     requestInit: { headers: auth() },
     sessionId: options.sessionId,
@@ -54,7 +58,12 @@ async function rawSession(server: string, version = "2025-11-25"): Promise<strin
   const init = await raw(url, {
     method: "POST",
     headers: { ...auth(), "content-type": "application/json", accept: BOTH },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
   });
   await init.ended;
   const id = String(init.headers["mcp-session-id"]);
@@ -86,7 +95,10 @@ describe("bridge: resumable SSE streams", () => {
     const cut = hop.cutAfter(/notifications\/progress/);
     let onToken: (token: string) => void = () => undefined;
     const tokenSeen = new Promise<string>((resolve) => (onToken = resolve));
-    const call = first.client.request({ method: "tools/call", params: LONG }, CallToolResultSchema, { onprogress: () => undefined, onresumptiontoken: (t) => onToken(t) });
+    const call = first.client.request({ method: "tools/call", params: LONG }, CallToolResultSchema, {
+      onprogress: () => undefined,
+      onresumptiontoken: (t) => onToken(t),
+    });
     call.catch(() => undefined);
     const [token] = await Promise.all([tokenSeen, cut]);
     // The first client goes away before it can reconnect (as a crashed process would).
@@ -160,7 +172,10 @@ describe("bridge: resumable SSE streams", () => {
 
   it("a session on a protocol before 2025-11-25 gets no empty-data priming event on its standalone stream", async () => {
     const sessionId = await rawSession("probe", "2025-06-18");
-    const stream = await raw(`${bridge.url}/servers/probe/mcp`, { method: "GET", headers: { ...auth(), accept: "text/event-stream", "mcp-session-id": sessionId } });
+    const stream = await raw(`${bridge.url}/servers/probe/mcp`, {
+      method: "GET",
+      headers: { ...auth(), accept: "text/event-stream", "mcp-session-id": sessionId },
+    });
     const opening = await stream.next();
     expect(opening).toMatchObject({ comment: "stream open", retry: 1000, data: "" });
     expect(opening.id).toBeUndefined();

@@ -21,7 +21,11 @@ afterEach(async () => {
 
 /** Resolves once the bridge's stderr has `count` lines matching `pattern` (counting those already written). */
 function logLines(running: RunningBridge, pattern: RegExp, count: number): Promise<void> {
-  const seen = () => running.stderr().split("\n").filter((line) => pattern.test(line)).length;
+  const seen = () =>
+    running
+      .stderr()
+      .split("\n")
+      .filter((line) => pattern.test(line)).length;
   return new Promise((resolve) => {
     const check = () => {
       if (seen() < count) return;
@@ -87,7 +91,10 @@ describe("roots from mcp.json", () => {
     const { outside, inside } = folders();
     bridge = await startBridge({ fs: { command: process.execPath, args: [filesystemBin, outside] } });
     const pid = (await bridge.health()).servers.fs?.pid;
-    writeFileSync(bridge.configPath, JSON.stringify({ servers: { fs: { command: process.execPath, args: [filesystemBin, outside], roots: [{ uri: pathToFileURL(inside).href }] } } }));
+    writeFileSync(
+      bridge.configPath,
+      JSON.stringify({ servers: { fs: { command: process.execPath, args: [filesystemBin, outside], roots: [{ uri: pathToFileURL(inside).href }] } } }),
+    );
     await bridge.waitForLog(/"msg":"mcp.json reloaded".*"changed":\["fs"\].*"roots":\[\]/);
     await logLines(bridge, ROOTS_TAKEN, 1);
     expect((await bridge.health()).servers.fs?.pid).not.toBe(pid);

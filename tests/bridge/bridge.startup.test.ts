@@ -42,10 +42,14 @@ function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ 
 describe("bridge startup", () => {
   it("binds its port before starting any server: a taken port exits 1, says what to do, and starts no child", async () => {
     holder = createServer();
-    const taken = await new Promise<number>((resolve) => holder?.listen(0, "127.0.0.1", () => resolve((holder?.address() as { port: number }).port)));
+    const taken = await new Promise<number>((resolve) =>
+      holder?.listen(0, "127.0.0.1", () => resolve((holder?.address() as { port: number } | null)?.port ?? 0)),
+    );
     const log = new ProbeLog();
     const failing = startBridge({ probe: probe(log) }, ["--port", String(taken)]);
-    await expect(failing).rejects.toThrow(new RegExp(`exited with 1: mcp-local-bridge could not start: port ${taken} is in use; pass --port or set BRIDGE_PORT\\n$`));
+    await expect(failing).rejects.toThrow(
+      new RegExp(`exited with 1: mcp-local-bridge could not start: port ${taken} is in use; pass --port or set BRIDGE_PORT\\n$`),
+    );
     expect(log.events()).toEqual([]);
   });
 
@@ -76,15 +80,25 @@ describe("bridge startup", () => {
     const dir = mkdtempSync(join(tmpdir(), "bridge-badconfig-"));
     writeFileSync(join(dir, "mcp.json"), `{ "servers": { "probe": { "command": 42, "env": { "PROBE_LOG": ${JSON.stringify(log.path)} } } } }`);
     const run = await runToExit(["--config", join(dir, "mcp.json"), "--token", "t"]);
-    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 1, stderr: "mcp-local-bridge could not start: mcp.json:1:38 servers.probe.command: expected string\n" });
+    expect({ code: run.code, stderr: run.stderr }).toEqual({
+      code: 1,
+      stderr: "mcp-local-bridge could not start: mcp.json:1:38 servers.probe.command: expected string\n",
+    });
     const missing = await runToExit(["--config", join(dir, "nope.json"), "--token", "t"]);
-    expect({ code: missing.code, stderr: missing.stderr }).toEqual({ code: 1, stderr: "mcp-local-bridge could not start: nope.json:1:1: cannot read the file: file not found\n" });
+    expect({ code: missing.code, stderr: missing.stderr }).toEqual({
+      code: 1,
+      stderr: "mcp-local-bridge could not start: nope.json:1:1: cannot read the file: file not found\n",
+    });
     expect(log.events()).toEqual([]);
   });
 
   it("expands ${VAR} in mcp.json from its own environment (the parser runs as a short-lived child) and keeps only the servers as children", async () => {
     const log = new ProbeLog();
-    const bridge = await track(startBridge({ probe: { command: process.execPath, args: [probeServerBin], env: { PROBE_LOG: "${PROBE_LOG_PATH}" } } }, [], { env: { PROBE_LOG_PATH: log.path } }));
+    const bridge = await track(
+      startBridge({ probe: { command: process.execPath, args: [probeServerBin], env: { PROBE_LOG: "${PROBE_LOG_PATH}" } } }, [], {
+        env: { PROBE_LOG_PATH: log.path },
+      }),
+    );
     await log.waitFor((e) => e.event === "start");
     expect(childrenOf(bridge.pid)).toEqual([(await bridge.health()).servers.probe?.pid]);
   });

@@ -40,7 +40,14 @@ describe("bridge stdio framing", () => {
     const pid = (await bridge.health()).servers.fs?.pid;
     const error = await client.callTool({ name: "read_text_file", arguments: { path: join(root, "huge.txt") } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpError);
-    expect(error).toMatchObject({ code: BRIDGE_ERROR.server_crashed, data: { kind: "server_crashed", server: "fs", reason: expect.stringMatching(/^was restarted: it sent a message larger than 10 MiB while handling this request/) } });
+    expect(error).toMatchObject({
+      code: BRIDGE_ERROR.server_crashed,
+      data: {
+        kind: "server_crashed",
+        server: "fs",
+        reason: expect.stringMatching(/^was restarted: it sent a message larger than 10 MiB while handling this request/),
+      },
+    });
     expect(text(await client.callTool({ name: "read_text_file", arguments: { path: join(root, "small.txt") } }))).toBe("small");
     const health = await bridge.health();
     expect(health.servers.fs?.pid).not.toBe(pid);

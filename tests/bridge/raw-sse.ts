@@ -135,7 +135,7 @@ export async function cuttingHop(target: string): Promise<CuttingHop> {
         answer.on("data", (chunk: Buffer) => {
           if (cutting) return;
           sent += chunk.toString("utf8");
-          if (!trap || !trap.pattern.test(sent)) return void res.write(chunk);
+          if (!trap?.pattern.test(sent)) return void res.write(chunk);
           cutting = true;
           answer.destroy();
           upstream.destroy();

@@ -12,11 +12,27 @@ const local2 = session("l2", "");
 
 describe("routeServerRequest", () => {
   it("goes to the session whose call is running, the oldest first, when one user has calls running", () => {
-    expect(routeServerRequest([alice, alice2, bob], [{ session: alice2, id: 7 }, { session: alice, id: 9 }])).toEqual({ to: [alice2], related: 7 });
+    expect(
+      routeServerRequest(
+        [alice, alice2, bob],
+        [
+          { session: alice2, id: 7 },
+          { session: alice, id: 9 },
+        ],
+      ),
+    ).toEqual({ to: [alice2], related: 7 });
   });
 
   it("refuses while calls of several users run", () => {
-    expect(routeServerRequest([alice, bob], [{ session: alice, id: 1 }, { session: bob, id: 2 }])).toMatchObject({ refused: expect.stringContaining("several users") });
+    expect(
+      routeServerRequest(
+        [alice, bob],
+        [
+          { session: alice, id: 1 },
+          { session: bob, id: 2 },
+        ],
+      ),
+    ).toMatchObject({ refused: expect.stringContaining("several users") });
   });
 
   it("refuses with no call running once any user's session is connected, even a single user's", () => {
@@ -26,7 +42,15 @@ describe("routeServerRequest", () => {
   });
 
   it("never hands a call's request to another user because the caller cannot take it", () => {
-    expect(routeServerRequest([bob], [{ session: alice, id: 1 }, { session: bob, id: 2 }])).toMatchObject({ refused: expect.stringContaining("several users") });
+    expect(
+      routeServerRequest(
+        [bob],
+        [
+          { session: alice, id: 1 },
+          { session: bob, id: 2 },
+        ],
+      ),
+    ).toMatchObject({ refused: expect.stringContaining("several users") });
     expect(routeServerRequest([bob], [{ session: alice, id: 1 }])).toMatchObject({ refused: expect.stringContaining("cannot take") });
     expect(routeServerRequest([alice], [{ session: local, id: 1 }])).toEqual({ to: [] });
   });

@@ -56,7 +56,10 @@ export async function sandbox(servers?: Record<string, unknown>): Promise<Sandbo
   const dir = mkdtempSync(join(tmpdir(), "dev-loop-"));
   const workspace = join(dir, "workspace");
   mkdirSync(workspace);
-  writeFileSync(join(dir, "wrangler.toml"), 'name = "dev-loop"\nmain = "worker.js"\ncompatibility_date = "2026-04-20"\n\n[build]\ncommand = "node embed.mjs"\nwatch_dir = ["mcp.json"]\n');
+  writeFileSync(
+    join(dir, "wrangler.toml"),
+    'name = "dev-loop"\nmain = "worker.js"\ncompatibility_date = "2026-04-20"\n\n[build]\ncommand = "node embed.mjs"\nwatch_dir = ["mcp.json"]\n',
+  );
   writeFileSync(join(dir, "worker.js"), WORKER);
   writeFileSync(join(dir, "embed.mjs"), EMBED);
   const filesystem = { command: process.execPath, args: [join(repoRoot, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), workspace] };
@@ -114,7 +117,10 @@ export class DevRun {
   waitFor(pattern: RegExp, timeoutMs = 30_000, after = 0): Promise<string> {
     return new Promise((resolve, reject) => {
       const check = () => {
-        const line = this.text.slice(after).split("\n").find((l) => pattern.test(l));
+        const line = this.text
+          .slice(after)
+          .split("\n")
+          .find((l) => pattern.test(l));
         if (line === undefined) return;
         this.waiters.delete(check);
         clearTimeout(timer);

@@ -34,7 +34,10 @@ async function expectAllGone(run: DevRun, box: Sandbox): Promise<void> {
 }
 
 function readDevVar(path: string, name: string): string {
-  const line = readFileSync(path, "utf8").split("\n").find((l) => l.startsWith(`${name}=`)) ?? "";
+  const line =
+    readFileSync(path, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith(`${name}=`)) ?? "";
   return JSON.parse(line.slice(name.length + 1)) as string;
 }
 
@@ -55,7 +58,9 @@ describe("npm run dev: a failed start", () => {
     writeFileSync(box.mcpConfig, '{ "servers": { "a": { "command": 42 }, "b": { "args": 3 } } }');
     const run = start(box);
     expect((await run.closed).code).toBe(1);
-    expect(run.devLines()).toEqual(["[dev] the bridge could not start: mcp.json:1:34 servers.a.command: expected string; mcp.json:1:55 servers.b.args: expected array of strings"]);
+    expect(run.devLines()).toEqual([
+      "[dev] the bridge could not start: mcp.json:1:34 servers.a.command: expected string; mcp.json:1:55 servers.b.args: expected array of strings",
+    ]);
     expect(await run.watch.leftovers()).toEqual([]);
   });
 
@@ -99,9 +104,24 @@ const endings: { name: string; target: "npm" | "dev.mjs"; signal: NodeJS.Signals
   { name: "SIGHUP to the script (terminal closed)", target: "dev.mjs", signal: "SIGHUP", says: /^\[dev\] SIGHUP: stopping the Worker and the bridge$/ },
   // package.json runs `exec node scripts/dev.mjs`, so npm is the script's parent: npm forwards
   // SIGTERM/SIGHUP itself, and a killed npm is seen as the parent going away.
-  { name: "SIGTERM to npm (what IDEs send)", target: "npm", signal: "SIGTERM", says: /^\[dev\] (SIGTERM: stopping|(the parent process|npm) \(pid \d+\) is gone: stopping) the Worker and the bridge$/ },
-  { name: "SIGHUP to npm", target: "npm", signal: "SIGHUP", says: /^\[dev\] (SIGHUP: stopping|(the parent process|npm) \(pid \d+\) is gone: stopping) the Worker and the bridge$/ },
-  { name: "npm killed (SIGKILL)", target: "npm", signal: "SIGKILL", says: /^\[dev\] (the parent process|npm) \(pid \d+\) is gone: stopping the Worker and the bridge$/ },
+  {
+    name: "SIGTERM to npm (what IDEs send)",
+    target: "npm",
+    signal: "SIGTERM",
+    says: /^\[dev\] (SIGTERM: stopping|(the parent process|npm) \(pid \d+\) is gone: stopping) the Worker and the bridge$/,
+  },
+  {
+    name: "SIGHUP to npm",
+    target: "npm",
+    signal: "SIGHUP",
+    says: /^\[dev\] (SIGHUP: stopping|(the parent process|npm) \(pid \d+\) is gone: stopping) the Worker and the bridge$/,
+  },
+  {
+    name: "npm killed (SIGKILL)",
+    target: "npm",
+    signal: "SIGKILL",
+    says: /^\[dev\] (the parent process|npm) \(pid \d+\) is gone: stopping the Worker and the bridge$/,
+  },
 ];
 
 describe("npm run dev: every ending stops everything", () => {
@@ -123,7 +143,10 @@ describe("npm run dev: every ending stops everything", () => {
 
   it("SIGINT to npm, once the dev script execs node (npm forwards it; a `sh -c` in between swallows it)", { timeout: 60_000 }, async () => {
     const box = await sandbox();
-    writeFileSync(join(box.dir, "package.json"), JSON.stringify({ name: "dev-loop", private: true, scripts: { dev: `exec node ${JSON.stringify(devScript)}` } }));
+    writeFileSync(
+      join(box.dir, "package.json"),
+      JSON.stringify({ name: "dev-loop", private: true, scripts: { dev: `exec node ${JSON.stringify(devScript)}` } }),
+    );
     const run = start(box, { npm: true, cwd: box.dir });
     await run.ready();
     process.kill(run.child.pid ?? 0, "SIGINT");
@@ -141,7 +164,11 @@ describe("npm run dev: while it runs", () => {
     await run.ready();
     // wrangler builds once at start and again when its watcher is ready: wait for both.
     await new Promise<void>((resolve) => {
-      const check = () => readFileSync(box.builds, "utf8").split("\n").filter(Boolean).length >= 2 && (watcher.close(), resolve());
+      const check = () => {
+        if (readFileSync(box.builds, "utf8").split("\n").filter(Boolean).length < 2) return;
+        watcher.close();
+        resolve();
+      };
       const watcher = watch(box.builds, check);
       check();
     });

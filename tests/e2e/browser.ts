@@ -15,7 +15,15 @@ mkdirSync(shots, { recursive: true });
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }
 
@@ -70,7 +78,9 @@ export async function textOf(page: Page, selector: string): Promise<string> {
 
 /** The next POST to a path, with its JSON body and headers. */
 export async function nextPost(page: Page, path: string | RegExp): Promise<{ request: Request; body: Record<string, unknown> }> {
-  const request = await page.waitForRequest((r) => r.method() === "POST" && (typeof path === "string" ? new URL(r.url()).pathname === path : path.test(new URL(r.url()).pathname)));
+  const request = await page.waitForRequest(
+    (r) => r.method() === "POST" && (typeof path === "string" ? new URL(r.url()).pathname === path : path.test(new URL(r.url()).pathname)),
+  );
   return { request, body: request.postDataJSON() as Record<string, unknown> };
 }
 
@@ -83,7 +93,9 @@ export async function reachable(page: Page, selector: string): Promise<boolean> 
 
 /** Where focus is: the id of the active element and of the dialog around it (if any). */
 export async function focus(page: Page): Promise<{ id: string; dialog: string | null }> {
-  return (await page.evaluate(`(() => { const el = document.activeElement; return { id: el ? el.id : "", dialog: el && el.closest("dialog") ? el.closest("dialog").id : null }; })()`)) as {
+  return (await page.evaluate(
+    `(() => { const el = document.activeElement; return { id: el ? el.id : "", dialog: el && el.closest("dialog") ? el.closest("dialog").id : null }; })()`,
+  )) as {
     id: string;
     dialog: string | null;
   };

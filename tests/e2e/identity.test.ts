@@ -111,7 +111,10 @@ describe("signing in with a token", () => {
     await page.reload();
     await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
     await expect.poll(() => titles(page)).toEqual(["Books to read", "Plans for the garden"]);
-    expect(await page.locator("#sessions li").evaluateAll((els) => els.map((e) => e.getAttribute("data-session")))).toEqual([aliceSessions[1], aliceSessions[0]]);
+    expect(await page.locator("#sessions li").evaluateAll((els) => els.map((e) => e.getAttribute("data-session")))).toEqual([
+      aliceSessions[1],
+      aliceSessions[0],
+    ]);
     // No session list in the browser's storage: the server keeps it.
     expect(await page.evaluate("Object.keys(localStorage)")).toEqual([]);
     await shot(page, "desktop-signed-in");

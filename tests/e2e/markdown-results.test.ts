@@ -176,7 +176,9 @@ describe("answers as Markdown", () => {
   });
 
   it("renders the part of an answer that has arrived while it streams", async () => {
-    await script(stack.llm.url, stack.llmKey, [reply.hang("| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n  - two\n\nSo far 2*3*4 and [a link](https://example.com/x_(y)) then [more](")]);
+    await script(stack.llm.url, stack.llmKey, [
+      reply.hang("| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n  - two\n\nSo far 2*3*4 and [a link](https://example.com/x_(y)) then [more]("),
+    ]);
     await sendMessage(page, "take your time");
     const streaming = page.locator(".msg.assistant.streaming .body");
     await streaming.locator("table td", { hasText: "2" }).waitFor();
@@ -262,7 +264,15 @@ describe("answers as Markdown", () => {
       check.parentElement.remove();
       const round = (ms) => Math.round(ms * 10) / 10;
       return { chars: text.length, freshMedianMs: round(fresh[5]), deltas, perDeltaMeanMs: round(total / deltas), perDeltaWorstMs: round(worst), allDeltasMs: round(total), sameAsFresh };
-    })()`)) as { chars: number; freshMedianMs: number; deltas: number; perDeltaMeanMs: number; perDeltaWorstMs: number; allDeltasMs: number; sameAsFresh: boolean };
+    })()`)) as {
+      chars: number;
+      freshMedianMs: number;
+      deltas: number;
+      perDeltaMeanMs: number;
+      perDeltaWorstMs: number;
+      allDeltasMs: number;
+      sameAsFresh: boolean;
+    };
     const report = { ...cost, streamedEndToEndMs: streamedMs, longTasksWhileStreaming: longTasks };
     console.log(`markdown render cost: ${JSON.stringify(report)}`);
     writeFileSync(join(shots, "markdown-cost.json"), JSON.stringify(report, null, 2));
@@ -290,11 +300,15 @@ describe("tool results as they read", () => {
   let page: Page;
   let structuredTool = "";
   beforeAll(async () => {
-    stack = await startStack({ mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: ["get-structured-content", "get-tiny-image"] } } });
+    stack = await startStack({
+      mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: ["get-structured-content", "get-tiny-image"] } },
+    });
     writeFileSync(join(stack.fsRoot, "lines.txt"), "first line\nsecond line\n  third, indented\n");
     page = await openPage(browser, stack);
     await page.locator('#servers li[data-server="everything"][data-state="ready"]').waitFor({ state: "attached" });
-    const servers = (await page.evaluate("fetch('/api/servers').then(r => r.json())")) as { servers: { name: string; tools: { name: string; functionName: string }[] }[] };
+    const servers = (await page.evaluate("fetch('/api/servers').then(r => r.json())")) as {
+      servers: { name: string; tools: { name: string; functionName: string }[] }[];
+    };
     structuredTool = servers.servers.find((s) => s.name === "everything")?.tools.find((t) => t.name === "get-structured-content")?.functionName ?? "";
     expect(structuredTool).not.toBe("");
   });
@@ -306,7 +320,10 @@ describe("tool results as they read", () => {
   const cardFor = (tool: string) => page.locator(".tool-card", { has: page.locator(".tool-name", { hasText: tool }) }).last();
 
   it("shows a multi-line text result with real line breaks", async () => {
-    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__read_text_file", { path: join(stack.fsRoot, "lines.txt") }), reply.text("Three lines.")]);
+    await script(stack.llm.url, stack.llmKey, [
+      reply.callReply("filesystem__read_text_file", { path: join(stack.fsRoot, "lines.txt") }),
+      reply.text("Three lines."),
+    ]);
     await sendMessage(page, "read lines.txt");
     await page.locator(".msg.assistant", { hasText: "Three lines." }).waitFor();
     const card = cardFor("filesystem.read_text_file");
@@ -315,6 +332,7 @@ describe("tool results as they read", () => {
     expect(await result.getAttribute("data-kind")).toBe("text");
     expect(await result.textContent()).toBe("first line\nsecond line\n  third, indented\n");
     // Shown on three lines (pre-wrap), not as one line with "\n" in it.
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text, line breaks as the reader sees them
     expect(await result.evaluate((e: any) => e.innerText)).toBe("first line\nsecond line\n  third, indented\n");
     expect(await result.evaluate((e: any) => e.ownerDocument.defaultView.getComputedStyle(e).whiteSpace)).toBe("pre-wrap");
     const lineHeight = Number.parseFloat(await result.evaluate((e: any): string => e.ownerDocument.defaultView.getComputedStyle(e).lineHeight)) || 16;
@@ -344,7 +362,10 @@ describe("tool results as they read", () => {
   });
 
   it("shows a tool's error as an error", async () => {
-    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__read_text_file", { path: join(stack.fsRoot, "missing.txt") }), reply.text("No such file.")]);
+    await script(stack.llm.url, stack.llmKey, [
+      reply.callReply("filesystem__read_text_file", { path: join(stack.fsRoot, "missing.txt") }),
+      reply.text("No such file."),
+    ]);
     await sendMessage(page, "read missing.txt");
     await page.locator(".msg.assistant", { hasText: "No such file." }).waitFor();
     const card = page.locator(".tool-card.failed").last();
@@ -418,7 +439,13 @@ describe("tool results as they read", () => {
       route.fulfill({
         status: 200,
         contentType: "application/json",
-        body: JSON.stringify({ result: { content: [{ type: "text", text: "Chicago: 36°F\nLight rain" }], structuredContent: { city: "Chicago", reading: { temperature: 36, unit: "F" } } }, durationMs: 3 }),
+        body: JSON.stringify({
+          result: {
+            content: [{ type: "text", text: "Chicago: 36°F\nLight rain" }],
+            structuredContent: { city: "Chicago", reading: { temperature: 36, unit: "F" } },
+          },
+          durationMs: 3,
+        }),
       }),
     );
     try {

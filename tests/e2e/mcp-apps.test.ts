@@ -41,8 +41,16 @@ let allowed: Origin;
 let other: Origin;
 beforeAll(async () => {
   [allowed, other] = await Promise.all([startOrigin(), startOrigin()]);
-  const probe = { command: process.execPath, args: [join(repoRoot, "tests", "fixtures", "csp-app-server.mjs")], env: { CSP_APP_ALLOWED: allowed.url }, alwaysAllow: ["probe"] };
-  [browser, stack] = await Promise.all([launchBrowser(), startStack({ mcpServers: { clock: { command: process.execPath, args: [basicAppBin, "--stdio"] }, probe } })]);
+  const probe = {
+    command: process.execPath,
+    args: [join(repoRoot, "tests", "fixtures", "csp-app-server.mjs")],
+    env: { CSP_APP_ALLOWED: allowed.url },
+    alwaysAllow: ["probe"],
+  };
+  [browser, stack] = await Promise.all([
+    launchBrowser(),
+    startStack({ mcpServers: { clock: { command: process.execPath, args: [basicAppBin, "--stdio"] }, probe } }),
+  ]);
 }, 90_000);
 afterAll(async () => {
   await Promise.all([browser?.close(), stack?.stop(), ...[allowed, other].map((o) => o && new Promise((resolve) => o.server.close(resolve)))]);
@@ -78,7 +86,9 @@ describe("an MCP App in its tool card", () => {
     page = await openPage(browser, stack);
     page.on("console", (message) => consoleLines.push(message.text()));
     // In every frame loaded from now on: keep the host context the page answers ui/initialize with.
-    await page.addInitScript(`addEventListener("message", (event) => { if (event.data?.result?.hostContext) window.hostContext = event.data.result.hostContext; });`);
+    await page.addInitScript(
+      `addEventListener("message", (event) => { if (event.data?.result?.hostContext) window.hostContext = event.data.result.hostContext; });`,
+    );
     await page.locator('#servers li[data-server="clock"][data-state="ready"]').waitFor({ state: "attached" });
   });
   afterAll(async () => {
@@ -139,7 +149,14 @@ describe("an MCP App in its tool card", () => {
         api,
       };
     })()`)) as Record<string, string>;
-    expect(probe).toEqual({ origin: "null", parentDocument: "SecurityError", topLocation: "SecurityError", cookie: "SecurityError", storage: "SecurityError", api: "TypeError" });
+    expect(probe).toEqual({
+      origin: "null",
+      parentDocument: "SecurityError",
+      topLocation: "SecurityError",
+      cookie: "SecurityError",
+      storage: "SecurityError",
+      api: "TypeError",
+    });
     // The page's document has no trace of the app's code either.
     expect(await page.evaluate("typeof window.__mcpAppTouched")).toBe("undefined");
   });
@@ -175,7 +192,9 @@ describe("an MCP App in its tool card", () => {
 
   it("opens an app's http(s) link in a new tab without opener, and refuses any other scheme", async () => {
     // Answered here: the test never leaves 127.0.0.1.
-    await page.context().route("https://modelcontextprotocol.io/**", (route) => route.fulfill({ contentType: "text/html", body: "<title>linked</title><p>linked page</p>" }));
+    await page
+      .context()
+      .route("https://modelcontextprotocol.io/**", (route) => route.fulfill({ contentType: "text/html", body: "<title>linked</title><p>linked page</p>" }));
     const [popup] = await Promise.all([page.context().waitForEvent("page"), frame.locator("#open-link-btn").click()]);
     await popup.waitForLoadState();
     expect(popup.url()).toBe("https://modelcontextprotocol.io/");

@@ -98,7 +98,9 @@ describe("images and audio in tool cards", () => {
     expect((imgBox?.x ?? 0) + (imgBox?.width ?? 0)).toBeLessThanOrEqual((cardBox?.x ?? 0) + (cardBox?.width ?? 0));
     // The result's text says what went to the model; the base64 itself is never text.
     await card.locator("summary").click();
-    expect(await card.locator(".tool-result").textContent()).toContain("[image 1 (image/png) went to the model with this result; media are not kept in the history]");
+    expect(await card.locator(".tool-result").textContent()).toContain(
+      "[image 1 (image/png) went to the model with this result; media are not kept in the history]",
+    );
     expect(await card.locator(".tool-result").textContent()).not.toContain("iVBORw0KGgo");
     await card.scrollIntoViewIfNeeded();
     await shot(page, "media-1-desktop-image");
@@ -254,7 +256,13 @@ describe("My servers", () => {
   beforeAll(async () => {
     page = await openReady();
     page.on("request", (r) => {
-      if (r.method() !== "GET") writes.push({ method: r.method(), path: new URL(r.url()).pathname + new URL(r.url()).search, contentType: r.headers()["content-type"], body: r.postData() });
+      if (r.method() !== "GET")
+        writes.push({
+          method: r.method(),
+          path: new URL(r.url()).pathname + new URL(r.url()).search,
+          contentType: r.headers()["content-type"],
+          body: r.postData(),
+        });
     });
   });
   afterAll(async () => {
@@ -263,7 +271,8 @@ describe("My servers", () => {
 
   const dialog = () => page.locator("#my-servers-dialog");
   const row = (name = NAME) => page.locator(`#my-servers-list li[data-my-server="${name}"]`);
-  const nextWrite = (method: string, path: RegExp): Promise<Request> => page.waitForRequest((r) => r.method() === method && path.test(new URL(r.url()).pathname + new URL(r.url()).search));
+  const nextWrite = (method: string, path: RegExp): Promise<Request> =>
+    page.waitForRequest((r) => r.method() === method && path.test(new URL(r.url()).pathname + new URL(r.url()).search));
 
   async function fillForm(fields: { name?: string; url?: string; headers?: [string, string][] }): Promise<void> {
     if (fields.name !== undefined) await page.locator("#msf-name").fill(fields.name);

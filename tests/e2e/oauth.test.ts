@@ -24,7 +24,11 @@ beforeAll(async () => {
   fixture = await startOAuthFixture();
   [browser, stack] = await Promise.all([
     launchBrowser(),
-    startStack({ model: false, vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${token}` }, mcpServers: { [SERVER]: { type: "http", url: fixture.url("page") } } }),
+    startStack({
+      model: false,
+      vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${token}` },
+      mcpServers: { [SERVER]: { type: "http", url: fixture.url("page") } },
+    }),
   ]);
 });
 afterAll(async () => {
@@ -59,7 +63,10 @@ describe("signing in to a remote MCP server from the page", () => {
     await shot(page, "oauth-1-sign-in-needed");
     // The My servers dialog offers it too, on the deployment's server.
     await page.locator("#my-servers-open").click();
-    await page.locator(`#deployment-servers li[data-deployment-server="${SERVER}"]`).getByRole("button", { name: `Sign in to ${SERVER}` }).waitFor();
+    await page
+      .locator(`#deployment-servers li[data-deployment-server="${SERVER}"]`)
+      .getByRole("button", { name: `Sign in to ${SERVER}` })
+      .waitFor();
     await shot(page, "oauth-1b-my-servers-sign-in");
     await page.locator("#my-servers-close").click();
     let navigations = 0;
@@ -86,7 +93,9 @@ describe("signing in to a remote MCP server from the page", () => {
 
     await row(page).and(page.locator('[data-state="ready"]')).waitFor();
     expect(await row(page).locator(".count").textContent()).toBe("2 tools");
-    await row(page).getByRole("button", { name: `Sign out of ${SERVER}` }).waitFor();
+    await row(page)
+      .getByRole("button", { name: `Sign out of ${SERVER}` })
+      .waitFor();
     expect(navigations).toBe(0);
     await shot(page, "oauth-3-signed-in");
 
@@ -97,9 +106,13 @@ describe("signing in to a remote MCP server from the page", () => {
     expect(stats.issued.filter((t) => html.includes(t))).toEqual([]);
 
     // Sign out: tokens revoked at the provider, and the server asks for a sign-in again.
-    await row(page).getByRole("button", { name: `Sign out of ${SERVER}` }).click();
+    await row(page)
+      .getByRole("button", { name: `Sign out of ${SERVER}` })
+      .click();
     await row(page).and(page.locator('[data-state="auth_required"]')).waitFor();
-    await row(page).getByRole("button", { name: `Sign in to ${SERVER}` }).waitFor();
+    await row(page)
+      .getByRole("button", { name: `Sign in to ${SERVER}` })
+      .waitFor();
     const after = (await (await fetch(`${fixture.base}/_stats/page`)).json()) as RealmStats;
     expect(after.revocations).toEqual(["refresh_token", "access_token"]);
     expect(errors).toEqual([]);
@@ -120,7 +133,9 @@ describe("signing in to a remote MCP server from the page", () => {
     await page.locator("#login-submit").click();
     await row(page).and(page.locator('[data-state="auth_required"]')).waitFor();
     const hash = new URL(page.url()).hash;
-    await row(page).getByRole("button", { name: `Sign in to ${SERVER}` }).click();
+    await row(page)
+      .getByRole("button", { name: `Sign in to ${SERVER}` })
+      .click();
     await page.locator("#allow").waitFor();
     expect(page.url()).toContain(`${fixture.base}/as/page/authorize?`);
     await page.locator("#allow").click();

@@ -56,7 +56,10 @@ describe("the page with a model", () => {
   });
 
   it("cosmetic: a card says 'waiting for approval' while it waits, and Tab after Deny stays in the dialog", async () => {
-    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__get_file_info", { path: `${stack.fsRoot}/notes.txt` }), reply.text("Denied, fine.")]);
+    await script(stack.llm.url, stack.llmKey, [
+      reply.callReply("filesystem__get_file_info", { path: `${stack.fsRoot}/notes.txt` }),
+      reply.text("Denied, fine."),
+    ]);
     await sendMessage(page, "how big is notes.txt?");
     const dialog = page.locator("#approval-dialog[open]");
     await dialog.waitFor();
@@ -160,39 +163,49 @@ describe("the page with a model", () => {
     expect(listed.sessions.map((s) => s.id)).not.toContain(id);
   });
 
-  it("5: keeps a message typed while disconnected and sends it on reconnect", async () => {
-    await page.locator("#conn[data-state=open]").waitFor({ state: "attached" });
-    await script(stack.llm.url, stack.llmKey, [reply.text("Got it after the reconnect.")]);
-    const { back } = await workerDown(stack, page);
-    await sendMessage(page, "typed while offline");
-    await page.locator(".msg.user.pending", { hasText: "typed while offline" }).waitFor();
-    expect(await textOf(page, "#composer-note")).toContain("will send when reconnected");
-    expect(await page.locator("#composer-note").isVisible()).toBe(true);
-    await shot(page, "desktop-offline-queued");
-    await back;
-    await page.locator(".msg.user:not(.pending)", { hasText: "typed while offline" }).waitFor({ timeout: RECONNECT_MS });
-    await page.locator(".msg.assistant", { hasText: "Got it after the reconnect." }).waitFor();
-    expect(await page.locator(".msg.user.pending").count()).toBe(0);
-    await page.locator("#composer-note").waitFor({ state: "hidden" });
-    noPageErrors(page);
-  }, RESTART_TEST_MS);
+  it(
+    "5: keeps a message typed while disconnected and sends it on reconnect",
+    async () => {
+      await page.locator("#conn[data-state=open]").waitFor({ state: "attached" });
+      await script(stack.llm.url, stack.llmKey, [reply.text("Got it after the reconnect.")]);
+      const { back } = await workerDown(stack, page);
+      await sendMessage(page, "typed while offline");
+      await page.locator(".msg.user.pending", { hasText: "typed while offline" }).waitFor();
+      expect(await textOf(page, "#composer-note")).toContain("will send when reconnected");
+      expect(await page.locator("#composer-note").isVisible()).toBe(true);
+      await shot(page, "desktop-offline-queued");
+      await back;
+      await page.locator(".msg.user:not(.pending)", { hasText: "typed while offline" }).waitFor({ timeout: RECONNECT_MS });
+      await page.locator(".msg.assistant", { hasText: "Got it after the reconnect." }).waitFor();
+      expect(await page.locator(".msg.user.pending").count()).toBe(0);
+      await page.locator("#composer-note").waitFor({ state: "hidden" });
+      noPageErrors(page);
+    },
+    RESTART_TEST_MS,
+  );
 
-  it("8: shows the servers as unknown while disconnected, and their state again after", async () => {
-    await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
-    const { back } = await workerDown(stack, page);
-    await page.locator('#servers li[data-server="filesystem"][data-state="unknown"]').waitFor({ state: "attached" });
-    expect(await page.locator('#servers li[data-state="ready"]').count()).toBe(0);
-    expect(await page.locator('#servers li[data-server="filesystem"] input').isDisabled()).toBe(true);
-    await shot(page, "desktop-disconnected");
-    await back;
-    await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached", timeout: RECONNECT_MS });
-    expect(await page.locator('#servers li[data-server="filesystem"] input').isDisabled()).toBe(false);
-  }, RESTART_TEST_MS);
+  it(
+    "8: shows the servers as unknown while disconnected, and their state again after",
+    async () => {
+      await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
+      const { back } = await workerDown(stack, page);
+      await page.locator('#servers li[data-server="filesystem"][data-state="unknown"]').waitFor({ state: "attached" });
+      expect(await page.locator('#servers li[data-state="ready"]').count()).toBe(0);
+      expect(await page.locator('#servers li[data-server="filesystem"] input').isDisabled()).toBe(true);
+      await shot(page, "desktop-disconnected");
+      await back;
+      await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached", timeout: RECONNECT_MS });
+      expect(await page.locator('#servers li[data-server="filesystem"] input').isDisabled()).toBe(false);
+    },
+    RESTART_TEST_MS,
+  );
 
   it("6: is usable at 390x844: one header row, a console that closes, a sidebar that closes on an outside tap", async () => {
     const phone = await openPage(browser, stack, { viewport: PHONE });
     const header = await phone.locator("header.top").boundingBox();
-    const items = await phone.locator("header.top > :visible").evaluateAll((els) => els.map((e) => [e.id, e.getBoundingClientRect().top, e.getBoundingClientRect().bottom] as const));
+    const items = await phone
+      .locator("header.top > :visible")
+      .evaluateAll((els) => els.map((e) => [e.id, e.getBoundingClientRect().top, e.getBoundingClientRect().bottom] as const));
     expect(header?.height).toBeLessThan(56);
     for (const [, top, bottom] of items) expect({ top: top >= 0, bottom: bottom <= (header?.height ?? 0) + 1 }).toEqual({ top: true, bottom: true });
     expect(items.map(([id]) => id)).toEqual(expect.arrayContaining(["menu-toggle", "model", "conn", "console-toggle"]));
@@ -287,7 +300,8 @@ describe("the page without a model", () => {
 
   it("9: 'Always allow' is remembered, and console calls carry no session id", async () => {
     await openConsole(page);
-    if ((await page.locator("#console-tool").inputValue()) !== "filesystem.get_file_info") await page.locator("#console-tool").selectOption("filesystem.get_file_info");
+    if ((await page.locator("#console-tool").inputValue()) !== "filesystem.get_file_info")
+      await page.locator("#console-tool").selectOption("filesystem.get_file_info");
     await page.locator("#console-form input[name=path]").fill(`${stack.fsRoot}/notes.txt`);
     await page.locator("#console-call").click();
     await page.locator("#approval-dialog[open]").waitFor();
@@ -343,21 +357,25 @@ describe("the page without a model", () => {
     await stack.restartBridge();
   });
 
-  it("7: says clearly when the Worker is down during a console call, and the button works again", async () => {
-    await openConsole(page);
-    await page.locator("#console-tool").selectOption("filesystem.list_directory");
-    await page.locator("#console-form input[name=path]").fill(stack.fsRoot);
-    const { back } = await workerDown(stack, page);
-    await page.locator("#console-call").click();
-    await expect.poll(() => textOf(page, "#console-outcome")).toBe("The call could not be made.");
-    expect(await textOf(page, "#console-result")).toContain("Could not reach edgehost");
-    expect(await page.locator("#console-call").isEnabled()).toBe(true);
-    await shot(page, "desktop-console-worker-down");
-    noPageErrors(page);
-    await back;
-    await page.locator("#conn[data-state=open]").waitFor({ state: "attached", timeout: RECONNECT_MS });
-    await page.locator("#console-call").click();
-    await expect.poll(() => textOf(page, "#console-result")).toContain("[FILE] notes.txt");
-    expect(await page.locator("#console-result").getAttribute("data-outcome")).toBe("ok");
-  }, RESTART_TEST_MS);
+  it(
+    "7: says clearly when the Worker is down during a console call, and the button works again",
+    async () => {
+      await openConsole(page);
+      await page.locator("#console-tool").selectOption("filesystem.list_directory");
+      await page.locator("#console-form input[name=path]").fill(stack.fsRoot);
+      const { back } = await workerDown(stack, page);
+      await page.locator("#console-call").click();
+      await expect.poll(() => textOf(page, "#console-outcome")).toBe("The call could not be made.");
+      expect(await textOf(page, "#console-result")).toContain("Could not reach edgehost");
+      expect(await page.locator("#console-call").isEnabled()).toBe(true);
+      await shot(page, "desktop-console-worker-down");
+      noPageErrors(page);
+      await back;
+      await page.locator("#conn[data-state=open]").waitFor({ state: "attached", timeout: RECONNECT_MS });
+      await page.locator("#console-call").click();
+      await expect.poll(() => textOf(page, "#console-result")).toContain("[FILE] notes.txt");
+      expect(await page.locator("#console-result").getAttribute("data-outcome")).toBe("ok");
+    },
+    RESTART_TEST_MS,
+  );
 });

@@ -57,7 +57,10 @@ describe("the chat page with a model", () => {
   });
 
   it("asks before running a tool that is not always allowed, and runs it once approved", async () => {
-    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__get_file_info", { path: `${stack.fsRoot}/notes.txt` }), reply.text("It is a small file.")]);
+    await script(stack.llm.url, stack.llmKey, [
+      reply.callReply("filesystem__get_file_info", { path: `${stack.fsRoot}/notes.txt` }),
+      reply.text("It is a small file."),
+    ]);
     await sendMessage(page, "how big is notes.txt?");
     const dialog = page.locator("#approval-dialog[open]");
     await dialog.waitFor();

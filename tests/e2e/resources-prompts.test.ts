@@ -37,7 +37,10 @@ beforeAll(async () => {
   const started = await Promise.allSettled([
     launchBrowser(),
     startStack({ mcpServers: { everything, probe: probe(probeLog) } }),
-    startStack({ mcpServers: { everything, probe: probe(openaiProbeLog) }, vars: { LLM_PROVIDER: "openai", OPENAI_BASE_URL: `${openaiLlm.url}/v1`, OPENAI_MODEL: "fake", OPENAI_API_KEY: openaiKey } }),
+    startStack({
+      mcpServers: { everything, probe: probe(openaiProbeLog) },
+      vars: { LLM_PROVIDER: "openai", OPENAI_BASE_URL: `${openaiLlm.url}/v1`, OPENAI_MODEL: "fake", OPENAI_API_KEY: openaiKey },
+    }),
   ]);
   const [b, s, o] = started;
   if (b.status === "fulfilled") browser = b.value;
@@ -106,8 +109,12 @@ describe("the page", () => {
     await expect.poll(shown(page, "#composer-attachments")).toBe(false);
     const [user] = await lastGemini();
     expect(user?.parts[0]).toEqual({ text: "Compare with" });
-    expect(String(user?.parts[1]?.text)).toMatch(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/);
-    expect(String(user?.parts[2]?.text)).toMatch(/^Attached resource "Dynamic Text Resource 5" \(demo:\/\/resource\/dynamic\/text\/5, from MCP server "everything"\):\nResource 5: This is a plaintext resource created at /);
+    expect(String(user?.parts[1]?.text)).toMatch(
+      /^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/,
+    );
+    expect(String(user?.parts[2]?.text)).toMatch(
+      /^Attached resource "Dynamic Text Resource 5" \(demo:\/\/resource\/dynamic\/text\/5, from MCP server "everything"\):\nResource 5: This is a plaintext resource created at /,
+    );
     await shot(page, "resources-sent");
 
     // A reload shows the chips again, from the history.
@@ -243,7 +250,14 @@ describe("an OpenAI-compatible model", () => {
     const socket = await openSession(openai.url, await createSession(openai.url));
     await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "ready"));
     const from = socket.received.length;
-    socket.send({ type: "message", text: "read these", attachments: [{ server: "everything", uri: DOC }, { server: "everything", uri: "demo://resource/dynamic/blob/2" }] });
+    socket.send({
+      type: "message",
+      text: "read these",
+      attachments: [
+        { server: "everything", uri: DOC },
+        { server: "everything", uri: "demo://resource/dynamic/blob/2" },
+      ],
+    });
     const end = await socket.next((m): m is Message<"turn_end"> => m.type === "turn_end", from);
     expect(end.reason).toBe("complete");
     const messages = (await requests(openaiLlm.url, openaiKey)).at(-1)?.body.messages as { role: string; content: unknown }[];
@@ -251,8 +265,18 @@ describe("an OpenAI-compatible model", () => {
     expect(user?.role).toBe("user");
     expect(user?.content).toEqual([
       { type: "text", text: "read these" },
-      { type: "text", text: expect.stringMatching(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/) },
-      { type: "text", text: expect.stringMatching(/^Attached resource "Dynamic Blob Resource 2" \(demo:\/\/resource\/dynamic\/blob\/2, from MCP server "everything"\):\nResource 2: This is a base64 blob created at /) },
+      {
+        type: "text",
+        text: expect.stringMatching(
+          /^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/,
+        ),
+      },
+      {
+        type: "text",
+        text: expect.stringMatching(
+          /^Attached resource "Dynamic Blob Resource 2" \(demo:\/\/resource\/dynamic\/blob\/2, from MCP server "everything"\):\nResource 2: This is a base64 blob created at /,
+        ),
+      },
     ]);
     await socket.close();
   });
@@ -264,7 +288,10 @@ describe("an image resource and a changing one (probe-server over the bridge)", 
     await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "probe" && s.state === "ready"));
     return socket;
   }
-  const attachments = [{ server: "probe", uri: "probe://logo.png" }, { server: "probe", uri: "probe://counter" }];
+  const attachments = [
+    { server: "probe", uri: "probe://logo.png" },
+    { server: "probe", uri: "probe://counter" },
+  ];
   const LOGO_TEXT = 'Attached resource "logo" (probe://logo.png, from MCP server "probe"): image (image/png), attached next.';
   const counterText = (n: number) => `Attached resource "counter" (probe://counter, from MCP server "probe"):\n${n}`;
 
@@ -286,7 +313,11 @@ describe("an image resource and a changing one (probe-server over the bridge)", 
 
     // The counter changes: the page is told, and the next turn has the new value.
     const mark = socket.received.length;
-    const touched = await fetch(`${stack.url}/api/tools/probe.touch`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: {}, approved: true, sessionId: socket.sessionId }) });
+    const touched = await fetch(`${stack.url}/api/tools/probe.touch`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ arguments: {}, approved: true, sessionId: socket.sessionId }),
+    });
     expect(touched.status).toBe(200);
     expect(await socket.next((m) => m.type === "resource_updated", mark)).toEqual({ type: "resource_updated", server: "probe", uri: "probe://counter" });
     const next = socket.say("and now?");

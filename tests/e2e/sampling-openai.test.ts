@@ -18,7 +18,13 @@ let stack: Stack;
 beforeAll(async () => {
   llm = await startFakeLlm();
   stack = await startStack({
-    vars: { LLM_PROVIDER: "openai", OPENAI_BASE_URL: `${llm.url}/v1`, OPENAI_MODEL: "chat-small", OPENAI_API_KEY: key, SAMPLING_MODELS: "chat-small,chat-large" },
+    vars: {
+      LLM_PROVIDER: "openai",
+      OPENAI_BASE_URL: `${llm.url}/v1`,
+      OPENAI_MODEL: "chat-small",
+      OPENAI_API_KEY: key,
+      SAMPLING_MODELS: "chat-small,chat-large",
+    },
     mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: ["trigger-sampling-request"] } },
   });
 }, 90_000);
@@ -38,7 +44,9 @@ describe("sampling with an OpenAI-compatible model, through the Worker and the b
     const socket = await openSession(stack.url, await createSession(stack.url));
     const from = socket.say("sample");
     const approval = (await socket.next((m) => m.type === "approval_request" && m.kind === "sampling", from)) as Approval;
-    expect(approval.prompt).toBe("system: You are a helpful test server.\nuser: Resource trigger-sampling-request context: one word\n— model chat-small (the configured model), at most 3 tokens, temperature 0.7");
+    expect(approval.prompt).toBe(
+      "system: You are a helpful test server.\nuser: Resource trigger-sampling-request context: one word\n— model chat-small (the configured model), at most 3 tokens, temperature 0.7",
+    );
     socket.send({ type: "approval", callId: approval.callId, approved: true });
     const { end, messages } = await socket.turnEnd(from);
     expect(end.reason).toBe("complete");
@@ -58,7 +66,12 @@ describe("sampling with an OpenAI-compatible model, through the Worker and the b
     });
     const complete = messages.find((m) => m.type === "status" && m.state === "complete" && m.tool === "trigger-sampling-request");
     const text = complete?.type === "status" ? String(complete.result) : "";
-    expect(JSON.parse(text.slice(text.indexOf("{")))).toEqual({ role: "assistant", model: "chat-small", content: { type: "text", text: "Blue" }, stopReason: "maxTokens" });
+    expect(JSON.parse(text.slice(text.indexOf("{")))).toEqual({
+      role: "assistant",
+      model: "chat-small",
+      content: { type: "text", text: "Blue" },
+      stopReason: "maxTokens",
+    });
     socket.close();
   });
 });

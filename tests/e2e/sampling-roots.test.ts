@@ -19,7 +19,9 @@ let stack: Stack;
 let http: RunningServer;
 let page: Page;
 beforeAll(async () => {
-  [browser, stack, http] = await Promise.all([launchBrowser(), startStack({
+  [browser, stack, http] = await Promise.all([
+    launchBrowser(),
+    startStack({
       mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: ["trigger-sampling-request"] } },
       vars: { SAMPLING_MODELS: "gemini-2.5-flash-lite,gemini-2.5-pro", SAMPLING_MAX_TOKENS: "256" },
     }),
@@ -34,7 +36,8 @@ afterAll(async () => {
 
 const NAME = "rooted";
 const sessionOf = (p: Page): string => new URLSearchParams(new URL(p.url()).hash.slice(1)).get("s") ?? "";
-const nextWrite = (method: string, path: RegExp): Promise<Request> => page.waitForRequest((r) => r.method() === method && path.test(new URL(r.url()).pathname + new URL(r.url()).search));
+const nextWrite = (method: string, path: RegExp): Promise<Request> =>
+  page.waitForRequest((r) => r.method() === method && path.test(new URL(r.url()).pathname + new URL(r.url()).search));
 
 /** What server-everything says the session gave it as roots (a direct call in this page's session). */
 async function rootsSeen(): Promise<string> {
@@ -66,7 +69,12 @@ describe("a sampling request from a server", () => {
     await card.waitFor();
     await card.locator("summary").click();
     const result = (await card.locator(".tool-result").textContent()) ?? "";
-    expect(JSON.parse(result.slice(result.indexOf("{")))).toEqual({ role: "assistant", model: "gemini-2.5-flash", content: { type: "text", text: "Teal." }, stopReason: "maxTokens" });
+    expect(JSON.parse(result.slice(result.indexOf("{")))).toEqual({
+      role: "assistant",
+      model: "gemini-2.5-flash",
+      content: { type: "text", text: "Teal." },
+      stopReason: "maxTokens",
+    });
     await page.locator(".msg.assistant", { hasText: "The server heard back." }).waitFor();
     await shot(page, "sampling-2-result");
     const sent = (await requests(stack.llm.url, stack.llmKey))[1];
@@ -90,7 +98,10 @@ describe("roots in My servers", () => {
     const posted = nextWrite("POST", /^\/api\/my-servers$/);
     const restarted = nextWrite("POST", /^\/api\/servers\/restart\?session=/);
     await page.locator("#msf-save").click();
-    expect((await posted).postDataJSON()).toMatchObject({ name: NAME, roots: [{ uri: "file:///srv/alpha", name: "alpha project" }, { uri: "file:///srv/beta" }] });
+    expect((await posted).postDataJSON()).toMatchObject({
+      name: NAME,
+      roots: [{ uri: "file:///srv/alpha", name: "alpha project" }, { uri: "file:///srv/beta" }],
+    });
     await restarted;
     await page.locator("#my-servers-status", { hasText: "This session is reconnected." }).waitFor();
     const seen = await rootsSeen();

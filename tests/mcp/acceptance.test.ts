@@ -52,7 +52,10 @@ it("serves filesystem and brave-search from mcp.json through the bridge, lists t
   onTestFinished(async () => void (await bridge.stop()));
   const config = await loadMcpConfigFile(bridge.configPath, { ...process.env, ...env });
   const { host } = testHost();
-  expect(await host.connect(routeStdioThroughBridge(config, { url: bridge.url, token: bridge.token }))).toEqual({ ready: ["filesystem", "brave-search"], failed: [] });
+  expect(await host.connect(routeStdioThroughBridge(config, { url: bridge.url, token: bridge.token }))).toEqual({
+    ready: ["filesystem", "brave-search"],
+    failed: [],
+  });
 
   const servers = host.listCapabilities();
   expect(servers.map((s) => s.name)).toEqual(["filesystem", "brave-search"]);
@@ -60,7 +63,10 @@ it("serves filesystem and brave-search from mcp.json through the bridge, lists t
   expect(pids).toHaveLength(2);
   expect(pids.every(isAlive)).toBe(true);
 
-  for (const [server, expected] of [["filesystem", FILESYSTEM], ["brave-search", BRAVE]] as const) {
+  for (const [server, expected] of [
+    ["filesystem", FILESYSTEM],
+    ["brave-search", BRAVE],
+  ] as const) {
     const tools = servers.find((s) => s.name === server)?.tools ?? [];
     for (const [tool, params] of Object.entries(expected)) {
       const found = tools.find((t) => t.name === tool);

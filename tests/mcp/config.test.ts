@@ -94,7 +94,8 @@ describe("parseMcpConfig: good files", () => {
   });
 
   it("reads a remote server's pre-registered OAuth client, expanding its secret from the environment", () => {
-    const text = '{ "servers": { "tracker": { "url": "https://mcp.example.com/mcp", "oauth": { "clientId": "edgehost", "clientSecret": "${TRACKER_SECRET}", "scopes": ["read"] } } } }';
+    const text =
+      '{ "servers": { "tracker": { "url": "https://mcp.example.com/mcp", "oauth": { "clientId": "edgehost", "clientSecret": "${TRACKER_SECRET}", "scopes": ["read"] } } } }';
     expect(parseMcpConfig(text, { env: { TRACKER_SECRET: "s3cret" } }).servers[0]).toEqual({
       ...common,
       name: "tracker",
@@ -103,9 +104,9 @@ describe("parseMcpConfig: good files", () => {
       headers: {},
       oauth: { clientId: "edgehost", clientSecret: "s3cret", scopes: ["read"] },
     });
-    expect(configErrorLines(() => parseMcpConfig('{ "servers": { "t": { "url": "https://x.example/mcp", "oauth": { "clientSecret": "s" } } } }', { env: {} }))).toEqual([
-      expect.stringMatching(/^mcp\.json:1:\d+ servers\.t\.oauth\.clientId: /),
-    ]);
+    expect(
+      configErrorLines(() => parseMcpConfig('{ "servers": { "t": { "url": "https://x.example/mcp", "oauth": { "clientSecret": "s" } } } }', { env: {} })),
+    ).toEqual([expect.stringMatching(/^mcp\.json:1:\d+ servers\.t\.oauth\.clientId: /)]);
   });
 
   it("accepts an empty servers object", () => {
@@ -325,9 +326,7 @@ describe("dependencyOrder", () => {
   });
 
   it("throws the cycle as names", () => {
-    expect(() => dependencyOrder([node("x"), node("a", "b"), node("b", "c"), node("c", "a")])).toThrow(
-      new DependencyCycleError(["a", "b", "c", "a"]),
-    );
+    expect(() => dependencyOrder([node("x"), node("a", "b"), node("b", "c"), node("c", "a")])).toThrow(new DependencyCycleError(["a", "b", "c", "a"]));
     expect(findDependencyCycles([node("a", "a")])).toEqual([["a", "a"]]);
     expect(findDependencyCycles([node("a", "b"), node("b")])).toEqual([]);
   });

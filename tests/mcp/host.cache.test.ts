@@ -9,7 +9,10 @@ import { probeServerBin, stdioServer } from "../fixtures/servers";
 
 async function probeHost(options: Partial<McpHostOptions> = {}) {
   const log = new ProbeLog();
-  const made = await bridgedHost([stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path } })], { cache: { ttlMs: 60_000, maxEntries: 3 }, ...options });
+  const made = await bridgedHost([stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path } })], {
+    cache: { ttlMs: 60_000, maxEntries: 3 },
+    ...options,
+  });
   await made.host.connect(made.config);
   return { ...made, log };
 }

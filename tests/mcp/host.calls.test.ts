@@ -1,7 +1,15 @@
 // Tool calls through McpHost on the path the Worker takes: stdio servers behind the real
 // bridge, reached over Streamable HTTP (tests/fixtures/host.ts).
 import { describe, expect, it } from "vitest";
-import { CancelledError, CircuitOpenError, ProtocolError, ServerUnavailableError, ToolArgumentsError, ToolNotFoundError, ToolTimeoutError } from "../../src/mcp/errors";
+import {
+  CancelledError,
+  CircuitOpenError,
+  ProtocolError,
+  ServerUnavailableError,
+  ToolArgumentsError,
+  ToolNotFoundError,
+  ToolTimeoutError,
+} from "../../src/mcp/errors";
 import type { McpHostOptions } from "../../src/mcp/host";
 import { startBadMcpServer } from "../fixtures/bad-mcp-server";
 import { bridgedHost, isAlive, serverPid, testHost, untilState } from "../fixtures/host";
@@ -56,7 +64,11 @@ describe("McpHost tool calls", () => {
   it("passes progress notifications to the caller", async () => {
     const { host } = await probeHost();
     const progress: string[] = [];
-    const result = await host.callTool("everything.trigger-long-running-operation", { duration: 0.3, steps: 3 }, { onProgress: (p) => progress.push(`${p.progress}/${p.total}`) });
+    const result = await host.callTool(
+      "everything.trigger-long-running-operation",
+      { duration: 0.3, steps: 3 },
+      { onProgress: (p) => progress.push(`${p.progress}/${p.total}`) },
+    );
     // The SDK dispatches notifications a microtask later than responses, so a final
     // progress that arrives in the same chunk as the result can be dropped by it.
     expect(progress.slice(0, 2)).toEqual(["1/3", "2/3"]);
@@ -114,7 +126,9 @@ describe("McpHost tool calls", () => {
     const { host } = await probeHost();
     const error = await host.callTool("probe.crash", {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServerUnavailableError);
-    expect((error as ServerUnavailableError).message).toBe('MCP server "probe" is unavailable: crashed (exit code 3) while handling this request; it restarts on the next request');
+    expect((error as ServerUnavailableError).message).toBe(
+      'MCP server "probe" is unavailable: crashed (exit code 3) while handling this request; it restarts on the next request',
+    );
     expect(await host.callTool("everything.echo", { message: "fine" })).toMatchObject({ content: [{ text: "Echo: fine" }] });
     expect(await host.callTool("probe.echo", { text: "restarted" })).toMatchObject({ content: [{ text: "restarted" }] });
   });

@@ -65,14 +65,32 @@ describe("McpHost discovery", () => {
     const { host, config } = await bridgedHost([stdioServer("probe", [probeServerBin], { env: { PROBE_LOG: log.path } })]);
     await host.connect(config);
     expect(host.tools().map((t) => t.name)).toEqual(["slow", "crash", "fail", "add_tool", "touch", "structured", "echo", "log"]);
-    expect(log.events().filter((e) => e.event === "tools/list").map((e) => e.cursor)).toEqual([null, "3", "6"]);
+    expect(
+      log
+        .events()
+        .filter((e) => e.event === "tools/list")
+        .map((e) => e.cursor),
+    ).toEqual([null, "3", "6"]);
   });
 
   it("applies includeTools and excludeTools", async () => {
-    const { host, config } = await bridgedHost([everythingServer("a", { includeTools: ["echo", "get-sum"] }), everythingServer("b", { excludeTools: ["echo"] })]);
+    const { host, config } = await bridgedHost([
+      everythingServer("a", { includeTools: ["echo", "get-sum"] }),
+      everythingServer("b", { excludeTools: ["echo"] }),
+    ]);
     await host.connect(config);
-    expect(host.tools().filter((t) => t.server === "a").map((t) => t.name)).toEqual(["echo", "get-sum"]);
-    expect(host.tools().filter((t) => t.server === "b").map((t) => t.name)).not.toContain("echo");
+    expect(
+      host
+        .tools()
+        .filter((t) => t.server === "a")
+        .map((t) => t.name),
+    ).toEqual(["echo", "get-sum"]);
+    expect(
+      host
+        .tools()
+        .filter((t) => t.server === "b")
+        .map((t) => t.name),
+    ).not.toContain("echo");
   });
 
   it("connects dependencies first and dependents after them", async () => {

@@ -22,7 +22,9 @@ describe("McpHost over HTTP", () => {
     expect(host.servers()[0]).toMatchObject({ state: "ready", transport: "streamable-http" });
     expect(host.tools().map((t) => t.name)).toContain("get-sum");
     expect(await host.callTool("remote.get-sum", { a: 20, b: 22 })).toEqual({ content: [{ type: "text", text: "The sum of 20 and 22 is 42." }] });
-    expect((await host.readResource("demo://resource/static/document/architecture.md")).contents[0]?.uri).toBe("demo://resource/static/document/architecture.md");
+    expect((await host.readResource("demo://resource/static/document/architecture.md")).contents[0]?.uri).toBe(
+      "demo://resource/static/document/architecture.md",
+    );
   });
 
   it("falls back to legacy SSE when an http server does not speak Streamable HTTP", async () => {

@@ -20,7 +20,9 @@ const text = (result: { content: unknown[] }) => (result.content[0] as { text: s
 describe("McpHost roots from the configuration", () => {
   it("offers roots only to the server that has them, and serves that server its own list", async () => {
     const { host } = testHost();
-    await host.connect({ servers: [httpServer("rooted", remote.url, { roots: [{ uri: "file:///srv/project", name: "project" }] }), httpServer("plain", remote.url)] });
+    await host.connect({
+      servers: [httpServer("rooted", remote.url, { roots: [{ uri: "file:///srv/project", name: "project" }] }), httpServer("plain", remote.url)],
+    });
     const tools = host.tools().map((t) => t.qualifiedName);
     expect(tools).toContain("rooted.get-roots-list");
     expect(tools).not.toContain("plain.get-roots-list");

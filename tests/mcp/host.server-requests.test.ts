@@ -39,7 +39,7 @@ describe("McpHost server-initiated requests", () => {
     const seen: { server: string; text: unknown; maxTokens: number }[] = [];
     const host = await bridgedEverything({
       sampling: async ({ server, params }) => {
-        seen.push({ server, text: (params.messages[0]?.content as { text?: string }).text, maxTokens: params.maxTokens });
+        seen.push({ server, text: (params.messages[0]?.content as { text?: string } | undefined)?.text, maxTokens: params.maxTokens });
         return { role: "assistant", model: "fake-model", content: { type: "text", text: "sampled answer" } };
       },
     });

@@ -72,7 +72,13 @@ async function sampler(provider: LlmProvider, options: { models?: string[]; appr
 
 /** A conversation with an image, an earlier answer and an audio clip. */
 const conversation = [
-  { role: "user", content: [{ type: "text", text: "What is in this picture?" }, { type: "image", data: PNG, mimeType: "image/png" }] },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "What is in this picture?" },
+      { type: "image", data: PNG, mimeType: "image/png" },
+    ],
+  },
   { role: "assistant", content: { type: "text", text: "A red dot." } },
   { role: "user", content: { type: "audio", data: WAV, mimeType: "audio/wav" } },
 ];
@@ -113,7 +119,11 @@ describe("sampling through the bridge, to Gemini", () => {
     const key = uniqueKey("sampling-gemini-default");
     await script(llm.url, key, [reply.stream(["cut"], { finishReason: "MAX_TOKENS" })]);
     const s = await sampler(new GeminiProvider({ apiKey: key, baseUrl: llm.url }));
-    const { result } = await s.sample({ messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 50_000, modelPreferences: { hints: [{ name: "gpt-4o" }] } });
+    const { result } = await s.sample({
+      messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+      maxTokens: 50_000,
+      modelPreferences: { hints: [{ name: "gpt-4o" }] },
+    });
     const [sent] = await requests(llm.url, key);
     expect(sent?.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
     expect(sent?.body).toEqual({ contents: [{ role: "user", parts: [{ text: "hi" }] }], generationConfig: { maxOutputTokens: 1000 } });
@@ -142,7 +152,13 @@ describe("sampling through the bridge, to an OpenAI-compatible endpoint", () => 
       stream_options: { include_usage: true },
       messages: [
         { role: "system", content: "Be brief." },
-        { role: "user", content: [{ type: "text", text: "What is in this picture?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is in this picture?" },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
         { role: "assistant", content: "A red dot." },
         { role: "user", content: [{ type: "input_audio", input_audio: { data: WAV, format: "wav" } }] },
       ],
@@ -157,7 +173,12 @@ describe("sampling through the bridge, to an OpenAI-compatible endpoint", () => 
     const key = uniqueKey("sampling-openai-stop");
     await script(llm.url, key, [reply.stream(["one, two"], { stopReason: "three" })]);
     const s = await sampler(new OpenAiProvider({ baseUrl: `${llm.url}/v1`, apiKey: key, model: "small-model" }), { models: [] });
-    const { result } = await s.sample({ messages: [{ role: "user", content: { type: "text", text: "count" } }], maxTokens: 20, stopSequences: ["three"], modelPreferences: { costPriority: 1 } });
+    const { result } = await s.sample({
+      messages: [{ role: "user", content: { type: "text", text: "count" } }],
+      maxTokens: 20,
+      stopSequences: ["three"],
+      modelPreferences: { costPriority: 1 },
+    });
     expect(result).toEqual({ role: "assistant", model: "small-model", content: { type: "text", text: "one, two" }, stopReason: "stopSequence" });
   });
 
@@ -178,7 +199,11 @@ describe("sampling requests this host refuses", () => {
   it("tells the server what was wrong, asks no model and no user", async () => {
     const key = uniqueKey("sampling-refused");
     const s = await sampler(new GeminiProvider({ apiKey: key, baseUrl: llm.url }));
-    const { error } = await s.sample({ messages: [{ role: "user", content: { type: "text", text: "x" } }], maxTokens: 5, stopSequences: ["a", "b", "c", "d", "e"] });
+    const { error } = await s.sample({
+      messages: [{ role: "user", content: { type: "text", text: "x" } }],
+      maxTokens: 5,
+      stopSequences: ["a", "b", "c", "d", "e"],
+    });
     expect(error).toContain("at most 4 stopSequences are supported (got 5)");
     expect(s.summaries).toEqual([]);
     expect(await requests(llm.url, key)).toEqual([]);
@@ -187,8 +212,14 @@ describe("sampling requests this host refuses", () => {
   it("refuses tools in a sampling request (this host does no tool use for servers)", async () => {
     const key = uniqueKey("sampling-tools");
     const provider = new GeminiProvider({ apiKey: key, baseUrl: llm.url });
-    const params = { messages: [{ role: "user", content: { type: "text", text: "x" } }], maxTokens: 5, tools: [{ name: "t", inputSchema: { type: "object" } }] } as SamplingParams;
-    const refused = await answerSampling(params, { provider, models: [], maxTokensCap: 10, approve: async () => true }, new AbortController().signal).catch((e: unknown) => String(e));
+    const params = {
+      messages: [{ role: "user", content: { type: "text", text: "x" } }],
+      maxTokens: 5,
+      tools: [{ name: "t", inputSchema: { type: "object" } }],
+    } as SamplingParams;
+    const refused = await answerSampling(params, { provider, models: [], maxTokensCap: 10, approve: async () => true }, new AbortController().signal).catch(
+      (e: unknown) => String(e),
+    );
     expect(refused).toContain("sampling with tools is not supported by this host");
     expect(await requests(llm.url, key)).toEqual([]);
   });
@@ -242,15 +273,35 @@ describe("the sampling settings", () => {
 
 describe("sampling content each provider cannot take", () => {
   const messages = toChatMessages([
-    { role: "user", content: [{ type: "text", text: "Look:" }, { type: "image", data: "PHN2Zz4=", mimeType: "image/svg+xml" }, { type: "image", data: PNG, mimeType: "image/png" }] },
-    { role: "assistant", content: [{ type: "text", text: "Seen." }, { type: "image", data: PNG, mimeType: "image/png" }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "Look:" },
+        { type: "image", data: "PHN2Zz4=", mimeType: "image/svg+xml" },
+        { type: "image", data: PNG, mimeType: "image/png" },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Seen." },
+        { type: "image", data: PNG, mimeType: "image/png" },
+      ],
+    },
     { role: "user", content: { type: "audio", data: "x".repeat(3 * 1024 * 1024), mimeType: "audio/wav" } },
   ] as SamplingParams["messages"]);
 
   it("names a refused type in the text, an assistant's media in its text, and a part over the size limit", () => {
     expect(toContents(messages)).toEqual([
       // A medium the provider cannot take is named in its place, between the parts it came between.
-      { role: "user", parts: [{ text: "Look:" }, { text: "[image (image/svg+xml) not sent: Gemini takes PNG, JPEG, WebP, HEIC or HEIF images]" }, { inlineData: { mimeType: "image/png", data: PNG } }] },
+      {
+        role: "user",
+        parts: [
+          { text: "Look:" },
+          { text: "[image (image/svg+xml) not sent: Gemini takes PNG, JPEG, WebP, HEIC or HEIF images]" },
+          { inlineData: { mimeType: "image/png", data: PNG } },
+        ],
+      },
       { role: "model", parts: [{ text: "Seen.\n[image 1 (image/png) of this earlier answer: not shown to the model]" }] },
       { role: "user", parts: [{ text: "[audio (audio/wav) left out: 3 MB of base64, over the 2 MB one media part may have]" }] },
     ]);

@@ -68,7 +68,7 @@ describe("approvals in the page", () => {
     recordRow({
       suite: "Security",
       scenario: "Typing approves a tool call (issue 20.7)",
-      done: "typed \"and then tell me a joke\" + Enter in Chromium while a write_file approval opened (before the fix the space after \"and\" approved it)",
+      done: 'typed "and then tell me a joke" + Enter in Chromium while a write_file approval opened (before the fix the space after "and" approved it)',
       figure: "0 approval frames sent while typing; the text kept whole in the message box; the write ran 0 times; Deny answered it",
       pass: true,
     });
@@ -77,7 +77,10 @@ describe("approvals in the page", () => {
   it("asks for each of two calls that share one model id, each on its own card", async () => {
     const target = join(stack.fsRoot, "second-call.txt");
     await script(stack.llm.url, stack.llmKey, [
-      reply.text(reply.call("filesystem__get_file_info", { path: join(stack.fsRoot, "notes.txt") }, { id: "dup" }), reply.call("filesystem__write_file", { path: target, content: "x" }, { id: "dup" })),
+      reply.text(
+        reply.call("filesystem__get_file_info", { path: join(stack.fsRoot, "notes.txt") }, { id: "dup" }),
+        reply.call("filesystem__write_file", { path: target, content: "x" }, { id: "dup" }),
+      ),
       reply.text("One of two."),
     ]);
     answers.length = 0;
@@ -100,7 +103,7 @@ describe("approvals in the page", () => {
     recordRow({
       suite: "Security",
       scenario: "Two calls, one approval (issue 20.1)",
-      done: "one Gemini response with get_file_info and write_file under the same id \"dup\" (before the fix: one dialog, \"Allow once\" ran write_file unseen)",
+      done: 'one Gemini response with get_file_info and write_file under the same id "dup" (before the fix: one dialog, "Allow once" ran write_file unseen)',
       figure: "2 dialogs, 2 cards, 2 distinct call ids; allowing the first did not run the second; write_file ran 0 times",
       pass: true,
     });

@@ -50,7 +50,10 @@ describe("a shared child's request with no capable caller", () => {
         expect(asked).toEqual([]);
         expect(text(result)).not.toContain("answered by alice");
         expect(text(result)).toContain("no connected session supports sampling");
-        return { tried: 1, figure: `the child got an error (${text(result).includes("no connected session supports sampling") ? "no local session supports sampling" : "other"}); alice asked nothing` };
+        return {
+          tried: 1,
+          figure: `the child got an error (${text(result).includes("no connected session supports sampling") ? "no local session supports sampling" : "other"}); alice asked nothing`,
+        };
       },
     ),
   );

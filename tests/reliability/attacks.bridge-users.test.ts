@@ -39,21 +39,25 @@ const text = (result: unknown) => JSON.stringify((result as { content: unknown }
 describe("a shared child's requests", () => {
   it(
     "reach only the user whose call is running, and are refused while several users' calls run",
-    attackCase("Server requests cross users (issue 21.3)", "bob's call asks for sampling while alice has an older call running on the same child; then bob's alone", async () => {
-      const asked: string[] = [];
-      const alice = await userClient("shared", "token:alice", asked);
-      const bob = await userClient("shared", "token:bob", asked);
-      const aliceLong = alice.client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 3, steps: 3 } });
-      const crossed = await bob.client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "bob's private text" } });
-      expect(text(crossed)).not.toContain("answered by");
-      expect(asked).toEqual([]);
-      await aliceLong;
-      const own = await bob.client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "bob again" } });
-      expect(text(own)).toContain("answered by token:bob");
-      expect(asked).toHaveLength(1);
-      expect(asked[0]).toMatch(/^token:bob: /);
-      return { tried: 2, figure: "with alice's call running: refused, alice asked nothing; bob alone: only bob asked" };
-    }),
+    attackCase(
+      "Server requests cross users (issue 21.3)",
+      "bob's call asks for sampling while alice has an older call running on the same child; then bob's alone",
+      async () => {
+        const asked: string[] = [];
+        const alice = await userClient("shared", "token:alice", asked);
+        const bob = await userClient("shared", "token:bob", asked);
+        const aliceLong = alice.client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 3, steps: 3 } });
+        const crossed = await bob.client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "bob's private text" } });
+        expect(text(crossed)).not.toContain("answered by");
+        expect(asked).toEqual([]);
+        await aliceLong;
+        const own = await bob.client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "bob again" } });
+        expect(text(own)).toContain("answered by token:bob");
+        expect(asked).toHaveLength(1);
+        expect(asked[0]).toMatch(/^token:bob: /);
+        return { tried: 2, figure: "with alice's call running: refused, alice asked nothing; bob alone: only bob asked" };
+      },
+    ),
   );
 
   it(
@@ -65,7 +69,13 @@ describe("a shared child's requests", () => {
       for (const user of ["token:alice", undefined]) {
         const response = await fetch(`${bridge.url}/servers/shared/mcp`, {
           method: "POST",
-          headers: { authorization: `Bearer ${bridge.token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sessionId, ...(user ? { "x-edgehost-user": user } : {}) },
+          headers: {
+            authorization: `Bearer ${bridge.token}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-session-id": sessionId,
+            ...(user ? { "x-edgehost-user": user } : {}),
+          },
           body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
         });
         statuses.push(response.status);
@@ -92,7 +102,9 @@ describe('"isolation": "user"', () => {
     expect(childrenOf(bridge.pid).length).toBe(before + 2);
     expect((await bridge.health()).servers.isolated?.userChildren).toBe(2);
     // /metrics counts the server's calls under its name, whichever user's child ran them.
-    const metrics = (await (await fetch(`${bridge.url}/metrics`, { headers: { authorization: `Bearer ${bridge.token}` } })).json()) as { servers: Record<string, { tools: Record<string, { calls: number }> }> };
+    const metrics = (await (await fetch(`${bridge.url}/metrics`, { headers: { authorization: `Bearer ${bridge.token}` } })).json()) as {
+      servers: Record<string, { tools: Record<string, { calls: number }> }>;
+    };
     expect(metrics.servers.isolated?.tools["trigger-sampling-request"]?.calls).toBe(2);
   });
 });

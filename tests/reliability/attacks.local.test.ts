@@ -59,7 +59,15 @@ beforeAll(async () => {
     startStack(),
     chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     }),
   ]);
   // The attacker's page: any site the developer has open, here on another loopback port.
@@ -74,7 +82,13 @@ beforeAll(async () => {
   socket.close();
 });
 afterAll(async () => {
-  recordRow({ suite: "Security", scenario: "Local-dev attacks: total", done: "every attempt in this file (foreign page in Chromium, public Host, smuggled frames)", figure: `${attackTally.tried} attempts, ${attackTally.through} got through`, pass: attackTally.through === 0 });
+  recordRow({
+    suite: "Security",
+    scenario: "Local-dev attacks: total",
+    done: "every attempt in this file (foreign page in Chromium, public Host, smuggled frames)",
+    figure: `${attackTally.tried} attempts, ${attackTally.through} got through`,
+    pass: attackTally.through === 0,
+  });
   await browser?.close();
   await new Promise((resolve) => evil?.close(resolve));
   await stack?.stop();
@@ -83,81 +97,108 @@ afterAll(async () => {
 describe("a page from another origin, in Chromium", () => {
   it(
     "cannot open a session's WebSocket, read its history or run a tool",
-    attackCase("Foreign page (another loopback port) against wrangler dev", "in Chromium: WebSocket to a session with history; no-cors text/plain POST of write_file with approved=true; a form POST; a CORS read of the history; a no-cors read", async () => {
-      const page = await browser.newPage();
-      const target = join(stack.fsRoot, "from-evil.txt");
-      await page.goto(`${evilOrigin}/?${new URLSearchParams({ worker: stack.url, id: victim, path: target })}`);
-      await page.waitForFunction("window.attackDone === true");
-      const outcome = (await page.evaluate("window.attack")) as { socket: { opened: boolean; frames: string[] }; post: string; corsRead: string; opaqueRead: string };
-      await page.close();
-      expect(outcome.socket).toEqual({ opened: false, frames: [] });
-      expect(outcome.corsRead).toMatch(/^error/);
-      expect(outcome.opaqueRead).toBe("opaque:0");
-      expect(existsSync(target)).toBe(false);
-      expect(JSON.stringify(outcome)).not.toContain("launch code");
-      return { tried: 5, figure: `WebSocket never opened (0 frames); no-cors POST ${outcome.post}, form POST: no file written; CORS read failed; no-cors read opaque and empty` };
-    }),
+    attackCase(
+      "Foreign page (another loopback port) against wrangler dev",
+      "in Chromium: WebSocket to a session with history; no-cors text/plain POST of write_file with approved=true; a form POST; a CORS read of the history; a no-cors read",
+      async () => {
+        const page = await browser.newPage();
+        const target = join(stack.fsRoot, "from-evil.txt");
+        await page.goto(`${evilOrigin}/?${new URLSearchParams({ worker: stack.url, id: victim, path: target })}`);
+        await page.waitForFunction("window.attackDone === true");
+        const outcome = (await page.evaluate("window.attack")) as {
+          socket: { opened: boolean; frames: string[] };
+          post: string;
+          corsRead: string;
+          opaqueRead: string;
+        };
+        await page.close();
+        expect(outcome.socket).toEqual({ opened: false, frames: [] });
+        expect(outcome.corsRead).toMatch(/^error/);
+        expect(outcome.opaqueRead).toBe("opaque:0");
+        expect(existsSync(target)).toBe(false);
+        expect(JSON.stringify(outcome)).not.toContain("launch code");
+        return {
+          tried: 5,
+          figure: `WebSocket never opened (0 frames); no-cors POST ${outcome.post}, form POST: no file written; CORS read failed; no-cors read opaque and empty`,
+        };
+      },
+    ),
   );
 });
 
 describe("a deployment reached under a public host with no AUTH_MODE", () => {
   it(
     "answers every route 503 naming what to set",
-    attackCase("Public Host, no AUTH_MODE (a deployed Worker left unconfigured; DNS rebinding to 127.0.0.1)", "GET /api/health, /api/sessions, /api/servers, /sessions/{id}/history, POST /sessions, POST /api/tools, DELETE /sessions/{id} and a WebSocket upgrade with Host edgehost.example.com and with Host rebind.attacker.example:8787", async () => {
-      const statuses: number[] = [];
-      const bodies: string[] = [];
-      for (const host of ["edgehost.example.com", "rebind.attacker.example:8787"]) {
-        const requests: [string, string, string?][] = [
-          ["GET", "/api/health"],
-          ["GET", "/api/sessions"],
-          ["GET", "/api/servers"],
-          ["GET", `/sessions/${victim}/history`],
-          ["POST", "/sessions", "{}"],
-          ["POST", "/api/tools/filesystem.list_directory", JSON.stringify({ arguments: { path: stack.fsRoot } })],
-          ["DELETE", `/sessions/${victim}`],
-        ];
-        for (const [method, path, body] of requests) {
-          const answer = await raw(stack.url, path, { method, headers: { host, "content-type": "application/json" }, body });
-          statuses.push(answer.status);
-          bodies.push(answer.text);
+    attackCase(
+      "Public Host, no AUTH_MODE (a deployed Worker left unconfigured; DNS rebinding to 127.0.0.1)",
+      "GET /api/health, /api/sessions, /api/servers, /sessions/{id}/history, POST /sessions, POST /api/tools, DELETE /sessions/{id} and a WebSocket upgrade with Host edgehost.example.com and with Host rebind.attacker.example:8787",
+      async () => {
+        const statuses: number[] = [];
+        const bodies: string[] = [];
+        for (const host of ["edgehost.example.com", "rebind.attacker.example:8787"]) {
+          const requests: [string, string, string?][] = [
+            ["GET", "/api/health"],
+            ["GET", "/api/sessions"],
+            ["GET", "/api/servers"],
+            ["GET", `/sessions/${victim}/history`],
+            ["POST", "/sessions", "{}"],
+            ["POST", "/api/tools/filesystem.list_directory", JSON.stringify({ arguments: { path: stack.fsRoot } })],
+            ["DELETE", `/sessions/${victim}`],
+          ];
+          for (const [method, path, body] of requests) {
+            const answer = await raw(stack.url, path, { method, headers: { host, "content-type": "application/json" }, body });
+            statuses.push(answer.status);
+            bodies.push(answer.text);
+          }
+          statuses.push((await tryUpgrade(stack.url, `/sessions/${victim}/ws`, { host })).status);
         }
-        statuses.push((await tryUpgrade(stack.url, `/sessions/${victim}/ws`, { host })).status);
-      }
-      expect(statuses).toEqual(statuses.map(() => 503));
-      for (const body of bodies) expect(JSON.parse(body)).toMatchObject({ error: { code: "auth_not_configured", message: expect.stringContaining("AUTH_MODE") } });
-      expect(bodies.join()).not.toContain("launch code");
-      // The victim's session is still there for its owner on localhost.
-      expect((await raw(stack.url, `/sessions/${victim}/history`)).json().entries).toHaveLength(2);
-      return { tried: statuses.length, figure: `${statuses.length}/${statuses.length} answered 503 auth_not_configured naming AUTH_MODE / ACCESS_* variables` };
-    }),
+        expect(statuses).toEqual(statuses.map(() => 503));
+        for (const body of bodies)
+          expect(JSON.parse(body)).toMatchObject({ error: { code: "auth_not_configured", message: expect.stringContaining("AUTH_MODE") } });
+        expect(bodies.join()).not.toContain("launch code");
+        // The victim's session is still there for its owner on localhost.
+        expect((await raw(stack.url, `/sessions/${victim}/history`)).json().entries).toHaveLength(2);
+        return {
+          tried: statuses.length,
+          figure: `${statuses.length}/${statuses.length} answered 503 auth_not_configured naming AUTH_MODE / ACCESS_* variables`,
+        };
+      },
+    ),
   );
 });
 
 describe("agents' own frames on a session socket", () => {
   it(
     "never reach agents' RPC or state handlers, however they are escaped",
-    attackCase("Smuggled agents frames", 'escaped {"type":"\\u0072pc"} calling deleteSession, plain rpc calling getHistory, escaped \\u0063f_agent_state, cf_agent_mcp_servers, and a 70 KB escaped rpc frame', async () => {
-      const socket = await openSession(stack.url, victim);
-      const frames = [
-        '{"type":"\\u0072pc","id":"a1","method":"deleteSession","args":[]}',
-        '{"type":"rpc","id":"a2","method":"getHistory","args":[]}',
-        '{"type":"\\u0063f_agent_state","state":{"owner":"mallory"}}',
-        '{ "type" : "cf_agent_mcp_servers", "mcp": {} }',
-        `{"type":"\\u0072pc","id":"a3","method":"deleteSession","args":[],"pad":"${"x".repeat(70_000)}"}`,
-      ];
-      const errors: string[] = [];
-      for (const frame of frames) {
-        const from = socket.received.length;
-        socket.send(frame);
-        const error = await socket.next((m) => m.type === "error", from);
-        errors.push((error as { code: string }).code);
-      }
-      expect(errors).toEqual(["unknown_type", "unknown_type", "unknown_type", "unknown_type", "frame_too_large"]);
-      const leaked = socket.received.filter((m) => !["connection", "history", "servers", "error", "entry", "pong"].includes(m.type));
-      expect(leaked).toEqual([]);
-      socket.close();
-      expect((await raw(stack.url, `/sessions/${victim}/history`)).json().entries).toHaveLength(2);
-      return { tried: frames.length, figure: `${frames.length}/${frames.length} answered with an error frame (${[...new Set(errors)].join(", ")}); no rpc or state reply; history intact` };
-    }),
+    attackCase(
+      "Smuggled agents frames",
+      'escaped {"type":"\\u0072pc"} calling deleteSession, plain rpc calling getHistory, escaped \\u0063f_agent_state, cf_agent_mcp_servers, and a 70 KB escaped rpc frame',
+      async () => {
+        const socket = await openSession(stack.url, victim);
+        const frames = [
+          '{"type":"\\u0072pc","id":"a1","method":"deleteSession","args":[]}',
+          '{"type":"rpc","id":"a2","method":"getHistory","args":[]}',
+          '{"type":"\\u0063f_agent_state","state":{"owner":"mallory"}}',
+          '{ "type" : "cf_agent_mcp_servers", "mcp": {} }',
+          `{"type":"\\u0072pc","id":"a3","method":"deleteSession","args":[],"pad":"${"x".repeat(70_000)}"}`,
+        ];
+        const errors: string[] = [];
+        for (const frame of frames) {
+          const from = socket.received.length;
+          socket.send(frame);
+          const error = await socket.next((m) => m.type === "error", from);
+          errors.push((error as { code: string }).code);
+        }
+        expect(errors).toEqual(["unknown_type", "unknown_type", "unknown_type", "unknown_type", "frame_too_large"]);
+        const leaked = socket.received.filter((m) => !["connection", "history", "servers", "error", "entry", "pong"].includes(m.type));
+        expect(leaked).toEqual([]);
+        socket.close();
+        expect((await raw(stack.url, `/sessions/${victim}/history`)).json().entries).toHaveLength(2);
+        return {
+          tried: frames.length,
+          figure: `${frames.length}/${frames.length} answered with an error frame (${[...new Set(errors)].join(", ")}); no rpc or state reply; history intact`,
+        };
+      },
+    ),
   );
 });

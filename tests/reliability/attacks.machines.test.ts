@@ -75,110 +75,149 @@ describe("a paired machine", () => {
 
   it(
     "is nobody else's",
-    attackCase("Paired machine: another user's machine", "bob lists machines, calls alice's laptop-everything.echo directly and from his session's tool list, removes it by id", async () => {
-      expect((await raw(stack.url, "/api/machines", { headers: auth(BOB) })).json()).toEqual({ machines: [] });
-      const called = await call(BOB, "laptop-everything.echo", { message: "x" });
-      expect(called.status).toBe(404);
-      const servers = await raw(stack.url, "/api/servers", { headers: auth(BOB) });
-      expect(servers.text).not.toContain("laptop");
-      const removed = await raw(stack.url, `/api/machines/${machine.id}`, { method: "DELETE", headers: auth(BOB) });
-      expect(removed.status).toBe(404);
-      expect((await raw(stack.url, "/api/machines", { headers: auth(ALICE) })).json()).toMatchObject({ machines: [{ id: machine.id, online: true }] });
-      return { tried: 4, figure: `4/4 refused (list empty, call ${called.status}, not in his servers, delete ${removed.status}); alice's machine still online` };
-    }),
+    attackCase(
+      "Paired machine: another user's machine",
+      "bob lists machines, calls alice's laptop-everything.echo directly and from his session's tool list, removes it by id",
+      async () => {
+        expect((await raw(stack.url, "/api/machines", { headers: auth(BOB) })).json()).toEqual({ machines: [] });
+        const called = await call(BOB, "laptop-everything.echo", { message: "x" });
+        expect(called.status).toBe(404);
+        const servers = await raw(stack.url, "/api/servers", { headers: auth(BOB) });
+        expect(servers.text).not.toContain("laptop");
+        const removed = await raw(stack.url, `/api/machines/${machine.id}`, { method: "DELETE", headers: auth(BOB) });
+        expect(removed.status).toBe(404);
+        expect((await raw(stack.url, "/api/machines", { headers: auth(ALICE) })).json()).toMatchObject({ machines: [{ id: machine.id, online: true }] });
+        return {
+          tried: 4,
+          figure: `4/4 refused (list empty, call ${called.status}, not in his servers, delete ${removed.status}); alice's machine still online`,
+        };
+      },
+    ),
   );
 
   it(
     "refuses forged device credentials",
-    attackCase("Paired machine: forged device credential", "connect with no credential, a random one, alice's machine and secret under bob's user part, alice's user and machine with another secret", async () => {
-      const [user = "", id = "", secret = ""] = credentialOf(machine.dir).split(".");
-      const bobPart = Buffer.from("token:bob").toString("base64url");
-      const other = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-      const forged = ["", `${user}.${id}`, `${bobPart}.${id}.${secret}`, `${user}.${id}.${other}`, `${user}.000000000000.${secret}`];
-      const statuses: number[] = [];
-      for (const credential of forged) statuses.push((await tryUpgrade(stack.url, "/machines/connect", credential ? auth(credential) : {})).status);
-      expect(statuses).toEqual([401, 401, 401, 401, 401]);
-      return { tried: forged.length, figure: `${forged.length}/${forged.length} refused with 401` };
-    }),
+    attackCase(
+      "Paired machine: forged device credential",
+      "connect with no credential, a random one, alice's machine and secret under bob's user part, alice's user and machine with another secret",
+      async () => {
+        const [user = "", id = "", secret = ""] = credentialOf(machine.dir).split(".");
+        const bobPart = Buffer.from("token:bob").toString("base64url");
+        const other = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+        const forged = ["", `${user}.${id}`, `${bobPart}.${id}.${secret}`, `${user}.${id}.${other}`, `${user}.000000000000.${secret}`];
+        const statuses: number[] = [];
+        for (const credential of forged) statuses.push((await tryUpgrade(stack.url, "/machines/connect", credential ? auth(credential) : {})).status);
+        expect(statuses).toEqual([401, 401, 401, 401, 401]);
+        return { tried: forged.length, figure: `${forged.length}/${forged.length} refused with 401` };
+      },
+    ),
   );
 
   it(
     "takes pairing codes once, from the person who approves them, and throttles guesses",
-    attackCase("Pairing codes: guessed, replayed, approved by the wrong user", "12 made-up codes approved from one address; a real code approved twice and polled twice; a code alice started approved by bob", async () => {
-      const guesser = { ...auth(BOB), ...json, "cf-connecting-ip": "198.51.100.7" };
-      const guesses: number[] = [];
-      for (let i = 0; i < 12; i++) {
-        const code = `ABCD-${String(2345 + i).replace(/[01]/g, "2")}`;
-        guesses.push((await raw(stack.url, "/api/machines/approve", { method: "POST", headers: guesser, body: JSON.stringify({ code }) })).status);
-      }
-      expect(guesses.slice(0, 10)).toEqual(Array(10).fill(404));
-      expect(guesses.slice(10)).toEqual([429, 429]);
-      // A code alice started, approved by bob: the machine is bob's, and alice's terminal says so.
-      const started = await startConnect(stack.url, "alices-box");
-      const approved = await raw(stack.url, "/api/machines/approve", { method: "POST", headers: { ...auth(BOB), ...json }, body: JSON.stringify({ code: started.code }) });
-      expect(approved.status).toBe(201);
-      await started.waitFor(/Paired to bob as machine "alices-box"/);
-      const replayed = await raw(stack.url, "/api/machines/approve", { method: "POST", headers: { ...auth(ALICE), ...json }, body: JSON.stringify({ code: started.code }) });
-      expect(replayed.status).toBe(404);
-      expect((await raw(stack.url, "/api/machines", { headers: auth(ALICE) })).text).not.toContain("alices-box");
-      started.child.kill("SIGTERM");
-      await started.exited;
-      // The bridge's poll: the credential once, then nothing.
-      const pair = await raw(stack.url, "/api/machines/pair", { method: "POST", headers: json, body: JSON.stringify({ name: "polled" }) });
-      const { code, pollToken } = pair.json() as { code: string; pollToken: string };
-      await raw(stack.url, "/api/machines/approve", { method: "POST", headers: { ...auth(ALICE), ...json }, body: JSON.stringify({ code }) });
-      const first = await raw(stack.url, "/api/machines/pair/poll", { method: "POST", headers: json, body: JSON.stringify({ code, pollToken }) });
-      const second = await raw(stack.url, "/api/machines/pair/poll", { method: "POST", headers: json, body: JSON.stringify({ code, pollToken }) });
-      expect([first.status, first.json().state, second.status]).toEqual([200, "approved", 404]);
-      return { tried: 15, figure: `guesses: 10 × 404 then 429; replayed approval 404; second poll 404; bob's approval made the machine bob's and the terminal said "Paired to bob"` };
-    }),
+    attackCase(
+      "Pairing codes: guessed, replayed, approved by the wrong user",
+      "12 made-up codes approved from one address; a real code approved twice and polled twice; a code alice started approved by bob",
+      async () => {
+        const guesser = { ...auth(BOB), ...json, "cf-connecting-ip": "198.51.100.7" };
+        const guesses: number[] = [];
+        for (let i = 0; i < 12; i++) {
+          const code = `ABCD-${String(2345 + i).replace(/[01]/g, "2")}`;
+          guesses.push((await raw(stack.url, "/api/machines/approve", { method: "POST", headers: guesser, body: JSON.stringify({ code }) })).status);
+        }
+        expect(guesses.slice(0, 10)).toEqual(Array(10).fill(404));
+        expect(guesses.slice(10)).toEqual([429, 429]);
+        // A code alice started, approved by bob: the machine is bob's, and alice's terminal says so.
+        const started = await startConnect(stack.url, "alices-box");
+        const approved = await raw(stack.url, "/api/machines/approve", {
+          method: "POST",
+          headers: { ...auth(BOB), ...json },
+          body: JSON.stringify({ code: started.code }),
+        });
+        expect(approved.status).toBe(201);
+        await started.waitFor(/Paired to bob as machine "alices-box"/);
+        const replayed = await raw(stack.url, "/api/machines/approve", {
+          method: "POST",
+          headers: { ...auth(ALICE), ...json },
+          body: JSON.stringify({ code: started.code }),
+        });
+        expect(replayed.status).toBe(404);
+        expect((await raw(stack.url, "/api/machines", { headers: auth(ALICE) })).text).not.toContain("alices-box");
+        started.child.kill("SIGTERM");
+        await started.exited;
+        // The bridge's poll: the credential once, then nothing.
+        const pair = await raw(stack.url, "/api/machines/pair", { method: "POST", headers: json, body: JSON.stringify({ name: "polled" }) });
+        const { code, pollToken } = pair.json() as { code: string; pollToken: string };
+        await raw(stack.url, "/api/machines/approve", { method: "POST", headers: { ...auth(ALICE), ...json }, body: JSON.stringify({ code }) });
+        const first = await raw(stack.url, "/api/machines/pair/poll", { method: "POST", headers: json, body: JSON.stringify({ code, pollToken }) });
+        const second = await raw(stack.url, "/api/machines/pair/poll", { method: "POST", headers: json, body: JSON.stringify({ code, pollToken }) });
+        expect([first.status, first.json().state, second.status]).toEqual([200, "approved", 404]);
+        return {
+          tried: 15,
+          figure: `guesses: 10 × 404 then 429; replayed approval 404; second poll 404; bob's approval made the machine bob's and the terminal said "Paired to bob"`,
+        };
+      },
+    ),
   );
 
   it(
     "survives a hostile bridge: frames for others' requests, garbage and a flood",
-    attackCase("Paired machine: hostile bridge frames", "a bridge with a valid credential sends answers for requests never made, 25 invalid frames, then 3,000 frames at once", async () => {
-      const pair = await raw(stack.url, "/api/machines/pair", { method: "POST", headers: json, body: JSON.stringify({ name: "hostile" }) });
-      const { code, pollToken } = pair.json() as { code: string; pollToken: string };
-      await raw(stack.url, "/api/machines/approve", { method: "POST", headers: { ...auth(ALICE), ...json }, body: JSON.stringify({ code }) });
-      const { credential } = (await raw(stack.url, "/api/machines/pair/poll", { method: "POST", headers: json, body: JSON.stringify({ code, pollToken }) })).json() as { credential: string };
-      const open = () =>
-        new Promise<{ ws: WebSocket; closed: Promise<number> }>((resolve, reject) => {
-          const ws = new WebSocket(`${stack.url.replace(/^http/, "ws")}/machines/connect`, { headers: auth(credential) });
-          const closed = new Promise<number>((done) => ws.on("close", (c) => done(c)));
-          ws.on("open", () => resolve({ ws, closed }));
-          ws.on("error", reject);
-        });
-      const first = await open();
-      first.ws.send(JSON.stringify({ t: "hello", servers: ["everything"] }));
-      for (let id = 0; id < 5; id++) first.ws.send(JSON.stringify({ t: "head", id, status: 200, headers: [] }));
-      for (let i = 0; i < 25; i++) first.ws.send(i % 2 ? "not json" : JSON.stringify({ t: "sampling", id: i }));
-      expect(await first.closed).toBe(1008);
-      const second = await open();
-      for (let i = 0; i < 3000; i++) second.ws.send(JSON.stringify({ t: "end", id: i }));
-      expect(await second.closed).toBe(1008);
-      // The account object is unharmed: alice's real machine still serves her.
-      const direct = await call(ALICE, "laptop-everything.echo", { message: "still here" });
-      expect(direct.status).toBe(200);
-      return { tried: 3, figure: "answers for requests never made dropped; 25 invalid frames → closed 1008; 3,000-frame flood → closed 1008; alice's laptop still answers" };
-    }),
+    attackCase(
+      "Paired machine: hostile bridge frames",
+      "a bridge with a valid credential sends answers for requests never made, 25 invalid frames, then 3,000 frames at once",
+      async () => {
+        const pair = await raw(stack.url, "/api/machines/pair", { method: "POST", headers: json, body: JSON.stringify({ name: "hostile" }) });
+        const { code, pollToken } = pair.json() as { code: string; pollToken: string };
+        await raw(stack.url, "/api/machines/approve", { method: "POST", headers: { ...auth(ALICE), ...json }, body: JSON.stringify({ code }) });
+        const { credential } = (
+          await raw(stack.url, "/api/machines/pair/poll", { method: "POST", headers: json, body: JSON.stringify({ code, pollToken }) })
+        ).json() as { credential: string };
+        const open = () =>
+          new Promise<{ ws: WebSocket; closed: Promise<number> }>((resolve, reject) => {
+            const ws = new WebSocket(`${stack.url.replace(/^http/, "ws")}/machines/connect`, { headers: auth(credential) });
+            const closed = new Promise<number>((done) => ws.on("close", (c) => done(c)));
+            ws.on("open", () => resolve({ ws, closed }));
+            ws.on("error", reject);
+          });
+        const first = await open();
+        first.ws.send(JSON.stringify({ t: "hello", servers: ["everything"] }));
+        for (let id = 0; id < 5; id++) first.ws.send(JSON.stringify({ t: "head", id, status: 200, headers: [] }));
+        for (let i = 0; i < 25; i++) first.ws.send(i % 2 ? "not json" : JSON.stringify({ t: "sampling", id: i }));
+        expect(await first.closed).toBe(1008);
+        const second = await open();
+        for (let i = 0; i < 3000; i++) second.ws.send(JSON.stringify({ t: "end", id: i }));
+        expect(await second.closed).toBe(1008);
+        // The account object is unharmed: alice's real machine still serves her.
+        const direct = await call(ALICE, "laptop-everything.echo", { message: "still here" });
+        expect(direct.status).toBe(200);
+        return {
+          tried: 3,
+          figure: "answers for requests never made dropped; 25 invalid frames → closed 1008; 3,000-frame flood → closed 1008; alice's laptop still answers",
+        };
+      },
+    ),
   );
 
   it(
     "ends at once when revoked, and its credential with it",
-    attackCase("Paired machine: revoked device credential", "alice removes her machine on the page while it is connected, then its old credential connects again", async () => {
-      const credential = credentialOf(machine.dir);
-      const removed = await raw(stack.url, `/api/machines/${machine.id}`, { method: "DELETE", headers: auth(ALICE) });
-      expect(removed.status).toBe(204);
-      expect(await machine.exited).toBe(4);
-      expect(machine.output()).toContain("this machine was removed on the page");
-      expect(existsSync(join(machine.dir, ".edgehost-device.json"))).toBe(false);
-      expect((await tryUpgrade(stack.url, "/machines/connect", auth(credential))).status).toBe(401);
-      expect((await call(ALICE, "laptop-everything.echo", { message: "x" })).status).not.toBe(200);
-      // No secret in the Worker's log or the bridge's terminal.
-      const secret = credential.split(".")[2] ?? "";
-      expect(stack.workerLog()).not.toContain(secret);
-      expect(machine.output()).not.toContain(secret);
-      return { tried: 2, figure: "the connect process exited (code 4) and forgot its credential; the old credential 401; the secret in no log" };
-    }),
+    attackCase(
+      "Paired machine: revoked device credential",
+      "alice removes her machine on the page while it is connected, then its old credential connects again",
+      async () => {
+        const credential = credentialOf(machine.dir);
+        const removed = await raw(stack.url, `/api/machines/${machine.id}`, { method: "DELETE", headers: auth(ALICE) });
+        expect(removed.status).toBe(204);
+        expect(await machine.exited).toBe(4);
+        expect(machine.output()).toContain("this machine was removed on the page");
+        expect(existsSync(join(machine.dir, ".edgehost-device.json"))).toBe(false);
+        expect((await tryUpgrade(stack.url, "/machines/connect", auth(credential))).status).toBe(401);
+        expect((await call(ALICE, "laptop-everything.echo", { message: "x" })).status).not.toBe(200);
+        // No secret in the Worker's log or the bridge's terminal.
+        const secret = credential.split(".")[2] ?? "";
+        expect(stack.workerLog()).not.toContain(secret);
+        expect(machine.output()).not.toContain(secret);
+        return { tried: 2, figure: "the connect process exited (code 4) and forgot its credential; the old credential 401; the secret in no log" };
+      },
+    ),
   );
 });

@@ -9,15 +9,17 @@ import { startBadMcpServer, type BadMcpServer, type BadMode } from "../fixtures/
 import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
-import { type Message, type SessionClient } from "../fixtures/session-client";
+import type { Message, SessionClient } from "../fixtures/session-client";
 import { openSession } from "../fixtures/session-client-node";
 import { createSession, expectWholeHistory, functionName } from "../fixtures/session-http";
 import { expectWithin, faultCase } from "./record";
 
 const LONG_OP = "everything.trigger-long-running-operation";
-const isStatus = (state: Message<"status">["state"]) => (m: ServerMessage): m is Message<"status"> => m.type === "status" && m.state === state;
+const isStatus =
+  (state: Message<"status">["state"]) =>
+  (m: ServerMessage): m is Message<"status"> =>
+    m.type === "status" && m.state === state;
 const TOOL_TURN: HistoryEntry["kind"][] = ["user", "assistant", "tool_call", "tool_result", "assistant"];
-
 
 let stack: Stack;
 let bad: BadMcpServer;

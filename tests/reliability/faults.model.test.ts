@@ -8,11 +8,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished }
 import { startFakeLlm, type FakeLlm } from "../fixtures/fake-gemini";
 import { reply, requests, script, uniqueKey, type FakeReply } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
-import { type Message, type SessionClient } from "../fixtures/session-client";
+import type { Message, SessionClient } from "../fixtures/session-client";
 import { openSession } from "../fixtures/session-client-node";
 import { createSession, expectWholeHistory, functionName } from "../fixtures/session-http";
 import { faultCase } from "./record";
-
 
 let gemini: Stack;
 let openai: Stack;
@@ -34,7 +33,10 @@ afterAll(async () => {
   await Promise.all([gemini?.stop(), openai?.stop(), openaiLlm?.stop()]);
 });
 beforeEach(async () => {
-  for (const [url, key] of [[gemini.llm.url, gemini.llmKey], [openaiLlm.url, openaiKey]] as const) {
+  for (const [url, key] of [
+    [gemini.llm.url, gemini.llmKey],
+    [openaiLlm.url, openaiKey],
+  ] as const) {
     await fetch(`${url}/__script/${encodeURIComponent(key)}`, { method: "DELETE" });
   }
 });
@@ -124,29 +126,38 @@ describe("faults: the model", () => {
       // The half-received call never ran; the retried one ran once.
       expect(statuses(messages).filter((s) => s.state === "complete")).toHaveLength(1);
       await nextTurnWorks(model, socket);
-      await expectWholeHistory(model.stack.url, socket.sessionId, ["user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"], socket.entries());
+      await expectWholeHistory(
+        model.stack.url,
+        socket.sessionId,
+        ["user", "assistant", "tool_call", "tool_result", "assistant", "user", "assistant"],
+        socket.entries(),
+      );
       return "retried transparently: the call ran once, turn complete, next turn ok";
     }),
   );
 
   it(
     "a stream cut mid-function-call after text was shown",
-    faultCase("Gemini stream cut in a function call (text shown)", "text streamed, then the connection drops half-way through the function-call chunk", async () => {
-      const model = geminiModel();
-      const socket = await newSession(model);
-      const fn = await functionName(model.stack.url, socket.sessionId, "filesystem.list_directory");
-      const { end, messages } = await turn(model, socket, [reply.cut(1, "Let me look. ", reply.call(fn, { path: model.stack.fsRoot }))]);
-      expect(end.reason).toBe("error");
-      const [error] = errors(messages);
-      expect(error?.code).toBe("llm");
-      expect(error?.message).toMatch(/interrupted/);
-      // A call from a broken stream must never run.
-      expect(statuses(messages)).toEqual([]);
-      await nextTurnWorks(model, socket);
-      const entries = await expectWholeHistory(model.stack.url, socket.sessionId, ["user", "assistant", "error", "user", "assistant"], socket.entries());
-      expect(entries[1]).toMatchObject({ text: "Let me look. ", partial: true });
-      return `partial text kept, "${error?.message}", no tool run, next turn ok`;
-    }),
+    faultCase(
+      "Gemini stream cut in a function call (text shown)",
+      "text streamed, then the connection drops half-way through the function-call chunk",
+      async () => {
+        const model = geminiModel();
+        const socket = await newSession(model);
+        const fn = await functionName(model.stack.url, socket.sessionId, "filesystem.list_directory");
+        const { end, messages } = await turn(model, socket, [reply.cut(1, "Let me look. ", reply.call(fn, { path: model.stack.fsRoot }))]);
+        expect(end.reason).toBe("error");
+        const [error] = errors(messages);
+        expect(error?.code).toBe("llm");
+        expect(error?.message).toMatch(/interrupted/);
+        // A call from a broken stream must never run.
+        expect(statuses(messages)).toEqual([]);
+        await nextTurnWorks(model, socket);
+        const entries = await expectWholeHistory(model.stack.url, socket.sessionId, ["user", "assistant", "error", "user", "assistant"], socket.entries());
+        expect(entries[1]).toMatchObject({ text: "Let me look. ", partial: true });
+        return `partial text kept, "${error?.message}", no tool run, next turn ok`;
+      },
+    ),
   );
 
   it(

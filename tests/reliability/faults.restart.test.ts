@@ -7,11 +7,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished }
 import { startBadMcpServer, type BadMcpServer } from "../fixtures/bad-mcp-server";
 import { hangsClosed, reply, requests, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
-import { type Message, type SessionClient } from "../fixtures/session-client";
+import type { Message, SessionClient } from "../fixtures/session-client";
 import { openSession } from "../fixtures/session-client-node";
 import { createSession, expectWholeHistory, functionName } from "../fixtures/session-http";
 import { faultCase } from "./record";
-
 
 let stack: Stack;
 let bad: BadMcpServer;
@@ -53,81 +52,98 @@ const timed = async (what: () => Promise<void>): Promise<number> => {
 describe("faults: restarts and reconnects", () => {
   it(
     "wrangler dev restarted between turns",
-    faultCase("wrangler dev restarted mid-session", "a turn, then stop and start wrangler dev (same port, same --persist-to), reconnect, next turn", async () => {
-      const id = await createSession(stack.url);
-      const first = await open(id);
-      expect((await textTurn(first, "Before the restart.")).reason).toBe("complete");
-      const before = await expectWholeHistory(stack.url, id, ["user", "assistant"]);
+    faultCase(
+      "wrangler dev restarted mid-session",
+      "a turn, then stop and start wrangler dev (same port, same --persist-to), reconnect, next turn",
+      async () => {
+        const id = await createSession(stack.url);
+        const first = await open(id);
+        expect((await textTurn(first, "Before the restart.")).reason).toBe("complete");
+        const before = await expectWholeHistory(stack.url, id, ["user", "assistant"]);
 
-      const restartMs = await timed(() => stack.restartWorker());
-      // The old socket learns it is gone (the page then reconnects with backoff).
-      await first.closed;
-      const second = await open(id);
-      expect(second.history()).toEqual(before);
-      expect((await textTurn(second, "After the restart.")).reason).toBe("complete");
-      await expectWholeHistory(stack.url, id, ["user", "assistant", "user", "assistant"], [...second.history(), ...second.entries()]);
-      return `restart took ${restartMs} ms; history replayed (2 entries), next turn ok, 4 entries`;
-    }),
+        const restartMs = await timed(() => stack.restartWorker());
+        // The old socket learns it is gone (the page then reconnects with backoff).
+        await first.closed;
+        const second = await open(id);
+        expect(second.history()).toEqual(before);
+        expect((await textTurn(second, "After the restart.")).reason).toBe("complete");
+        await expectWholeHistory(stack.url, id, ["user", "assistant", "user", "assistant"], [...second.history(), ...second.entries()]);
+        return `restart took ${restartMs} ms; history replayed (2 entries), next turn ok, 4 entries`;
+      },
+    ),
   );
 
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
     it(
       `wrangler dev restarted mid-turn (${signal})`,
-      faultCase(`wrangler dev ${signal === "SIGKILL" ? "killed" : "restarted"} mid-turn`, `${signal} to wrangler dev while the model streams, start it again; reconnect; next turn`, async () => {
-        const id = await createSession(stack.url);
-        const first = await open(id);
-        await script(stack.llm.url, stack.llmKey, [reply.hang("Let me think about ")]);
-        const mark = first.say("a long question");
-        await first.next((m) => m.type === "text", mark);
-        await stack.restartWorker(signal);
-        await first.closed;
-        // The model request died with the old process.
-        await hangsClosed(stack.llm.url, stack.llmKey);
+      faultCase(
+        `wrangler dev ${signal === "SIGKILL" ? "killed" : "restarted"} mid-turn`,
+        `${signal} to wrangler dev while the model streams, start it again; reconnect; next turn`,
+        async () => {
+          const id = await createSession(stack.url);
+          const first = await open(id);
+          await script(stack.llm.url, stack.llmKey, [reply.hang("Let me think about ")]);
+          const mark = first.say("a long question");
+          await first.next((m) => m.type === "text", mark);
+          await stack.restartWorker(signal);
+          await first.closed;
+          // The model request died with the old process.
+          await hangsClosed(stack.llm.url, stack.llmKey);
 
-        const second = await open(id);
-        const history = second.history();
-        expect(history.map((e) => e.kind)).toEqual(["user", "error"]);
-        expect(history[1]?.text).toMatch(/interrupted/);
-        expect(history[1]?.turnId).toBe(history[0]?.turnId);
-        // No turn is left running: a new message is taken.
-        expect((await textTurn(second, "Here is my answer.")).reason).toBe("complete");
-        const entries = await expectWholeHistory(stack.url, id, ["user", "error", "user", "assistant"], [...history, ...second.entries()]);
-        // Reconnecting again replays the same history: the "interrupted" entry is written once.
-        const third = await open(id);
-        expect(third.history()).toEqual(entries);
-        return `"${history[1]?.text}" shown on reconnect; next turn ok; 4 entries, none duplicated`;
-      }),
+          const second = await open(id);
+          const history = second.history();
+          expect(history.map((e) => e.kind)).toEqual(["user", "error"]);
+          expect(history[1]?.text).toMatch(/interrupted/);
+          expect(history[1]?.turnId).toBe(history[0]?.turnId);
+          // No turn is left running: a new message is taken.
+          expect((await textTurn(second, "Here is my answer.")).reason).toBe("complete");
+          const entries = await expectWholeHistory(stack.url, id, ["user", "error", "user", "assistant"], [...history, ...second.entries()]);
+          // Reconnecting again replays the same history: the "interrupted" entry is written once.
+          const third = await open(id);
+          expect(third.history()).toEqual(entries);
+          return `"${history[1]?.text}" shown on reconnect; next turn ok; 4 entries, none duplicated`;
+        },
+      ),
     );
   }
 
   it(
     "wrangler dev killed while a tool call runs",
-    faultCase("wrangler dev killed mid-tool-call", "SIGKILL to wrangler dev while a remote tool call is pending, start it again; reconnect; next turn", async () => {
-      const id = await createSession(stack.url);
-      const first = await open(id);
-      const fn = await functionName(stack.url, id, "bad.tool");
-      await script(stack.llm.url, stack.llmKey, [reply.callReply(fn, { text: "never answered" })]);
-      const calls = bad.received.filter((r) => r.method === "tools/call").length;
-      first.say("use the tool");
-      await bad.waitFor("tools/call", calls + 1);
-      await stack.restartWorker("SIGKILL");
-      await first.closed;
+    faultCase(
+      "wrangler dev killed mid-tool-call",
+      "SIGKILL to wrangler dev while a remote tool call is pending, start it again; reconnect; next turn",
+      async () => {
+        const id = await createSession(stack.url);
+        const first = await open(id);
+        const fn = await functionName(stack.url, id, "bad.tool");
+        await script(stack.llm.url, stack.llmKey, [reply.callReply(fn, { text: "never answered" })]);
+        const calls = bad.received.filter((r) => r.method === "tools/call").length;
+        first.say("use the tool");
+        await bad.waitFor("tools/call", calls + 1);
+        await stack.restartWorker("SIGKILL");
+        await first.closed;
 
-      const second = await open(id);
-      const history = second.history();
-      // The call that never finished is closed in the history too: a replay must not show it running for ever.
-      expect.soft(history.map((e) => e.kind)).toEqual(["user", "assistant", "tool_call", "tool_result", "error"]);
-      expect.soft(history.find((e) => e.kind === "tool_result")?.error ?? "(no tool_result)").toMatch(/interrupted/);
-      expect(history.at(-1)?.text).toMatch(/interrupted/);
+        const second = await open(id);
+        const history = second.history();
+        // The call that never finished is closed in the history too: a replay must not show it running for ever.
+        expect.soft(history.map((e) => e.kind)).toEqual(["user", "assistant", "tool_call", "tool_result", "error"]);
+        expect.soft(history.find((e) => e.kind === "tool_result")?.error ?? "(no tool_result)").toMatch(/interrupted/);
+        expect(history.at(-1)?.text).toMatch(/interrupted/);
 
-      const before = (await requests(stack.llm.url, stack.llmKey)).length;
-      expect((await textTurn(second, "Starting over.")).reason).toBe("complete");
-      // The model still gets an answer for the interrupted call (providers reject a call without one).
-      const sent = JSON.stringify((await requests(stack.llm.url, stack.llmKey))[before]?.body.contents);
-      expect(sent).toContain(`"functionResponse":{"name":"${fn}"`);
-      await expectWholeHistory(stack.url, id, ["user", "assistant", "tool_call", "tool_result", "error", "user", "assistant"], [...history, ...second.entries()]);
-      return `"${history.at(-1)?.text}" on reconnect; the pending call closed as interrupted; next turn ok`;
-    }),
+        const before = (await requests(stack.llm.url, stack.llmKey)).length;
+        expect((await textTurn(second, "Starting over.")).reason).toBe("complete");
+        // The model still gets an answer for the interrupted call (providers reject a call without one).
+        const sent = JSON.stringify((await requests(stack.llm.url, stack.llmKey))[before]?.body.contents);
+        expect(sent).toContain(`"functionResponse":{"name":"${fn}"`);
+        await expectWholeHistory(
+          stack.url,
+          id,
+          ["user", "assistant", "tool_call", "tool_result", "error", "user", "assistant"],
+          [...history, ...second.entries()],
+        );
+        return `"${history.at(-1)?.text}" on reconnect; the pending call closed as interrupted; next turn ok`;
+      },
+    ),
   );
 
   for (const how of ["close", "drop"] as const) {
@@ -165,7 +181,12 @@ describe("faults: restarts and reconnects", () => {
         expect(end).toMatchObject({ turnId: start.turnId, reason: "complete" });
         const status = messages.find((m): m is Message<"status"> => m.type === "status" && m.state === "complete");
         expect(status?.result).toBe("ok: gated");
-        expect(messages.filter((m) => m.type === "text").map((m) => (m as Message<"text">).delta).join("")).toBe("The tool said ok.");
+        expect(
+          messages
+            .filter((m) => m.type === "text")
+            .map((m) => (m as Message<"text">).delta)
+            .join(""),
+        ).toBe("The tool said ok.");
         await expectWholeHistory(stack.url, id, ["user", "assistant", "tool_call", "tool_result", "assistant"], [...second.history(), ...second.entries()]);
         expect((await textTurn(second, "Next turn.")).reason).toBe("complete");
         return `reconnected mid-turn: history so far (3 entries), then the rest live; turn complete; 5 entries, none lost or doubled; next turn ok`;

@@ -15,7 +15,11 @@ export function expectWithin(ms: number, limitMs: number, what: string): void {
 
 /** An error's first line, short enough for a table cell. */
 function errorLine(error: unknown): string {
-  return String(typeof error === "object" && error && "message" in error ? (error as { message: unknown }).message : error).split("\n")[0]?.slice(0, 160) ?? "";
+  return (
+    String(typeof error === "object" && error && "message" in error ? (error as { message: unknown }).message : error)
+      .split("\n")[0]
+      ?.slice(0, 160) ?? ""
+  );
 }
 
 /** A fault test that reports its row: the figure it returns, or the first failure (thrown or soft). */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
-import { type SessionClient } from "../fixtures/session-client";
+import type { SessionClient } from "../fixtures/session-client";
 import { openSession } from "../fixtures/session-client-node";
 import { recordRow } from "../fixtures/reliability-rows";
 
@@ -37,7 +37,12 @@ const callTool = (name: string, args: Record<string, unknown>, extra: Record<str
 describe("security", () => {
   it("bridge: no token or a wrong one is refused everywhere; an open /health says only ok", async () => {
     const bridge = stack.bridge.url;
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     const results = [
       await http("/servers/filesystem/mcp", { method: "POST", headers, body }, bridge),
@@ -48,7 +53,13 @@ describe("security", () => {
     expect(results.map((r) => r.status)).toEqual([401, 401, 401, 401]);
     const health = await http("/health", {}, bridge);
     expect(health).toEqual({ status: 200, text: JSON.stringify({ ok: true }) });
-    recordRow({ suite: "Security", scenario: "bridge without / with a wrong token", done: "initialize, /metrics and /sse without a token, with a wrong one, with Basic auth", figure: "4/4 refused with 401; /health open but only ok/not ok", pass: true });
+    recordRow({
+      suite: "Security",
+      scenario: "bridge without / with a wrong token",
+      done: "initialize, /metrics and /sse without a token, with a wrong one, with Basic auth",
+      figure: "4/4 refused with 401; /health open but only ok/not ok",
+      pass: true,
+    });
   });
 
   it("bridge: a foreign Host or Origin is refused (DNS rebinding)", async () => {
@@ -56,17 +67,26 @@ describe("security", () => {
     const url = new URL(stack.bridge.url);
     const get = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
-        const req = request({ host: url.hostname, port: url.port, path: "/metrics", headers: { authorization: `Bearer ${stack.bridge.token}`, ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          { host: url.hostname, port: url.port, path: "/metrics", headers: { authorization: `Bearer ${stack.bridge.token}`, ...headers } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on("error", reject);
         req.end();
       });
     expect(await get({ host: `attacker.example:${url.port}` })).toBe(403);
     expect(await get({ host: url.host, origin: "http://attacker.example" })).toBe(403);
     expect(await get({ host: url.host })).toBe(200);
-    recordRow({ suite: "Security", scenario: "foreign Host / Origin at the bridge", done: "Host attacker.example, Origin http://attacker.example, with the right token", figure: "both 403; loopback Host 200", pass: true });
+    recordRow({
+      suite: "Security",
+      scenario: "foreign Host / Origin at the bridge",
+      done: "Host attacker.example, Origin http://attacker.example, with the right token",
+      figure: "both 403; loopback Host 200",
+      pass: true,
+    });
   });
 
   it("filesystem tools stay inside the allowed folder", async () => {
@@ -90,7 +110,10 @@ describe("security", () => {
       expect(body.error !== undefined || body.result?.isError === true).toBe(true);
     }
     // Through the model too: the traversal comes back as a tool error.
-    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__read_text_file", { path: `${root}/../../../etc/passwd` }), reply.text("Not allowed.")]);
+    await script(stack.llm.url, stack.llmKey, [
+      reply.callReply("filesystem__read_text_file", { path: `${root}/../../../etc/passwd` }),
+      reply.text("Not allowed."),
+    ]);
     const socket = await openSession(stack.url, crypto.randomUUID());
     const { messages } = await socket.turnEnd(socket.say("read /etc/passwd via .."));
     seen.push(JSON.stringify(messages));
@@ -98,7 +121,13 @@ describe("security", () => {
     expect(status).toMatchObject({ state: "error" });
     expect(JSON.stringify(messages)).not.toContain("root:x:0:0");
     await socket.close();
-    recordRow({ suite: "Security", scenario: "path traversal through the filesystem tools", done: `${attempts.length} paths outside the root (.., absolute, symlink, encoded) via the API, 1 via a model call`, figure: `all refused (statuses ${outcomes.join(",")}); no file content leaked`, pass: true });
+    recordRow({
+      suite: "Security",
+      scenario: "path traversal through the filesystem tools",
+      done: `${attempts.length} paths outside the root (.., absolute, symlink, encoded) via the API, 1 via a model call`,
+      figure: `all refused (statuses ${outcomes.join(",")}); no file content leaked`,
+      pass: true,
+    });
   });
 
   it("a tool not in alwaysAllow never runs without approval", async () => {
@@ -108,7 +137,10 @@ describe("security", () => {
     expect(api.status).toBe(403);
     expect(existsSync(target("api.txt"))).toBe(false);
     // Model call, denied.
-    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__write_file", { path: target("denied.txt"), content: "x" }, { id: "w1" }), reply.text("ok")]);
+    await script(stack.llm.url, stack.llmKey, [
+      reply.callReply("filesystem__write_file", { path: target("denied.txt"), content: "x" }, { id: "w1" }),
+      reply.text("ok"),
+    ]);
     const socket: SessionClient = await openSession(stack.url, crypto.randomUUID());
     const denied = socket.turnEnd(socket.say("write it"));
     const first = await socket.next((m) => m.type === "approval_request");
@@ -131,14 +163,24 @@ describe("security", () => {
     expect(existsSync(target("ignored.txt"))).toBe(false);
     seen.push(JSON.stringify(socket.received));
     await socket.close();
-    recordRow({ suite: "Security", scenario: "approval cannot be skipped", done: "write_file via the API without approved, via the model denied, unanswered then cancelled, late approval of a finished call", figure: "0 of 4 writes happened", pass: true });
+    recordRow({
+      suite: "Security",
+      scenario: "approval cannot be skipped",
+      done: "write_file via the API without approved, via the model denied, unanswered then cancelled, late approval of a finished call",
+      figure: "0 of 4 writes happened",
+      pass: true,
+    });
   });
 
   it("no secret in any response, WebSocket message or log line", async () => {
     for (const path of ["/", "/app.js", "/api/health", "/api/servers", "/api/metrics", "/sessions/x/history", "/nope"]) await http(path);
     const secrets = { GEMINI_API_KEY: stack.llmKey, BRIDGE_TOKEN: stack.bridge.token };
     const outputs = { responses: seen.join("\n"), workerLog: stack.workerLog(), bridgeLog: stack.bridge.stderr() };
-    const leaks = Object.entries(secrets).flatMap(([name, value]) => Object.entries(outputs).filter(([, text]) => text.includes(value)).map(([where]) => `${name} in ${where}`));
+    const leaks = Object.entries(secrets).flatMap(([name, value]) =>
+      Object.entries(outputs)
+        .filter(([, text]) => text.includes(value))
+        .map(([where]) => `${name} in ${where}`),
+    );
     expect(leaks).toEqual([]);
     recordRow({
       suite: "Security",

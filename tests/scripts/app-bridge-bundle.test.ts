@@ -15,7 +15,9 @@ describe("the bundled app bridge", () => {
 
   it("names its sources and exports AppBridge and PostMessageTransport, importing nothing", () => {
     const bundle = readFileSync(join(repoRoot, "public", "vendor", "ext-apps", "app-bridge.js"), "utf8");
-    const pinned = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies["@modelcontextprotocol/ext-apps"];
+    const pinned = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies[
+      "@modelcontextprotocol/ext-apps"
+    ];
     expect(bundle.split("\n", 1)[0]).toContain(`@modelcontextprotocol/ext-apps ${pinned},`);
     expect(bundle).toMatch(/export\{\w+ as AppBridge,\w+ as PostMessageTransport\};\s*$/);
     // One self-contained module: the page has no import map and no node_modules.

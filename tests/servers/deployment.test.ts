@@ -4,7 +4,18 @@ import { deploymentServersFor, type DeploymentServers } from "../../src/servers/
 import type { RemoteServerConfig } from "../../src/shared/mcp-config/config";
 
 const BRIDGE = "http://127.0.0.1:8808";
-const server = (name: string, url: string, users?: string[]): RemoteServerConfig => ({ name, transport: "http", url, headers: {}, disabled: false, timeoutMs: 60_000, alwaysAllow: [], dependencies: [], excludeTools: [], ...(users ? { users } : {}) });
+const server = (name: string, url: string, users?: string[]): RemoteServerConfig => ({
+  name,
+  transport: "http",
+  url,
+  headers: {},
+  disabled: false,
+  timeoutMs: 60_000,
+  alwaysAllow: [],
+  dependencies: [],
+  excludeTools: [],
+  ...(users ? { users } : {}),
+});
 const base: DeploymentServers = {
   config: {
     servers: [

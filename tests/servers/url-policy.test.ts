@@ -31,9 +31,12 @@ describe("serverUrlRefusal", () => {
     expect(serverUrlRefusal(url, deployed)).toContain(rule);
   });
 
-  it.each(["https://mcp.example.org/mcp", "https://8.8.8.8/mcp", "http://172.32.0.1/mcp", "http://[2606:4700::1111]/mcp", "https://100.128.0.1/"])("lets %s through", (url) => {
-    expect(serverUrlRefusal(url, deployed)).toBeUndefined();
-  });
+  it.each(["https://mcp.example.org/mcp", "https://8.8.8.8/mcp", "http://172.32.0.1/mcp", "http://[2606:4700::1111]/mcp", "https://100.128.0.1/"])(
+    "lets %s through",
+    (url) => {
+      expect(serverUrlRefusal(url, deployed)).toBeUndefined();
+    },
+  );
 
   it("lets everything through on loopback development and where the deployment allows private addresses", () => {
     expect(serverUrlRefusal("http://127.0.0.1:9229/json", { ...deployed, deployed: false })).toBeUndefined();

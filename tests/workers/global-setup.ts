@@ -28,7 +28,12 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [everything, fakeLlm, session, oauth] = await Promise.all([startEverythingHttp("streamableHttp"), startFakeLlm(), startSessionServers(), startOAuthFixture()]);
+  const [everything, fakeLlm, session, oauth] = await Promise.all([
+    startEverythingHttp("streamableHttp"),
+    startFakeLlm(),
+    startSessionServers(),
+    startOAuthFixture(),
+  ]);
   project.provide("oauthBase", oauth.base);
   project.provide("everythingUrl", everything.url);
   project.provide("fakeLlmUrl", fakeLlm.url);

@@ -31,13 +31,21 @@ export async function startSessionServers(): Promise<SessionServers> {
     ...servers,
     apps: { command: process.execPath, args: [basicAppBin, "--stdio"] },
     isolated: { ...servers.everything, isolation: "user" },
-    probe: { command: process.execPath, args: [join(repoRoot, "tests", "fixtures", "csp-app-server.mjs")], env: { CSP_APP_ALLOWED: "https://cdn.example.com" } },
+    probe: {
+      command: process.execPath,
+      args: [join(repoRoot, "tests", "fixtures", "csp-app-server.mjs")],
+      env: { CSP_APP_ALLOWED: "https://cdn.example.com" },
+    },
   });
   const mcpConfig = JSON.stringify({
     servers: {
       // AUTH_MODE=token: a stdio server reaches only the users it names (src/servers/audience.ts).
       filesystem: { ...servers.filesystem, users: TEST_USERS, alwaysAllow: ["list_directory", "read_text_file", "list_allowed_directories"] },
-      everything: { ...servers.everything, users: TEST_USERS, alwaysAllow: ["get-sum", "trigger-long-running-operation", "trigger-sampling-request", "trigger-elicitation-request"] },
+      everything: {
+        ...servers.everything,
+        users: TEST_USERS,
+        alwaysAllow: ["get-sum", "trigger-long-running-operation", "trigger-sampling-request", "trigger-elicitation-request"],
+      },
       // One child per user at the bridge, and for erin only: tests/workers/http/bridge-users.test.ts
       // tells from the bridge's child count that the Worker named her on every request.
       isolated: { ...servers.everything, isolation: "user", users: ["erin"], alwaysAllow: ["echo"] },

@@ -13,7 +13,12 @@ export function challengeRecordingFetch(record: (challenge: StoredChallenge) => 
     if (response.status === 401 || response.status === 403) {
       const { resourceMetadataUrl, scope, error } = extractWWWAuthenticateParams(response);
       if (response.status === 401 || error === "insufficient_scope") {
-        await record({ ...(resourceMetadataUrl ? { resourceMetadataUrl: resourceMetadataUrl.toString() } : {}), ...(scope ? { scope } : {}), status: response.status, at: Date.now() }).catch(() => undefined);
+        await record({
+          ...(resourceMetadataUrl ? { resourceMetadataUrl: resourceMetadataUrl.toString() } : {}),
+          ...(scope ? { scope } : {}),
+          status: response.status,
+          at: Date.now(),
+        }).catch(() => undefined);
       }
     }
     return response;

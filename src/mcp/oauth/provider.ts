@@ -209,8 +209,7 @@ export class EdgeOAuthProvider implements OAuthClientProvider {
         return;
       }
       await this.save(tokens);
-    }
-    else if (scope === "client") await this.save({ client: undefined, redirectUri: undefined });
+    } else if (scope === "client") await this.save({ client: undefined, redirectUri: undefined });
     else if (scope === "discovery") await this.save({ discovery: undefined });
     else await this.save({ ...tokens, client: undefined, redirectUri: undefined, discovery: undefined });
   }

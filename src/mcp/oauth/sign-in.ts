@@ -87,7 +87,13 @@ export async function beginSignIn(options: BeginSignIn): Promise<URL | undefined
     serverUrl: server.url,
     storage,
     preRegistered: server.oauth,
-    mode: { kind: "sign-in", state: options.state, redirectUri: options.redirectUri, clientMetadataUrl: options.clientMetadataUrl, saveVerifier: options.saveVerifier },
+    mode: {
+      kind: "sign-in",
+      state: options.state,
+      redirectUri: options.redirectUri,
+      clientMetadataUrl: options.clientMetadataUrl,
+      saveVerifier: options.saveVerifier,
+    },
   });
   // The challenge's scope, widened by a step-up the session recorded; else the SDK takes the metadata's.
   const scope = computeScopeUnion(options.granted, options.remembered, challenge.scope);
@@ -112,6 +118,12 @@ export interface FinishSignIn {
 /** Exchanges the authorization code; the tokens are saved through `storage`. */
 export async function finishSignIn(options: FinishSignIn): Promise<void> {
   const { server } = options;
-  const provider = new EdgeOAuthProvider({ server: server.name, serverUrl: server.url, storage: options.storage, preRegistered: server.oauth, mode: { kind: "callback", verifier: options.verifier } });
+  const provider = new EdgeOAuthProvider({
+    server: server.name,
+    serverUrl: server.url,
+    storage: options.storage,
+    preRegistered: server.oauth,
+    mode: { kind: "callback", verifier: options.verifier },
+  });
   await auth(provider, { serverUrl: server.url, authorizationCode: options.code, iss: options.iss });
 }

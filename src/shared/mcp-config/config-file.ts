@@ -12,10 +12,7 @@ const READ_FAILURES: Record<string, string> = {
   EISDIR: "is a directory, not a file",
 };
 
-export async function loadMcpConfigFile(
-  path: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): Promise<McpConfig> {
+export async function loadMcpConfigFile(path: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<McpConfig> {
   const fileName = basename(path);
   let text: string;
   try {

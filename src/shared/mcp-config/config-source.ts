@@ -63,7 +63,7 @@ export class JsonSource {
   /**
    * The node at a path, or the deepest existing ancestor when the path does not exist
    * (a missing field is reported at the object that should hold it). Keys resolve to
-   * their first occurrence, like `valueOf`.
+   * their first occurrence, like `nodeValue`.
    */
   nodeAt(path: JSONPath): Node {
     let node = this.root;
@@ -95,7 +95,9 @@ export class JsonSource {
     const issues: ConfigIssue[] = [];
     const visit = (node: Node, path: JSONPath): void => {
       if (node.type === "array") {
-        node.children?.forEach((child, index) => visit(child, [...path, index]));
+        node.children?.forEach((child, index) => {
+          visit(child, [...path, index]);
+        });
         return;
       }
       if (node.type !== "object") return;
@@ -125,10 +127,10 @@ export class JsonSource {
 }
 
 /** The JSON value of a node; for a repeated key the first occurrence wins, matching `nodeAt`. */
-export function valueOf(node: Node): unknown {
+export function nodeValue(node: Node): unknown {
   switch (node.type) {
     case "array":
-      return (node.children ?? []).map(valueOf);
+      return (node.children ?? []).map(nodeValue);
     case "object": {
       const result: Record<string, unknown> = {};
       for (const property of node.children ?? []) {
@@ -137,7 +139,7 @@ export function valueOf(node: Node): unknown {
         if (Object.hasOwn(result, keyNode.value)) continue;
         // defineProperty: a key named "__proto__" must stay data, not replace the prototype.
         Object.defineProperty(result, keyNode.value, {
-          value: valueOf(valueNode),
+          value: nodeValue(valueNode),
           enumerable: true,
           writable: true,
           configurable: true,

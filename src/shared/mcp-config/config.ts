@@ -4,7 +4,7 @@
 // located by file:line:column and JSON path. Runtime-neutral (workerd and Node):
 // the caller reads the file and passes the environment in.
 import { z } from "zod";
-import { JsonSource, objectEntries, valueOf, type JSONPath } from "./config-source";
+import { JsonSource, objectEntries, nodeValue, type JSONPath } from "./config-source";
 import { findDependencyCycles } from "./dependency-graph";
 import { ConfigError, type ConfigIssue } from "../errors";
 
@@ -80,9 +80,7 @@ const positiveInt = z.int({ error: "expected a positive integer" }).positive({ e
 /** One server entry as written. Unknown keys are dropped: other tools add their own. */
 const RawServerSchema = z.object(
   {
-    type: z
-      .enum(["stdio", "http", "sse", "streamable-http", "streamableHttp"], { error: 'expected "stdio", "http" or "sse"' })
-      .optional(),
+    type: z.enum(["stdio", "http", "sse", "streamable-http", "streamableHttp"], { error: 'expected "stdio", "http" or "sse"' }).optional(),
     command: str.min(1, { error: "expected a non-empty string" }).optional(),
     args: stringArray.optional(),
     env: stringMap.optional(),
@@ -99,10 +97,11 @@ const RawServerSchema = z.object(
     dependencies: stringArray.optional(),
     includeTools: stringArray.optional(),
     excludeTools: stringArray.optional(),
-    limits: z
-      .object({ memoryMb: positiveInt.optional(), cpuSeconds: positiveInt.optional() }, { error: "expected object" })
+    limits: z.object({ memoryMb: positiveInt.optional(), cpuSeconds: positiveInt.optional() }, { error: "expected object" }).optional(),
+    roots: z
+      .array(z.object({ uri: str, name: str.optional() }, { error: "expected object" }), { error: "expected array of roots" })
+      .max(MAX_ROOTS, { error: `expected at most ${MAX_ROOTS} roots` })
       .optional(),
-    roots: z.array(z.object({ uri: str, name: str.optional() }, { error: "expected object" }), { error: "expected array of roots" }).max(MAX_ROOTS, { error: `expected at most ${MAX_ROOTS} roots` }).optional(),
     users: z.array(str.min(1, { error: "expected a non-empty string" }), { error: "expected array of user names (emails or token names)" }).optional(),
     isolation: z.enum(["shared", "user"], { error: 'expected "shared" or "user"' }).optional(),
     oauth: z
@@ -152,7 +151,7 @@ export function parseMcpConfig(text: string, options: ParseOptions): McpConfig {
     } else {
       byLowerName.set(name.toLowerCase(), { name, line: source.positionAt(keyNode.offset).line });
     }
-    const parsed = RawServerSchema.safeParse(valueOf(valueNode));
+    const parsed = RawServerSchema.safeParse(nodeValue(valueNode));
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const rest = issue.path.filter((segment): segment is string | number => typeof segment !== "symbol");
@@ -224,15 +223,15 @@ class Loader {
   private roots(roots: NonNullable<RawServer["roots"]>, path: JSONPath, report: boolean): RootConfig[] {
     return roots.map((root, i) => {
       const uri = this.expand([...path, i, "uri"], root.uri, report);
-      if (uri.complete && !isFileUri(uri.value)) this.issues.push(this.source.issue([...path, i, "uri"], "expected a file:// URI of an absolute path (file:///home/me/project)"));
+      if (uri.complete && !isFileUri(uri.value))
+        this.issues.push(this.source.issue([...path, i, "uri"], "expected a file:// URI of an absolute path (file:///home/me/project)"));
       return { uri: uri.value, ...(root.name === undefined ? {} : { name: root.name }) };
     });
   }
 
   private transport(raw: RawServer, path: JSONPath): ServerConfig["transport"] | undefined {
     const declared = raw.type === "streamable-http" || raw.type === "streamableHttp" ? "http" : raw.type;
-    const missing = (field: string, kind: string) =>
-      this.issues.push(this.source.issue(path, `required field "${field}" is missing for ${kind} server`));
+    const missing = (field: string, kind: string) => this.issues.push(this.source.issue(path, `required field "${field}" is missing for ${kind} server`));
     if (declared === "stdio") {
       if (raw.command === undefined) missing("command", "a stdio");
     } else if (declared) {
@@ -285,13 +284,7 @@ class Loader {
   }
 }
 
-function checkDependencies(
-  source: JsonSource,
-  shapeKey: string,
-  names: ReadonlySet<string>,
-  servers: readonly ServerConfig[],
-  issues: ConfigIssue[],
-): void {
+function checkDependencies(source: JsonSource, shapeKey: string, names: ReadonlySet<string>, servers: readonly ServerConfig[], issues: ConfigIssue[]): void {
   const byName = new Map(servers.map((server) => [server.name, server]));
   const at = (server: string, index: number): JSONPath => [shapeKey, server, "dependencies", index];
   for (const server of servers) {

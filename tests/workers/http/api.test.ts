@@ -16,7 +16,10 @@ const post = (body: unknown) => ({ method: "POST", headers: { "content-type": "a
 
 describe("HTTP API", () => {
   it("reports health with the configured model", async () => {
-    expect(await json("/api/health")).toEqual({ status: 200, body: { ok: true, service: "edgehost", model: { provider: "gemini", model: "gemini-2.5-flash" } } });
+    expect(await json("/api/health")).toEqual({
+      status: 200,
+      body: { ok: true, service: "edgehost", model: { provider: "gemini", model: "gemini-2.5-flash" } },
+    });
   });
 
   it("lists servers with state, tools and approval needs, and never the bridge token", async () => {
@@ -24,7 +27,12 @@ describe("HTTP API", () => {
     expect(status).toBe(200);
     const servers = body.servers as { name: string; state: string; tools: { qualifiedName: string; needsApproval: boolean }[]; alwaysAllow: string[] }[];
     const fs = servers.find((s) => s.name === "filesystem");
-    expect(fs).toMatchObject({ state: "ready", transport: "streamable-http", toolCount: 14, alwaysAllow: ["list_directory", "read_text_file", "list_allowed_directories"] });
+    expect(fs).toMatchObject({
+      state: "ready",
+      transport: "streamable-http",
+      toolCount: 14,
+      alwaysAllow: ["list_directory", "read_text_file", "list_allowed_directories"],
+    });
     expect(fs?.tools.find((t) => t.qualifiedName === "filesystem.list_directory")?.needsApproval).toBe(false);
     expect(fs?.tools.find((t) => t.qualifiedName === "filesystem.write_file")?.needsApproval).toBe(true);
     expect(JSON.stringify(body)).not.toContain(token);
@@ -38,16 +46,22 @@ describe("HTTP API", () => {
       status: 400,
       body: { error: { code: "tool_arguments", issues: [{ path: "path", message: "expected string, got number" }] } },
     });
-    expect(await json("/api/tools/filesystem.get_file_info", post({ arguments: { path: `${root}/notes.txt` } }))).toMatchObject({ status: 403, body: { error: { code: "approval_required" } } });
+    expect(await json("/api/tools/filesystem.get_file_info", post({ arguments: { path: `${root}/notes.txt` } }))).toMatchObject({
+      status: 403,
+      body: { error: { code: "approval_required" } },
+    });
     const approved = await json("/api/tools/filesystem.get_file_info", post({ arguments: { path: `${root}/notes.txt` }, approved: true }));
     expect(approved.status).toBe(200);
     expect(await json("/api/tools/filesystem.nope", post({ arguments: {} }))).toMatchObject({ status: 404, body: { error: { code: "tool_not_found" } } });
     expect(await json("/api/tools/nodots", post({}))).toMatchObject({ status: 400, body: { error: { code: "bad_tool_name" } } });
-    expect(await json("/api/tools/filesystem.list_directory", { method: "POST", headers: { "content-type": "application/json" }, body: "{oops" })).toMatchObject({ status: 400, body: { error: { code: "bad_json" } } });
+    expect(
+      await json("/api/tools/filesystem.list_directory", { method: "POST", headers: { "content-type": "application/json" }, body: "{oops" }),
+    ).toMatchObject({ status: 400, body: { error: { code: "bad_json" } } });
   });
 
   it("remembers 'always allow' for direct calls in the caller's own console session only", async () => {
-    const info = (user: TestUser, extra: Record<string, unknown> = {}) => json("/api/tools/filesystem.get_file_info", post({ arguments: { path: `${root}/notes.txt` }, ...extra }), user);
+    const info = (user: TestUser, extra: Record<string, unknown> = {}) =>
+      json("/api/tools/filesystem.get_file_info", post({ arguments: { path: `${root}/notes.txt` }, ...extra }), user);
     const needsApproval = async (user: TestUser) => {
       const servers = (await json("/api/servers", undefined, user)).body.servers as { name: string; tools: { name: string; needsApproval: boolean }[] }[];
       return servers.find((s) => s.name === "filesystem")?.tools.find((t) => t.name === "get_file_info")?.needsApproval;

@@ -35,7 +35,11 @@ describe("the bridge knows whose request it carries", () => {
   });
 
   it("refuses the isolated server's tools to a user mcp.json does not name", async () => {
-    const call = await workerFetch("/api/tools/isolated.echo", { method: "POST", headers: json, body: JSON.stringify({ arguments: { message: "x" }, approved: true }) }, "alice");
+    const call = await workerFetch(
+      "/api/tools/isolated.echo",
+      { method: "POST", headers: json, body: JSON.stringify({ arguments: { message: "x" }, approved: true }) },
+      "alice",
+    );
     expect(call.status).toBe(404);
     expect((await bridgeHealth()).servers.isolated?.userChildren).toBe(1);
   });

@@ -54,7 +54,9 @@ describe("roots of runtime servers", () => {
     const bad = await send("POST", "/api/my-servers", { name: "badroots", url: everything, roots: [{ uri: "https://example.com/" }] });
     expect(bad).toMatchObject({
       status: 400,
-      body: { error: { code: "bad_request", issues: [{ path: "roots[0].uri", message: "expected a file:// URI of an absolute path (file:///home/me/project)" }] } },
+      body: {
+        error: { code: "bad_request", issues: [{ path: "roots[0].uri", message: "expected a file:// URI of an absolute path (file:///home/me/project)" }] },
+      },
     });
   });
 });

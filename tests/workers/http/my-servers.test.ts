@@ -20,7 +20,9 @@ async function call(path: string, init: RequestInit = {}, user: TestUser = "alic
 const post = (path: string, body: unknown, user: TestUser = "alice") => call(path, { method: "POST", headers: json, body: JSON.stringify(body) }, user);
 const put = (path: string, body: unknown, user: TestUser = "alice") => call(path, { method: "PUT", headers: json, body: JSON.stringify(body) }, user);
 const serverNames = async (session: string, user: TestUser = "alice") =>
-  ((await call(`/api/servers?session=${session}`, {}, user)).body.servers as { name: string; state: string; toolCount: number }[]).map((s) => `${s.name}:${s.state}`);
+  ((await call(`/api/servers?session=${session}`, {}, user)).body.servers as { name: string; state: string; toolCount: number }[]).map(
+    (s) => `${s.name}:${s.state}`,
+  );
 
 describe("runtime MCP servers", () => {
   it("adds a server, masks its secret headers, serves it in the user's sessions, and removes it", async () => {
@@ -58,7 +60,13 @@ describe("runtime MCP servers", () => {
       ["not http(s)", { name: "bad-scheme", url: "ftp://example.com/mcp" }, 400, "bad_request", "url"],
       ["unreachable host", { name: "nowhere", url: "http://127.0.0.1:9/mcp" }, 400, "server_unreachable", "url"],
       ["oversized headers", { name: "big", url: everything, headers: { "X-Big": "x".repeat(9_000) } }, 400, "bad_request", "headers"],
-      ["too many headers", { name: "many", url: everything, headers: Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`X-H${i}`, "v"])) }, 400, "bad_request", "headers"],
+      [
+        "too many headers",
+        { name: "many", url: everything, headers: Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`X-H${i}`, "v"])) },
+        400,
+        "bad_request",
+        "headers",
+      ],
       ["bad name", { name: "no spaces", url: everything }, 400, "bad_request", "name"],
       ["a Worker secret by reference", { name: "leak", url: everything, headers: { "X-Key": "${GEMINI_API_KEY}" } }, 400, "bad_request", 'headers["X-Key"]'],
       ["bad timeout", { name: "slow", url: everything, timeout: -1 }, 400, "bad_request", "timeout"],
@@ -72,7 +80,10 @@ describe("runtime MCP servers", () => {
     expect((await put("/api/my-servers/never-added", { name: "never-added", url: everything })).status).toBe(404);
     // The mask only keeps a value that exists: a new header sent masked is an error, not an empty or masked secret.
     const masked = await put(`/api/my-servers/${name}`, { name, url: everything, headers: { "X-New": MASK } });
-    expect(masked).toMatchObject({ status: 400, body: { error: { issues: [{ path: 'headers["X-New"]', message: "no stored value to keep: enter the value" }] } } });
+    expect(masked).toMatchObject({
+      status: 400,
+      body: { error: { issues: [{ path: 'headers["X-New"]', message: "no stored value to keep: enter the value" }] } },
+    });
     expect((await call(`/api/my-servers/${name}`, { method: "DELETE" })).status).toBe(204);
   });
 

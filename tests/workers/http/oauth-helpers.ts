@@ -21,7 +21,8 @@ export async function call(path: string, init: RequestInit = {}, user: TestUser 
 }
 export const post = (path: string, body: unknown, user: TestUser = "alice") => call(path, { method: "POST", headers: json, body: JSON.stringify(body) }, user);
 export const stats = async (realm: RealmName) => (await (await fetch(`${base}/_stats/${realm}`)).json()) as RealmStats;
-export const admin = async (realm: RealmName, what: "expire" | "revoke") => expect((await fetch(`${base}/_admin/${realm}/${what}`, { method: "POST" })).status).toBe(200);
+export const admin = async (realm: RealmName, what: "expire" | "revoke") =>
+  expect((await fetch(`${base}/_admin/${realm}/${what}`, { method: "POST" })).status).toBe(200);
 
 export interface ServerRow {
   name: string;
@@ -67,4 +68,5 @@ export async function signIn(session: string, server: string, user: TestUser = "
   return url;
 }
 
-export const callTool = (session: string, tool: string, user: TestUser = "alice") => post(`/api/tools/${tool}`, { arguments: {}, approved: true, sessionId: session }, user);
+export const callTool = (session: string, tool: string, user: TestUser = "alice") =>
+  post(`/api/tools/${tool}`, { arguments: {}, approved: true, sessionId: session }, user);

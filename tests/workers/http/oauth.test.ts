@@ -9,7 +9,7 @@ import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
 import { PRE_REGISTERED } from "../../fixtures/oauth-realms";
 import { authHeaders } from "../test-users";
-import { WORKER_ORIGIN, workerFetch } from "../worker-fetch";
+import { WORKER_ORIGIN } from "../worker-fetch";
 import { addServer, admin, authorize, base, bodies, call, callTool, finish, json, newSession, post, serverRow, signIn, stats } from "./oauth-helpers";
 
 describe("OAuth sign-in to remote MCP servers", () => {
@@ -63,11 +63,15 @@ describe("OAuth sign-in to remote MCP servers", () => {
     const session = await newSession();
     const { url, code, state } = await authorize(session, name);
     // The verifier is kept server-side with the state (never sent to the browser); S256 of it is the challenge sent.
-    const verifier = await runInDurableObject(userAccount(env as unknown as Env, "token:alice"), (_instance, ctx) =>
-      ctx.storage.sql.exec<{ verifier: string }>("SELECT verifier FROM oauth_pending WHERE state = ?", state).one().verifier,
+    const verifier = await runInDurableObject(
+      userAccount(env as unknown as Env, "token:alice"),
+      (_instance, ctx) => ctx.storage.sql.exec<{ verifier: string }>("SELECT verifier FROM oauth_pending WHERE state = ?", state).one().verifier,
     );
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
-    const challenge = btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    const challenge = btoa(String.fromCharCode(...digest))
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+      .replace(/=+$/, "");
     expect(url.searchParams.get("code_challenge")).toBe(challenge);
     expect(bodies.some((b) => b.includes(verifier))).toBe(false);
     const before = await stats("header");
@@ -80,7 +84,9 @@ describe("OAuth sign-in to remote MCP servers", () => {
   it("uses a pre-registered client (no registration endpoint) with its secret, kept write-only", async () => {
     const name = await addServer("prereg", { oauth: { clientId: PRE_REGISTERED.clientId, clientSecret: PRE_REGISTERED.clientSecret } });
     const listed = await call("/api/my-servers");
-    expect((listed.body.servers as { name: string; oauth?: unknown }[]).find((s) => s.name === name)).toMatchObject({ oauth: { clientId: PRE_REGISTERED.clientId, clientSecret: "••••••" } });
+    expect((listed.body.servers as { name: string; oauth?: unknown }[]).find((s) => s.name === name)).toMatchObject({
+      oauth: { clientId: PRE_REGISTERED.clientId, clientSecret: "••••••" },
+    });
     expect(JSON.stringify(listed.body)).not.toContain(PRE_REGISTERED.clientSecret);
     const session = await newSession();
     const url = await signIn(session, name);
@@ -151,7 +157,10 @@ describe("OAuth sign-in to remote MCP servers", () => {
     expect(html).toContain('src="/oauth-callback.js"');
     expect(html).not.toContain("abc");
     // The POST that finishes it needs the caller's identity.
-    expect((await SELF.fetch(`${WORKER_ORIGIN}/oauth/callback`, { method: "POST", headers: json, body: JSON.stringify({ code: "abc", state: "d".repeat(43) }) })).status).toBe(401);
+    expect(
+      (await SELF.fetch(`${WORKER_ORIGIN}/oauth/callback`, { method: "POST", headers: json, body: JSON.stringify({ code: "abc", state: "d".repeat(43) }) }))
+        .status,
+    ).toBe(401);
   });
 
   it("refreshes a token before it expires", async () => {
@@ -172,7 +181,10 @@ describe("OAuth sign-in to remote MCP servers", () => {
     await signIn(session, name);
     await admin("wellknown", "expire");
     const before = await stats("wellknown");
-    expect(await callTool(session, `${name}.whoami`)).toMatchObject({ status: 200, body: { result: { content: [{ text: "realm wellknown, scope mcp:read" }] } } });
+    expect(await callTool(session, `${name}.whoami`)).toMatchObject({
+      status: 200,
+      body: { result: { content: [{ text: "realm wellknown, scope mcp:read" }] } },
+    });
     const after = await stats("wellknown");
     expect(after.unauthorized).toBeGreaterThan(before.unauthorized);
     expect(after.refreshes).toBeGreaterThan(before.refreshes);

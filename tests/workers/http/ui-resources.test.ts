@@ -39,7 +39,9 @@ afterAll(async () => {
 
 describe("tools with an app", () => {
   it("keep their ui:// resource in the server list", async () => {
-    const { servers } = (await (await workerFetch(`/api/servers?session=${session}`, {}, "dave")).json()) as { servers: { name: string; tools: { name: string; uiResourceUri?: string }[] }[] };
+    const { servers } = (await (await workerFetch(`/api/servers?session=${session}`, {}, "dave")).json()) as {
+      servers: { name: string; tools: { name: string; uiResourceUri?: string }[] }[];
+    };
     expect(servers.find((s) => s.name === "apps")?.tools).toEqual([expect.objectContaining({ name: "get-time", uiResourceUri: APP_URI })]);
     // Tools without one say nothing.
     expect(servers.find((s) => s.name === "filesystem")?.tools.some((t) => "uiResourceUri" in t)).toBe(false);
@@ -65,7 +67,11 @@ describe("GET /sessions/{id}/ui-resource", () => {
     const csp = response.headers.get("content-security-policy") ?? "";
     expect(csp.split("; ")).toEqual(
       STRICT_CSP.split("; ").map((d) =>
-        /^(script|style)-src|^(img|font|media)-src/.test(d) ? `${d} https://cdn.example.com` : d.startsWith("connect-src") ? "connect-src https://cdn.example.com" : d,
+        /^(script|style)-src|^(img|font|media)-src/.test(d)
+          ? `${d} https://cdn.example.com`
+          : d.startsWith("connect-src")
+            ? "connect-src https://cdn.example.com"
+            : d,
       ),
     );
     expect(await response.text()).toContain('<p id="probe">');
@@ -82,7 +88,10 @@ describe("GET /sessions/{id}/ui-resource", () => {
   it("refuses what is not a ui:// resource, and ui:// resources no tool of that server declares", async () => {
     const notUi = await resource(appQuery("apps", "file:///etc/passwd"));
     expect(notUi.status).toBe(400);
-    expect(await errorOf(notUi)).toEqual({ code: "not_ui_resource", message: '"file:///etc/passwd" is not a ui:// resource: only MCP App resources can be framed' });
+    expect(await errorOf(notUi)).toEqual({
+      code: "not_ui_resource",
+      message: '"file:///etc/passwd" is not a ui:// resource: only MCP App resources can be framed',
+    });
     const undeclared = await resource(appQuery("apps", "ui://get-time/other.html"));
     expect(undeclared.status).toBe(404);
     expect(await errorOf(undeclared)).toEqual({ code: "not_found", message: 'no tool of server "apps" declares ui://get-time/other.html' });
@@ -112,7 +121,16 @@ describe("POST /sessions/{id}/app-tool-call", () => {
     let from = socket.received.length;
     const approved = post(`/sessions/${session}/app-tool-call`, { server: "apps", tool: "get-time", arguments: {} });
     const question = await socket.next(isApproval, from);
-    expect(question).toEqual({ type: "approval_request", turnId: null, callId: expect.any(String), kind: "tool", server: "apps", tool: "get-time", arguments: {}, fromApp: true });
+    expect(question).toEqual({
+      type: "approval_request",
+      turnId: null,
+      callId: expect.any(String),
+      kind: "tool",
+      server: "apps",
+      tool: "get-time",
+      arguments: {},
+      fromApp: true,
+    });
     socket.send({ type: "approval", callId: question.callId, approved: true });
     const answer = await approved;
     expect(answer.status).toBe(200);
@@ -152,7 +170,9 @@ describe("POST /sessions/{id}/app-tool-call", () => {
     expect(await socket.next((m) => m.type === "approval_resolved", from)).toEqual({ type: "approval_resolved", callId: `app-${id}`, approved: false });
     // Nothing pending under that id any more; a malformed id is named.
     expect((await workerFetch(`/sessions/${session}/app-tool-call/${id}`, { method: "DELETE" }, "dave")).status).toBe(404);
-    expect(await errorOf(await workerFetch(`/sessions/${session}/app-tool-call/bad%20id`, { method: "DELETE" }, "dave"))).toMatchObject({ code: "bad_request" });
+    expect(await errorOf(await workerFetch(`/sessions/${session}/app-tool-call/bad%20id`, { method: "DELETE" }, "dave"))).toMatchObject({
+      code: "bad_request",
+    });
     socket.close();
   });
 
@@ -163,7 +183,10 @@ describe("POST /sessions/{id}/app-tool-call", () => {
     expect((await post(`/sessions/${session}/app-tool-call`, { server: "apps", tool: "get-time" }, "bob")).status).toBe(404);
     const bad = await post(`/sessions/${session}/app-tool-call`, { server: "apps", arguments: [] });
     expect(bad.status).toBe(400);
-    expect(await errorOf(bad)).toMatchObject({ code: "bad_request", issues: expect.arrayContaining([expect.objectContaining({ path: "tool" }), expect.objectContaining({ path: "arguments" })]) });
+    expect(await errorOf(bad)).toMatchObject({
+      code: "bad_request",
+      issues: expect.arrayContaining([expect.objectContaining({ path: "tool" }), expect.objectContaining({ path: "arguments" })]),
+    });
   });
 });
 
@@ -212,7 +235,11 @@ describe("what a resource and a tool declare", () => {
         },
       },
     });
-    expect(csp).toEqual({ connectDomains: ["https://api.example.com"], resourceDomains: ["https://*.cdn.example.com", "https://fonts.example.com:8443/css/"], frameDomains: [] });
+    expect(csp).toEqual({
+      connectDomains: ["https://api.example.com"],
+      resourceDomains: ["https://*.cdn.example.com", "https://fonts.example.com:8443/css/"],
+      frameDomains: [],
+    });
     const header = appCsp(csp);
     expect(header).toContain("script-src 'unsafe-inline' https://*.cdn.example.com https://fonts.example.com:8443/css/;");
     expect(header).toContain("connect-src https://api.example.com;");

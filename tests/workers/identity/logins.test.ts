@@ -54,7 +54,10 @@ describe("page logins", () => {
     const [laptop, phone] = [await signIn(), await signIn()];
     expect((await post("/auth/logout", laptop)).status).toBe(204);
     expect((await SELF.fetch(`${WORKER_ORIGIN}/api/me`, { headers: { cookie: laptop } })).status).toBe(401);
-    expect(await (await SELF.fetch(`${WORKER_ORIGIN}/api/me`, { headers: { cookie: phone } })).json()).toEqual({ user: { id: "token:alice", name: "alice" }, authMode: "token" });
+    expect(await (await SELF.fetch(`${WORKER_ORIGIN}/api/me`, { headers: { cookie: phone } })).json()).toEqual({
+      user: { id: "token:alice", name: "alice" },
+      authMode: "token",
+    });
   });
 
   it("signs out every device of the user at once, and no one else's", async () => {

@@ -53,17 +53,33 @@ describe("BRIDGE_URL", () => {
     for (const url of ["http://127.0.0.1:8808", "http://localhost:8808", "https://bridge.example.com"]) {
       const vars = { BRIDGE_URL: url, MCP_CONFIG: mcp };
       const { config, unreachable } = loadSessionMcpConfig(vars, readSettings(vars).settings);
-      expect({ url, unreachable, routed: config.servers[0] && "url" in config.servers[0] ? config.servers[0].url : undefined }).toEqual({ url, unreachable: [], routed: `${url}/servers/fs/mcp` });
+      expect({ url, unreachable, routed: config.servers[0] && "url" in config.servers[0] ? config.servers[0].url : undefined }).toEqual({
+        url,
+        unreachable: [],
+        routed: `${url}/servers/fs/mcp`,
+      });
     }
     const remote = { BRIDGE_URL: "http://192.0.2.7:8808", MCP_CONFIG: mcp };
     const { settings, problems } = readSettings(remote);
     expect(problems).toEqual(["BRIDGE_URL is invalid (must be https:// unless it is on this machine (localhost / 127.0.0.1)); using the default"]);
-    expect(loadSessionMcpConfig(remote, settings).unreachable).toEqual([{ server: "fs", reason: "it is a stdio server and BRIDGE_URL was refused (it must be https:// unless the bridge is on this machine)" }]);
+    expect(loadSessionMcpConfig(remote, settings).unreachable).toEqual([
+      { server: "fs", reason: "it is a stdio server and BRIDGE_URL was refused (it must be https:// unless the bridge is on this machine)" },
+    ]);
   });
 
   it("sends an Access service token to a bridge behind a tunnel, besides its own bearer token", () => {
-    const vars = { BRIDGE_URL: "https://bridge.example.com", BRIDGE_TOKEN: "t0k", BRIDGE_ACCESS_CLIENT_ID: "id.access", BRIDGE_ACCESS_CLIENT_SECRET: "s3cret", MCP_CONFIG: JSON.stringify({ servers: { fs: { command: "x" } } }) };
+    const vars = {
+      BRIDGE_URL: "https://bridge.example.com",
+      BRIDGE_TOKEN: "t0k",
+      BRIDGE_ACCESS_CLIENT_ID: "id.access",
+      BRIDGE_ACCESS_CLIENT_SECRET: "s3cret",
+      MCP_CONFIG: JSON.stringify({ servers: { fs: { command: "x" } } }),
+    };
     const server = loadSessionMcpConfig(vars, readSettings(vars).settings).config.servers[0];
-    expect(server && "headers" in server ? server.headers : undefined).toEqual({ Authorization: "Bearer t0k", "CF-Access-Client-Id": "id.access", "CF-Access-Client-Secret": "s3cret" });
+    expect(server && "headers" in server ? server.headers : undefined).toEqual({
+      Authorization: "Bearer t0k",
+      "CF-Access-Client-Id": "id.access",
+      "CF-Access-Client-Secret": "s3cret",
+    });
   });
 });

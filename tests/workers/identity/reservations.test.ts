@@ -18,7 +18,9 @@ describe("budget holds", () => {
     const admitted = begun.filter((b) => b.decision.ok).length;
     // The first holds 800, the second the 200 left; the rest find nothing left: at most 1,600 can be spent.
     expect(admitted).toBe(2);
-    expect(begun.filter((b) => !b.decision.ok).map((b) => b.decision)).toEqual(Array(8).fill(expect.objectContaining({ code: "budget_exhausted", message: expect.stringContaining("still running hold") })));
+    expect(begun.filter((b) => !b.decision.ok).map((b) => b.decision)).toEqual(
+      Array(8).fill(expect.objectContaining({ code: "budget_exhausted", message: expect.stringContaining("still running hold") })),
+    );
   });
 
   it("frees a hold when its turn reports, and counts the real tokens instead", async () => {

@@ -16,7 +16,11 @@ const LIMITS = { burst: BURST, perMinute: 30 / 60 };
 
 const address = () => `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
 const login = (from: string, token: string) =>
-  SELF.fetch(`${WORKER_ORIGIN}/auth/login`, { method: "POST", headers: { "cf-connecting-ip": from, "content-type": "application/json" }, body: JSON.stringify({ token }) });
+  SELF.fetch(`${WORKER_ORIGIN}/auth/login`, {
+    method: "POST",
+    headers: { "cf-connecting-ip": from, "content-type": "application/json" },
+    body: JSON.stringify({ token }),
+  });
 const me = (from: string, token: string) => SELF.fetch(`${WORKER_ORIGIN}/api/me`, { headers: { "cf-connecting-ip": from, authorization: `Bearer ${token}` } });
 const throttleOf = (key: string) => {
   const namespace = bindings.SIGN_IN_THROTTLE as unknown as DurableObjectNamespace<SignInThrottle>;
@@ -46,7 +50,10 @@ describe("sign-in throttle", () => {
     expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(60);
     expect(Number(throttled.headers.get("retry-after"))).toBeLessThanOrEqual(120);
     const body = (await throttled.json()) as { error: { code: string; message: string; retryAfterMs: number } };
-    expect(body.error).toMatchObject({ code: "sign_in_throttled", message: expect.stringMatching(/^Too many failed sign-ins from your address: try again in \d+ s\.$/) });
+    expect(body.error).toMatchObject({
+      code: "sign_in_throttled",
+      message: expect.stringMatching(/^Too many failed sign-ins from your address: try again in \d+ s\.$/),
+    });
     // A lucky guess is not revealed while throttled, and no cookie is made.
     const right = await login(from, inject("testUsers").alice);
     expect(right.status).toBe(429);
@@ -62,7 +69,10 @@ describe("sign-in throttle", () => {
     expect(wrong.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);
     expect(wrong.filter((s) => s !== 401 && s !== 429)).toEqual([]);
     expect((await me(from, inject("testUsers").bob)).status).toBe(429);
-    const sessions = await SELF.fetch(`${WORKER_ORIGIN}/sessions`, { method: "POST", headers: { "cf-connecting-ip": from, authorization: `Bearer ${inject("testUsers").bob}` } });
+    const sessions = await SELF.fetch(`${WORKER_ORIGIN}/sessions`, {
+      method: "POST",
+      headers: { "cf-connecting-ip": from, authorization: `Bearer ${inject("testUsers").bob}` },
+    });
     expect(sessions.status).toBe(429);
     // Kept in the object's storage, not in an isolate: still throttled after it restarts.
     await abortAllDurableObjects();

@@ -42,7 +42,11 @@ describe("per-user spend", () => {
       // Refused before anything was recorded.
       expect(((await (await workerFetch(`/sessions/${id}/history`, {}, "carol")).json()) as { entries: unknown[] }).entries).toEqual([]);
     }
-    const direct = await workerFetch("/api/tools/filesystem.list_directory", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { path: "/" } }) }, "bob");
+    const direct = await workerFetch(
+      "/api/tools/filesystem.list_directory",
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { path: "/" } }) },
+      "bob",
+    );
     expect(direct.status).not.toBe(429);
   });
 

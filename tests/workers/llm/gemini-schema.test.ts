@@ -38,10 +38,21 @@ describe("sanitizeForGemini", () => {
     expect(sanitized.properties).toBeTypeOf("object");
     for (const [path, node] of walk(sanitized)) {
       const forbidden = ["$schema", "$id", "$ref", "$defs", "definitions", "additionalProperties", "const", "exclusiveMinimum", "exclusiveMaximum", "examples"];
-      expect(Object.keys(node).filter((k) => forbidden.includes(k)), path).toEqual([]);
+      expect(
+        Object.keys(node).filter((k) => forbidden.includes(k)),
+        path,
+      ).toEqual([]);
       expect(Array.isArray(node.type), `${path}.type`).toBe(false);
-      if (Array.isArray(node.required)) expect(node.required.every((r) => Object.hasOwn((node.properties as object) ?? {}, String(r))), `${path}.required`).toBe(true);
-      if (Array.isArray(node.enum)) expect(node.enum.every((v) => typeof v === "string"), `${path}.enum`).toBe(true);
+      if (Array.isArray(node.required))
+        expect(
+          node.required.every((r) => Object.hasOwn((node.properties as object) ?? {}, String(r))),
+          `${path}.required`,
+        ).toBe(true);
+      if (Array.isArray(node.enum))
+        expect(
+          node.enum.every((v) => typeof v === "string"),
+          `${path}.enum`,
+        ).toBe(true);
     }
     // Nothing the model needs is lost: every original property is still there.
     expect(Object.keys(sanitized.properties as object)).toEqual(Object.keys((tool.inputSchema.properties as object) ?? {}));
@@ -66,6 +77,7 @@ describe("sanitizeForGemini", () => {
         count: { type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 10 },
         ratio: { type: "number", default: "high" },
         tree: { $ref: "#/$defs/Node" },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keywords, which the Gemini schema must drop
         extra: { type: "object", additionalProperties: { type: "string" }, patternProperties: { "^x": {} }, if: {}, then: {}, else: {} },
         either: { type: ["string", "integer"], minLength: 2, minimum: 1 },
       },
@@ -92,7 +104,12 @@ describe("sanitizeForGemini", () => {
           },
         },
         extra: { type: "object" },
-        either: { anyOf: [{ type: "string", minLength: 2 }, { type: "integer", minimum: 1 }] },
+        either: {
+          anyOf: [
+            { type: "string", minLength: 2 },
+            { type: "integer", minimum: 1 },
+          ],
+        },
       },
       required: ["name"],
     });
@@ -101,8 +118,31 @@ describe("sanitizeForGemini", () => {
   it("never throws, and always answers with an object root", () => {
     const cyclic: Record<string, unknown> = { type: "object", properties: {} };
     (cyclic.properties as Record<string, unknown>).self = cyclic;
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("boom"); }, get: () => { throw new Error("boom"); } });
-    for (const input of [undefined, null, 42, "object", [], true, { type: 7 }, { $ref: "#/nowhere" }, { $ref: "http://remote/schema" }, { type: "string" }, cyclic, hostile]) {
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("boom");
+        },
+        get: () => {
+          throw new Error("boom");
+        },
+      },
+    );
+    for (const input of [
+      undefined,
+      null,
+      42,
+      "object",
+      [],
+      true,
+      { type: 7 },
+      { $ref: "#/nowhere" },
+      { $ref: "http://remote/schema" },
+      { type: "string" },
+      cyclic,
+      hostile,
+    ]) {
       const out = sanitizeForGemini(input);
       expect(out.type).toBe("object");
       expect(out.properties).toBeTypeOf("object");
@@ -124,7 +164,9 @@ describe("sanitizeForGemini", () => {
     const gemini = new GeminiProvider({ apiKey: key, baseUrl: url });
     const declared = tools.map((t) => ({ name: t.functionName, description: t.description ?? "", parameters: t.inputSchema }));
     await collect(gemini.stream({ system: "", messages: [{ role: "user", text: "hi" }], tools: declared }));
-    const body = (await requests(url, key))[0]?.body as { tools: { functionDeclarations: { name: string; parametersJsonSchema: unknown; parameters?: unknown }[] }[] };
+    const body = (await requests(url, key))[0]?.body as {
+      tools: { functionDeclarations: { name: string; parametersJsonSchema: unknown; parameters?: unknown }[] }[];
+    };
     const sent = body.tools[0]?.functionDeclarations ?? [];
     expect(sent.map((d) => d.name)).toEqual(tools.map((t) => t.functionName));
     for (const [i, declaration] of sent.entries()) {

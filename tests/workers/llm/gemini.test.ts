@@ -10,7 +10,13 @@ const url = inject("fakeLlmUrl");
 const listTool: ToolDeclaration = {
   name: "fs__list_directory",
   description: "List a directory",
-  parameters: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { path: { type: ["string", "null"] } }, required: ["path"], additionalProperties: false },
+  parameters: {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    properties: { path: { type: ["string", "null"] } },
+    required: ["path"],
+    additionalProperties: false,
+  },
 };
 
 function setup(label: string): { key: string; gemini: GeminiProvider } {
@@ -69,7 +75,9 @@ describe("GeminiProvider", () => {
 
   it("turns each functionCall part into one tool_call, with Gemini's id or a generated call_<n>", async () => {
     const { key, gemini } = setup("calls");
-    await script(url, key, [reply.text("Looking. ", reply.call("fs__list_directory", { path: "." }, { id: "fc-7" }), reply.call("fs__list_directory", { path: "src" }))]);
+    await script(url, key, [
+      reply.text("Looking. ", reply.call("fs__list_directory", { path: "." }, { id: "fc-7" }), reply.call("fs__list_directory", { path: "src" })),
+    ]);
     const { events } = await collect(gemini.stream(ask()));
     expect(events).toEqual([
       { type: "text", delta: "Looking. " },

@@ -32,7 +32,12 @@ const history: ChatMessage[] = [
   {
     role: "tool",
     results: [
-      { id: "c1", name: "cam__snap", result: "snap\n[image 1: image/png, 8 B]\n[image 2: image/svg+xml, 5 B]\n[audio 1: audio/wav, 4 B]", media: [png, svg, wav] },
+      {
+        id: "c1",
+        name: "cam__snap",
+        result: "snap\n[image 1: image/png, 8 B]\n[image 2: image/svg+xml, 5 B]\n[audio 1: audio/wav, 4 B]",
+        media: [png, svg, wav],
+      },
       { id: "c2", name: "mic__record", error: "clipped\n[audio 1: audio/mpeg, 3 B]\n[audio 2: audio/webm, 3 B]", media: [mpeg, webm] },
     ],
   },
@@ -68,7 +73,10 @@ describe("tool-result media per provider", () => {
           },
           { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
           { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
-          { type: "text", text: "Media from mic__record (call c2): audio 1 (audio/mpeg), attached in this order. Not sent: audio 2 (audio/webm): the endpoint takes WAV or MP3 audio." },
+          {
+            type: "text",
+            text: "Media from mic__record (call c2): audio 1 (audio/mpeg), attached in this order. Not sent: audio 2 (audio/webm): the endpoint takes WAV or MP3 audio.",
+          },
           { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } },
         ],
       },
@@ -86,17 +94,26 @@ describe("tool-result media per provider", () => {
       {
         role: "user",
         parts: [
-          { functionResponse: { name: "cam__snap", response: { result: "snap\n[image 1: image/png, 8 B]\n[image 2: image/svg+xml, 5 B]\n[audio 1: audio/wav, 4 B]" } } },
+          {
+            functionResponse: {
+              name: "cam__snap",
+              response: { result: "snap\n[image 1: image/png, 8 B]\n[image 2: image/svg+xml, 5 B]\n[audio 1: audio/wav, 4 B]" },
+            },
+          },
           { functionResponse: { name: "mic__record", response: { error: "clipped\n[audio 1: audio/mpeg, 3 B]\n[audio 2: audio/webm, 3 B]" } } },
         ],
       },
       {
         role: "user",
         parts: [
-          { text: "Media from cam__snap (call c1): image 1 (image/png), audio 1 (audio/wav), attached in this order. Not sent: image 2 (image/svg+xml): Gemini takes PNG, JPEG, WebP, HEIC or HEIF images." },
+          {
+            text: "Media from cam__snap (call c1): image 1 (image/png), audio 1 (audio/wav), attached in this order. Not sent: image 2 (image/svg+xml): Gemini takes PNG, JPEG, WebP, HEIC or HEIF images.",
+          },
           { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } },
           { inlineData: { mimeType: "audio/wav", data: "UklGRg==" } },
-          { text: "Media from mic__record (call c2): audio 1 (audio/mpeg), attached in this order. Not sent: audio 2 (audio/webm): Gemini takes WAV, MP3, AIFF, AAC, OGG or FLAC audio." },
+          {
+            text: "Media from mic__record (call c2): audio 1 (audio/mpeg), attached in this order. Not sent: audio 2 (audio/webm): Gemini takes WAV, MP3, AIFF, AAC, OGG or FLAC audio.",
+          },
           { inlineData: { mimeType: "audio/mp3", data: "SUQz" } },
         ],
       },
@@ -110,7 +127,7 @@ describe("tool-result media per provider", () => {
     const { error } = await collect(prompted.stream(ask(history)));
     expect(error).toBeUndefined();
     const body = (await requests(url, key))[0]?.body;
-    expect((body?.contents as unknown[]).at(-1)).toEqual({
+    expect((body?.contents as unknown[] | undefined)?.at(-1)).toEqual({
       role: "user",
       parts: [
         {

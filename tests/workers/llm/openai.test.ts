@@ -24,9 +24,16 @@ describe("OpenAiProvider", () => {
   it("streams text and assembles tool calls whose arguments arrive split across chunks", async () => {
     const { key, openai } = setup("calls");
     await script(url, key, [
-      reply.stream(["Sure. ", reply.call("fs__read_file", { path: "notes/a.txt", head: 3 }, { id: "call_abc", pieces: 5 }), reply.call("fs__read_file", { path: "b.txt" }, { pieces: 4 })], {
-        usage: { input: 40, output: 9 },
-      }),
+      reply.stream(
+        [
+          "Sure. ",
+          reply.call("fs__read_file", { path: "notes/a.txt", head: 3 }, { id: "call_abc", pieces: 5 }),
+          reply.call("fs__read_file", { path: "b.txt" }, { pieces: 4 }),
+        ],
+        {
+          usage: { input: 40, output: 9 },
+        },
+      ),
     ]);
     const { events, error } = await collect(openai.stream(ask()));
     expect(error).toBeUndefined();
@@ -48,7 +55,12 @@ describe("OpenAiProvider", () => {
         { role: "system", content: "Be brief." },
         { role: "user", content: "hi" },
       ],
-      tools: [{ type: "function", function: { name: "fs__read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } } }],
+      tools: [
+        {
+          type: "function",
+          function: { name: "fs__read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } },
+        },
+      ],
       temperature: 0.2,
     });
   });
@@ -70,7 +82,11 @@ describe("OpenAiProvider", () => {
     expect((await requests(url, key))[1]?.body.messages).toEqual([
       { role: "system", content: "Be brief." },
       { role: "user", content: "hi" },
-      { role: "assistant", content: null, tool_calls: [{ id: "call_x", type: "function", function: { name: "fs__read_file", arguments: '{"path": "a.txt"' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_x", type: "function", function: { name: "fs__read_file", arguments: '{"path": "a.txt"' } }],
+      },
       { role: "tool", tool_call_id: "call_x", content: '{"error":"arguments are not valid JSON"}' },
     ]);
   });

@@ -35,7 +35,9 @@ const block = (json: string) => `\`\`\`tool\n${json}\n\`\`\``;
 describe("PromptedProvider", () => {
   it("assembles a block whose fence and JSON are split across chunks, streaming the text around it", async () => {
     const { key, prompted } = setup("split");
-    await script(url, key, [reply.text("I'll check.\n``", "`to", 'ol\n{"tool": "fs__list_', 'directory", "arguments": {"path"', ': "."}}\n``', "`\nDone soon.")]);
+    await script(url, key, [
+      reply.text("I'll check.\n``", "`to", 'ol\n{"tool": "fs__list_', 'directory", "arguments": {"path"', ': "."}}\n``', "`\nDone soon."),
+    ]);
     const { events, error } = await collect(prompted.stream(ask()));
     expect(error).toBeUndefined();
     expect(events).toEqual([
@@ -58,10 +60,15 @@ describe("PromptedProvider", () => {
 
   it("repairs a malformed block: retries with the errors, the schema and a lower temperature", async () => {
     const { key, prompted } = setup("malformed");
-    await script(url, key, [reply.text(block('{"tool": "fs__list_directory", "arguments": {"path": "."}')), reply.text("Listing.\n", block('{"tool": "fs__list_directory", "arguments": {"path": "."}}'))]);
+    await script(url, key, [
+      reply.text(block('{"tool": "fs__list_directory", "arguments": {"path": "."}')),
+      reply.text("Listing.\n", block('{"tool": "fs__list_directory", "arguments": {"path": "."}}')),
+    ]);
     const { events, error } = await collect(prompted.stream(ask()));
     expect(error).toBeUndefined();
-    expect(events.filter((e) => e.type === "tool_call")).toEqual([{ type: "tool_call", call: { id: "call_1", name: "fs__list_directory", arguments: { path: "." } } }]);
+    expect(events.filter((e) => e.type === "tool_call")).toEqual([
+      { type: "tool_call", call: { id: "call_1", name: "fs__list_directory", arguments: { path: "." } } },
+    ]);
     // Usage of both attempts is counted.
     expect(events.find((e) => e.type === "usage")).toEqual({ type: "usage", inputTokens: 24, outputTokens: 10 });
     const sent = await requests(url, key);
@@ -79,7 +86,10 @@ describe("PromptedProvider", () => {
 
   it("retries when the model names a tool that does not exist", async () => {
     const { key, prompted } = setup("unknown");
-    await script(url, key, [reply.text(block('{"tool": "fs__delete_everything", "arguments": {}}')), reply.text(block('{"tool": "fs__list_directory", "arguments": {"path": "/"}}'))]);
+    await script(url, key, [
+      reply.text(block('{"tool": "fs__delete_everything", "arguments": {}}')),
+      reply.text(block('{"tool": "fs__list_directory", "arguments": {"path": "/"}}')),
+    ]);
     const { events } = await collect(prompted.stream(ask()));
     expect(events.filter((e) => e.type === "tool_call").map((e) => e.type === "tool_call" && e.call.name)).toEqual(["fs__list_directory"]);
     const sent = await requests(url, key);

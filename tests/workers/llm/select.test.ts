@@ -36,11 +36,23 @@ describe("createProvider", () => {
   it("builds an OpenAI-compatible provider in prompted tool mode", async () => {
     const key = uniqueKey("select-openai");
     await script(url, key, [reply.text("```tool\n", '{"tool": "t", "arguments": {}}\n```')]);
-    const selection = createProvider({ LLM_PROVIDER: "OpenAI", TOOL_MODE: "prompted", OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: key, OPENAI_MODEL: "llama3" });
+    const selection = createProvider({
+      LLM_PROVIDER: "OpenAI",
+      TOOL_MODE: "prompted",
+      OPENAI_BASE_URL: `${url}/v1`,
+      OPENAI_API_KEY: key,
+      OPENAI_MODEL: "llama3",
+    });
     if (!("provider" in selection)) throw new Error(selection.missing);
     expect(selection.provider).toBeInstanceOf(PromptedProvider);
     expect(selection.provider).toMatchObject({ name: "prompted", model: "llama3" });
-    const { events } = await collect(selection.provider.stream({ system: "", messages: [{ role: "user", text: "go" }], tools: [{ name: "t", description: "", parameters: { type: "object" } }] }));
+    const { events } = await collect(
+      selection.provider.stream({
+        system: "",
+        messages: [{ role: "user", text: "go" }],
+        tools: [{ name: "t", description: "", parameters: { type: "object" } }],
+      }),
+    );
     expect(events.filter((e) => e.type === "tool_call")).toEqual([{ type: "tool_call", call: { id: "call_1", name: "t", arguments: {} } }]);
     const [request] = await requests(url, key);
     expect(request?.body).toMatchObject({ model: "llama3" });
@@ -52,13 +64,16 @@ describe("createProvider", () => {
       missing:
         'No model is configured: LLM_PROVIDER is "openai" but OPENAI_MODEL is not set; set it to the model name your endpoint serves in .dev.vars for `wrangler dev`, or under [vars] in wrangler.toml when deployed.',
     });
-    expect(createProvider({ LLM_PROVIDER: "openai", OPENAI_MODEL: "gpt-4o-mini" })).toMatchObject({ missing: expect.stringContaining("wrangler secret put OPENAI_API_KEY") });
+    expect(createProvider({ LLM_PROVIDER: "openai", OPENAI_MODEL: "gpt-4o-mini" })).toMatchObject({
+      missing: expect.stringContaining("wrangler secret put OPENAI_API_KEY"),
+    });
     expect(createProvider({ LLM_PROVIDER: "openai", OPENAI_MODEL: "llama3", OPENAI_BASE_URL: "http://localhost:11434/v1" })).toHaveProperty("provider");
   });
 
   it("rejects unknown settings by name without echoing values that may hold secrets", () => {
     expect(createProvider({ LLM_PROVIDER: "claude", GEMINI_API_KEY: "k" })).toEqual({
-      missing: 'No model is available: LLM_PROVIDER must be "gemini" or "openai". Fix it in .dev.vars for `wrangler dev`, or under [vars] in wrangler.toml when deployed.',
+      missing:
+        'No model is available: LLM_PROVIDER must be "gemini" or "openai". Fix it in .dev.vars for `wrangler dev`, or under [vars] in wrangler.toml when deployed.',
     });
     const selection = createProvider({ GEMINI_API_KEY: "sk-secret-123", GEMINI_BASE_URL: "ftp://proxy?key=sk-secret-123" });
     expect(selection).toMatchObject({ missing: expect.stringContaining("GEMINI_BASE_URL must be an http(s) URL") });

@@ -11,15 +11,21 @@ import { WORKER_ORIGIN, workerFetch } from "../worker-fetch";
 const json = { "content-type": "application/json" };
 
 async function pairedCredential(name: string): Promise<{ credential: string; machineId: string }> {
-  const started = (await (await SELF.fetch(`${WORKER_ORIGIN}/api/machines/pair`, { method: "POST", headers: json, body: JSON.stringify({ name }) })).json()) as { code: string; pollToken: string };
+  const started = (await (
+    await SELF.fetch(`${WORKER_ORIGIN}/api/machines/pair`, { method: "POST", headers: json, body: JSON.stringify({ name }) })
+  ).json()) as { code: string; pollToken: string };
   const approved = await workerFetch("/api/machines/approve", { method: "POST", headers: json, body: JSON.stringify({ code: started.code }) });
   const { machine } = (await approved.json()) as { machine: { id: string } };
-  const polled = (await (await SELF.fetch(`${WORKER_ORIGIN}/api/machines/pair/poll`, { method: "POST", headers: json, body: JSON.stringify(started) })).json()) as { credential: string };
+  const polled = (await (
+    await SELF.fetch(`${WORKER_ORIGIN}/api/machines/pair/poll`, { method: "POST", headers: json, body: JSON.stringify(started) })
+  ).json()) as { credential: string };
   return { credential: polled.credential, machineId: machine.id };
 }
 
 async function connect(credential: string, servers = "everything"): Promise<WebSocket> {
-  const response = await SELF.fetch(`${WORKER_ORIGIN}/machines/connect`, { headers: { upgrade: "websocket", authorization: `Bearer ${credential}`, "x-edgehost-servers": servers } });
+  const response = await SELF.fetch(`${WORKER_ORIGIN}/machines/connect`, {
+    headers: { upgrade: "websocket", authorization: `Bearer ${credential}`, "x-edgehost-servers": servers },
+  });
   const ws = response.webSocket;
   if (!ws) throw new Error(`no WebSocket: ${response.status} ${await response.text()}`);
   ws.accept();

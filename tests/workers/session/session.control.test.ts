@@ -32,7 +32,13 @@ describe("tool approval", () => {
     const from = send(socket, "info please");
     const request = await socket.next(is("approval_request"), from);
     // The call goes by an id of the session's own, not the model's "info-1".
-    expect(request).toMatchObject({ kind: "tool", callId: expect.not.stringMatching(/^info-1$/), server: "filesystem", tool: "get_file_info", arguments: { path: `${root}/notes.txt` } });
+    expect(request).toMatchObject({
+      kind: "tool",
+      callId: expect.not.stringMatching(/^info-1$/),
+      server: "filesystem",
+      tool: "get_file_info",
+      arguments: { path: `${root}/notes.txt` },
+    });
     // Nothing ran yet.
     expect(socket.received.slice(from).some((m) => m.type === "status" && m.state === "complete")).toBe(false);
     socket.send({ type: "approval", callId: request.callId, approved: true });
@@ -79,7 +85,10 @@ describe("one approval per call", () => {
   it("asks for each of two calls that share one model id, and runs only the one approved", async () => {
     const target = `${root}/dup-write.txt`;
     await script(llm, KEY, [
-      reply.text(reply.call("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "dup" }), reply.call("filesystem__write_file", { path: target, content: "x" }, { id: "dup" })),
+      reply.text(
+        reply.call("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "dup" }),
+        reply.call("filesystem__write_file", { path: target, content: "x" }, { id: "dup" }),
+      ),
       reply.text("done"),
     ]);
     const socket = await openSession(crypto.randomUUID());
@@ -147,7 +156,9 @@ describe("cancel", () => {
     const from = send(socket, "think hard");
     const { end, messages } = await socket.turnEnd(from);
     expect(end.reason).toBe("error");
-    expect(messages).toContainEqual(expect.objectContaining({ type: "error", code: "llm_idle", message: expect.stringContaining("The model sent nothing for 2 s") }));
+    expect(messages).toContainEqual(
+      expect.objectContaining({ type: "error", code: "llm_idle", message: expect.stringContaining("The model sent nothing for 2 s") }),
+    );
     expect(messages.find((m) => m.type === "entry" && m.entry.kind === "assistant")).toMatchObject({ entry: { text: "Let me think", partial: true } });
     await hangsClosed(llm, KEY);
     const next = send(socket, "again");

@@ -21,7 +21,10 @@ beforeEach(async () => {
 });
 
 type Status = Extract<ServerMessage, { type: "status" }>;
-const isStatus = (state: Status["state"]) => (m: ServerMessage): m is Status => m.type === "status" && m.state === state;
+const isStatus =
+  (state: Status["state"]) =>
+  (m: ServerMessage): m is Status =>
+    m.type === "status" && m.state === state;
 
 /** PNG signature, then an IHDR of 20×20: the start of server-everything's tiny MCP logo in base64. */
 const TINY_PNG_START = "iVBORw0KGgoAAAANSUhEUgAAABQAAAAU";
@@ -36,7 +39,11 @@ async function approvedTurn(socket: SessionClient, text: string, tool: string) {
 
 describe("media in tool results, through a session", () => {
   it("sends the tool's PNG to Gemini as inlineData after the function response, and to the page with the status", async () => {
-    await script(llm, KEY, [reply.callReply("everything__get-tiny-image", {}, { id: "img-1" }), reply.text("It is the MCP logo."), reply.text("No image now.")]);
+    await script(llm, KEY, [
+      reply.callReply("everything__get-tiny-image", {}, { id: "img-1" }),
+      reply.text("It is the MCP logo."),
+      reply.text("No image now."),
+    ]);
     const id = crypto.randomUUID();
     const socket = await openSession(id);
     const { end, messages } = await approvedTurn(socket, "show me the tiny image", "get-tiny-image");
@@ -56,7 +63,10 @@ describe("media in tool results, through a session", () => {
       { role: "user", parts: [{ functionResponse: { id: "img-1", name: "everything__get-tiny-image", response: { result: resultText } } }] },
       {
         role: "user",
-        parts: [{ text: "Media from everything__get-tiny-image (call img-1): image 1 (image/png), attached in this order." }, { inlineData: { mimeType: "image/png", data: png } }],
+        parts: [
+          { text: "Media from everything__get-tiny-image (call img-1): image 1 (image/png), attached in this order." },
+          { inlineData: { mimeType: "image/png", data: png } },
+        ],
       },
     ]);
 
@@ -77,7 +87,10 @@ describe("media in tool results, through a session", () => {
 
   it("passes resource links and an embedded resource's text on as text lines", async () => {
     await script(llm, KEY, [
-      reply.text(reply.call("everything__get-resource-links", { count: 2 }, { id: "links-1" }), reply.call("everything__get-resource-reference", { resourceType: "Blob", resourceId: 1 }, { id: "ref-1" })),
+      reply.text(
+        reply.call("everything__get-resource-links", { count: 2 }, { id: "links-1" }),
+        reply.call("everything__get-resource-reference", { resourceType: "Blob", resourceId: 1 }, { id: "ref-1" }),
+      ),
       reply.text("Read them."),
     ]);
     const socket = await openSession(crypto.randomUUID());
@@ -89,14 +102,18 @@ describe("media in tool results, through a session", () => {
     const { end, messages } = await socket.turnEnd(from);
     expect(end.reason).toBe("complete");
     expect(messages.filter(isStatus("complete")).map((m) => m.media)).toEqual([undefined, undefined]);
-    const responses = ((await requests(llm, KEY))[1]?.body.contents as { parts: { functionResponse?: { id: string; response: { result: string } } }[] }[]).at(-1)?.parts ?? [];
+    const responses =
+      ((await requests(llm, KEY))[1]?.body.contents as { parts: { functionResponse?: { id: string; response: { result: string } } }[] }[] | undefined)?.at(-1)
+        ?.parts ?? [];
     const result = (id: string) => responses.find((p) => p.functionResponse?.id === id)?.functionResponse?.response.result;
     expect(result("links-1")).toBe(
       "Here are 2 resource links to resources available in this server:\n" +
         'Resource link "Blob Resource 1": demo://resource/dynamic/blob/1\nResource link "Text Resource 2": demo://resource/dynamic/text/2',
     );
     // A text/plain blob is decoded for the model.
-    expect(result("ref-1")).toMatch(/^Returning resource reference for Resource 1:\nResource 1: This is a base64 blob created at .+\nYou can access this resource using the URI: demo:\/\/resource\/dynamic\/blob\/1$/);
+    expect(result("ref-1")).toMatch(
+      /^Returning resource reference for Resource 1:\nResource 1: This is a base64 blob created at .+\nYou can access this resource using the URI: demo:\/\/resource\/dynamic\/blob\/1$/,
+    );
     socket.close();
   });
 });
@@ -138,9 +155,22 @@ describe("the media budget", () => {
     });
     expect(outcome.reason).toBe("complete");
     const text = "two shots\n[image/png image left out: 3 MB of base64, over the 2 MB one media part may have]\n[image 1: image/png, 6 B]";
-    expect(seen[1]?.at(-1)).toEqual({ role: "tool", results: [{ id: "t1.0.0", name: "cam__shot", result: text, media: [{ type: "image", mimeType: "image/png", data: "AAAAAAAA" }] }] });
-    expect(statuses.find((s) => s.state === "complete")).toMatchObject({ result: `${text}\n${NOTE}`, media: [{ type: "image", mimeType: "image/png", data: "AAAAAAAA" }] });
-    expect(entries.find((e) => e.kind === "tool_result")).toEqual({ kind: "tool_result", callId: "t1.0.0", server: "cam", tool: "shot", durationMs: expect.any(Number), result: `${text}\n${NOTE}` });
+    expect(seen[1]?.at(-1)).toEqual({
+      role: "tool",
+      results: [{ id: "t1.0.0", name: "cam__shot", result: text, media: [{ type: "image", mimeType: "image/png", data: "AAAAAAAA" }] }],
+    });
+    expect(statuses.find((s) => s.state === "complete")).toMatchObject({
+      result: `${text}\n${NOTE}`,
+      media: [{ type: "image", mimeType: "image/png", data: "AAAAAAAA" }],
+    });
+    expect(entries.find((e) => e.kind === "tool_result")).toEqual({
+      kind: "tool_result",
+      callId: "t1.0.0",
+      server: "cam",
+      tool: "shot",
+      durationMs: expect.any(Number),
+      result: `${text}\n${NOTE}`,
+    });
   });
 
   it("shares one budget among the results of a turn: what no longer fits becomes a note", () => {
@@ -149,8 +179,16 @@ describe("the media budget", () => {
     const second = reduceToolResult({ content: [image(30), image(20), { type: "audio", mimeType: "audio/wav", data: "UklG" }] }, 1000, budget);
     expect(first.media).toHaveLength(1);
     expect(second.media.map((m) => m.type)).toEqual(["image", "audio"]);
-    expect(second.value).toBe(["[image 1: image/png, 22 B]", "[image/png image left out: 20 B of base64, more than the 10 B left of this turn's 100 B media budget]", "[audio 1: audio/wav, 3 B]"].join("\n"));
-    expect(second.recorded).toBe(`${second.value}\n[image 1 (image/png), audio 1 (audio/wav) went to the model with this result; media are not kept in the history]`);
+    expect(second.value).toBe(
+      [
+        "[image 1: image/png, 22 B]",
+        "[image/png image left out: 20 B of base64, more than the 10 B left of this turn's 100 B media budget]",
+        "[audio 1: audio/wav, 3 B]",
+      ].join("\n"),
+    );
+    expect(second.recorded).toBe(
+      `${second.value}\n[image 1 (image/png), audio 1 (audio/wav) went to the model with this result; media are not kept in the history]`,
+    );
   });
 
   it("keeps structured content as JSON, and adds it to the text when media come with it", () => {
@@ -159,6 +197,10 @@ describe("the media budget", () => {
     const withImage = reduceToolResult({ content: [image(8)], structuredContent: { n: 2 } }, 1000, budget);
     expect(withImage.value).toBe('[image 1: image/png, 6 B]\n{"n":2}');
     const blob = reduceToolResult({ content: [{ type: "resource", resource: { uri: "demo://z", mimeType: "application/gzip", blob: "H4sI" } }] }, 1000, budget);
-    expect(blob).toEqual({ value: "[resource demo://z: application/gzip, 3 B, not readable as text]", media: [], recorded: "[resource demo://z: application/gzip, 3 B, not readable as text]" });
+    expect(blob).toEqual({
+      value: "[resource demo://z: application/gzip, 3 B, not readable as text]",
+      media: [],
+      recorded: "[resource demo://z: application/gzip, 3 B, not readable as text]",
+    });
   });
 });

@@ -44,7 +44,13 @@ describe("the catalog routes", () => {
     const socket = await openSession(id);
     const resources = await json<{ resources: { server: string; uri: string; name: string; mimeType?: string }[] }>(`/sessions/${id}/resources`);
     expect(resources.status).toBe(200);
-    expect(resources.body.resources).toContainEqual({ server: "everything", uri: DOC, name: "features.md", description: "Static document file exposed from /docs: features.md", mimeType: "text/markdown" });
+    expect(resources.body.resources).toContainEqual({
+      server: "everything",
+      uri: DOC,
+      name: "features.md",
+      description: "Static document file exposed from /docs: features.md",
+      mimeType: "text/markdown",
+    });
 
     const templates = await json<{ resourceTemplates: unknown[] }>(`/sessions/${id}/resource-templates`);
     expect(templates.body.resourceTemplates).toContainEqual({
@@ -71,22 +77,49 @@ describe("the catalog routes", () => {
     });
 
     // Completion: a prompt argument, one that depends on another, and a template variable.
-    const department = await json(`/sessions/${id}/complete`, post({ server: "everything", ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "department", value: "S" } }));
+    const department = await json(
+      `/sessions/${id}/complete`,
+      post({ server: "everything", ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "department", value: "S" } }),
+    );
     expect(department).toEqual({ status: 200, body: { completion: { values: ["Sales", "Support"], total: 2, hasMore: false } } });
     const person = await json(
       `/sessions/${id}/complete`,
-      post({ server: "everything", ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "name", value: "" }, context: { department: "Engineering" } }),
+      post({
+        server: "everything",
+        ref: { type: "ref/prompt", name: "completable-prompt" },
+        argument: { name: "name", value: "" },
+        context: { department: "Engineering" },
+      }),
     );
     expect(person.body).toMatchObject({ completion: { values: ["Alice", "Bob", "Charlie"] } });
-    const variable = await json(`/sessions/${id}/complete`, post({ server: "everything", ref: { type: "ref/resource", uri: "demo://resource/dynamic/text/{resourceId}" }, argument: { name: "resourceId", value: "42" } }));
+    const variable = await json(
+      `/sessions/${id}/complete`,
+      post({
+        server: "everything",
+        ref: { type: "ref/resource", uri: "demo://resource/dynamic/text/{resourceId}" },
+        argument: { name: "resourceId", value: "42" },
+      }),
+    );
     expect(variable.body).toMatchObject({ completion: { values: ["42"] } });
 
     // Refusals name what was wrong.
-    const unknown = await json(`/sessions/${id}/complete`, post({ server: "nope", ref: { type: "ref/prompt", name: "x" }, argument: { name: "a", value: "" } }));
+    const unknown = await json(
+      `/sessions/${id}/complete`,
+      post({ server: "nope", ref: { type: "ref/prompt", name: "x" }, argument: { name: "a", value: "" } }),
+    );
     expect(unknown).toEqual({ status: 404, body: { error: { code: "unknown_server", message: 'no MCP server is named "nope"' } } });
-    const noCompletions = await json(`/sessions/${id}/complete`, post({ server: "filesystem", ref: { type: "ref/prompt", name: "x" }, argument: { name: "a", value: "" } }));
-    expect(noCompletions).toEqual({ status: 400, body: { error: { code: "completions_unsupported", message: 'MCP server "filesystem" does not offer completions' } } });
-    const bad = await json<{ error: { code: string; message: string } }>(`/sessions/${id}/complete`, post({ server: "everything", ref: { type: "ref/tool", name: "x" }, argument: { name: "a", value: "" } }));
+    const noCompletions = await json(
+      `/sessions/${id}/complete`,
+      post({ server: "filesystem", ref: { type: "ref/prompt", name: "x" }, argument: { name: "a", value: "" } }),
+    );
+    expect(noCompletions).toEqual({
+      status: 400,
+      body: { error: { code: "completions_unsupported", message: 'MCP server "filesystem" does not offer completions' } },
+    });
+    const bad = await json<{ error: { code: string; message: string } }>(
+      `/sessions/${id}/complete`,
+      post({ server: "everything", ref: { type: "ref/tool", name: "x" }, argument: { name: "a", value: "" } }),
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe("bad_request");
     expect(bad.body.error.message).toMatch(/^ref\.type: /);
@@ -95,7 +128,10 @@ describe("the catalog routes", () => {
     socket.send({ type: "set_servers", enabled: ["filesystem"] });
     await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && !s.enabled));
     expect((await json<{ resources: unknown[] }>(`/sessions/${id}/resources`)).body.resources).toEqual([]);
-    const disabled = await json(`/sessions/${id}/complete`, post({ server: "everything", ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "department", value: "" } }));
+    const disabled = await json(
+      `/sessions/${id}/complete`,
+      post({ server: "everything", ref: { type: "ref/prompt", name: "completable-prompt" }, argument: { name: "department", value: "" } }),
+    );
     expect(disabled).toEqual({ status: 409, body: { error: { code: "server_disabled", message: 'MCP server "everything" is turned off for this session' } } });
     socket.close();
   });
@@ -114,7 +150,14 @@ describe("attaching resources", () => {
     const id = crypto.randomUUID();
     const socket = await openSession(id);
     const from = socket.received.length;
-    socket.send({ type: "message", text: "what do these say?", attachments: [{ server: "everything", uri: DOC }, { server: "everything", uri: BLOB }] });
+    socket.send({
+      type: "message",
+      text: "what do these say?",
+      attachments: [
+        { server: "everything", uri: DOC },
+        { server: "everything", uri: BLOB },
+      ],
+    });
     const { end } = await socket.turnEnd(from);
     expect(end.reason).toBe("complete");
 
@@ -124,7 +167,9 @@ describe("attaching resources", () => {
     const parts = user?.parts ?? [];
     expect(parts).toHaveLength(3);
     expect(parts[0]).toEqual({ text: "what do these say?" });
-    expect(String(parts[1]?.text)).toMatch(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/);
+    expect(String(parts[1]?.text)).toMatch(
+      /^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/,
+    );
     // The blob is text/plain base64: decoded for the model.
     expect(String(parts[2]?.text)).toMatch(
       /^Attached resource "Dynamic Blob Resource 7" \(demo:\/\/resource\/dynamic\/blob\/7, from MCP server "everything"\):\nResource 7: This is a base64 blob created at \S+/,
@@ -154,22 +199,40 @@ describe("attaching resources", () => {
     const socket = await openSession(id);
     await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "ready"));
     const message = (attachments: unknown[]) => ({ type: "message", text: "look", attachments });
-    expect(await errorFor(socket, message([{ server: "nope", uri: DOC }]))).toEqual({ type: "error", code: "unknown_server", message: 'no MCP server is named "nope"' });
+    expect(await errorFor(socket, message([{ server: "nope", uri: DOC }]))).toEqual({
+      type: "error",
+      code: "unknown_server",
+      message: 'no MCP server is named "nope"',
+    });
     const missing = await errorFor(socket, message([{ server: "everything", uri: "demo://resource/static/document/absent.md" }]));
     expect(missing.code).toBe("resource_not_found");
     expect(missing.message).toMatch(/^MCP server "everything" could not read "demo:\/\/resource\/static\/document\/absent\.md": /);
     const many = Array.from({ length: 9 }, (_, i) => ({ server: "everything", uri: `demo://resource/dynamic/text/${i + 1}` }));
-    expect(await errorFor(socket, message(many))).toEqual({ type: "error", code: "too_many_attachments", message: "a message may carry at most 8 resources (got 9)" });
-    expect(await errorFor(socket, message([{ server: "everything" }]))).toEqual({ type: "error", code: "bad_message", message: "message: attachments.0.uri: Invalid input: expected string, received undefined" });
+    expect(await errorFor(socket, message(many))).toEqual({
+      type: "error",
+      code: "too_many_attachments",
+      message: "a message may carry at most 8 resources (got 9)",
+    });
+    expect(await errorFor(socket, message([{ server: "everything" }]))).toEqual({
+      type: "error",
+      code: "bad_message",
+      message: "message: attachments.0.uri: Invalid input: expected string, received undefined",
+    });
     socket.send({ type: "set_servers", enabled: ["filesystem"] });
     await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && !s.enabled));
-    expect(await errorFor(socket, message([{ server: "everything", uri: DOC }]))).toEqual({ type: "error", code: "server_disabled", message: 'MCP server "everything" is turned off for this session' });
+    expect(await errorFor(socket, message([{ server: "everything", uri: DOC }]))).toEqual({
+      type: "error",
+      code: "server_disabled",
+      message: 'MCP server "everything" is turned off for this session',
+    });
 
     // Nothing was recorded for the refused messages, and the next one runs.
     const from = socket.say("plain message");
     const { end } = await socket.turnEnd(from);
     expect(end.reason).toBe("complete");
-    expect((await json<{ entries: { kind: string; text?: string }[] }>(`/sessions/${id}/history`)).body.entries.filter((e) => e.kind === "user").map((e) => e.text)).toEqual(["plain message"]);
+    expect(
+      (await json<{ entries: { kind: string; text?: string }[] }>(`/sessions/${id}/history`)).body.entries.filter((e) => e.kind === "user").map((e) => e.text),
+    ).toEqual(["plain message"]);
     socket.close();
   });
 });
@@ -200,7 +263,11 @@ describe("prompts", () => {
     const [user] = await lastContents();
     expect(user?.parts).toEqual([
       { text: "This prompt includes the Text resource with id: 3. Please analyze the following resource:" },
-      { text: expect.stringMatching(/^Attached resource \(demo:\/\/resource\/dynamic\/text\/3, from MCP server "everything"\):\nResource 3: This is a plaintext resource created at \S+/) },
+      {
+        text: expect.stringMatching(
+          /^Attached resource \(demo:\/\/resource\/dynamic\/text\/3, from MCP server "everything"\):\nResource 3: This is a plaintext resource created at \S+/,
+        ),
+      },
     ]);
     expect(socket.entries(from).find((e) => e.kind === "user")?.attachments).toEqual([{ server: "everything", uri: TEXT, mimeType: "text/plain" }]);
     socket.close();
@@ -214,7 +281,9 @@ describe("prompts", () => {
     await socket.turnEnd(from);
     const [user] = await lastContents();
     expect(user?.parts[0]).toEqual({ text: "This is a simple prompt without arguments." });
-    expect(String(user?.parts[1]?.text)).toMatch(/^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/);
+    expect(String(user?.parts[1]?.text)).toMatch(
+      /^Attached resource "features\.md" \(demo:\/\/resource\/static\/document\/features\.md, from MCP server "everything"\):\n# Everything Server/,
+    );
     expect(socket.entries(from).find((e) => e.kind === "user")).toMatchObject({
       prompt: { server: "everything", name: "simple-prompt", arguments: {} },
       attachments: [{ server: "everything", uri: DOC, name: "features.md", mimeType: "text/markdown" }],
@@ -226,7 +295,11 @@ describe("prompts", () => {
     await script(llm, KEY, [reply.text("ok")]);
     const socket = await openSession(crypto.randomUUID());
     await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "ready"));
-    expect(await errorFor(socket, { type: "prompt", server: "everything", name: "nope" })).toEqual({ type: "error", code: "prompt_not_found", message: 'MCP server "everything" has no prompt "nope"' });
+    expect(await errorFor(socket, { type: "prompt", server: "everything", name: "nope" })).toEqual({
+      type: "error",
+      code: "prompt_not_found",
+      message: 'MCP server "everything" has no prompt "nope"',
+    });
     expect(await errorFor(socket, { type: "prompt", server: "everything", name: "args-prompt", arguments: { state: "Texas" } })).toEqual({
       type: "error",
       code: "argument_missing",
@@ -237,7 +310,11 @@ describe("prompts", () => {
       code: "argument_unknown",
       message: 'prompt "args-prompt" has no argument "country"',
     });
-    expect(await errorFor(socket, { type: "prompt", server: "ghost", name: "x" })).toEqual({ type: "error", code: "unknown_server", message: 'no MCP server is named "ghost"' });
+    expect(await errorFor(socket, { type: "prompt", server: "ghost", name: "x" })).toEqual({
+      type: "error",
+      code: "unknown_server",
+      message: 'no MCP server is named "ghost"',
+    });
     const from = socket.received.length;
     socket.send({ type: "prompt", server: "everything", name: "simple-prompt" });
     expect((await socket.turnEnd(from)).end.reason).toBe("complete");
@@ -260,7 +337,8 @@ describe("subscriptions", () => {
     // turned on, then every 5 s. The bridge offers no standalone stream by default, so a later
     // notification reaches the session on the response stream of a call in flight: a long
     // operation carries the next one.
-    const tool = (name: string, args: Record<string, unknown>) => workerFetch(`/api/tools/everything.${name}`, post({ arguments: args, approved: true, sessionId: id }));
+    const tool = (name: string, args: Record<string, unknown>) =>
+      workerFetch(`/api/tools/everything.${name}`, post({ arguments: args, approved: true, sessionId: id }));
     const updated = (m: { type: string }) => m.type === "resource_updated";
     const mark = socket.received.length;
     expect((await tool("toggle-subscriber-updates", {})).status).toBe(200);
@@ -296,7 +374,8 @@ describe("subscriptions", () => {
     await abortAllDurableObjects();
     const socket = await openSession(id);
     await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "ready"));
-    const tool = (name: string, args: Record<string, unknown>) => workerFetch(`/api/tools/everything.${name}`, post({ arguments: args, approved: true, sessionId: id }));
+    const tool = (name: string, args: Record<string, unknown>) =>
+      workerFetch(`/api/tools/everything.${name}`, post({ arguments: args, approved: true, sessionId: id }));
     const mark = socket.received.length;
     expect((await tool("toggle-subscriber-updates", {})).status).toBe(200);
     try {

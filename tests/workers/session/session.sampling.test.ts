@@ -21,7 +21,12 @@ beforeEach(async () => {
 type Approval = Extract<ServerMessage, { type: "approval_request" }>;
 
 /** One turn whose tool call makes server-everything sample, with the sampling approved. */
-async function sampledTurnEnd(socket: SessionClient, answer: ReturnType<typeof reply.stream>, args: Record<string, unknown> = { prompt: "hi", maxTokens: 10 }, id = "s-0") {
+async function sampledTurnEnd(
+  socket: SessionClient,
+  answer: ReturnType<typeof reply.stream>,
+  args: Record<string, unknown> = { prompt: "hi", maxTokens: 10 },
+  id = "s-0",
+) {
   await script(llm, KEY, [reply.callReply("everything__trigger-sampling-request", args, { id }), answer, reply.text("done")]);
   const from = socket.say("sample please");
   const approval = (await socket.next((m) => m.type === "approval_request" && m.kind === "sampling", from)) as Approval;
@@ -60,7 +65,12 @@ describe("sampling requests from a server", () => {
 
   it("caps maxTokens at SAMPLING_MAX_TOKENS and reports Gemini's MAX_TOKENS as maxTokens", async () => {
     const socket = await openSession(crypto.randomUUID());
-    const { approval, result, sent } = await sampledTurn(socket, { prompt: "write a lot", maxTokens: 1_000_000 }, reply.stream(["and so on and"], { finishReason: "MAX_TOKENS" }), "s-2");
+    const { approval, result, sent } = await sampledTurn(
+      socket,
+      { prompt: "write a lot", maxTokens: 1_000_000 },
+      reply.stream(["and so on and"], { finishReason: "MAX_TOKENS" }),
+      "s-2",
+    );
     expect(approval.prompt).toContain("at most 4096 tokens (asked 1000000)");
     expect(sent?.body.generationConfig).toEqual({ temperature: 0.7, maxOutputTokens: 4096 });
     expect(result).toMatchObject({ model: "gemini-2.5-flash", content: { type: "text", text: "and so on and" }, stopReason: "maxTokens" });

@@ -44,9 +44,19 @@ describe("session sockets", () => {
       return socket.next((m) => m.type === "error", from);
     };
     expect(await errors("{not json")).toEqual({ type: "error", code: "bad_json", message: "frame is not valid JSON" });
-    expect(await errors(JSON.stringify({ type: "dance" }))).toMatchObject({ code: "unknown_type", message: expect.stringContaining('unknown message type "dance"') });
-    expect(await errors(JSON.stringify({ type: "message", text: "   " }))).toEqual({ type: "error", code: "bad_message", message: "message: text: text is empty" });
-    expect(await errors(JSON.stringify({ type: "approval", callId: "x" }))).toMatchObject({ code: "bad_message", message: expect.stringContaining("approved") });
+    expect(await errors(JSON.stringify({ type: "dance" }))).toMatchObject({
+      code: "unknown_type",
+      message: expect.stringContaining('unknown message type "dance"'),
+    });
+    expect(await errors(JSON.stringify({ type: "message", text: "   " }))).toEqual({
+      type: "error",
+      code: "bad_message",
+      message: "message: text: text is empty",
+    });
+    expect(await errors(JSON.stringify({ type: "approval", callId: "x" }))).toMatchObject({
+      code: "bad_message",
+      message: expect.stringContaining("approved"),
+    });
     expect(await errors("x".repeat(MAX_FRAME_BYTES + 1))).toMatchObject({ code: "frame_too_large" });
     expect(await errors(new Uint8Array([1, 2, 3]).buffer)).toMatchObject({ code: "bad_frame" });
     expect(await errors(JSON.stringify({ type: "approval", callId: "nobody", approved: true }))).toMatchObject({ code: "unknown_approval" });
@@ -92,7 +102,12 @@ describe("session sockets", () => {
     first.close();
     const again = await openSession(id);
     const replay = again.received.find((m) => m.type === "history");
-    expect(replay).toMatchObject({ entries: [{ kind: "user", text: "remember this" }, { kind: "assistant", text: "remembered" }] });
+    expect(replay).toMatchObject({
+      entries: [
+        { kind: "user", text: "remember this" },
+        { kind: "assistant", text: "remembered" },
+      ],
+    });
     again.close();
 
     await abortAllDurableObjects();

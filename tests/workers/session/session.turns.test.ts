@@ -22,8 +22,7 @@ function kinds(messages: ServerMessage[]): string[] {
     .map((m) => (m.type === "entry" ? `entry:${m.entry.kind}` : m.type === "status" ? `status:${m.state}` : m.type));
 }
 
-const texts = (messages: ServerMessage[]) =>
-  messages.flatMap((m) => (m.type === "text" ? [m.delta] : [])).join("");
+const texts = (messages: ServerMessage[]) => messages.flatMap((m) => (m.type === "text" ? [m.delta] : [])).join("");
 
 async function turn(socket: SessionClient, text: string) {
   const from = socket.received.length;
@@ -73,7 +72,10 @@ describe("chat turns", () => {
   });
 
   it("keeps Gemini's thought signature for the model and never sends it to a browser", async () => {
-    await script(llm, KEY, [reply.callReply("filesystem__list_directory", { path: root }, { id: "call-sig", thoughtSignature: "secret-signature" }), reply.text("Done.")]);
+    await script(llm, KEY, [
+      reply.callReply("filesystem__list_directory", { path: root }, { id: "call-sig", thoughtSignature: "secret-signature" }),
+      reply.text("Done."),
+    ]);
     const id = crypto.randomUUID();
     const socket = await openSession(id);
     const { end, messages } = await turn(socket, "list");
@@ -83,7 +85,9 @@ describe("chat turns", () => {
     expect(JSON.stringify(second?.body.contents)).toContain('"thoughtSignature":"secret-signature"');
     // ...but no frame, replay or history read shows it.
     const assistant = messages.find((m) => m.type === "entry" && m.entry.kind === "assistant" && m.entry.toolCalls);
-    expect(assistant).toMatchObject({ entry: { toolCalls: [{ id: expect.not.stringMatching(/^call-sig$/), name: "filesystem__list_directory", arguments: { path: root } }] } });
+    expect(assistant).toMatchObject({
+      entry: { toolCalls: [{ id: expect.not.stringMatching(/^call-sig$/), name: "filesystem__list_directory", arguments: { path: root } }] },
+    });
     const later = await openSession(id);
     const history = await (await workerFetch(`/sessions/${id}/history`)).text();
     for (const seen of [JSON.stringify(messages), JSON.stringify(later.received), history]) expect(seen).not.toContain("secret-signature");
@@ -120,7 +124,10 @@ describe("chat turns", () => {
 
   it("runs independent calls of one step in parallel", async () => {
     await script(llm, KEY, [
-      reply.text(reply.call("filesystem__list_directory", { path: root }, { id: "a" }), reply.call("filesystem__read_text_file", { path: `${root}/notes.txt` }, { id: "b" })),
+      reply.text(
+        reply.call("filesystem__list_directory", { path: root }, { id: "a" }),
+        reply.call("filesystem__read_text_file", { path: `${root}/notes.txt` }, { id: "b" }),
+      ),
       reply.text("done"),
     ]);
     const socket = await openSession(crypto.randomUUID());
