@@ -3,27 +3,15 @@
 // /servers/{name}/mcp (Streamable HTTP, streamable.ts), /servers/{name}/sse and /messages
 // (legacy SSE). Every error is JSON; bodies are size-limited and validated.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorMessage, type Logger } from "@edgehost/shared/logger";
-import { checkOrigin, checkToken, type AccessPolicy } from "./auth";
+import { errorMessage } from "@edgehost/shared/logger";
+import { checkOrigin, checkToken } from "./auth";
+import type { HttpContext } from "./http-context";
 import type { ServerProxy } from "./proxy";
 import { HttpError, parseMessages, pathOf, readJson, sendError, sendJson } from "./request";
-import { RPC } from "./rpc";
-import { LegacySseSession, type StreamableSession } from "./sessions";
+import { RPC } from "@edgehost/shared/rpc";
+import { LegacySseSession } from "./sessions";
 import { streamable } from "./streamable";
 import { requestUser, USER_HEADER } from "./user-scope";
-
-export interface HttpContext {
-  access: AccessPolicy;
-  logger: Logger;
-  maxBodyBytes: number;
-  standaloneStream: boolean;
-  /** The server's proxy for `user` (its own child when the server is isolated per user). */
-  proxy(name: string, user: string): ServerProxy | undefined;
-  health(): { ok: boolean };
-  metrics(): unknown;
-  streamable: Map<string, StreamableSession>;
-  legacy: Map<string, LegacySseSession>;
-}
 
 const ROUTE = /^\/servers\/([^/]+)\/(mcp|sse|messages)$/;
 

@@ -17,7 +17,7 @@ import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import { ServerStats } from "@edgehost/shared/metrics";
 import { ChildProcess, describeExit, type ChildOptions, type ExitInfo } from "./child";
 import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
-import { bridgeError, rpcError, RPC, type BridgeErrorData } from "./rpc";
+import { bridgeError, rpcError, RPC, type BridgeErrorData } from "@edgehost/shared/rpc";
 import { routeServerRequest } from "./user-scope";
 
 export type ProxyState = "starting" | "ready" | "unavailable" | "stopped";

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { tooDeep } from "@edgehost/shared/limits";
 import { parseMessage } from "./messages";
-import { RPC, rpcError } from "./rpc";
+import { RPC, rpcError } from "@edgehost/shared/rpc";
 
 export class HttpError extends Error {
   constructor(

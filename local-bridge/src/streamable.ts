@@ -5,11 +5,11 @@
 // when missing, 404 when unknown).
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { HttpContext } from "./http";
+import type { HttpContext } from "./http-context";
 import { SUPPORTED_PROTOCOL_VERSIONS, isRequest } from "./messages";
 import type { ServerProxy } from "./proxy";
 import { HttpError, accepts, header, parseMessages, readJson, sendError } from "./request";
-import { RPC } from "./rpc";
+import { RPC } from "@edgehost/shared/rpc";
 import { StreamableSession } from "./sessions";
 import { requestUser } from "./user-scope";
 

@@ -3,7 +3,7 @@
 // whatever went wrong into one of the host's typed errors.
 import { publicFailure } from "./http-failure";
 import { ProtocolError as RemoteError, SdkError, SdkErrorCode, SdkHttpError, type CallToolResult } from "@modelcontextprotocol/client";
-import { readBridgeError } from "mcp-local-bridge/rpc";
+import { readBridgeError } from "../shared/rpc";
 import type { ServerConnection } from "./connection";
 import { CancelledError, CircuitOpenError, ProtocolError, ServerUnavailableError, ToolArgumentsError, ToolNotFoundError, ToolTimeoutError } from "./errors";
 import { EdgehostError } from "../shared/errors";

@@ -1,44 +1,89 @@
-// The layers of src/ point one way: WebSocket frame → protocol → session →
-// orchestrator → llm / mcp, with shared/ below them all. Read from the import
-// statements themselves, so a new import that breaks the rule fails here.
+// The layers point one way, in both programs. Read from the import statements
+// themselves (static, dynamic and type-only; relative and package imports, with the
+// workspace packages resolved to their files), so a new import that breaks a rule fails
+// here. src/: WebSocket frame → protocol → session → orchestrator → llm / mcp, with
+// shared/ below them all. local-bridge/src/: the Node bridge, on src/shared only.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../fixtures/servers";
 
-const src = join(repoRoot, "src");
-const IMPORT = /(?:import|export)\s[^;]*?from\s*["'](\.[^"']+)["']/gs;
+const IMPORT = /(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|^import\s*["']([^"']+)["']/gms;
+
+/** Workspace packages, resolved to the files they export (src/shared/package.json, local-bridge/package.json). */
+const WORKSPACE: Record<string, string> = { "@edgehost/shared/": "src/shared/", "mcp-local-bridge/": "local-bridge/src/" };
+
+/**
+ * Each folder of src/ (or top-level file), the folders it may import and the npm
+ * packages it may use. A folder missing here fails the test: say its rule when adding it.
+ */
+const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
+  shared: { folders: [], packages: ["zod", "jsonc-parser", "node:fs", "node:path"] },
+  generated: { folders: [], packages: [] },
+  config: { folders: ["llm", "shared"], packages: ["zod"] },
+  mcp: { folders: ["shared"], packages: ["@modelcontextprotocol/client", "@cfworker/json-schema", "zod"] },
+  llm: { folders: ["shared"], packages: ["@google/genai", "eventsource-parser", "zod"] },
+  orchestrator: { folders: ["llm", "mcp", "shared"], packages: ["@modelcontextprotocol/client"] },
+  protocol: { folders: ["mcp", "shared"], packages: ["zod"] },
+  approval: { folders: ["orchestrator", "protocol", "shared"], packages: ["@modelcontextprotocol/client"] },
+  machines: { folders: ["shared"], packages: ["cloudflare:workers", "zod"] },
+  users: { folders: ["config", "machines", "mcp", "shared"], packages: ["@modelcontextprotocol/client", "cloudflare:workers", "zod"] },
+  servers: { folders: ["config", "generated", "machines", "mcp", "shared", "users"], packages: [] },
+  identity: { folders: ["config", "shared", "users"], packages: ["cloudflare:workers", "hono", "zod"] },
+  session: {
+    folders: ["approval", "config", "llm", "machines", "mcp", "orchestrator", "protocol", "servers", "shared", "users"],
+    packages: ["@modelcontextprotocol/client", "agents", "zod"],
+  },
+  http: {
+    folders: ["config", "identity", "machines", "mcp", "servers", "session", "shared", "users"],
+    packages: ["@modelcontextprotocol/client", "agents", "hono", "zod"],
+  },
+  index: { folders: ["config", "http", "identity", "machines", "session", "shared", "users"], packages: ["hono"] },
+};
+
+/** The bridge (one folder): its own files, the shared package, Node and these packages. */
+const BRIDGE_RULE = { folders: ["shared"], packages: ["@modelcontextprotocol/sdk", "ws", "zod", "jsonc-parser"] };
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  return readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") && !e.name.endsWith(".d.ts") ? [join(dir, e.name)] : [],
   );
 }
 
-/** file (relative to src) → the src files it imports. */
-function fileGraph(): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  for (const file of files(src)) {
-    const targets = [...readFileSync(file, "utf8").matchAll(IMPORT)].map((m) => {
-      const target = normalize(join(dirname(file), m[1] ?? ""));
-      return relative(src, target.endsWith(".ts") ? target : `${target}.ts`);
-    });
-    graph.set(
-      relative(src, file),
-      targets.filter((t) => !t.startsWith("..")),
-    );
+const ALL = [...files("src"), ...files(join("local-bridge", "src"))];
+
+type Target = { file: string } | { pkg: string };
+
+/** What one import names: a file of ours (repo-relative) or an npm package (or node: builtin). */
+function resolve(from: string, specifier: string): Target {
+  if (specifier.startsWith(".")) {
+    const target = normalize(join(dirname(from), specifier));
+    return { file: target.endsWith(".ts") ? target : `${target}.ts` };
   }
-  return graph;
+  for (const [prefix, path] of Object.entries(WORKSPACE)) if (specifier.startsWith(prefix)) return { file: `${path}${specifier.slice(prefix.length)}.ts` };
+  const parts = specifier.split("/");
+  return { pkg: specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? specifier) };
 }
 
-const folder = (file: string) => (file.includes(sep) ? (file.split(sep)[0] ?? file) : file.replace(/\.ts$/, ""));
+const imports = new Map<string, Target[]>(
+  ALL.map((file) => [file, [...readFileSync(join(repoRoot, file), "utf8").matchAll(IMPORT)].map((m) => resolve(file, m[1] ?? m[2] ?? m[3] ?? ""))]),
+);
+
+/** The folder a file belongs to: `src/<folder>` → folder (top-level files by name), the bridge as one. */
+function folderOf(file: string): string {
+  if (file.startsWith(join("local-bridge", "src"))) return "local-bridge";
+  const rest = relative("src", file);
+  return rest.includes(sep) ? (rest.split(sep)[0] ?? rest) : rest.replace(/\.ts$/, "");
+}
+
+const fileGraph = () => new Map([...imports].map(([file, targets]) => [file, targets.flatMap((t) => ("file" in t ? [t.file] : []))]));
 
 function folderGraph(): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const [file, targets] of fileGraph()) {
-    const from = folder(file);
+    const from = folderOf(file);
     const set = graph.get(from) ?? new Set<string>();
-    for (const target of targets) if (folder(target) !== from) set.add(folder(target));
+    for (const target of targets) if (folderOf(target) !== from) set.add(folderOf(target));
     graph.set(from, set);
   }
   return graph;
@@ -75,33 +120,57 @@ function cycles(graph: Map<string, Iterable<string>>): string[][] {
   return found;
 }
 
-describe("src/ layers", () => {
-  it("has no import cycles between folders or files", () => {
+/** Each folder's imports that its rule does not allow. */
+function breaches(): { folder: string; imports: string[] }[] {
+  const found = new Map<string, Set<string>>();
+  for (const [file, targets] of imports) {
+    const folder = folderOf(file);
+    const rule = folder === "local-bridge" ? BRIDGE_RULE : SRC_RULES[folder];
+    const bad = found.get(folder) ?? new Set<string>();
+    for (const target of targets) {
+      if ("pkg" in target) {
+        // Node's builtins are for Node code: the bridge, and shared's mcp.json loader the bridge uses.
+        const builtin = target.pkg.startsWith("node:") && folder === "local-bridge";
+        if (!builtin && !rule?.packages.includes(target.pkg)) bad.add(target.pkg);
+      } else {
+        const to = folderOf(target.file);
+        if (to !== folder && !rule?.folders.includes(to)) bad.add(`${to}/ (${relative(folder === "local-bridge" ? "local-bridge" : "src", file)})`);
+      }
+    }
+    if (bad.size > 0) found.set(folder, bad);
+  }
+  return [...found].map(([folder, bad]) => ({ folder, imports: [...bad].sort() }));
+}
+
+describe("layers of src/ and local-bridge/src/", () => {
+  it("states a rule for every folder of src/", () => {
+    const folders = new Set(ALL.filter((f) => f.startsWith(`src${sep}`)).map(folderOf));
+    expect([...folders].filter((f) => !SRC_RULES[f]).sort()).toEqual([]);
+  });
+
+  it("has no import cycles between folders or files, type-only imports included, across both programs", () => {
     expect(cycles(folderGraph())).toEqual([]);
     expect(cycles(fileGraph())).toEqual([]);
   });
 
-  it("reaches MCP through the 2.x SDK only: nothing in src/ names the 1.x @modelcontextprotocol/sdk (it bundles Ajv)", () => {
-    const sdk1 = /["']@modelcontextprotocol\/sdk(?:\/[^"']*)?["']/;
-    expect(
-      files(src)
-        .filter((file) => sdk1.test(readFileSync(file, "utf8")))
-        .map((file) => relative(src, file)),
-    ).toEqual([]);
+  it("keeps every folder to the folders and packages its rule names", () => {
+    expect(breaches()).toEqual([]);
   });
 
-  it("keeps the lower layers ignorant of the upper ones", () => {
-    const graph = folderGraph();
-    const below: Record<string, string[]> = {
-      shared: [],
-      mcp: ["shared"],
-      llm: ["shared"],
-      orchestrator: ["llm", "mcp", "shared"],
-      protocol: ["mcp", "shared"],
-      approval: ["orchestrator", "protocol", "shared"],
-    };
-    for (const [layer, allowed] of Object.entries(below)) {
-      expect({ layer, imports: [...(graph.get(layer) ?? [])].filter((t) => !allowed.includes(t)).sort() }).toEqual({ layer, imports: [] });
-    }
+  it("the Worker depends on the bridge for nothing: no file of src/ imports local-bridge/", () => {
+    expect([...folderGraph()].filter(([from, to]) => from !== "local-bridge" && to.has("local-bridge")).map(([from]) => from)).toEqual([]);
+  });
+
+  it("reaches MCP through the 2.x SDK only: nothing in src/ names the 1.x @modelcontextprotocol/sdk (it bundles Ajv)", () => {
+    const sdk1 = [...imports].filter(
+      ([file, targets]) => file.startsWith(`src${sep}`) && targets.some((t) => "pkg" in t && t.pkg === "@modelcontextprotocol/sdk"),
+    );
+    expect(sdk1.map(([file]) => file)).toEqual([]);
+  });
+
+  it("sees the imports it rules on (the parser is not silently blind)", () => {
+    expect(imports.get(join("src", "mcp", "call.ts"))).toContainEqual({ file: join("src", "shared", "rpc.ts") });
+    expect(imports.get(join("local-bridge", "src", "bridge.ts"))).toContainEqual({ file: join("src", "shared", "rpc.ts") });
+    expect(imports.get(join("local-bridge", "src", "http.ts"))).toContainEqual({ pkg: "@modelcontextprotocol/sdk" });
   });
 });

@@ -1,4 +1,4 @@
-// The bridge's own JSON-RPC errors for a stdio server that is down (local-bridge/src/rpc.ts):
+// The bridge's own JSON-RPC errors for a stdio server that is down (src/shared/rpc.ts):
 // codes outside the range the SDK uses, structured `data`, and the host (src/mcp/call.ts)
 // telling them apart by code and data rather than by message text. Real bridge, real
 // probe server, the SDK's real client (1.x, as outside clients and the bridge use it), the
@@ -6,7 +6,7 @@
 import { ProtocolError as RemoteError, ProtocolErrorCode, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { BRIDGE_ERROR, readBridgeError } from "mcp-local-bridge/rpc";
+import { BRIDGE_ERROR, readBridgeError } from "@edgehost/shared/rpc";
 import { isTransient, translateError } from "../../src/mcp/call";
 import type { ServerConnection } from "../../src/mcp/connection";
 import { CancelledError, ServerUnavailableError, ProtocolError, ToolTimeoutError } from "../../src/mcp/errors";

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { BRIDGE_ERROR } from "mcp-local-bridge/rpc";
+import { BRIDGE_ERROR } from "@edgehost/shared/rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient, startBridge, type RunningBridge } from "../fixtures/bridge";
 import { filesystemBin } from "../fixtures/servers";

@@ -1,8 +1,17 @@
 // Every JSON-RPC error code the bridge writes, in one place, and the shapes it writes
-// them in: never an HTML page, never a stack trace. The Worker reads this file too
-// (src/mcp/call.ts, as `mcp-local-bridge/rpc`) to tell the bridge's errors apart by
-// code and data: keep it free of runtime imports.
-import type { JSONRPCErrorResponse, RequestId } from "@modelcontextprotocol/sdk/types.js";
+// them in: never an HTML page, never a stack trace. Shared so the Worker (src/mcp/call.ts)
+// tells the bridge's errors apart by code and data without depending on the bridge.
+// Free of imports: the Worker reaches MCP through the 2.x SDK, the bridge through 1.x,
+// and both accept these plain JSON-RPC shapes.
+
+type RequestId = string | number;
+
+/** A JSON-RPC error answer, as both SDKs type it. */
+export interface JSONRPCErrorResponse {
+  jsonrpc: "2.0";
+  id: RequestId;
+  error: { code: number; message: string; data?: unknown };
+}
 
 /** Transport-level refusals (always with an HTTP error status), as the SDK's own server uses them. */
 export const RPC = {
