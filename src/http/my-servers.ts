@@ -10,7 +10,7 @@ import { deploymentNames, deploymentNamesFor } from "../servers/lookup";
 import { errorBody } from "../shared/error-body";
 import { userAccount } from "../users/account";
 import { revokeTokens } from "../mcp/oauth/revoke";
-import { takeOAuthRecord } from "../users/oauth-storage";
+import { takeOAuthRecord } from "../users/oauth-client-storage";
 import { testServer } from "../servers/test-server";
 import { maskedServer, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";

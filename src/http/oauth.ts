@@ -29,7 +29,7 @@ import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { remoteServerFor } from "../servers/lookup";
-import { accountOAuthStorage, loadOAuthRecord, takeOAuthRecord } from "../users/oauth-storage";
+import { accountOAuthStorage, loadOAuthRecord, takeOAuthRecord } from "../users/oauth-client-storage";
 import { ownedSession, SESSION_ID } from "./owned-session";
 import { callbackPage, clientMetadataDocument } from "./oauth-pages";
 import { parsed } from "./request-body";

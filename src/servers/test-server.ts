@@ -7,7 +7,7 @@ import { challengeRecordingFetch } from "../mcp/oauth/challenge-fetch";
 import { workerTransports } from "../mcp/transports";
 import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
-import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-storage";
+import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-client-storage";
 
 const TEST_TIMEOUT_MS = 10_000;
 

@@ -19,7 +19,7 @@ import { SessionMcp, forgetServerChoice } from "./session-mcp";
 import { AppCalls, readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
 import { TurnRunner } from "./turn-runner";
 import { SessionOwner, type Admission } from "./session-owner";
-import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-storage";
+import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-client-storage";
 import { userAccount } from "../users/account";
 import { machineFetch } from "../servers/machines";
 import { serverUrlRefusal } from "../servers/url-policy";

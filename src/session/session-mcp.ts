@@ -52,7 +52,7 @@ export interface SessionMcpDeps {
   used?: (tokens: number, hold: string) => Promise<void>;
   /** Holds a sampling answer's worst case (`hold` names it); why it may not be answered now (the budget is used up or held). */
   samplingRefusal?: (hold: string, tokens: number) => Promise<string | undefined>;
-  /** The owner's OAuth client for a remote server (src/users/oauth-storage.ts); bridge-routed servers never get one. */
+  /** The owner's OAuth client for a remote server (src/users/oauth-client-storage.ts); bridge-routed servers never get one. */
   oauth?: (server: RemoteServerConfig) => OAuthClientProvider | undefined;
   /** Why a runtime server's URL may not be connected to here (src/servers/url-policy.ts), even one stored earlier. */
   refuseUrl?: (url: string) => string | undefined;

@@ -7,7 +7,7 @@ import type { RuntimeConfig } from "../config/runtime-config";
 import type { LlmProvider, UserPart } from "../llm/provider";
 import type { TurnEntry, TurnEnd, TurnPort, TurnUsage } from "../orchestrator/transcript";
 import { runTurn } from "../orchestrator/turn";
-import type { SpendDecision } from "../users/UserAccount";
+import type { SpendDecision } from "../users/spend-ledger";
 import type { HistoryStore, NewEntry } from "./history";
 import { toWire, type ServerMessage } from "../protocol/messages";
 import { EdgehostError } from "../shared/errors";

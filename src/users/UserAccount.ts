@@ -1,15 +1,13 @@
 // One Durable Object per user (named by the identity's id): the user's list of
-// chat sessions, their spend — request rates and daily model tokens — counted
-// across all their sessions, the remote MCP servers they added at runtime, and their
+// chat sessions, their spend (src/users/spend-ledger.ts) counted across all their sessions, the remote MCP servers they added at runtime, and their
 // paired machines, whose bridges' sockets this object holds (src/machines/relay.ts),
 // all kept across restarts in SQLite.
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
-import { takeToken, type Bucket, type BucketLimits } from "./token-bucket";
 import { UserServerInputSchema, type StoredUserServer } from "./user-servers";
-import { OAuthStore, type PendingSignIn } from "./oauth-store";
+import { OAuthRecords, type PendingSignIn } from "./oauth-records";
 import { LoginStore } from "./logins";
-import { Reservations } from "./reservations";
+import { SpendLedger, type SpendDecision, type SpendKind, type SpendLimits, type TokenHold } from "./spend-ledger";
 import type { OAuthRecord } from "../mcp/oauth/provider";
 import { MachineStore, type Machine, type MachineView } from "../machines/machine-store";
 import { MachineRelay } from "../machines/relay";
@@ -21,40 +19,17 @@ export type ServersSnapshot = { version: string; servers?: StoredUserServer[]; m
 export const SessionSummarySchema = z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number() });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
-export type SpendKind = "turn" | "call";
-
-/** A turn's worst-case tokens to hold (`id`), and the hold of the session's previous turn to end (`release`). */
-export interface TokenHold {
-  id: string;
-  tokens: number;
-  release?: string;
-}
-
-export type SpendDecision =
-  | { ok: true }
-  | { ok: false; code: "rate_limited"; message: string; retryAfterMs: number }
-  | { ok: false; code: "budget_exhausted"; message: string };
-
 const TITLE_CHARS = 80;
-
-const BucketSchema = z.object({ tokens: z.number(), at: z.number() });
-
-/** Where a spend bucket is kept (the key-value API: it can be written without holding the answer back). */
-export const bucketKey = (kind: SpendKind) => `bucket:${kind}`;
-
-/** The UTC day a usage figure counts towards. */
-const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 export class UserAccount extends DurableObject<unknown> {
   private readonly sql: SqlStorage;
   // Kept in memory (this object is single-threaded and the only writer of its tables), so a
   // turn's usage and server check cost one statement each, or none.
   private versionCache?: string;
-  private usageDay?: string;
-  private readonly oauth: OAuthStore;
+  private readonly oauth: OAuthRecords;
   private readonly logins: LoginStore;
   private readonly machines: MachineStore;
-  private readonly reservations: Reservations;
+  private readonly spend: SpendLedger;
   /** The machines as sessions see them, with their part of the servers version; dropped whenever one changes (relay.ts). */
   private machineViews?: { views: MachineView[]; version: string };
   private readonly relay: MachineRelay;
@@ -63,12 +38,11 @@ export class UserAccount extends DurableObject<unknown> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT, created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL)`);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS usage (day TEXT PRIMARY KEY, tokens INTEGER NOT NULL)`);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
-    this.oauth = new OAuthStore(this.sql);
+    this.oauth = new OAuthRecords(this.sql);
     this.logins = new LoginStore(this.sql);
     this.machines = new MachineStore(this.sql);
-    this.reservations = new Reservations(this.sql);
+    this.spend = new SpendLedger(this.sql, ctx.storage);
     this.relay = new MachineRelay(ctx, this.machines, () => (this.machineViews = undefined));
   }
 
@@ -127,7 +101,7 @@ export class UserAccount extends DurableObject<unknown> {
     return this.logins.endAll();
   }
 
-  // ---- OAuth sign-in to servers (src/users/oauth-store.ts); called by the Worker and the user's sessions ----
+  // ---- OAuth sign-in to servers (src/users/oauth-records.ts); called by the Worker and the user's sessions ----
 
   oauthLoad(server: string): OAuthRecord | undefined {
     return this.oauth.load(server);
@@ -220,25 +194,11 @@ export class UserAccount extends DurableObject<unknown> {
    * when it changed since `known` (a session reconciles its connections with it); it
    * brings the tokens the session's earlier turns spent (`usage`).
    */
-  beginTurn(
-    limits: BucketLimits & { dailyTokens?: number },
-    known?: string,
-    usage = 0,
-    hold?: TokenHold,
-    now = Date.now(),
-  ): { decision: SpendDecision; servers: ServersSnapshot } {
+  beginTurn(limits: SpendLimits, known?: string, usage = 0, hold?: TokenHold, now = Date.now()): { decision: SpendDecision; servers: ServersSnapshot } {
     // The session's tokens since its last call, counted before its budget is checked (src/session/pending-usage.ts);
     // its previous turn's hold ends with them.
-    if (usage > 0 || hold?.release) this.addUsage(usage, hold?.release, now);
-    return { decision: this.admit("turn", limits, now, hold), servers: this.serversSnapshot(known) };
-  }
-
-  /** A sampling answer's worst case, held before the model is asked; the refusal when the budget has no room. */
-  holdSampling(id: string, tokens: number, dailyTokens: number, now = Date.now()): string | undefined {
-    const spent = this.tokensUsed(now) + this.reservations.held(now, id);
-    if (spent >= dailyTokens) return `the user's daily model budget of ${dailyTokens} tokens is used up`;
-    this.reservations.hold(id, Math.min(tokens, dailyTokens - spent), now);
-    return undefined;
+    if (usage > 0 || hold?.release) this.spend.addUsage(usage, hold?.release, now);
+    return { decision: this.spend.admit("turn", limits, now, hold), servers: this.serversSnapshot(known) };
   }
 
   /** Changes whenever the list or an entry changes: sessions compare it to reconcile. */
@@ -293,53 +253,21 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   /** Counts one turn or direct call against the user's rate, and for turns checks the daily token budget. */
-  admit(kind: SpendKind, limits: BucketLimits & { dailyTokens?: number }, now = Date.now(), hold?: TokenHold): SpendDecision {
-    // What other running turns and sampling answers still hold counts as spent (reservations.ts).
-    const held = kind === "turn" && limits.dailyTokens !== undefined ? this.reservations.held(now, hold?.id) : 0;
-    const spent = kind === "turn" && limits.dailyTokens !== undefined ? this.tokensUsed(now) + held : 0;
-    if (kind === "turn" && limits.dailyTokens !== undefined && spent >= limits.dailyTokens) {
-      const running = held > 0 ? ` Your turns still running hold ${held} tokens of it until they finish.` : "";
-      return {
-        ok: false,
-        code: "budget_exhausted",
-        message: `Your daily model budget of ${limits.dailyTokens} tokens is used up; it renews at 00:00 UTC.${running}`,
-      };
-    }
-    const stored = BucketSchema.safeParse(this.ctx.storage.kv.get(bucketKey(kind)));
-    const { bucket, waitMs } = takeToken(stored.success ? (stored.data as Bucket) : undefined, limits, now);
-    // Every turn passes here before its first model call. A write's commit holds back what
-    // the object sends next (its answer) until the storage confirms it, a disk sync or a
-    // replication round trip per turn; the bucket need not be confirmed before answering:
-    // it is still written, and a failed write restarts the object.
-    void this.ctx.storage.put(bucketKey(kind), bucket, { allowUnconfirmed: true });
-    if (waitMs > 0) {
-      const what = kind === "turn" ? "messages" : "tool calls";
-      return { ok: false, code: "rate_limited", message: `Too many ${what}: try again in ${Math.ceil(waitMs / 1000)} s.`, retryAfterMs: waitMs };
-    }
-    // The turn's worst case, within what is left: parallel turns then pass the budget by one turn's worth at most.
-    if (hold && limits.dailyTokens !== undefined) this.reservations.hold(hold.id, Math.min(hold.tokens, limits.dailyTokens - spent), now);
-    return { ok: true };
+  admit(kind: SpendKind, limits: SpendLimits, now = Date.now(), hold?: TokenHold): SpendDecision {
+    return this.spend.admit(kind, limits, now, hold);
+  }
+
+  /** A sampling answer's worst case, held before the model is asked; the refusal when the budget has no room. */
+  holdSampling(id: string, tokens: number, dailyTokens: number, now = Date.now()): string | undefined {
+    return this.spend.holdSampling(id, tokens, dailyTokens, now);
   }
 
   /** `release`: the hold these tokens settle (a finished turn's or sampling answer's). */
   addUsage(tokens: number, release?: string, now = Date.now()): number {
-    this.reservations.release(release);
-    if (!Number.isFinite(tokens) || tokens <= 0) return this.tokensUsed(now);
-    const day = today(now);
-    const row = this.sql
-      .exec<{ tokens: number }>(
-        "INSERT INTO usage (day, tokens) VALUES (?, ?) ON CONFLICT(day) DO UPDATE SET tokens = tokens + excluded.tokens RETURNING tokens",
-        day,
-        Math.round(tokens),
-      )
-      .one();
-    // Only today's figure matters; older days are dropped (once per day and wake).
-    if (this.usageDay !== day) this.sql.exec("DELETE FROM usage WHERE day <> ?", day);
-    this.usageDay = day;
-    return row.tokens;
+    return this.spend.addUsage(tokens, release, now);
   }
 
   tokensUsed(now = Date.now()): number {
-    return this.sql.exec<{ tokens: number }>("SELECT tokens FROM usage WHERE day = ?", today(now)).toArray()[0]?.tokens ?? 0;
+    return this.spend.tokensUsed(now);
   }
 }

@@ -4,7 +4,7 @@ import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
-import { bucketKey } from "../../../src/users/UserAccount";
+import { bucketKey } from "../../../src/users/spend-ledger";
 import { openSession, workerFetch } from "../worker-fetch";
 
 const bindings = env as unknown as Env;

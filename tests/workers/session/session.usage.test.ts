@@ -6,7 +6,7 @@ import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test
 import { beforeEach, describe, expect, inject, it, vi } from "vitest";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
-import { bucketKey } from "../../../src/users/UserAccount";
+import { bucketKey } from "../../../src/users/spend-ledger";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import type { SessionClient } from "../../fixtures/session-client";
 import { openSession } from "../worker-fetch";

@@ -22,7 +22,7 @@ export type PendingSignIn = z.infer<typeof PendingSignInSchema>;
 // The stored record is our own JSON; it is checked for shape only where it is used (serverUrl).
 const RecordSchema = z.looseObject({ serverUrl: z.string() });
 
-export class OAuthStore {
+export class OAuthRecords {
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS oauth (server TEXT PRIMARY KEY, record TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
     sql.exec(
