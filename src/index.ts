@@ -2,12 +2,11 @@
 // Every request passes `identify` (who is calling, or 401/503) and `sameOrigin`
 // (no cross-site upgrade or state change) before any route sees it.
 import { Hono } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { identify, type AppEnv } from "./identity/identify";
 import { sameOrigin } from "./identity/same-origin";
 import { api } from "./http/api";
 import { auth } from "./http/auth";
-import { errorBody } from "./shared/error-body";
+import { RequestError } from "./shared/errors";
 import { errorResponse } from "./http/errors";
 import { myServers } from "./http/my-servers";
 import { machineBridgeRoutes, machines } from "./http/machines";
@@ -39,13 +38,8 @@ app.route("/auth", auth);
 app.route("/oauth", oauth);
 app.route("/sessions", sessions);
 app.route("/sessions", uiResources);
-app.notFound((c) => c.json(errorBody("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`), 404));
-// Never a stack trace or an internal path in a response.
-app.onError((error, c) => {
-  // Hono's validator throws 400 on a body that is not JSON.
-  if (error instanceof HTTPException && error.status === 400) return c.json(errorBody("bad_json", "the body is not valid JSON"), 400);
-  if (error instanceof HTTPException) return c.json(errorBody("http_error", error.message || "request refused"), error.status);
-  return errorResponse(c, error);
-});
+app.notFound((c) => errorResponse(c, new RequestError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`)));
+// Every refusal is thrown (RequestError or another typed error) and answered here, in one place.
+app.onError((error, c) => errorResponse(c, error));
 
 export default app;

@@ -89,7 +89,7 @@ export class Approvals {
   }
 
   /** Takes the user's answer; an error message when nothing waits for it. */
-  answer(frame: AnswerFrame): { ok: true } | { ok: false; code: string; message: string } {
+  answer(frame: AnswerFrame): { ok: true } | { ok: false; code: "unknown_approval" | "unknown_elicitation"; message: string } {
     const id = frame.type === "approval" ? frame.callId : frame.requestId;
     const question = this.open.get(id);
     if (frame.type === "approval") {

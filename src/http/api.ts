@@ -16,6 +16,7 @@ import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 import { ToolCallResponseSchema, type DirectCallOutcome } from "../session/answers";
 import { HealthSchema, MeSchema, MetricsSchema, ServersSchema, SessionListSchema, ToolCallRequestSchema } from "./schemas";
 import { limitBody, parsed } from "./request-body";
+import { RequestError } from "../shared/errors";
 
 export const api = new Hono<AppEnv>();
 
@@ -34,13 +35,12 @@ api.get("/health", (c) => {
 const sessionQuery = validator("query", (value, c) => {
   const given = value.session;
   // A repeated ?session= is ambiguous: refused rather than silently picking one.
-  if (Array.isArray(given) || (given !== undefined && !SESSION_ID.test(given))) return c.json(badSessionId(), 400);
+  if (Array.isArray(given) || (given !== undefined && !SESSION_ID.test(given))) throw badSessionId();
   return { session: given };
 });
 
 api.get("/servers", sessionQuery, async (c) => {
   const stub = await sessionOrConsole(c, c.req.valid("query").session);
-  if (stub instanceof Response) return stub;
   return c.json(ServersSchema.parse({ servers: await stub.serversInfo() }));
 });
 
@@ -48,7 +48,6 @@ api.post("/servers/restart", restartServers);
 
 api.get("/metrics", sessionQuery, async (c) => {
   const stub = await sessionOrConsole(c, c.req.valid("query").session);
-  if (stub instanceof Response) return stub;
   return c.json(MetricsSchema.parse(await stub.metricsInfo()));
 });
 
@@ -61,14 +60,13 @@ const toolBody = parsed(
 
 api.post("/tools/:name", limitBody(MAX_TOOL_BODY_BYTES), toolBody, async (c) => {
   const name = c.req.param("name");
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\..+$/.test(name)) return c.json(errorBody("bad_tool_name", "tool names are {server}.{tool}"), 400);
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}\..+$/.test(name)) throw new RequestError("bad_tool_name", "tool names are {server}.{tool}");
   const body = c.req.valid("json");
   const stub = await sessionOrConsole(c, body.sessionId);
-  if (stub instanceof Response) return stub;
   // `approved` counts here only because every route before this one checked who is
   // calling, that the request is same-origin, and that the session is theirs.
   // The RPC stub's mapped type loses the union's discriminant: the shape is the same.
   const outcome = (await stub.callTool(name, body.arguments, { approved: body.approved ?? false, remember: body.remember ?? false })) as DirectCallOutcome;
-  if (!outcome.ok) return errorResponse(c, outcome.error);
+  if (!outcome.ok) throw RequestError.from(outcome.error);
   return c.json(ToolCallResponseSchema.parse(outcome.body));
 });

@@ -7,33 +7,29 @@
 import { Hono } from "hono";
 import { validator } from "hono/validator";
 import type { AppEnv } from "../identity/identify";
-import { SignInThrottledError, throttledResponse, throttledSignIn } from "../identity/sign-in-throttle";
+import { throttledSignIn } from "../identity/sign-in-throttle";
 import { clearLoginCookie, loginFromCookie, nameForToken, newLogin, setLoginCookie, tokenUserId } from "../identity/tokens";
 import { userAccount } from "../users/account";
 import { errorBody } from "../shared/error-body";
 import { LoginRequestSchema } from "./schemas";
+import { RequestError } from "../shared/errors";
 
 export const auth = new Hono<AppEnv>();
 
 const loginBody = validator("json", (value, c) => {
   const parsed = LoginRequestSchema.safeParse(value);
-  return parsed.success ? parsed.data : c.json(errorBody("bad_request", 'the body must be {"token": "..."}'), 400);
+  if (!parsed.success) throw new RequestError("bad_request", 'the body must be {"token": "..."}');
+  return parsed.data;
 });
 
-const noLogin = (mode: string) => errorBody("no_login", `this deployment signs in with AUTH_MODE "${mode}", not with a token`);
+const noLogin = (mode: string) => new RequestError("no_login", `this deployment signs in with AUTH_MODE "${mode}", not with a token`);
 
 auth.post("/login", loginBody, async (c) => {
   const config = c.var.auth;
-  if (config.mode !== "token") return c.json(noLogin(config.mode), 400);
+  if (config.mode !== "token") throw noLogin(config.mode);
   const token = c.req.valid("json").token;
-  let name: string | undefined;
-  try {
-    name = await throttledSignIn(c.env, c.req.raw.headers, () => nameForToken(config.tokens, token));
-  } catch (error) {
-    if (error instanceof SignInThrottledError) return throttledResponse(c, error);
-    throw error;
-  }
-  if (!name) return c.json(errorBody("bad_token", "that token is not valid", { authMode: "token" }), 401);
+  const name = await throttledSignIn(c.env, c.req.raw.headers, () => nameForToken(config.tokens, token));
+  if (!name) throw new RequestError("bad_token", "that token is not valid", { authMode: "token" });
   const login = newLogin(name);
   await userAccount(c.env, tokenUserId(name)).startLogin(login.loginId, login.expiresAt);
   await setLoginCookie(c, config.cookieSecret, login);
@@ -53,7 +49,7 @@ auth.post("/logout", async (c) => {
 /** Signed in (cookie or bearer token): ends every page login of the caller. Bearer tokens are not logins and keep working. */
 auth.post("/logout-all", async (c) => {
   const config = c.var.auth;
-  if (config.mode !== "token") return c.json(noLogin(config.mode), 400);
+  if (config.mode !== "token") throw noLogin(config.mode);
   const ended = await userAccount(c.env, c.var.identity.id).endAllLogins();
   clearLoginCookie(c);
   return c.json({ ended });

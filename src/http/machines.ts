@@ -14,13 +14,14 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import type { Env } from "../config/env";
 import type { AppEnv } from "../identity/identify";
-import { SignInThrottledError, throttledResponse, throttledSignIn } from "../identity/sign-in-throttle";
+import { throttledSignIn } from "../identity/sign-in-throttle";
 import { machineName, mintCredential, newPairingCode, normalCode, parseCredential, randomToken, sha256 } from "../machines/credentials";
 import type { PairingCode } from "../machines/PairingCode";
 import { errorBody } from "../shared/error-body";
 import { sameOrigin } from "../identity/same-origin";
 import { userAccount } from "../users/account";
 import { parsed } from "./request-body";
+import { RequestError } from "../shared/errors";
 
 export const machines = new Hono<AppEnv>();
 /** Routes a bridge reaches without a user identity: mounted before the identify middleware. */
@@ -46,13 +47,10 @@ function pairing(env: Env, code: string): DurableObjectStub<PairingCode> {
   return namespace.get(namespace.idFromName(code));
 }
 
-const unknownCode = (c: Context) =>
-  c.json(
-    errorBody(
-      "pairing_unknown",
-      "no pairing with that code is waiting (it expired after 10 minutes, was used, or was mistyped): run `mcp-local-bridge connect` again",
-    ),
-    404,
+const unknownCode = () =>
+  new RequestError(
+    "pairing_unknown",
+    "no pairing with that code is waiting (it expired after 10 minutes, was used, or was mistyped): run `mcp-local-bridge connect` again",
   );
 
 machineBridgeRoutes.post("/api/machines/pair", parsed("json", PairSchema, "the request body is invalid"), async (c) => {
@@ -64,20 +62,20 @@ machineBridgeRoutes.post("/api/machines/pair", parsed("json", PairSchema, "the r
     const code = newPairingCode();
     if (await pairing(c.env, code).create(name, pollHash)) return c.json({ code, pollToken, name, expiresInMs: 10 * 60_000 }, 201);
   }
-  return c.json(errorBody("pairing_failed", "could not draw a free pairing code: try again"), 503);
+  throw new RequestError("pairing_failed", "could not draw a free pairing code: try again");
 });
 
 machineBridgeRoutes.post("/api/machines/pair/poll", parsed("json", PollSchema, "the request body is invalid"), async (c) => {
   const { code, pollToken } = c.req.valid("json");
   const outcome = await pairing(c.env, code).poll(await sha256(pollToken));
-  if (outcome.state === "unknown") return unknownCode(c);
+  if (outcome.state === "unknown") throw unknownCode();
   return c.json(outcome);
 });
 
 machineBridgeRoutes.get("/machines/connect", async (c) => {
   const credential = parseCredential(/^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1]);
   if (!credential)
-    return c.json(errorBody("bad_device_credential", "connect with Authorization: Bearer <device credential> (pair with `mcp-local-bridge connect URL`)"), 401);
+    throw new RequestError("bad_device_credential", "connect with Authorization: Bearer <device credential> (pair with `mcp-local-bridge connect URL`)");
   const url = new URL("https://account/machines/connect");
   url.searchParams.set("user", credential.userId);
   // The account checks the credential's secret against the digest it stored; a forged user part finds none.
@@ -87,27 +85,22 @@ machineBridgeRoutes.get("/machines/connect", async (c) => {
 machines.get("/pair/:code", async (c) => {
   const code = normalCode(c.req.param("code"));
   const pending = code ? await pairing(c.env, code).describe() : undefined;
-  return pending ? c.json(pending) : unknownCode(c);
+  if (!pending) throw unknownCode();
+  return c.json(pending);
 });
 
 machines.post("/approve", parsed("json", ApproveSchema, "the request body is invalid"), async (c) => {
   const { code } = c.req.valid("json");
   const identity = c.var.identity;
-  let claimed;
-  try {
-    // A code that names no waiting pairing is a failed guess, counted per address like a wrong token.
-    claimed = await throttledSignIn(c.env, c.req.raw.headers, async () => {
-      const outcome = await pairing(c.env, code).claim(identity.id, identity.name);
-      return outcome.ok ? outcome : undefined;
-    });
-  } catch (error) {
-    if (error instanceof SignInThrottledError) return throttledResponse(c, error);
-    throw error;
-  }
-  if (!claimed) return unknownCode(c);
+  // A code that names no waiting pairing is a failed guess, counted per address like a wrong token.
+  const claimed = await throttledSignIn(c.env, c.req.raw.headers, async () => {
+    const outcome = await pairing(c.env, code).claim(identity.id, identity.name);
+    return outcome.ok ? outcome : undefined;
+  });
+  if (!claimed) throw unknownCode();
   const credential = mintCredential(identity.id);
   const machine = await userAccount(c.env, identity.id).addMachine(credential.machineId, claimed.name, await sha256(credential.secret));
-  if (!machine) return c.json(errorBody("too_many_machines", "you have paired the most machines allowed (20): remove one first"), 409);
+  if (!machine) throw new RequestError("too_many_machines", "you have paired the most machines allowed (20): remove one first");
   await pairing(c.env, code).deliver(credential.text, machine.name);
   return c.json({ machine: { id: machine.id, name: machine.name } }, 201);
 });
@@ -117,7 +110,7 @@ machines.get("/", async (c) => c.json({ machines: await userAccount(c.env, c.var
 machines.delete("/:id", async (c) => {
   const id = c.req.param("id");
   if (!/^[0-9a-f]{12}$/.test(id) || !(await userAccount(c.env, c.var.identity.id).revokeMachine(id))) {
-    return c.json(errorBody("not_found", `you have no machine "${id}"`), 404);
+    throw new RequestError("not_found", `you have no machine "${id}"`);
   }
   return c.body(null, 204);
 });

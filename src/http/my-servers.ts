@@ -15,14 +15,15 @@ import { testServer } from "../servers/test-server";
 import { maskedServer, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 import { parsed } from "./request-body";
+import { RequestError } from "../shared/errors";
 
 export const myServers = new Hono<AppEnv>();
 
-/** A 400 naming the rule when `url` may not be reached from here (src/servers/url-policy.ts). */
-function refusal(c: Context<AppEnv>, url: string): Response | undefined {
+/** Throws a 400 naming the rule when `url` may not be reached from here (src/servers/url-policy.ts). */
+function refuseUrl(c: Context<AppEnv>, url: string): void {
   const policy = { deployed: !isLoopback(c), allowPrivate: runtimeConfig(c.env).settings.ALLOW_PRIVATE_SERVER_URLS, workerHost: new URL(c.req.url).hostname };
   const why = serverUrlRefusal(url, policy);
-  return why ? c.json(errorBody("server_url_refused", why, { issues: [{ path: "url", message: why }] }), 400) : undefined;
+  if (why) throw new RequestError("server_url_refused", why, { issues: [{ path: "url", message: why }] });
 }
 
 const serverBody = parsed("json", UserServerInputSchema, "the server entry is invalid");
@@ -30,42 +31,32 @@ const serverBody = parsed("json", UserServerInputSchema, "the server entry is in
 async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean): Promise<Response> {
   const account = userAccount(c.env, c.var.identity.id);
   const previous = create ? undefined : await account.getServer(input.name);
-  if (!create && !previous) return c.json(errorBody("not_found", `you have no server "${input.name}"`), 404);
+  if (!create && !previous) throw new RequestError("not_found", `you have no server "${input.name}"`);
   if (create && deploymentNames(c.env).some((n) => n.toLowerCase() === input.name.toLowerCase())) {
-    return c.json(
-      errorBody("duplicate_name", `"${input.name}" is a server of this deployment (mcp.json)`, {
-        issues: [{ path: "name", message: "taken by a server in mcp.json" }],
-      }),
-      409,
-    );
+    throw new RequestError("duplicate_name", `"${input.name}" is a server of this deployment (mcp.json)`, {
+      issues: [{ path: "name", message: "taken by a server in mcp.json" }],
+    });
   }
   const validated = validateUserServer(input, previous);
-  if (!validated.ok) return c.json(errorBody("bad_request", "the server entry is invalid", { issues: validated.issues }), 400);
-  const refused = refusal(c, validated.config.url);
-  if (refused) return refused;
+  if (!validated.ok) throw new RequestError("bad_request", "the server entry is invalid", { issues: validated.issues });
+  refuseUrl(c, validated.config.url);
   const { settings } = runtimeConfig(c.env);
   const spend = await account.admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
-  if (!spend.ok) return c.json(errorBody(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {}), 429);
+  if (!spend.ok) throw new RequestError(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {});
   const test = validated.server.disabled
     ? undefined
     : await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, settings.MCP_CONNECT_TIMEOUT_MS);
   if (test && !test.ok && test.code === "unreachable") {
-    return c.json(
-      errorBody("server_unreachable", `could not connect to the server: ${test.error}`, {
-        issues: [{ path: "url", message: `could not connect: ${test.error}` }],
-      }),
-      400,
-    );
+    throw new RequestError("server_unreachable", `could not connect to the server: ${test.error}`, {
+      issues: [{ path: "url", message: `could not connect: ${test.error}` }],
+    });
   }
   const stored = await account.putServer(validated.server, create);
   if (!stored.ok) {
     const status = stored.code === "duplicate_name" ? 409 : 404;
-    return c.json(
-      errorBody(stored.code, stored.code === "duplicate_name" ? `you already have a server "${input.name}"` : `you have no server "${input.name}"`, {
-        issues: [{ path: "name", message: stored.code === "duplicate_name" ? "already used" : "not found" }],
-      }),
-      status,
-    );
+    throw new RequestError(stored.code, stored.code === "duplicate_name" ? `you already have a server "${input.name}"` : `you have no server "${input.name}"`, {
+      issues: [{ path: "name", message: stored.code === "duplicate_name" ? "already used" : "not found" }],
+    });
   }
   return c.json({ server: maskedServer(validated.server), test }, create ? 201 : 200);
 }
@@ -83,10 +74,9 @@ myServers.post("/", serverBody, (c) => save(c, c.req.valid("json"), true));
 myServers.put("/:name", serverBody, (c) => {
   const input = c.req.valid("json");
   if (input.name !== c.req.param("name"))
-    return c.json(
-      errorBody("bad_request", "the name cannot change; remove the server and add it again", { issues: [{ path: "name", message: "must match the URL" }] }),
-      400,
-    );
+    throw new RequestError("bad_request", "the name cannot change; remove the server and add it again", {
+      issues: [{ path: "name", message: "must match the URL" }],
+    });
   return save(c, input, false);
 });
 
@@ -95,25 +85,24 @@ myServers.delete("/:name", async (c) => {
   const deleted = await userAccount(c.env, c.var.identity.id).deleteServer(name);
   // Signed in to it: the tokens are forgotten here and revoked at the authorization server.
   if (deleted) await revokeTokens(await takeOAuthRecord(c.env, c.var.identity.id, name));
-  return deleted ? c.body(null, 204) : c.json(errorBody("not_found", `you have no server "${c.req.param("name")}"`), 404);
+  if (!deleted) throw new RequestError("not_found", `you have no server "${c.req.param("name")}"`);
+  return c.body(null, 204);
 });
 
 myServers.post("/:name/test", async (c) => {
   const stored = await userAccount(c.env, c.var.identity.id).getServer(c.req.param("name"));
-  if (!stored) return c.json(errorBody("not_found", `you have no server "${c.req.param("name")}"`), 404);
+  if (!stored) throw new RequestError("not_found", `you have no server "${c.req.param("name")}"`);
   const validated = validateUserServer(stored);
-  if (!validated.ok) return c.json(errorBody("bad_request", "the stored entry is invalid", { issues: validated.issues }), 400);
-  const refused = refusal(c, validated.config.url);
-  if (refused) return refused;
+  if (!validated.ok) throw new RequestError("bad_request", "the stored entry is invalid", { issues: validated.issues });
+  refuseUrl(c, validated.config.url);
   return c.json({ test: await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS) });
 });
 
 /** Reconnects a session's servers now (?session=, else the caller's console session). */
 export async function restartServers(c: Context<AppEnv>): Promise<Response> {
   const session = c.req.query("session");
-  if (session !== undefined && !SESSION_ID.test(session)) return c.json(badSessionId(), 400);
+  if (session !== undefined && !SESSION_ID.test(session)) throw badSessionId();
   const stub = await sessionOrConsole(c, session);
-  if (stub instanceof Response) return stub;
   await stub.restartServers();
   return c.body(null, 204);
 }

@@ -30,9 +30,10 @@ import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { remoteServerFor } from "../servers/lookup";
 import { accountOAuthStorage, loadOAuthRecord, takeOAuthRecord } from "../users/oauth-client-storage";
-import { ownedSession, SESSION_ID } from "./owned-session";
+import { findOwnedSession, ownedSession, SESSION_ID } from "./owned-session";
 import { callbackPage, clientMetadataDocument } from "./oauth-pages";
 import { parsed } from "./request-body";
+import { RequestError } from "../shared/errors";
 
 export const oauth = new Hono<AppEnv>();
 
@@ -57,7 +58,7 @@ function recentSignIns(record: OAuthRecord | undefined, now = Date.now()): numbe
   return (record?.signIns ?? []).filter((at) => now - at < SIGN_IN_WINDOW_MS);
 }
 
-const noServer = (name: string) => errorBody("not_found", `no remote MCP server "${name}" to sign in to`);
+const noServer = (name: string) => new RequestError("not_found", `no remote MCP server "${name}" to sign in to`);
 
 function randomState(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
@@ -70,14 +71,13 @@ function randomState(): string {
 oauth.post("/sign-in", body(SignInSchema), async (c) => {
   const { server: name, session } = c.req.valid("json");
   const owned = await ownedSession(c, session, { claim: false });
-  if (owned instanceof Response) return owned;
   const server = await findServer(c, name);
-  if (!server) return c.json(noServer(name), 404);
+  if (!server) throw noServer(name);
   const account = userAccount(c.env, c.var.identity.id);
   // Each start reaches out to the server and its authorization server: counted like a tool call.
   const { settings } = runtimeConfig(c.env);
   const spend = await account.admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
-  if (!spend.ok) return c.json(errorBody(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {}), 429);
+  if (!spend.ok) throw new RequestError(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {});
   // Signed in already (in another session): this session only has to connect again, unless a
   // step-up wants a scope the tokens lack.
   const record = await loadOAuthRecord(c.env, c.var.identity.id, name);
@@ -85,12 +85,9 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
   // A server that challenges again after every sign-in (it asks for a scope it never grants) is not sent to its AS forever.
   const recent = recentSignIns(own);
   if (recent.length >= MAX_SIGN_INS) {
-    return c.json(
-      errorBody(
-        "oauth_retry_limit",
-        `"${name}" asked for sign-in again after ${recent.length} sign-ins in the last ${SIGN_IN_WINDOW_MS / 60_000} minutes${own?.challenge?.scope ? ` (it wants: ${own.challenge.scope})` : ""}: its authorization server may not grant what it asks for. Try again later, or ask its operator.`,
-      ),
-      409,
+    throw new RequestError(
+      "oauth_retry_limit",
+      `"${name}" asked for sign-in again after ${recent.length} sign-ins in the last ${SIGN_IN_WINDOW_MS / 60_000} minutes${own?.challenge?.scope ? ` (it wants: ${own.challenge.scope})` : ""}: its authorization server may not grant what it asks for. Try again later, or ask its operator.`,
     );
   }
   if (own?.tokens && !own.challenge && !isStrictScopeSuperset(own.scope, own.tokens.scope)) {
@@ -119,8 +116,8 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
     return c.json({ url: url.toString() });
   } catch (error) {
     await account.oauthTakeSignIn(state);
-    if (error instanceof OAuthUnsupportedError) return c.json(errorBody(error.code, error.message), 400);
-    return c.json(errorBody("oauth_failed", `sign-in to "${name}" could not start: ${errorMessage(error)}`), 502);
+    if (error instanceof OAuthUnsupportedError) throw new RequestError(error.code, error.message);
+    throw new RequestError("oauth_failed", `sign-in to "${name}" could not start: ${errorMessage(error)}`);
   }
 });
 
@@ -131,13 +128,13 @@ oauth.post("/callback", body(CallbackSchema), async (c) => {
   const account = userAccount(c.env, c.var.identity.id);
   const pending = await account.oauthTakeSignIn(state);
   if (!pending?.verifier) {
-    return c.json(
-      errorBody("oauth_state_invalid", "this sign-in is unknown, expired or already used, or was started by someone else: start it again from the page"),
-      400,
+    throw new RequestError(
+      "oauth_state_invalid",
+      "this sign-in is unknown, expired or already used, or was started by someone else: start it again from the page",
     );
   }
   const server = await findServer(c, pending.server);
-  if (!server) return c.json(noServer(pending.server), 404);
+  if (!server) throw noServer(pending.server);
   const storage = accountOAuthStorage(c.env, c.var.identity.id, server);
   try {
     await finishSignIn({ server, storage, verifier: pending.verifier, code, iss });
@@ -145,10 +142,9 @@ oauth.post("/callback", body(CallbackSchema), async (c) => {
     const before = await loadOAuthRecord(c.env, c.var.identity.id, server.name);
     await storage.save({ challenge: undefined, signIns: [...recentSignIns(before), Date.now()] });
   } catch (error) {
-    return c.json(errorBody("oauth_failed", `sign-in to "${server.name}" failed: ${errorMessage(error)}`), 502);
+    throw new RequestError("oauth_failed", `sign-in to "${server.name}" failed: ${errorMessage(error)}`);
   }
-  const stub = await ownedSession(c, pending.session, { claim: false });
-  if (!(stub instanceof Response)) await stub.reconnectServer(server.name);
+  await (await findOwnedSession(c, pending.session, { claim: false }))?.reconnectServer(server.name);
   return c.json({ ok: true, server: server.name, session: pending.session });
 });
 
@@ -156,11 +152,10 @@ oauth.post("/sign-out", body(SignOutSchema), async (c) => {
   const { server: name, session } = c.req.valid("json");
   // One call: the tokens are forgotten here, then revoked at the authorization server.
   const record = await takeOAuthRecord(c.env, c.var.identity.id, name);
-  if (!record?.tokens) return c.json(errorBody("not_found", `you are not signed in to "${name}"`), 404);
+  if (!record?.tokens) throw new RequestError("not_found", `you are not signed in to "${name}"`);
   const revocation = await revokeTokens(record);
   if (session !== undefined) {
-    const stub = await ownedSession(c, session, { claim: false });
-    if (!(stub instanceof Response)) await stub.reconnectServer(name);
+    await (await findOwnedSession(c, session, { claim: false }))?.reconnectServer(name);
   }
   return c.json({ ok: true, server: name, revoked: revocation.revoked });
 });

@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../identity/identify";
 import type { ChatSession } from "../session/ChatSession";
 import { consoleSessionId } from "../users/account";
-import { errorBody } from "../shared/error-body";
+import { RequestError } from "../shared/errors";
 
 export const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -16,19 +16,25 @@ export function sessionStub(c: Context<AppEnv>, id: string): Promise<SessionStub
   return getAgentByName<AppEnv["Bindings"], ChatSession>(c.env.CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>, id);
 }
 
-export const badSessionId = () => errorBody("bad_session_id", "session ids are 1-64 letters, digits, '_' or '-'");
-export const noSession = () => errorBody("not_found", "no such session");
+export const badSessionId = () => new RequestError("bad_session_id", "session ids are 1-64 letters, digits, '_' or '-'");
 
-/** The caller's session `id`, or the response to send instead (400 bad id, 404 not theirs). */
-export async function ownedSession(c: Context<AppEnv>, id: string, options: { claim: boolean }): Promise<SessionStub | Response> {
-  if (!SESSION_ID.test(id)) return c.json(badSessionId(), 400);
+/** The caller's session `id`, or undefined when it is not theirs (or new and not claimed); a malformed id throws. */
+export async function findOwnedSession(c: Context<AppEnv>, id: string, options: { claim: boolean }): Promise<SessionStub | undefined> {
+  if (!SESSION_ID.test(id)) throw badSessionId();
   const stub = await sessionStub(c, id);
   const admission = await stub.admit(c.var.identity.id, { claim: options.claim, listed: !id.startsWith("console-"), name: c.var.identity.name });
-  return admission === "denied" ? c.json(noSession(), 404) : stub;
+  return admission === "denied" ? undefined : stub;
+}
+
+/** The caller's session `id`; throws 400 for a malformed id and 404 when it is not theirs. */
+export async function ownedSession(c: Context<AppEnv>, id: string, options: { claim: boolean }): Promise<SessionStub> {
+  const stub = await findOwnedSession(c, id, options);
+  if (!stub) throw new RequestError("not_found", "no such session");
+  return stub;
 }
 
 /** `?session=` when given (it must be the caller's), else the caller's own console session. */
-export async function sessionOrConsole(c: Context<AppEnv>, id: string | undefined): Promise<SessionStub | Response> {
+export async function sessionOrConsole(c: Context<AppEnv>, id: string | undefined): Promise<SessionStub> {
   if (id !== undefined) return ownedSession(c, id, { claim: false });
   return ownedSession(c, await consoleSessionId(c.var.identity.id), { claim: true });
 }

@@ -4,8 +4,9 @@
 import { bodyLimit } from "hono/body-limit";
 import { validator } from "hono/validator";
 import type { z } from "zod";
-import { errorBody } from "../shared/error-body";
+import { errorResponse } from "./errors";
 import { MAX_JSON_DEPTH, tooDeep } from "../shared/limits";
+import { RequestError } from "../shared/errors";
 
 export interface Issue {
   path: string;
@@ -16,7 +17,7 @@ export const zodIssues = (error: z.ZodError): Issue[] => error.issues.map((i) =>
 
 /** Bodies over `maxSize` bytes are answered 413 (a declared Content-Length cannot lie its way past it). */
 export const limitBody = (maxSize: number) =>
-  bodyLimit({ maxSize, onError: (c) => c.json(errorBody("payload_too_large", `the body is larger than ${maxSize} bytes`), 413) });
+  bodyLimit({ maxSize, onError: (c) => errorResponse(c, new RequestError("payload_too_large", `the body is larger than ${maxSize} bytes`)) });
 
 /**
  * The JSON body (or the query) parsed by `schema`; a failure is answered 400 with
@@ -29,10 +30,10 @@ export function parsed<T extends z.ZodType>(
   options: { checkDepth?: boolean } = {},
 ) {
   return validator(target, (value, c) => {
-    if (options.checkDepth && tooDeep(value)) return c.json(errorBody("bad_request", `the body nests deeper than ${MAX_JSON_DEPTH} levels`), 400);
+    if (options.checkDepth && tooDeep(value)) throw new RequestError("bad_request", `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
     const result = schema.safeParse(value);
     if (result.success) return result.data as z.infer<T>;
     const issues = zodIssues(result.error);
-    return c.json(errorBody("bad_request", typeof message === "string" ? message : message(issues), { issues }), 400);
+    throw new RequestError("bad_request", typeof message === "string" ? message : message(issues), { issues });
   });
 }

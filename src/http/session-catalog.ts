@@ -10,6 +10,7 @@ import type { CatalogKind, CatalogOutcome } from "../session/catalog-calls";
 import { errorResponse } from "./errors";
 import { ownedSession } from "./owned-session";
 import { limitBody, parsed } from "./request-body";
+import { RequestError } from "../shared/errors";
 
 export const sessionCatalog = new Hono<AppEnv>();
 
@@ -18,7 +19,6 @@ const MAX_COMPLETE_BODY_BYTES = 16 * 1024;
 for (const kind of ["resources", "resource-templates", "prompts"] satisfies CatalogKind[]) {
   sessionCatalog.get(`/:id/${kind}`, async (c) => {
     const owned = await ownedSession(c, c.req.param("id"), { claim: false });
-    if (owned instanceof Response) return owned;
     return c.json(await owned.catalog(kind));
   });
 }
@@ -32,9 +32,8 @@ const completeBody = parsed(
 
 sessionCatalog.post("/:id/complete", limitBody(MAX_COMPLETE_BODY_BYTES), completeBody, async (c) => {
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });
-  if (owned instanceof Response) return owned;
   // The RPC stub's mapped type loses the union's discriminant: the shape is the same.
   const outcome = (await owned.complete(c.req.valid("json"))) as CatalogOutcome<Completion>;
-  if (!outcome.ok) return errorResponse(c, outcome.error);
+  if (!outcome.ok) throw RequestError.from(outcome.error);
   return c.json({ completion: CompletionSchema.parse(outcome.body) });
 });

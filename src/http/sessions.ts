@@ -11,8 +11,9 @@ import { TooManySessionsError } from "../users/session-limit";
 import { SESSION_USER_HEADER } from "../session/ChatSession";
 import { errorBody } from "../shared/error-body";
 import { errorResponse } from "./errors";
-import { SESSION_ID, badSessionId, ownedSession, type SessionStub } from "./owned-session";
+import { SESSION_ID, badSessionId, findOwnedSession, ownedSession, type SessionStub } from "./owned-session";
 import { sessionCatalog } from "./session-catalog";
+import { RequestError } from "../shared/errors";
 
 export const sessions = new Hono<AppEnv>();
 sessions.route("/", sessionCatalog);
@@ -23,19 +24,17 @@ sessions.post("/", async (c) => {
   const id = crypto.randomUUID();
   const max = maxSessions(c);
   // Listed before it is claimed, in one step on the account, so parallel creations cannot pass the cap together.
-  if (!(await userAccount(c.env, c.var.identity.id).reserveSession(id, max))) return errorResponse(c, new TooManySessionsError(max));
+  if (!(await userAccount(c.env, c.var.identity.id).reserveSession(id, max))) throw new TooManySessionsError(max);
   const owned = await ownedSession(c, id, { claim: true });
-  if (owned instanceof Response) return owned;
   return c.json({ id }, 201);
 });
 
 sessions.get("/:id/ws", async (c) => {
-  if (!SESSION_ID.test(c.req.param("id"))) return c.json(badSessionId(), 400);
+  if (!SESSION_ID.test(c.req.param("id"))) throw badSessionId();
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
-    return c.json(errorBody("upgrade_required", "open this URL as a WebSocket"), 426);
+    throw new RequestError("upgrade_required", "open this URL as a WebSocket");
   }
   const owned = await ownSessionOrClaim(c, c.req.param("id"));
-  if (owned instanceof Response) return owned;
   // A fresh request, not the client's: only the headers set here reach the object,
   // so nothing a client sends can name another user or steer agents' routing.
   const headers = new Headers({ Upgrade: "websocket", [SESSION_USER_HEADER]: c.var.identity.id });
@@ -48,14 +47,12 @@ sessions.get("/:id/ws", async (c) => {
 
 sessions.get("/:id/history", async (c) => {
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });
-  if (owned instanceof Response) return owned;
   const { entries, usage } = await owned.getHistory();
   return c.json({ id: c.req.param("id"), entries, usage });
 });
 
 sessions.delete("/:id", async (c) => {
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });
-  if (owned instanceof Response) return owned;
   await owned.deleteSession();
   return c.body(null, 204);
 });
@@ -64,10 +61,10 @@ sessions.delete("/:id", async (c) => {
  * The upgrade's session: the caller's own at the cost of one call, as before; a new id
  * (the page may open one by its socket) is a new session and must fit under the cap.
  */
-async function ownSessionOrClaim(c: Context<AppEnv>, id: string): Promise<SessionStub | Response> {
-  const own = await ownedSession(c, id, { claim: false });
-  if (!(own instanceof Response) || own.status !== 404) return own;
+async function ownSessionOrClaim(c: Context<AppEnv>, id: string): Promise<SessionStub> {
+  const own = await findOwnedSession(c, id, { claim: false });
+  if (own) return own;
   const max = maxSessions(c);
-  if (!(await userAccount(c.env, c.var.identity.id).hasRoomForSession(id, max))) return errorResponse(c, new TooManySessionsError(max));
+  if (!(await userAccount(c.env, c.var.identity.id).hasRoomForSession(id, max))) throw new TooManySessionsError(max);
   return ownedSession(c, id, { claim: true });
 }

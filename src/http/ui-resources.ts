@@ -16,6 +16,7 @@ import { appCsp } from "./app-csp";
 import { errorResponse } from "./errors";
 import { ownedSession } from "./owned-session";
 import { limitBody, parsed } from "./request-body";
+import { RequestError } from "../shared/errors";
 
 export const uiResources = new Hono<AppEnv>();
 
@@ -40,11 +41,10 @@ const resourceQuery = parsed("query", ResourceQuerySchema, "give ?server=NAME&ur
 
 uiResources.get("/:id/ui-resource", resourceQuery, async (c) => {
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });
-  if (owned instanceof Response) return owned;
   const { server, uri } = c.req.valid("query");
   // The RPC stub's mapped type loses the union's discriminant: the shape is the same.
   const outcome = (await owned.appResource(server, uri)) as AppResourceOutcome;
-  if (!outcome.ok) return errorResponse(c, outcome.error);
+  if (!outcome.ok) throw RequestError.from(outcome.error);
   return c.body(outcome.resource.html, 200, {
     "Content-Type": "text/html; charset=utf-8",
     "Content-Security-Policy": appCsp(outcome.resource.csp),
@@ -59,17 +59,15 @@ const callBody = parsed("json", AppToolCallSchema, 'the body must be {"server": 
 
 uiResources.post("/:id/app-tool-call", limitBody(MAX_TOOL_BODY_BYTES), callBody, async (c) => {
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });
-  if (owned instanceof Response) return owned;
   const outcome = (await owned.appToolCall(c.req.valid("json"))) as AppToolCallOutcome;
-  if (!outcome.ok) return errorResponse(c, outcome.error);
+  if (!outcome.ok) throw RequestError.from(outcome.error);
   return c.json({ result: outcome.result });
 });
 
 uiResources.delete("/:id/app-tool-call/:callId", async (c) => {
   const callId = CallId.safeParse(c.req.param("callId"));
-  if (!callId.success) return c.json(errorBody("bad_request", callId.error.issues[0]?.message ?? "bad call id"), 400);
+  if (!callId.success) throw new RequestError("bad_request", callId.error.issues[0]?.message ?? "bad call id");
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });
-  if (owned instanceof Response) return owned;
-  if (!(await owned.cancelAppToolCall(callId.data))) return c.json(errorBody("not_found", `no pending app call ${callId.data}`), 404);
+  if (!(await owned.cancelAppToolCall(callId.data))) throw new RequestError("not_found", `no pending app call ${callId.data}`);
   return c.body(null, 204);
 });

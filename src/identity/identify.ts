@@ -10,8 +10,10 @@ import { errorBody } from "../shared/error-body";
 import { accessVerifier, AccessTokenError } from "./access-jwt";
 import { LOOPBACK_HOSTS, misconfiguredMessage, type AuthConfig, type AuthMode } from "../config/auth";
 import { userAccount } from "../users/account";
-import { SignInThrottledError, throttledResponse, throttledSignIn } from "./sign-in-throttle";
+import { throttledSignIn } from "./sign-in-throttle";
 import { bearerToken, loginFromCookie, nameForToken, tokenUserId } from "./tokens";
+import { RequestError } from "../shared/errors";
+import type { ErrorCode } from "../shared/error-codes";
 
 export interface Identity {
   /** Stable and unique across modes: what sessions and spend are keyed by. */
@@ -40,7 +42,7 @@ export function isLoopback(c: Context): boolean {
   return LOOPBACK_HOSTS.has(new URL(c.req.url).hostname);
 }
 
-async function resolve(c: Context, auth: ActiveAuth): Promise<Identity | { code: string; message: string }> {
+async function resolve(c: Context, auth: ActiveAuth): Promise<Identity | { code: ErrorCode; message: string }> {
   switch (auth.mode) {
     case "none":
       return { id: "local", name: "local", mode: "none" };
@@ -81,18 +83,13 @@ export function identify(options: { optional?: (c: Context) => boolean } = {}): 
     const host = new URL(c.req.url).host;
     // Fail closed: a bad configuration, or no mode outside loopback, serves nothing.
     if (auth.mode === "misconfigured" || (auth.mode === "none" && !isLoopback(c))) {
-      return c.json(errorBody("auth_not_configured", misconfiguredMessage(auth, host)), 503);
+      throw new RequestError("auth_not_configured", misconfiguredMessage(auth, host));
     }
     c.set("auth", auth);
-    let who: Awaited<ReturnType<typeof resolve>>;
-    try {
-      who = await resolve(c, auth);
-    } catch (error) {
-      if (error instanceof SignInThrottledError) return throttledResponse(c, error);
-      throw error;
-    }
+    // A throttled sign-in throws SignInThrottledError: the Worker's onError answers 429 with Retry-After.
+    const who = await resolve(c, auth);
     if ("id" in who) c.set("identity", who);
-    else if (!options.optional?.(c)) return c.json(errorBody(who.code, who.message, { authMode: auth.mode }), 401);
+    else if (!options.optional?.(c)) throw new RequestError(who.code, who.message, { authMode: auth.mode });
     await next();
   };
 }

@@ -7,6 +7,7 @@
 import type { MiddlewareHandler } from "hono";
 import { errorBody } from "../shared/error-body";
 import { authConfigOf, type AppEnv } from "./identify";
+import { RequestError } from "../shared/errors";
 
 const SAFE_METHOD = /^(GET|HEAD|OPTIONS)$/;
 
@@ -25,19 +26,16 @@ export function sameOrigin(): MiddlewareHandler<AppEnv> {
     const own = new URL(c.req.url).origin;
     const listed = origin !== undefined && (origin === own || allowed.includes(origin));
     if (origin !== undefined && !listed) {
-      return c.json(
-        errorBody(
-          "forbidden_origin",
-          `requests from ${origin === "null" ? "an opaque origin" : "another origin"} are refused; add it to ALLOWED_ORIGINS to allow it`,
-        ),
-        403,
+      throw new RequestError(
+        "forbidden_origin",
+        `requests from ${origin === "null" ? "an opaque origin" : "another origin"} are refused; add it to ALLOWED_ORIGINS to allow it`,
       );
     }
     if (c.req.header("sec-fetch-site") === "cross-site" && !listed) {
-      return c.json(errorBody("forbidden_origin", "cross-site requests are refused"), 403);
+      throw new RequestError("forbidden_origin", "cross-site requests are refused");
     }
     if (!upgrade && hasBody(c.req.raw.headers) && !/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
-      return c.json(errorBody("unsupported_media_type", "send the body as Content-Type: application/json"), 415);
+      throw new RequestError("unsupported_media_type", "send the body as Content-Type: application/json");
     }
     return next();
   };

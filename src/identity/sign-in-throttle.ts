@@ -16,7 +16,7 @@ import type { Context } from "hono";
 import type { Env } from "../config/env";
 import { runtimeConfig } from "../config/runtime-config";
 import { errorBody } from "../shared/error-body";
-import { EdgehostError } from "../shared/errors";
+import { EdgehostError, type PublicError } from "../shared/errors";
 import type { BucketLimits } from "../users/token-bucket";
 import type { SignInThrottle, ThrottleVerdict } from "./SignInThrottle";
 
@@ -35,7 +35,7 @@ export class SignInThrottledError extends EdgehostError {
   constructor(readonly retryAfterMs: number) {
     super(`Too many failed sign-ins from your address: try again in ${Math.ceil(retryAfterMs / 1000)} s.`);
   }
-  override toPublic() {
+  override toPublic(): PublicError {
     return { code: this.code, message: this.message, retryAfterMs: this.retryAfterMs };
   }
 }
@@ -99,10 +99,4 @@ export async function throttledSignIn<T>(env: Env, headers: Headers, verify: () 
   remember(address, verdict, now);
   if (verdict.blocked) throw new SignInThrottledError(verdict.retryAfterMs);
   return who;
-}
-
-/** The 429 for a throttled attempt: Retry-After in whole seconds, and the typed body. */
-export function throttledResponse(c: Context, error: SignInThrottledError): Response {
-  c.header("Retry-After", String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
-  return c.json(errorBody(error.code, error.message, { retryAfterMs: error.retryAfterMs }), 429);
 }

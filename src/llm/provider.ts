@@ -1,6 +1,7 @@
 // The interface every model provider implements, and the messages the
 // orchestrator hands them. Providers know nothing about WebSockets or MCP: they
 // turn a conversation plus tool declarations into a stream of events.
+import type { ErrorCode } from "../shared/error-codes";
 import { EdgehostError, type PublicError } from "../shared/errors";
 
 /** A tool as the model sees it: a function name valid for Gemini and OpenAI, and a JSON Schema. */
@@ -83,7 +84,7 @@ export interface LlmProvider {
 
 /** A model call that failed. `retryable` covers 429 and 5xx; `retryAfterMs` comes from the server when it said. */
 export class LlmError extends EdgehostError {
-  readonly code: string = "llm";
+  readonly code: ErrorCode = "llm";
   constructor(
     message: string,
     readonly status?: number,

@@ -16,7 +16,7 @@ import {
   TUNNELLED_RESPONSE_HEADERS,
   type ToBridge,
 } from "../shared/machine-frames";
-import { errorBody } from "../shared/error-body";
+import { errorJson } from "../shared/error-body";
 import { parseCredential, sha256 } from "./credentials";
 import type { MachineStore, MachineView } from "./machine-store";
 
@@ -42,7 +42,6 @@ interface SocketLoad {
 }
 
 const encoder = new TextEncoder();
-const json = (status: number, code: string, message: string) => Response.json(errorBody(code, message), { status });
 
 export class MachineRelay {
   private readonly pending = new Map<number, Pending>();
@@ -65,10 +64,10 @@ export class MachineRelay {
 
   /** The bridge's `GET /machines/connect` (upgrade), after the Worker routed it here by the credential's user. */
   async accept(request: Request, userId: string): Promise<Response> {
-    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return json(426, "upgrade_required", "connect with a WebSocket");
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return errorJson("upgrade_required", "connect with a WebSocket");
     const credential = parseCredential(/^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1]);
     if (!credential || credential.userId !== userId || !this.store.verify(credential.machineId, await sha256(credential.secret))) {
-      return json(401, "bad_device_credential", "this device credential is not valid (revoked, or never issued): pair the machine again");
+      return errorJson("bad_device_credential", "this device credential is not valid (revoked, or never issued): pair the machine again");
     }
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
@@ -153,7 +152,7 @@ export class MachineRelay {
       }
     } else {
       this.pending.delete(frame.id);
-      if (!pending.answered) pending.resolve(json(502, "machine_failed", `the machine could not answer: ${frame.message}`));
+      if (!pending.answered) pending.resolve(errorJson("machine_failed", `the machine could not answer: ${frame.message}`));
       else fail(pending, frame.message);
     }
   }
@@ -169,15 +168,15 @@ export class MachineRelay {
   /** A session's request to `/servers/{name}/mcp` on machine `machineId`. */
   async tunnel(request: Request, machineId: string, path: string): Promise<Response> {
     const machine = this.store.get(machineId);
-    if (!machine) return json(404, "machine_unknown", "this machine is not paired (it was removed)");
+    if (!machine) return errorJson("machine_unknown", "this machine is not paired (it was removed)");
     const socket = this.socketOf(machineId);
-    if (!socket) return json(503, "machine_offline", `machine "${machine.name}" is offline: start \`mcp-local-bridge connect\` on it`);
+    if (!socket) return errorJson("machine_offline", `machine "${machine.name}" is offline: start \`mcp-local-bridge connect\` on it`);
     if ([...this.pending.values()].filter((p) => p.machineId === machineId).length >= MAX_IN_FLIGHT)
-      return json(503, "machine_busy", `machine "${machine.name}" has too many requests in flight`);
+      return errorJson("machine_busy", `machine "${machine.name}" has too many requests in flight`);
     const method = request.method;
-    if (method !== "GET" && method !== "POST" && method !== "DELETE") return json(405, "method_not_allowed", `${method} is not relayed`);
+    if (method !== "GET" && method !== "POST" && method !== "DELETE") return errorJson("method_not_allowed", `${method} is not relayed`);
     const body = method === "POST" ? await request.text() : undefined;
-    if (body !== undefined && body.length > MAX_REQUEST_BYTES) return json(413, "too_large", "the request is too large for the relay");
+    if (body !== undefined && body.length > MAX_REQUEST_BYTES) return errorJson("payload_too_large", "the request is too large for the relay");
     const headers: [string, string][] = [];
     for (const name of TUNNELLED_REQUEST_HEADERS) {
       const value = request.headers.get(name);
@@ -193,7 +192,7 @@ export class MachineRelay {
     for (const [id, pending] of this.pending) {
       if (pending.machineId !== machineId) continue;
       this.pending.delete(id);
-      if (!pending.answered) pending.resolve(json(503, "machine_offline", why));
+      if (!pending.answered) pending.resolve(errorJson("machine_offline", why));
       else fail(pending, why);
     }
   }

@@ -33,6 +33,7 @@ import { qualify } from "./names";
 import type { ServerRequestHandlers } from "./server-requests";
 import { toolUiResourceUri, toolUiVisibility, type ToolUiVisibility } from "./app-ui";
 import { shouldFallBack, type TransportFactory, type TransportHandle, type TransportKind } from "./transports";
+import { rpcRefusal } from "./rpc-refusal";
 
 // auth_required: the server answered 401 and only the user signing in (OAuth) lets us in.
 export const ServerStateSchema = z.enum(["connecting", "ready", "unavailable", "closed", "disabled", "auth_required"]);
@@ -246,14 +247,14 @@ export class ServerConnection {
     if (caps.sampling) {
       client.setRequestHandler("sampling/createMessage", (request, ctx) => {
         const handler = this.deps.handlers().sampling;
-        if (!handler) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, "sampling is not available");
+        if (!handler) throw rpcRefusal("unsupported", "sampling is not available");
         return handler({ server, params: request.params, signal: ctx.mcpReq.signal });
       });
     }
     if (caps.elicitation) {
       client.setRequestHandler("elicitation/create", (request, ctx) => {
         const handler = this.deps.handlers().elicitation;
-        if (!handler) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, "elicitation is not available");
+        if (!handler) throw rpcRefusal("unsupported", "elicitation is not available");
         return handler({ server, params: request.params, signal: ctx.mcpReq.signal });
       });
     }

@@ -10,6 +10,7 @@ import type { ChatMessage, LlmProvider, MediaPart } from "../llm/provider";
 import { mediaNames } from "../llm/media";
 import { chooseSamplingModel } from "./sampling-model";
 import { MediaBudget } from "./tool-results";
+import { rpcRefusal } from "../mcp/rpc-refusal";
 
 export type SamplingParams = CreateMessageRequest["params"];
 
@@ -32,7 +33,7 @@ export interface SamplingDeps {
 
 type Block = Extract<SamplingParams["messages"][number]["content"], { type: string }>;
 
-const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+const invalid = (message: string) => rpcRefusal("bad_request", message);
 
 export async function answerSampling(params: SamplingParams, deps: SamplingDeps, signal: AbortSignal): Promise<CreateMessageResult> {
   if ((params.tools?.length ?? 0) > 0 || params.toolChoice)
@@ -48,7 +49,7 @@ export async function answerSampling(params: SamplingParams, deps: SamplingDeps,
   // The prompt's size in tokens, roughly (4 characters each), plus the most the answer may take.
   const promptChars = (params.systemPrompt?.length ?? 0) + JSON.stringify(params.messages).length;
   const refused = await deps.refusal?.(maxTokens + Math.ceil(promptChars / 4));
-  if (refused) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, refused);
+  if (refused) throw rpcRefusal("budget_exhausted", refused);
   const spent = { tokens: 0 };
   try {
     return await ask(params, deps, signal, { maxTokens, temperature, stops, choice, messages }, spent);
@@ -85,7 +86,7 @@ async function ask(
     ),
     `— ${limits.join(", ")}`,
   ].join("\n");
-  if (!(await deps.approve(summary, signal))) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "the user declined the sampling request");
+  if (!(await deps.approve(summary, signal))) throw rpcRefusal("denied", "the user declined the sampling request");
 
   let text = "";
   let finishReason = "";

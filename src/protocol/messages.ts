@@ -4,6 +4,7 @@
 // frame naming what was wrong, and the socket stays open.
 import { z } from "zod";
 import { ServerStatusSchema } from "../mcp/capabilities";
+import { isWsErrorCode, WS_ERROR_CODE_NAMES, type WsErrorCode } from "../shared/error-codes";
 import { EdgehostError } from "../shared/errors";
 
 export const MAX_FRAME_BYTES = 64 * 1024;
@@ -143,7 +144,7 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     reason: z.enum(["complete", "cancelled", "error", "max_steps", "no_model"]),
     usage: UsageSchema.optional(),
   }),
-  z.object({ type: z.literal("error"), code: z.string(), message: z.string(), turnId: z.string().optional() }),
+  z.object({ type: z.literal("error"), code: z.enum(WS_ERROR_CODE_NAMES), message: z.string(), turnId: z.string().optional() }),
   z.object({ type: z.literal("pong") }),
   /** An attached resource changed at its server (a subscription); later turns use the new contents. */
   z.object({ type: z.literal("resource_updated"), server: z.string(), uri: z.string() }),
@@ -154,8 +155,9 @@ export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 export const toWire = {
   /** An error as the page sees it: a typed error's public form, anything else a bare "internal error". */
   error(error: unknown, turnId?: string): Extract<ServerMessage, { type: "error" }> {
-    const pub = error instanceof EdgehostError ? error.toPublic() : { code: "internal", message: "internal error" };
-    return { type: "error", code: pub.code, message: pub.message, ...(turnId ? { turnId } : {}) };
+    const pub = error instanceof EdgehostError ? error.toPublic() : { code: "internal" as const, message: "internal error" };
+    // An HTTP-only code (error-codes.ts) has no meaning on the socket: the page gets the message as an internal error.
+    return { type: "error", code: isWsErrorCode(pub.code) ? pub.code : "internal", message: pub.message, ...(turnId ? { turnId } : {}) };
   },
   /** A history entry without what only the Worker may see (a provider's private data, e.g. Gemini thought signatures). */
   entry<T extends HistoryEntry>(entry: T): HistoryEntry {
@@ -164,7 +166,7 @@ export const toWire = {
   },
 };
 
-export type ParsedFrame = { ok: true; message: ClientMessage } | { ok: false; code: string; message: string };
+export type ParsedFrame = { ok: true; message: ClientMessage } | { ok: false; code: WsErrorCode; message: string };
 
 /** Parses one client frame; never throws. */
 export function parseClientFrame(frame: string | ArrayBuffer): ParsedFrame {

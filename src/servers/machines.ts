@@ -5,7 +5,7 @@
 // saying why, so the page shows them rather than letting them vanish.
 import type { MachineView } from "../machines/machine-store";
 import { machineServerUrl, tunnelRequestUrl } from "../machines/tunnel-url";
-import { errorBody } from "../shared/error-body";
+import { errorJson } from "../shared/error-body";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 
 /** The machine's servers keep the default call timeout of mcp.json entries. */
@@ -50,7 +50,7 @@ export function machineFetch(account: () => { fetch(request: Request): Promise<R
     const request = new Request(input, init);
     const target = tunnelRequestUrl(request.url);
     const stub = account();
-    if (!target || !stub) return Response.json(errorBody("machine_unknown", "not a server of your machines"), { status: 404 });
+    if (!target || !stub) return errorJson("machine_unknown", "not a server of your machines");
     // Method, headers and body only: the caller's abort signal does not cross to another object.
     const body = request.method === "GET" || request.method === "HEAD" ? null : await request.text();
     return stub.fetch(new Request(target, { method: request.method, headers: request.headers, body }));

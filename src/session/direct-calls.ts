@@ -82,7 +82,7 @@ export async function callDirect(
     return { ok: true, body };
   } catch (error) {
     const durationMs = Date.now() - started;
-    const publicError = error instanceof EdgehostError ? error.toPublic() : { code: "internal", message: "the tool call failed" };
+    const publicError = error instanceof EdgehostError ? error.toPublic() : { code: "internal" as const, message: "the tool call failed" };
     record({ turnId: null, kind: "tool_result", callId, server, tool: toolName, durationMs, error: publicError.message });
     return { ok: false, error: publicError };
   }

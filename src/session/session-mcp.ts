@@ -25,6 +25,7 @@ import type { StoredChallenge } from "../mcp/oauth/provider";
 import { mergeServers } from "../servers/merge";
 import type { Audience } from "../servers/audience";
 import { deploymentServersFor } from "../servers/deployment";
+import { rpcRefusal } from "../mcp/rpc-refusal";
 
 const ENABLED_KEY = "enabledServers";
 
@@ -326,7 +327,7 @@ export class SessionMcp {
 
   private async sample(server: string, params: SamplingParams, signal: AbortSignal): Promise<CreateMessageResult> {
     const provider = this.deps.provider();
-    if (!provider) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "no model is configured for sampling");
+    if (!provider) throw rpcRefusal("no_model", "no model is configured for sampling");
     const hold = `sampling:${crypto.randomUUID()}`;
     const result = await answerSampling(
       params,

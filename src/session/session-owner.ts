@@ -13,6 +13,7 @@ import type { SpendDecision, SpendKind } from "../users/spend-ledger";
 import type { MachineView } from "../machines/machine-store";
 import type { HistoryStore } from "./history";
 import { PendingUsage } from "./pending-usage";
+import type { PublicError } from "../shared/errors";
 
 const OWNER_KEY = "owner";
 const LISTED_KEY = "listed";
@@ -96,7 +97,7 @@ export class SessionOwner {
   }
 
   /** A direct or app tool call counted against the owner's limits: the refusal to answer with, or nothing when admitted. */
-  async refuseCall(): Promise<{ ok: false; error: { code: string; message: string; retryAfterMs?: number } } | undefined> {
+  async refuseCall(): Promise<{ ok: false; error: PublicError } | undefined> {
     const spend = await this.spend("call");
     if (spend.ok) return undefined;
     return { ok: false, error: { code: spend.code, message: spend.message, retryAfterMs: "retryAfterMs" in spend ? spend.retryAfterMs : undefined } };

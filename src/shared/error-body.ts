@@ -1,10 +1,11 @@
 // The JSON error body of every HTTP answer edgehost gives: `{error: {code,
-// message, ...}}`, with stable codes the page and API clients can switch on.
+// message, ...}}`, with stable codes (error-codes.ts) the page and API clients can switch on.
 import { z } from "zod";
+import { ERROR_CODE_NAMES, statusOf, type ErrorCode } from "./error-codes";
 
 export const ErrorBodySchema = z.object({
   error: z.object({
-    code: z.string(),
+    code: z.enum(ERROR_CODE_NAMES),
     message: z.string(),
     issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
     retryAfterMs: z.number().optional(),
@@ -14,6 +15,11 @@ export const ErrorBodySchema = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
-export function errorBody(code: string, message: string, extra: Partial<ErrorBody["error"]> = {}): ErrorBody {
+export function errorBody(code: ErrorCode, message: string, extra: Partial<ErrorBody["error"]> = {}): ErrorBody {
   return ErrorBodySchema.parse({ error: { code, message, ...extra } });
+}
+
+/** The whole answer, for code outside Hono (Durable Objects' fetch): the code's status and body. */
+export function errorJson(code: ErrorCode, message: string, extra: Partial<ErrorBody["error"]> = {}): Response {
+  return Response.json(errorBody(code, message, extra), { status: statusOf(code) });
 }

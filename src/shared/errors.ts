@@ -1,7 +1,8 @@
 // The base of every typed error in edgehost (Worker and bridge), and the
 // mcp.json configuration error both processes report. Each has a stable `code`;
 // `toPublic()` is the only shape that may reach a browser or a client: no stack,
-// no file paths, no secrets.
+// no file paths, no secrets. The codes are the closed set of error-codes.ts.
+import type { ErrorCode } from "./error-codes";
 
 export interface FieldIssue {
   /** JSON path of the offending field, e.g. `path` or `edits[0].oldText`. */
@@ -10,16 +11,18 @@ export interface FieldIssue {
 }
 
 export interface PublicError {
-  code: string;
+  code: ErrorCode;
   message: string;
   server?: string;
   tool?: string;
   issues?: FieldIssue[];
   retryAfterMs?: number;
+  /** On 401: how this deployment signs in (the page shows its login form for "token"). */
+  authMode?: "access" | "token" | "none";
 }
 
 export abstract class EdgehostError extends Error {
-  abstract readonly code: string;
+  abstract readonly code: ErrorCode;
   override get name(): string {
     return this.constructor.name;
   }
@@ -71,5 +74,37 @@ export class StartupError extends EdgehostError {
   }
   override toPublic(): PublicError {
     return { code: this.code, message: this.message };
+  }
+}
+
+/** What else an HTTP refusal carries besides its code and message. */
+export interface RefusalDetails {
+  server?: string;
+  tool?: string;
+  issues?: FieldIssue[];
+  retryAfterMs?: number;
+  /** On 401: how this deployment signs in (the page shows its login form for "token"). */
+  authMode?: "access" | "token" | "none";
+}
+
+/**
+ * A request refused with a code of the table: routes and middleware throw it, and the
+ * Worker's one `onError` (src/http/errors.ts) answers with the code's status.
+ */
+export class RequestError extends EdgehostError {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: RefusalDetails = {},
+  ) {
+    super(message);
+  }
+  /** A refusal another object answered with (a session's RPC outcome), thrown on as the route's answer. */
+  static from(pub: PublicError): RequestError {
+    const { code, message, ...details } = pub;
+    return new RequestError(code, message, details);
+  }
+  override toPublic(): PublicError {
+    return { code: this.code, message: this.message, ...this.details };
   }
 }

@@ -12,6 +12,7 @@ import type { OAuthRecord } from "../mcp/oauth/provider";
 import { MachineStore, type Machine, type MachineView } from "../machines/machine-store";
 import { MachineRelay } from "../machines/relay";
 import { machineTunnelPath } from "../machines/tunnel-url";
+import { errorJson } from "../shared/error-body";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
 export type ServersSnapshot = { version: string; servers?: StoredUserServer[]; machines?: MachineView[] };
@@ -54,7 +55,7 @@ export class UserAccount extends DurableObject<unknown> {
     if (url.pathname === "/machines/connect") return this.relay.accept(request, url.searchParams.get("user") ?? "");
     const tunnel = machineTunnelPath(url);
     if (tunnel) return this.relay.tunnel(request, tunnel.machineId, tunnel.path);
-    return Response.json({ error: { code: "not_found", message: "no such route" } }, { status: 404 });
+    return errorJson("not_found", "no such route");
   }
 
   override webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): void {

@@ -1,0 +1,135 @@
+// Every error code edgehost puts on a wire, in one closed table, as the MCP SDK keeps one
+// error-code enum: its HTTP status, whether it can reach the page's WebSocket, and its
+// JSON-RPC code when edgehost answers a server's request (sampling, elicitation, roots)
+// with it. A code not in this table does not compile (`ErrorCode`). docs/troubleshooting.md
+// says what each means to a user.
+//
+// The three forms of one error:
+//   HTTP       status `status`, body {"error": {"code", "message", "issues"?, "retryAfterMs"?}}
+//   WebSocket  {"type": "error", "code", "message", "turnId"?} (codes with `ws: true`)
+//   JSON-RPC   {"code": jsonRpc, "message", "data": {"code"}}
+import { RPC } from "./rpc";
+
+/** JSON-RPC codes beyond the bridge's (rpc.ts): the spec's, and the SDK's for a timeout. */
+const INVALID_PARAMS = -32602;
+const INTERNAL = -32603;
+const REQUEST_TIMEOUT = -32001;
+/** MCP's code for an unknown resource (spec: server/resources, "Resource not found"). */
+const RESOURCE_NOT_FOUND = -32002;
+
+export interface ErrorCodeSpec {
+  status: number;
+  /** Can be sent on the page's WebSocket as an `error` frame (otherwise HTTP only). */
+  ws: boolean;
+  jsonRpc: number;
+}
+
+const http = (status: number, jsonRpc: number = status >= 500 ? INTERNAL : RPC.invalidRequest) => ({ status, ws: false as const, jsonRpc });
+const both = (status: number, jsonRpc: number = status >= 500 ? INTERNAL : RPC.invalidRequest) => ({ status, ws: true as const, jsonRpc });
+
+export const ERROR_CODES = {
+  // ---- a request or frame that is malformed ----
+  bad_request: http(400, INVALID_PARAMS),
+  bad_json: both(400, RPC.parseError),
+  bad_frame: both(400, RPC.parseError),
+  bad_message: both(400, INVALID_PARAMS),
+  unknown_type: both(400, RPC.methodNotFound),
+  frame_too_large: both(413),
+  payload_too_large: http(413),
+  unsupported_media_type: http(415),
+  upgrade_required: http(426),
+  method_not_allowed: http(405, RPC.methodNotFound),
+  bad_session_id: http(400, INVALID_PARAMS),
+  bad_tool_name: http(400, INVALID_PARAMS),
+  /** Refused by one of Hono's own middlewares, with that middleware's status (the only code whose status varies). */
+  http_error: http(400),
+  not_found: both(404, RPC.methodNotFound),
+
+  // ---- identity and the deployment ----
+  auth_not_configured: http(503),
+  unauthenticated: http(401),
+  bad_token: http(401),
+  no_login: http(400),
+  forbidden_origin: http(403),
+  sign_in_throttled: http(429),
+  too_many_sessions: both(429),
+  config: both(500),
+  startup: both(500),
+  dependency_cycle: both(500),
+  internal: both(500),
+
+  // ---- spend ----
+  rate_limited: both(429),
+  budget_exhausted: both(429),
+
+  // ---- turns, approvals, the model ----
+  turn_in_progress: both(409),
+  unknown_approval: both(404),
+  unknown_elicitation: both(404),
+  approval_required: both(403),
+  denied: both(403),
+  duplicate_call: both(409),
+  no_model: both(503, RPC.invalidRequest),
+  llm: both(502),
+  llm_idle: both(504),
+
+  // ---- MCP servers and their tools ----
+  tool_not_found: both(404, RPC.methodNotFound),
+  tool_arguments: both(400, INVALID_PARAMS),
+  server_unavailable: both(503, RPC.serverError),
+  circuit_open: both(503, RPC.serverError),
+  tool_timeout: both(504, REQUEST_TIMEOUT),
+  protocol: both(502),
+  cancelled: both(499, RPC.requestCancelled),
+  unsupported: both(400, RPC.methodNotFound),
+  unknown_server: both(404, INVALID_PARAMS),
+  server_disabled: both(409),
+  resource_not_found: both(404, RESOURCE_NOT_FOUND),
+  prompt_not_found: both(404, INVALID_PARAMS),
+  argument_missing: both(400, INVALID_PARAMS),
+  argument_unknown: both(400, INVALID_PARAMS),
+  prompt_failed: both(502),
+  completions_unsupported: both(400, RPC.methodNotFound),
+  too_many_attachments: both(400, INVALID_PARAMS),
+  not_ui_resource: both(400, INVALID_PARAMS),
+  bad_ui_resource: both(502),
+
+  // ---- the user's own servers and OAuth sign-in ----
+  duplicate_name: http(409),
+  server_url_refused: http(400, INVALID_PARAMS),
+  server_unreachable: http(400),
+  auth_required: both(401),
+  oauth_unsupported: both(400),
+  oauth_failed: http(502),
+  oauth_state_invalid: http(400),
+  oauth_retry_limit: http(409),
+
+  // ---- paired machines ----
+  pairing_unknown: http(404),
+  pairing_used: http(409),
+  pairing_failed: http(503),
+  bad_device_credential: http(401),
+  too_many_machines: http(409),
+  machine_unknown: http(404),
+  machine_offline: http(503),
+  machine_busy: http(503),
+  machine_failed: http(502),
+} as const satisfies Record<string, ErrorCodeSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+export const statusOf = (code: ErrorCode): number => ERROR_CODES[code].status;
+
+/** The codes an `error` frame on the page's WebSocket may carry. */
+export type WsErrorCode = { [K in ErrorCode]: (typeof ERROR_CODES)[K]["ws"] extends true ? K : never }[ErrorCode];
+
+export const WS_ERROR_CODE_NAMES = ERROR_CODE_NAMES.filter((code): code is WsErrorCode => ERROR_CODES[code].ws) as [WsErrorCode, ...WsErrorCode[]];
+
+export const isWsErrorCode = (code: ErrorCode): code is WsErrorCode => ERROR_CODES[code].ws;
+
+/** An error's JSON-RPC form, for answering a server's request: the table's number, our code in `data`. */
+export function jsonRpcError(code: ErrorCode, message: string): { code: number; message: string; data: { code: ErrorCode } } {
+  return { code: ERROR_CODES[code].jsonRpc, message, data: { code } };
+}
