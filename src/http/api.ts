@@ -8,8 +8,6 @@ import { validator } from "hono/validator";
 import type { AppEnv } from "../identity/identify";
 import { runtimeConfig } from "../config/runtime-config";
 import { userAccount } from "../users/account";
-import { errorBody } from "../shared/error-body";
-import { errorResponse } from "./errors";
 import { MAX_TOOL_BODY_BYTES } from "../shared/limits";
 import { restartServers } from "./my-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
@@ -32,7 +30,7 @@ api.get("/health", (c) => {
   return c.json(HealthSchema.parse({ ok: true, service: "edgehost", ...modelInfo }));
 });
 
-const sessionQuery = validator("query", (value, c) => {
+const sessionQuery = validator("query", (value, _c) => {
   const given = value.session;
   // A repeated ?session= is ambiguous: refused rather than silently picking one.
   if (Array.isArray(given) || (given !== undefined && !SESSION_ID.test(given))) throw badSessionId();

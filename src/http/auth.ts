@@ -10,13 +10,12 @@ import type { AppEnv } from "../identity/identify";
 import { throttledSignIn } from "../identity/sign-in-throttle";
 import { clearLoginCookie, loginFromCookie, nameForToken, newLogin, setLoginCookie, tokenUserId } from "../identity/tokens";
 import { userAccount } from "../users/account";
-import { errorBody } from "../shared/error-body";
 import { LoginRequestSchema } from "./schemas";
 import { RequestError } from "../shared/errors";
 
 export const auth = new Hono<AppEnv>();
 
-const loginBody = validator("json", (value, c) => {
+const loginBody = validator("json", (value, _c) => {
   const parsed = LoginRequestSchema.safeParse(value);
   if (!parsed.success) throw new RequestError("bad_request", 'the body must be {"token": "..."}');
   return parsed.data;

@@ -10,14 +10,13 @@
 // GET /api/machines → {machines}; DELETE /api/machines/{id}: revoke, effective at once.
 // GET /machines/connect (WebSocket, Authorization: Bearer <device credential>): the
 //   bridge's one socket, held by the user's UserAccount (src/machines/relay.ts).
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
 import type { Env } from "../config/env";
 import type { AppEnv } from "../identity/identify";
 import { throttledSignIn } from "../identity/sign-in-throttle";
 import { machineName, mintCredential, newPairingCode, normalCode, parseCredential, randomToken, sha256 } from "../machines/credentials";
 import type { PairingCode } from "../machines/PairingCode";
-import { errorBody } from "../shared/error-body";
 import { sameOrigin } from "../identity/same-origin";
 import { userAccount } from "../users/account";
 import { parsed } from "./request-body";

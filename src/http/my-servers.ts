@@ -7,7 +7,6 @@ import { runtimeConfig } from "../config/runtime-config";
 import { isLoopback, type AppEnv } from "../identity/identify";
 import { serverUrlRefusal } from "../servers/url-policy";
 import { deploymentNames, deploymentNamesFor } from "../servers/lookup";
-import { errorBody } from "../shared/error-body";
 import { userAccount } from "../users/account";
 import { revokeTokens } from "../mcp/oauth/revoke";
 import { takeOAuthRecord } from "../users/oauth-client-storage";
@@ -53,7 +52,6 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
   }
   const stored = await account.putServer(validated.server, create);
   if (!stored.ok) {
-    const status = stored.code === "duplicate_name" ? 409 : 404;
     throw new RequestError(stored.code, stored.code === "duplicate_name" ? `you already have a server "${input.name}"` : `you have no server "${input.name}"`, {
       issues: [{ path: "name", message: stored.code === "duplicate_name" ? "already used" : "not found" }],
     });

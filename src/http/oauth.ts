@@ -24,7 +24,6 @@ import { OAuthUnsupportedError } from "../mcp/oauth/errors";
 import type { OAuthRecord } from "../mcp/oauth/provider";
 import { revokeTokens } from "../mcp/oauth/revoke";
 import { beginSignIn, finishSignIn } from "../mcp/oauth/sign-in";
-import { errorBody } from "../shared/error-body";
 import { errorMessage } from "../shared/logger";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";

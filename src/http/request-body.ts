@@ -29,7 +29,7 @@ export function parsed<T extends z.ZodType>(
   message: string | ((issues: Issue[]) => string),
   options: { checkDepth?: boolean } = {},
 ) {
-  return validator(target, (value, c) => {
+  return validator(target, (value, _c) => {
     if (options.checkDepth && tooDeep(value)) throw new RequestError("bad_request", `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
     const result = schema.safeParse(value);
     if (result.success) return result.data as z.infer<T>;

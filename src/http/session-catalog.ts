@@ -7,7 +7,6 @@ import { Hono } from "hono";
 import type { AppEnv } from "../identity/identify";
 import { CompleteInputSchema, CompletionSchema, type Completion } from "../mcp/catalog";
 import type { CatalogKind, CatalogOutcome } from "../session/catalog-calls";
-import { errorResponse } from "./errors";
 import { ownedSession } from "./owned-session";
 import { limitBody, parsed } from "./request-body";
 import { RequestError } from "../shared/errors";

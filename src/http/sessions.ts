@@ -9,8 +9,6 @@ import type { AppEnv } from "../identity/identify";
 import { userAccount } from "../users/account";
 import { TooManySessionsError } from "../users/session-limit";
 import { SESSION_USER_HEADER } from "../session/ChatSession";
-import { errorBody } from "../shared/error-body";
-import { errorResponse } from "./errors";
 import { SESSION_ID, badSessionId, findOwnedSession, ownedSession, type SessionStub } from "./owned-session";
 import { sessionCatalog } from "./session-catalog";
 import { RequestError } from "../shared/errors";
@@ -25,7 +23,7 @@ sessions.post("/", async (c) => {
   const max = maxSessions(c);
   // Listed before it is claimed, in one step on the account, so parallel creations cannot pass the cap together.
   if (!(await userAccount(c.env, c.var.identity.id).reserveSession(id, max))) throw new TooManySessionsError(max);
-  const owned = await ownedSession(c, id, { claim: true });
+  await ownedSession(c, id, { claim: true });
   return c.json({ id }, 201);
 });
 

@@ -6,7 +6,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Env } from "../config/env";
 import { runtimeConfig } from "../config/runtime-config";
-import { errorBody } from "../shared/error-body";
 import { accessVerifier, AccessTokenError } from "./access-jwt";
 import { LOOPBACK_HOSTS, misconfiguredMessage, type AuthConfig, type AuthMode } from "../config/auth";
 import { userAccount } from "../users/account";

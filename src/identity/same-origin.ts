@@ -5,7 +5,6 @@
 // GET) and a JSON body sent without a preflight; this covers both. A request
 // with no Origin (curl, API clients) is not a browser's cross-site request.
 import type { MiddlewareHandler } from "hono";
-import { errorBody } from "../shared/error-body";
 import { authConfigOf, type AppEnv } from "./identify";
 import { RequestError } from "../shared/errors";
 

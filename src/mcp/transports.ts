@@ -4,6 +4,7 @@
 // are reached through the local bridge, over HTTP like any other.
 import { SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type OAuthClientProvider, type Transport } from "@modelcontextprotocol/client";
 import type { RemoteServerConfig, ServerConfig } from "../shared/mcp-config/config";
+import { watchStreams } from "./stream-watch";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse" | "in-memory";
 
@@ -15,9 +16,15 @@ export interface TransportHandle {
   pid?: () => number | null;
 }
 
+/** What the connection asks to hear from the transport it creates. */
+export interface TransportHooks {
+  /** A server's event stream broke before it ended (stream-watch.ts). */
+  onStreamBroken?: (error: unknown) => void;
+}
+
 export interface TransportCandidate {
   kind: TransportKind;
-  create(): TransportHandle;
+  create(hooks?: TransportHooks): TransportHandle;
 }
 
 export type TransportFactory = (server: ServerConfig) => TransportCandidate[];
@@ -33,25 +40,30 @@ export interface RemoteTransportOptions {
 export function remoteTransports(server: RemoteServerConfig, options: RemoteTransportOptions = {}): TransportCandidate[] {
   const url = new URL(server.url);
   const requestInit: RequestInit = { headers: server.headers };
-  const fetchImpl = options.fetchFor?.(server) ?? options.fetch;
+  const given = options.fetchFor?.(server) ?? options.fetch;
+  const fetchFor = (hooks?: TransportHooks): typeof fetch | undefined =>
+    hooks?.onStreamBroken ? watchStreams(given ?? ((input, init) => fetch(input, init)), hooks.onStreamBroken) : given;
   const streamable: TransportCandidate = {
     kind: "streamable-http",
-    create: () => ({
+    create: (hooks) => ({
       kind: "streamable-http",
-      transport: new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchImpl, authProvider: options.auth?.(server) }),
+      transport: new StreamableHTTPClientTransport(url, { requestInit, fetch: fetchFor(hooks), authProvider: options.auth?.(server) }),
     }),
   };
   const sse: TransportCandidate = {
     kind: "sse",
-    create: () => ({
-      kind: "sse",
-      transport: new SSEClientTransport(url, {
-        requestInit,
-        fetch: fetchImpl,
-        eventSourceInit: fetchImpl ? { fetch: fetchImpl } : undefined,
-        authProvider: options.auth?.(server),
-      }),
-    }),
+    create: (hooks) => {
+      const fetchImpl = fetchFor(hooks);
+      return {
+        kind: "sse",
+        transport: new SSEClientTransport(url, {
+          requestInit,
+          fetch: fetchImpl,
+          eventSourceInit: fetchImpl ? { fetch: fetchImpl } : undefined,
+          authProvider: options.auth?.(server),
+        }),
+      };
+    },
   };
   return server.transport === "sse" ? [sse] : [streamable, sse];
 }

@@ -5,7 +5,7 @@
 // Not honoured, and said so: `tools` / `toolChoice` (refused: this host does not run
 // a tool loop for a server), `includeContext` other than "none" (the host does not
 // declare `sampling.context`, so the spec lets it send no context; it sends none).
-import { ProtocolError, ProtocolErrorCode, type CreateMessageRequest, type CreateMessageResult } from "@modelcontextprotocol/client";
+import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/client";
 import type { ChatMessage, LlmProvider, MediaPart } from "../llm/provider";
 import { mediaNames } from "../llm/media";
 import { chooseSamplingModel } from "./sampling-model";

@@ -2,7 +2,7 @@
 // the per-session server choice, and the server status the page shows. Requests
 // servers make of the user (sampling, elicitation) go through the session's
 // Approvals. The host lives in memory only; the server choice is in SQLite.
-import { ProtocolError, ProtocolErrorCode, type CreateMessageResult, type OAuthClientProvider } from "@modelcontextprotocol/client";
+import type { CreateMessageResult, OAuthClientProvider } from "@modelcontextprotocol/client";
 import { answerSampling, type SamplingParams } from "../orchestrator/sampling";
 import type { Approvals, SettingsStore } from "../approval/approvals";
 import type { Settings } from "../config/settings";

@@ -1,0 +1,122 @@
+// What a server offers, read through its Client: tools, prompts, resources and resource
+// templates, page by page with the host's own paging rules, and each tool indexed with its
+// validators, its MCP Apps metadata and its circuit breaker (kept across refreshes).
+import type { Client, Prompt, RequestOptions, Resource, ResourceTemplateType as ResourceTemplate, Tool } from "@modelcontextprotocol/client";
+import type { ServerConfig } from "../shared/mcp-config/config";
+import { toolUiResourceUri, toolUiVisibility, type ToolUiVisibility } from "./app-ui";
+import { createArgumentsValidator, type ArgumentsValidator } from "./arguments";
+import { CircuitBreaker, type BreakerPolicy } from "./breaker";
+import { qualify } from "./names";
+
+export interface DiscoveredTool {
+  name: string;
+  qualifiedName: string;
+  title?: string;
+  description?: string;
+  inputSchema: Tool["inputSchema"];
+  outputSchema?: Tool["outputSchema"];
+  annotations?: Tool["annotations"];
+  /** MCP Apps: the `ui://` resource that renders this tool's results (app-ui.ts). */
+  uiResourceUri?: string;
+  /** MCP Apps: who may call it (absent: the model and apps alike). */
+  uiVisibility?: ToolUiVisibility;
+  validateArguments: ArgumentsValidator;
+  validateOutput?: ArgumentsValidator;
+  breaker: CircuitBreaker;
+}
+
+export type ListKind = "tools" | "prompts" | "resources";
+
+/** What one server offers, as last read. */
+export class ServerOfferings {
+  tools = new Map<string, DiscoveredTool>();
+  prompts: Prompt[] = [];
+  resources: Resource[] = [];
+  resourceTemplates: ResourceTemplate[] = [];
+  private readonly breakers = new Map<string, CircuitBreaker>();
+
+  constructor(
+    private readonly config: ServerConfig,
+    private readonly breaker: { policy: BreakerPolicy; now: () => number },
+  ) {}
+
+  /** Every list the server's capabilities announce. */
+  async discover(client: Client): Promise<void> {
+    const caps = client.getServerCapabilities() ?? {};
+    await Promise.all([
+      caps.tools ? this.refresh(client, "tools") : undefined,
+      caps.prompts ? this.refresh(client, "prompts") : undefined,
+      caps.resources ? this.refresh(client, "resources") : undefined,
+    ]);
+  }
+
+  async refresh(client: Client, kind: ListKind): Promise<void> {
+    const options: RequestOptions = { timeout: this.config.timeoutMs };
+    // One page per request, cursor by cursor: the SDK's listTools() & co. walk every page themselves
+    // when given no cursor (and keep their own cache of the result), while the paging rules here are the host's.
+    const page =
+      <M extends ListMethod>(method: M) =>
+      (cursor: string | undefined) =>
+        client.request({ method, params: cursor === undefined ? {} : { cursor } }, options);
+    if (kind === "tools") {
+      this.tools = this.indexTools(await listAll(page("tools/list"), (result) => result.tools));
+    } else if (kind === "prompts") {
+      this.prompts = await listAll(page("prompts/list"), (result) => result.prompts);
+    } else {
+      [this.resources, this.resourceTemplates] = await Promise.all([
+        listAll(page("resources/list"), (result) => result.resources),
+        listAll(page("resources/templates/list"), (result) => result.resourceTemplates),
+      ]);
+    }
+  }
+
+  private indexTools(tools: Tool[]): Map<string, DiscoveredTool> {
+    const { includeTools, excludeTools } = this.config;
+    const index = new Map<string, DiscoveredTool>();
+    for (const tool of tools) {
+      if (includeTools && !includeTools.includes(tool.name)) continue;
+      if (excludeTools.includes(tool.name)) continue;
+      // This host does not drive MCP tasks; a tool that only runs as a task cannot be called.
+      if (tool.execution?.taskSupport === "required") continue;
+      let breaker = this.breakers.get(tool.name);
+      if (!breaker) {
+        breaker = new CircuitBreaker(this.breaker.policy, this.breaker.now);
+        this.breakers.set(tool.name, breaker);
+      }
+      index.set(tool.name, {
+        name: tool.name,
+        qualifiedName: qualify(this.config.name, tool.name),
+        title: tool.title ?? tool.annotations?.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+        uiResourceUri: toolUiResourceUri(tool._meta),
+        uiVisibility: toolUiVisibility(tool._meta),
+        validateArguments: createArgumentsValidator(tool.inputSchema),
+        validateOutput: tool.outputSchema ? createArgumentsValidator(tool.outputSchema) : undefined,
+        breaker,
+      });
+    }
+    return index;
+  }
+}
+
+type ListMethod = "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list";
+
+// A server that keeps returning next cursors is broken; stop rather than loop.
+const MAX_PAGES = 100;
+
+async function listAll<P extends { nextCursor?: string }, T>(fetchPage: (cursor: string | undefined) => Promise<P>, items: (page: P) => T[]): Promise<T[]> {
+  const all: T[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await fetchPage(cursor);
+    all.push(...items(result));
+    cursor = result.nextCursor;
+    if (!cursor || seen.has(cursor)) return all;
+    seen.add(cursor);
+  }
+  return all;
+}
