@@ -40,7 +40,7 @@ const SettingsSchema = z.object({
     )
     .optional(),
   BRIDGE_TOKEN: z.string().optional(),
-  /** Models an MCP server's sampling request may get by its model hints or priorities (README: Sampling), cheapest first. */
+  /** Models an MCP server's sampling request may get by its model hints or priorities (docs/mcp-features.md: Sampling), cheapest first. */
   SAMPLING_MODELS: z
     .string()
     .transform((v) =>

@@ -3,6 +3,7 @@
 // enforces timeouts, cancellation, circuit breakers and health, and caches
 // resources and prompts. Runtime-neutral: the transport factory decides whether
 // a server is a child process (Node) or a URL (workerd).
+import type { ErrorCode } from "../shared/error-codes";
 import { publicFailure } from "./http-failure";
 import { UriTemplate, type CallToolResult, type GetPromptResult, type Implementation, type ReadResourceResult, type Root } from "@modelcontextprotocol/client";
 import { defaultBackoff, withRetry, type BackoffPolicy } from "../shared/backoff";
@@ -40,7 +41,7 @@ export interface McpHostOptions {
 export interface ConnectReport {
   ready: string[];
   /** `code`: the typed error's, when the failure was one of ours (e.g. "oauth_unsupported"). */
-  failed: { server: string; reason: string; code?: string }[];
+  failed: { server: string; reason: string; code?: ErrorCode }[];
 }
 
 export interface RequestOptions {

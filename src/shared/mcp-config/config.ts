@@ -78,7 +78,7 @@ const stringMap = z.record(z.string(), str, { error: "expected object with strin
 const positiveInt = z.int({ error: "expected a positive integer" }).positive({ error: "expected a positive integer" });
 
 /** One server entry as written. Unknown keys are dropped: other tools add their own. */
-const RawServerSchema = z.object(
+export const RawServerSchema = z.object(
   {
     type: z.enum(["stdio", "http", "sse", "streamable-http", "streamableHttp"], { error: 'expected "stdio", "http" or "sse"' }).optional(),
     command: str.min(1, { error: "expected a non-empty string" }).optional(),
