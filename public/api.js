@@ -11,6 +11,7 @@ export class NetworkError extends Error {
   }
 }
 
+/** @type {(error: { code: string, message: string, authMode?: string }) => void} */
 let onUnauthenticated = () => {};
 
 /** Called when any answer says the caller is not signed in (401 `unauthenticated`). */
@@ -24,6 +25,7 @@ export function whenSignedOut(handler) {
  * @returns {Promise<{ ok: boolean, status: number, data: any }>}
  */
 export async function request(path, { method = "GET", body } = {}) {
+  /** @type {RequestInit & { headers: Record<string, string> }} */
   const init = { method, credentials: "same-origin", headers: { accept: "application/json" } };
   if (method !== "GET" && method !== "HEAD") {
     init.headers["content-type"] = "application/json";

@@ -2,11 +2,12 @@
 // with: one field each, required ones marked, and suggestions from the server
 // (completion/complete, asked as the person types, with the other fields as
 // context) shown under the field being edited.
+import { byId } from "./dom.js";
 
-const dialog = document.getElementById("arguments-dialog");
+const dialog = byId("arguments-dialog");
 const form = dialog.querySelector("form");
-const fieldsBox = document.getElementById("arguments-fields");
-const error = document.getElementById("arguments-error");
+const fieldsBox = byId("arguments-fields");
+const error = byId("arguments-error");
 
 let settle = null;
 
@@ -17,11 +18,11 @@ let settle = null;
  */
 export function askArguments({ title, description, fields, submitLabel = "Use", complete = null }) {
   settle?.(null);
-  document.getElementById("arguments-title").textContent = title;
-  const about = document.getElementById("arguments-description");
+  byId("arguments-title").textContent = title;
+  const about = byId("arguments-description");
   about.textContent = description ?? "";
   about.hidden = !description;
-  document.getElementById("arguments-submit").textContent = submitLabel;
+  byId("arguments-submit").textContent = submitLabel;
   error.textContent = "";
   fieldsBox.replaceChildren(...fields.map((field, i) => fieldRow(field, i, complete)));
   dialog.showModal();
@@ -122,5 +123,5 @@ form.addEventListener("submit", (event) => {
   dialog.close();
   settle?.(result);
 });
-document.getElementById("arguments-cancel").addEventListener("click", () => dialog.close());
+byId("arguments-cancel").addEventListener("click", () => dialog.close());
 dialog.addEventListener("close", () => settle?.(null));

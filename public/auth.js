@@ -3,8 +3,9 @@
 // device). With AUTH_MODE=none (or a server without /api/me) there is nobody to
 // show and no login.
 import { NetworkError, request } from "./api.js";
+import { byId } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
+const $ = byId;
 
 /**
  * @returns {Promise<{ state: "signed-in", user: { id: string, name: string }, authMode: string }

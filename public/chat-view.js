@@ -9,9 +9,10 @@
 import { decorateUserEntry } from "./composer-attachments.js";
 import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
 import { fillResult, mediaElements, showResult } from "./tool-result.js";
+import { byId } from "./dom.js";
 
-const list = document.getElementById("messages");
-const banner = document.getElementById("notice");
+const list = byId("messages");
+const banner = byId("notice");
 const cards = new Map();
 let streaming = null;
 let pendingRender = false;
@@ -22,6 +23,7 @@ const shownErrors = new Set();
  * MCP Apps (mcp-apps.js): `finished` hears each completed call with its card;
  * `clearing` tears the apps down and names the cards to keep, hidden, until they are done.
  */
+/** @type {{ finished: (card: HTMLElement, call: { server: string, tool: string, arguments: unknown, result: unknown }) => void, clearing: () => HTMLElement[] }} */
 let appHooks = { finished: () => {}, clearing: () => [] };
 
 export function setAppHooks(hooks) {

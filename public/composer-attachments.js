@@ -2,9 +2,10 @@
 // each removable) and under a user message in the chat (what it carried, and the
 // prompt that wrote it). A chip is marked "updated" when its server says the
 // resource changed (`resource_updated`): later turns use the new contents.
+import { byId } from "./dom.js";
 
 const MAX_ATTACHMENTS = 8;
-const box = document.getElementById("composer-attachments");
+const box = byId("composer-attachments");
 let attached = [];
 
 const keyOf = (ref) => `${ref.server}\u0000${ref.uri}`;
@@ -55,7 +56,7 @@ function chip(ref, removable) {
     remove.addEventListener("click", () => {
       attached = attached.filter((a) => keyOf(a) !== keyOf(ref));
       render();
-      document.getElementById("composer-input").focus();
+      byId("composer-input").focus();
     });
     el.append(remove);
   }
@@ -93,7 +94,7 @@ export function decorateUserEntry(li, entry) {
 
 /** A resource changed at its server: every chip of it says so. */
 export function markResourceUpdated(server, uri) {
-  for (const el of document.querySelectorAll(".chips .chip")) {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".chips .chip"))) {
     if (el.dataset.server !== server || el.dataset.uri !== uri) continue;
     el.dataset.updated = "true";
     if (!el.querySelector(".chip-updated")) {

@@ -6,8 +6,9 @@ import { askArguments } from "./argument-form.js";
 import { completer, loadCatalog } from "./catalog.js";
 import { attach } from "./composer-attachments.js";
 import { hidePicker, showPicker } from "./composer-picker.js";
+import { byId } from "./dom.js";
 
-const input = document.getElementById("composer-input");
+const input = byId("composer-input");
 
 /** The `@word` just before the caret, if the caret is in one. */
 function mentionAt() {

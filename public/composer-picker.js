@@ -2,9 +2,10 @@
 // a listbox under the box's control, driven from the keyboard (Up, Down, Enter or
 // Tab to choose, Escape to close) or the mouse. Options are plain data; the caller
 // says what to show and what choosing one does.
+import { byId } from "./dom.js";
 
-const list = document.getElementById("composer-picker");
-const input = document.getElementById("composer-input");
+const list = byId("composer-picker");
+const input = byId("composer-input");
 let options = [];
 let active = 0;
 let onChoose = null;
@@ -12,6 +13,9 @@ let onChoose = null;
 /**
  * Shows `items` ({id, label, detail, hint}) under the box; `choose(item)` runs on
  * a choice. An empty list shows `empty` instead.
+ * @param {any[]} items
+ * @param {(item: any) => void} choose
+ * @param {{ title?: string, empty?: string }} [options]
  */
 export function showPicker(items, choose, { title, empty = "Nothing matches." } = {}) {
   options = items;

@@ -4,8 +4,9 @@
 import { askArguments } from "./argument-form.js";
 import { completer, loadCatalog } from "./catalog.js";
 import { hidePicker, showPicker } from "./composer-picker.js";
+import { byId } from "./dom.js";
 
-const input = document.getElementById("composer-input");
+const input = byId("composer-input");
 
 /** The `/word` the box holds, when it is nothing but that. */
 export function slashCommand() {

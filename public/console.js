@@ -7,8 +7,9 @@ import { describeError, NetworkError, request } from "./api.js";
 import { askApproval } from "./dialogs.js";
 import { buildSchemaForm } from "./schema-form.js";
 import { contentText, fillResult, showResult, showStructured } from "./tool-result.js";
+import { byId } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
+const $ = byId;
 
 /**
  * A tool's answer as shown: its content parts as text (JSON text indented), and its
@@ -38,6 +39,10 @@ export function setupConsole() {
   /**
    * outcome: "pending" | "ok" | "error" | "denied" | "" (cleared); `views`: a message, or
    * the result's text and its structured content (see resultViews).
+   * @param {string} kind
+   * @param {string} title
+   * @param {string | { main: import("./tool-result.js").Shown, structured?: import("./tool-result.js").Shown }} [views]
+   * @param {number | "network"} [status] the HTTP status, or "network" when there was no answer
    */
   const show = (kind, title, views = "", status) => {
     const { main, structured } = typeof views === "string" ? { main: { kind: kind === "error" ? "error" : "text", text: views } } : views;

@@ -3,6 +3,7 @@
 // inside the dialog here (the browser would otherwise move focus out of it once
 // the last button is passed), and focus returns where it was when it closes.
 import { buildSchemaForm } from "./schema-form.js";
+import { byId } from "./dom.js";
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
@@ -93,11 +94,7 @@ function showDialog(dialog, fallback, prepare = () => {}, { guard = false } = {}
         { once: true },
       );
       dialog.showModal();
-      if (guard)
-        guardAgainstTyping(
-          dialog,
-          before instanceof HTMLTextAreaElement || before instanceof HTMLInputElement ? before : document.getElementById("composer-input"),
-        );
+      if (guard) guardAgainstTyping(dialog, before instanceof HTMLTextAreaElement || before instanceof HTMLInputElement ? before : byId("composer-input"));
     });
   const answer = (queues.get(dialog) ?? Promise.resolve()).then(ask);
   queues.set(
@@ -112,21 +109,21 @@ function showDialog(dialog, fallback, prepare = () => {}, { guard = false } = {}
  * closeIfShowing closed it with). `always` labels the remembering button.
  */
 export function askApproval(request, { always = "Always allow in this session" } = {}) {
-  const dialog = document.getElementById("approval-dialog");
+  const dialog = byId("approval-dialog");
   const sampling = request.kind === "sampling";
   return showDialog(
     dialog,
     "deny",
     () => {
-      document.getElementById("approval-title").textContent = sampling
+      byId("approval-title").textContent = sampling
         ? `"${request.server}" asks the model to answer`
         : request.fromApp
           ? `The ${request.server} app asks to call a tool`
           : "Allow this tool call?";
-      document.getElementById("approval-what").textContent = sampling ? "The server wants this prompt sent to the model:" : `${request.server}.${request.tool}`;
-      document.getElementById("approval-args").textContent = sampling ? (request.prompt ?? "") : JSON.stringify(request.arguments ?? {}, null, 2);
-      document.getElementById("approve-always").textContent = always;
-      document.getElementById("approve-always").hidden = sampling;
+      byId("approval-what").textContent = sampling ? "The server wants this prompt sent to the model:" : `${request.server}.${request.tool}`;
+      byId("approval-args").textContent = sampling ? (request.prompt ?? "") : JSON.stringify(request.arguments ?? {}, null, 2);
+      byId("approve-always").textContent = always;
+      byId("approve-always").hidden = sampling;
       dialog.dataset.callId = request.callId;
     },
     { guard: true },
@@ -134,34 +131,34 @@ export function askApproval(request, { always = "Always allow in this session" }
 }
 
 export function askElicitation(request) {
-  const dialog = document.getElementById("elicitation-dialog");
+  const dialog = byId("elicitation-dialog");
   let read = () => ({});
   return showDialog(dialog, "cancel", () => {
-    document.getElementById("elicitation-message").textContent = `${request.server}: ${request.message}`;
-    read = buildSchemaForm(document.getElementById("elicitation-fields"), request.schema);
+    byId("elicitation-message").textContent = `${request.server}: ${request.message}`;
+    read = buildSchemaForm(byId("elicitation-fields"), request.schema);
     dialog.dataset.requestId = request.requestId;
   }).then((action) => ({ action, content: action === "accept" ? read() : undefined }));
 }
 
 /** A yes/no question; resolves true only when the user confirmed. */
 export async function confirmAction({ title, text, confirm }) {
-  const dialog = document.getElementById("confirm-dialog");
+  const dialog = byId("confirm-dialog");
   const answer = await showDialog(dialog, "cancel", () => {
-    document.getElementById("confirm-title").textContent = title;
-    document.getElementById("confirm-text").textContent = text;
-    document.getElementById("confirm-ok").textContent = confirm;
+    byId("confirm-title").textContent = title;
+    byId("confirm-text").textContent = text;
+    byId("confirm-ok").textContent = confirm;
   });
   return answer === "confirm";
 }
 
 /** Closes a dialog another tab (or the server) already answered. */
 export function closeIfShowing(id, value) {
-  for (const dialog of document.querySelectorAll("dialog[open]")) {
+  for (const dialog of /** @type {NodeListOf<HTMLDialogElement>} */ (document.querySelectorAll("dialog[open]"))) {
     if (dialog.dataset.callId === id || dialog.dataset.requestId === id) dialog.close(value);
   }
 }
 
 /** Closes every open dialog (sign-out, session switch). */
 export function closeAll(value = "handled") {
-  for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close(value);
+  for (const dialog of /** @type {NodeListOf<HTMLDialogElement>} */ (document.querySelectorAll("dialog[open]"))) dialog.close(value);
 }

@@ -110,8 +110,9 @@ const BLOCK_PARENTS = new Set(["UL", "OL", "BLOCKQUOTE", "TABLE", "THEAD", "TBOD
 /** Drops those line breaks, so an answer's text is what it says (no stray "\n" in textContent). */
 function dropLayoutWhitespace(fragment) {
   const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
+  /** @type {Text[]} */
   const drop = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  for (let node = /** @type {Text | null} */ (walker.nextNode()); node; node = /** @type {Text | null} */ (walker.nextNode())) {
     if (!node.data.trim() && (node.parentNode === fragment || BLOCK_PARENTS.has(node.parentNode.nodeName))) drop.push(node);
   }
   for (const node of drop) node.remove();

@@ -38,6 +38,7 @@ async function postJson(path, body) {
   return { ok: response.ok, status: response.status, data };
 }
 
+/** @returns {any} the ext-apps host context (its theme and display mode are string unions the literal here widens) */
 function hostContext(container, tool) {
   return {
     toolInfo: { tool },

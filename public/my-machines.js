@@ -5,8 +5,9 @@
 // approving gives that machine's servers to this account's chats.
 import { describeError, request } from "./api.js";
 import { confirmAction } from "./dialogs.js";
+import { byId } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
+const $ = byId;
 
 function row(machine, onRevoke) {
   const li = document.createElement("li");

@@ -6,9 +6,10 @@
 // and closes; without an opener (popups blocked) it goes back to the page.
 import { request } from "./api.js";
 import { CHANNEL, RETURN_KEY } from "./oauth-sign-in.js";
+import { byId } from "./dom.js";
 
-const status = document.getElementById("oauth-status");
-const back = document.getElementById("oauth-back");
+const status = byId("oauth-status");
+const back = byId("oauth-back");
 
 /** API messages are lower-case fragments; shown alone on a page, they read as a sentence. */
 const sentence = (text) => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? "" : "."}`;

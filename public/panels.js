@@ -3,6 +3,7 @@
 // the page is disconnected the servers are shown as unknown: their last known
 // state may no longer be true.
 import { authControl, noteServers } from "./oauth-sign-in.js";
+import { byId } from "./dom.js";
 
 const when = (ms) => (typeof ms === "number" ? new Date(ms).toLocaleString() : "");
 
@@ -10,7 +11,7 @@ const when = (ms) => (typeof ms === "number" ? new Date(ms).toLocaleString() : "
  * @param {{ id: string, title: string | null, lastActivity?: number }[]} list newest first
  */
 export function renderSessions(list, current, { onSwitch, onDelete }) {
-  const ul = document.getElementById("sessions");
+  const ul = byId("sessions");
   ul.replaceChildren();
   if (list.length === 0) {
     ul.innerHTML = '<li class="hint">No sessions yet.</li>';
@@ -41,7 +42,7 @@ export function renderSessions(list, current, { onSwitch, onDelete }) {
 /** Renders a `servers` message; `live` false greys everything out as unknown (socket down). */
 export function renderServers(servers, onToggle, { live = true } = {}) {
   noteServers(servers, live);
-  const ul = document.getElementById("servers");
+  const ul = byId("servers");
   ul.replaceChildren();
   ul.classList.toggle("stale", !live);
   if (servers.length === 0) {

@@ -18,6 +18,7 @@
 
 /** @typedef {{ kind: "text" | "json" | "error", text: string }} Shown */
 
+/** @returns {Shown} */
 const json = (value) => ({ kind: "json", text: JSON.stringify(value, null, 2) ?? String(value) });
 
 const isContentPart = (part) => part !== null && typeof part === "object" && typeof part.type === "string";
@@ -55,7 +56,7 @@ function partText(part) {
   }
 }
 
-/** Text, or indented JSON when the text is a JSON object or array. */
+/** Text, or indented JSON when the text is a JSON object or array. @param {string} text @returns {Shown} */
 function fromText(text) {
   const trimmed = text.trim();
   if ((trimmed.startsWith("{") && trimmed.endsWith("}")) || (trimmed.startsWith("[") && trimmed.endsWith("]"))) {

@@ -187,7 +187,7 @@ export function parseClientFrame(frame: string | ArrayBuffer): ParsedFrame {
   const where = issue && issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
   const rawType = typeof data === "object" && data !== null && "type" in data ? (data as { type: unknown }).type : undefined;
   if (rawType !== undefined && typeof rawType !== "string") return { ok: false, code: "bad_message", message: "type: expected a string" };
-  const type = rawType?.slice(0, 40);
+  const type = typeof rawType === "string" ? rawType.slice(0, 40) : undefined;
   const known = ClientMessageSchema.options.map((o) => o.shape.type.value);
   if (type !== undefined && !known.includes(type as never)) {
     return { ok: false, code: "unknown_type", message: `unknown message type "${type}" (expected one of ${known.join(", ")})` };

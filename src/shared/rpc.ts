@@ -71,6 +71,7 @@ export function readBridgeError(code: number, data: unknown): BridgeErrorData | 
   const { kind, server, reason, retryAfterMs } = data as Record<string, unknown>;
   if (typeof kind !== "string" || !Object.hasOwn(BRIDGE_ERROR, kind) || BRIDGE_ERROR[kind as BridgeErrorKind] !== code) return undefined;
   if (typeof server !== "string" || typeof reason !== "string") return undefined;
-  if (retryAfterMs !== undefined && (typeof retryAfterMs !== "number" || !Number.isFinite(retryAfterMs) || retryAfterMs < 0)) return undefined;
-  return { kind: kind as BridgeErrorKind, server, reason, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  if (retryAfterMs === undefined) return { kind: kind as BridgeErrorKind, server, reason };
+  if (typeof retryAfterMs !== "number" || !Number.isFinite(retryAfterMs) || retryAfterMs < 0) return undefined;
+  return { kind: kind as BridgeErrorKind, server, reason, retryAfterMs };
 }

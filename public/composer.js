@@ -1,0 +1,115 @@
+// The composer: a message is sent when the socket is up and no turn runs; typed while
+// disconnected it is queued (state.outbox) and sent on reconnect; refused by the server
+// it goes back to the queue or the box, never lost. Also the `@` resource picker, the
+// `/` prompts, Enter to send and Escape or Stop to cancel the running turn.
+import { showPending, showSystem } from "./chat-view.js";
+import { restoreAttachments, takeAttachments } from "./composer-attachments.js";
+import { showMentions, startMention } from "./composer-mentions.js";
+import { hidePicker, pickerKey } from "./composer-picker.js";
+import { showPrompts, slashCommand } from "./composer-prompts.js";
+import { byId } from "./dom.js";
+import { dequeue, enqueue, queuedHere, requeue, state, update } from "./state.js";
+
+/** @typedef {import("./state.js").Attachment} Attachment */
+/** @typedef {import("./types").ClientMessage} ClientMessage */
+
+/**
+ * @param {{ send: (message: ClientMessage) => void, isOpen: () => boolean, waiting: () => boolean, reconnect: () => void }} socket
+ */
+export function setupComposer(socket) {
+  const input = byId("composer-input");
+  const pending = () => showPending(queuedHere().map((m) => m.text));
+
+  /**
+   * `message` with the chips taken from the box, as the frame names them ({server, uri}).
+   * @template {ClientMessage} M
+   * @param {M} message
+   * @param {Attachment[]} taken
+   * @returns {M}
+   */
+  const withAttachments = (message, taken) => (taken.length > 0 ? { ...message, attachments: taken.map(({ server, uri }) => ({ server, uri })) } : message);
+
+  /** @param {string} text @param {boolean} queued @param {Attachment[]} [taken] */
+  function sendMessage(text, queued, taken = []) {
+    if (!state.sessionId) return;
+    update({ inFlight: { text, queued, sessionId: state.sessionId, taken } });
+    socket.send(withAttachments({ type: "message", text }, taken));
+  }
+
+  /** A `/` prompt chosen in the box starts a turn (with the resources attached meanwhile). */
+  function startPrompt(/** @type {{ server: string, name: string, arguments?: Record<string, string> }} */ prompt) {
+    if (state.turnId || state.inFlight || !socket.isOpen() || !state.sessionId) {
+      update({ busyNote: true });
+      return;
+    }
+    const taken = takeAttachments();
+    update({ inFlight: { text: "", queued: false, sessionId: state.sessionId, taken, prompt: true } });
+    socket.send(withAttachments({ type: "prompt", ...prompt }, taken));
+  }
+
+  /** Sends the next queued message of this session once connected and idle. */
+  function flushOutbox() {
+    if (!socket.isOpen() || state.turnId || state.inFlight) return;
+    const next = dequeue();
+    if (!next) return;
+    pending();
+    sendMessage(next.text, true, next.taken);
+  }
+
+  /** The server refused the message just sent: queue it again or put it back in the box. */
+  function rejected(/** @type {import("./types").Frame<"error">} */ message) {
+    const sent = state.inFlight;
+    if (!sent) return;
+    update({ inFlight: null });
+    if (message.code === "turn_in_progress" && sent.queued) {
+      requeue({ text: sent.text, sessionId: sent.sessionId, taken: sent.taken });
+      pending();
+      return;
+    }
+    restoreAttachments(sent.taken);
+    if (!input.value.trim()) input.value = sent.text;
+    if (message.code === "turn_in_progress") update({ busyNote: true });
+    else showSystem(message.message, "error");
+  }
+
+  byId("composer").addEventListener("submit", (/** @type {SubmitEvent} */ event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text || !state.sessionId) return;
+    if (state.turnId || state.inFlight) {
+      // One turn at a time: the text stays in the box.
+      update({ busyNote: true });
+      return;
+    }
+    input.value = "";
+    hidePicker();
+    const taken = takeAttachments();
+    if (!socket.isOpen()) {
+      enqueue({ text, sessionId: state.sessionId, taken });
+      pending();
+      // Waiting for the next retry: try now (the backoff goes on if it fails).
+      if (state.active && socket.waiting()) socket.reconnect();
+      return;
+    }
+    sendMessage(text, false, taken);
+  });
+  // The `@` resource picker and the `/` prompt list (before the box's own keys: Enter chooses while a list shows).
+  input.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => pickerKey(event), { capture: true });
+  byId("attach").addEventListener("click", startMention);
+  input.addEventListener("input", () => {
+    if (slashCommand() !== null) void showPrompts(state.sessionId, startPrompt);
+    else void showMentions(state.sessionId, (/** @type {string} */ text) => showSystem(text, "error"));
+  });
+  input.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      byId("composer").requestSubmit();
+    }
+    if (event.key === "Escape" && state.turnId) socket.send({ type: "cancel", turnId: state.turnId });
+  });
+  byId("stop").addEventListener("click", () => {
+    if (state.turnId) socket.send({ type: "cancel", turnId: state.turnId });
+  });
+
+  return { flushOutbox, rejected, focus: () => input.focus(), clear: () => (input.value = "") };
+}

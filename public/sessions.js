@@ -1,0 +1,104 @@
+// The user's sessions: listed by the server (GET /api/sessions), opened (one at a time,
+// named in the address as #s=ID), started and deleted. The list is kept in state.js and
+// drawn by views.js.
+import { describeError, NetworkError, request } from "./api.js";
+import { clearChat, showPending } from "./chat-view.js";
+import { confirmAction } from "./dialogs.js";
+import { dropQueued, queuedHere, state, update } from "./state.js";
+
+/**
+ * @param {{ connect: () => void, detach: () => void, closeMenu: () => void, focusInput: () => void, showAlert: (text: string) => void }} page
+ */
+export function setupSessions(page) {
+  /** Reads the user's sessions from the server; false when it gave no list. */
+  async function load() {
+    try {
+      const answer = await request("/api/sessions");
+      if (answer.ok && Array.isArray(answer.data?.sessions)) {
+        update({ sessions: answer.data.sessions });
+        return true;
+      }
+    } catch {
+      // Offline: keep the list we have.
+    }
+    return false;
+  }
+
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let refreshTimer;
+  function refreshSoon() {
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(() => void load(), 150);
+  }
+
+  /** @param {string} id */
+  function open(id) {
+    if (!state.active) return;
+    history.replaceState(null, "", `#s=${encodeURIComponent(id)}`);
+    update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {} });
+    page.closeMenu();
+    clearChat();
+    showPending(queuedHere().map((m) => m.text));
+    page.connect();
+  }
+
+  async function openFirst() {
+    const first = state.sessions[0];
+    if (first) open(first.id);
+    else await create();
+  }
+
+  async function create() {
+    try {
+      const answer = await request("/sessions", { method: "POST", body: {} });
+      const id = answer.data?.id;
+      if (!answer.ok || typeof id !== "string") {
+        page.showAlert(`Could not start a new session: ${describeError(answer.status, answer.data)}`);
+        return;
+      }
+      update({ sessions: [{ id, title: null, lastActivity: Date.now() }, ...state.sessions.filter((s) => s.id !== id)] });
+      open(id);
+      void load();
+      page.focusInput();
+    } catch (error) {
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not start a new session.");
+    }
+  }
+
+  /** @param {string} id @param {string} title */
+  async function remove(id, title) {
+    const confirmed = await confirmAction({
+      title: "Delete this session?",
+      text: `“${title}” and its whole history will be deleted. This cannot be undone.`,
+      confirm: "Delete",
+    });
+    if (!confirmed) return;
+    const isOpen = id === state.sessionId;
+    if (isOpen) page.detach();
+    try {
+      const answer = await request(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE", body: {} });
+      if (!answer.ok && answer.status !== 404) {
+        page.showAlert(`Could not delete the session: ${describeError(answer.status, answer.data)}`);
+        if (isOpen) page.connect();
+        return;
+      }
+    } catch (error) {
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not delete the session.");
+      if (isOpen) page.connect();
+      return;
+    }
+    update({ sessions: state.sessions.filter((s) => s.id !== id) });
+    dropQueued(id);
+    if (isOpen) await openFirst();
+    void load();
+    page.focusInput();
+  }
+
+  /** A session that is gone (deleted, or not the user's): forget it and open another. @param {string} id */
+  async function lost(id) {
+    update({ sessions: state.sessions.filter((s) => s.id !== id) });
+    await openFirst();
+  }
+
+  return { load, refreshSoon, open, openFirst, create, remove, lost };
+}

@@ -1,0 +1,13 @@
+// Types for the page's JSDoc, taken from the zod schemas the Worker validates with
+// (src/protocol/messages.ts), so the page and the session cannot drift apart unnoticed:
+// `npm run typecheck` checks public/*.js against them (public/tsconfig.json).
+import type { ClientMessage, HistoryEntry, ServerMessage, Usage } from "../src/protocol/messages";
+
+export type { ClientMessage, HistoryEntry, ServerMessage, Usage };
+
+/** One frame the session sends, by its `type`. */
+export type Frame<T extends ServerMessage["type"]> = Extract<ServerMessage, { type: T }>;
+/** One frame the page sends, by its `type`. */
+export type Outgoing<T extends ClientMessage["type"]> = Extract<ClientMessage, { type: T }>;
+/** A server of the session, as the `servers` frame lists it. */
+export type SessionServer = Frame<"servers">["servers"][number];
