@@ -1,5 +1,5 @@
 // Every WebSocket message between the page and a chat session, as zod schemas:
-// the single source of truth for the protocol (README documents it). Client
+// the single source of truth for the protocol (docs/websocket-protocol.md documents it). Client
 // frames are parsed here and nowhere else; anything that fails gets an `error`
 // frame naming what was wrong, and the socket stays open.
 import { z } from "zod";
@@ -11,7 +11,7 @@ export const MAX_MESSAGE_CHARS = 16_000;
 
 const id = z.string().min(1).max(128);
 
-/** A resource attached to a message: which server, which uri (README: attaching resources). */
+/** A resource attached to a message: which server, which uri (docs/mcp-features.md: resources and prompts). */
 const AttachmentRefSchema = z.object({ server: z.string().min(1).max(64), uri: z.string().min(1).max(2048) });
 /** Frame bound only; the session's own limit (src/session/attachments.ts) is lower and answered with a typed error. */
 const attachments = z.array(AttachmentRefSchema).max(64).optional();

@@ -50,7 +50,7 @@ export class TurnRunner {
    * error for the sender when it cannot start.
    */
   async start(input: string | (() => Promise<TurnOpening>)): Promise<Extract<ServerMessage, { type: "error" }> | undefined> {
-    // One turn at a time; a message during a turn is rejected, not queued (README).
+    // One turn at a time; a message during a turn is rejected, not queued (docs/websocket-protocol.md).
     if (this.current) return { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." };
     // Claimed before the first await: a second message arriving meanwhile sees a turn.
     const turn = { id: crypto.randomUUID(), controller: new AbortController() };
