@@ -11,7 +11,7 @@
 // guess is not revealed. What this leaves open: an isolate that never saw the
 // address fail lets one correct token through unchecked; a guesser cannot tell
 // beforehand which guess is right, and each wrong one is counted and teaches that
-// isolate the address (see docs/deploying.md, "Guessing tokens is throttled").
+// isolate the address (see docs/deploying.md, "Guessing is throttled").
 import type { Context } from "hono";
 import type { Env } from "../config/env";
 import { runtimeConfig } from "../config/runtime-config";
