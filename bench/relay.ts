@@ -2,7 +2,7 @@
 // from one `wrangler dev`, in the same run, on loopback:
 //   - BRIDGE_URL: the Worker's session → HTTP → the local bridge → the child;
 //   - a paired machine: the session → the user's UserAccount object → the machine's one
-//     WebSocket → `mcp-local-bridge connect` → its private socket → the child.
+//     WebSocket → `mcp-local-bridge connect` → its in-memory connection → the child.
 // Both are driven as direct calls (POST /api/tools/{name}) of one session, sequentially,
 // in rounds that alternate the path first (this machine's speed drifts), after a warm-up.
 // Prints p50/p99 of each and the difference (goal: relay p50 ≤ HTTP p50 + 1 ms). Then 20

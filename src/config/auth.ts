@@ -25,7 +25,7 @@ export const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]
 const blank = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
 const text = z.preprocess(blank, z.string().optional());
 
-const AuthEnvSchema = z.object({
+export const AuthEnvSchema = z.object({
   AUTH_MODE: z.preprocess((v) => blank(v)?.toLowerCase(), z.enum(["access", "token", "none"], { message: 'must be "access", "token" or "none"' }).optional()),
   ACCESS_TEAM_DOMAIN: text,
   ACCESS_AUD: text,

@@ -6,7 +6,7 @@ import { LOOPBACK_HOSTS } from "./auth";
 const flag = z.enum(["on", "off", "true", "false", "1", "0"]).transform((v) => v === "on" || v === "true" || v === "1");
 const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
-const SettingsSchema = z.object({
+export const SettingsSchema = z.object({
   TOOL_APPROVAL: flag.default(true),
   MAX_STEPS: int(8, 1, 50),
   HISTORY_TOKEN_BUDGET: int(32_000, 1_000, 1_000_000),

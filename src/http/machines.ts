@@ -1,11 +1,11 @@
 // Pairing a developer's machine and the machines a user has (src/machines/):
 //
-// POST /api/machines/pair {name?} → {code, pollToken, expiresAt}: a bridge running
+// POST /api/machines/pair {name?} → 201 {code, pollToken, name, expiresInMs}: a bridge running
 //   `mcp-local-bridge connect URL` starts a pairing; no identity (it has none yet).
 // POST /api/machines/pair/poll {code, pollToken} → {state}: the bridge waits for the
 //   approval; once approved it gets its device credential, once.
 // GET /api/machines/pair/{code} → {name, expiresAt}: the page shows what it approves.
-// POST /api/machines/approve {code} → {machine}: the signed-in user approves a code read
+// POST /api/machines/approve {code} → 201 {machine: {id, name}}: the signed-in user approves a code read
 //   off their own terminal; wrong codes count as failed sign-ins (throttled per address).
 // GET /api/machines → {machines}; DELETE /api/machines/{id}: revoke, effective at once.
 // GET /machines/connect (WebSocket, Authorization: Bearer <device credential>): the

@@ -1,3 +1,17 @@
+// Throttling sign-in attempts (the login form and bearer tokens) per client
+// address, durably: the count lives in a SignInThrottle Durable Object per address,
+// not in an isolate, so spreading guesses over isolates or waiting for a restart
+// gains nothing.
+//
+// Cost: a token is checked locally first (a digest compare). Only a failure goes
+// to the object (it must be counted before its 401 leaves). A success goes there
+// only when this isolate has seen the address fail recently, so the common case —
+// a valid bearer token on every API request — costs no round trip. While an
+// address is throttled every attempt answers 429, the right token too: a lucky
+// guess is not revealed. What this leaves open: an isolate that never saw the
+// address fail lets one correct token through unchecked; a guesser cannot tell
+// beforehand which guess is right, and each wrong one is counted and teaches that
+// isolate the address (see docs/deploying.md, "Guessing is throttled").
 import type { Env } from "../config/env";
 import { runtimeConfig } from "../config/runtime-config";
 import { EdgehostError, type PublicError } from "../shared/errors";

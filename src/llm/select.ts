@@ -28,7 +28,8 @@ const choice = <T extends [string, ...string[]]>(values: T) =>
   z.preprocess((v) => (typeof v === "string" && v.trim() !== "" ? v.trim().toLowerCase() : undefined), z.enum(values).optional());
 const url = z.preprocess((v) => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined), z.url({ protocol: /^https?$/ }).optional());
 
-const EnvSchema = z.object({
+/** The model variables of the environment (docs/configuration.md). */
+export const ModelEnvSchema = z.object({
   LLM_PROVIDER: choice(["gemini", "openai"]),
   TOOL_MODE: choice(["native", "prompted"]),
   GEMINI_API_KEY: text,
@@ -52,7 +53,7 @@ const VALID: Record<string, string> = {
 };
 
 export function createProvider(env: Record<string, unknown>, options: SelectOptions = {}): ProviderSelection {
-  const parsed = EnvSchema.safeParse(env);
+  const parsed = ModelEnvSchema.safeParse(env);
   if (!parsed.success) {
     // Only the variable's name and what it must be: a URL may carry a key in its query.
     const name = String(parsed.error.issues[0]?.path[0] ?? "the model configuration");

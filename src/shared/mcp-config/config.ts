@@ -77,7 +77,10 @@ const stringArray = z.array(str, { error: "expected array of strings" });
 const stringMap = z.record(z.string(), str, { error: "expected object with string values" });
 const positiveInt = z.int({ error: "expected a positive integer" }).positive({ error: "expected a positive integer" });
 
-/** One server entry as written. Unknown keys are dropped: other tools add their own. */
+/** The keys that may hold the servers: VS Code's and Claude Desktop / Cline's. */
+export const SERVER_LIST_KEYS = ["servers", "mcpServers"] as const;
+
+/** One server entry as written (docs/configuration.md lists every key). Unknown keys are dropped: other tools add their own. */
 export const RawServerSchema = z.object(
   {
     type: z.enum(["stdio", "http", "sse", "streamable-http", "streamableHttp"], { error: 'expected "stdio", "http" or "sse"' }).optional(),
@@ -122,7 +125,7 @@ export function parseMcpConfig(text: string, options: ParseOptions): McpConfig {
   if (source.root.type !== "object") throw new ConfigError([source.issue([], `expected an object with ${shape}`)]);
 
   const issues: ConfigIssue[] = [];
-  const shapes = objectEntries(source.root).filter(({ key }) => key === "servers" || key === "mcpServers");
+  const shapes = objectEntries(source.root).filter(({ key }) => (SERVER_LIST_KEYS as readonly string[]).includes(key));
   const chosen = shapes[0];
   if (!chosen) throw new ConfigError([source.issue([], `expected ${shape}`)]);
   const second = shapes[1];
