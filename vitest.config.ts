@@ -108,6 +108,9 @@ export default defineConfig({
                 ALLOW_PRIVATE_SERVER_URLS: "true",
                 // Short, so the idle-model test ends quickly; no other test's model idles this long.
                 LLM_IDLE_TIMEOUT_MS: "2000",
+                // A green run stays quiet: only errors are logged here. The log lines themselves
+                // are checked on the real stack (tests/reliability/logs.test.ts).
+                LOG_LEVEL: "error",
                 ACCESS_TOKENS: Object.entries(inject("testUsers"))
                   .map(([name, token]) => `${name}:${token}`)
                   .join(","),

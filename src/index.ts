@@ -13,6 +13,7 @@ import { machineBridgeRoutes, machines } from "./http/machines";
 import { oauth } from "./http/oauth";
 import { sessions } from "./http/sessions";
 import { uiResources } from "./http/ui-resources";
+import { requestLog } from "./http/request-log";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -21,6 +22,9 @@ export { PairingCode } from "./machines/PairingCode";
 export type { Env } from "./config/env";
 
 const app = new Hono<AppEnv>();
+
+// First: every request, the bridge's included, gets a request id and its log line.
+app.use("*", requestLog());
 
 // The OAuth callback arrives cross-site without the (SameSite=Strict) login cookie: its GET only serves a page.
 const publicOAuth = new Set(["/oauth/callback", "/oauth/client-metadata.json"]);

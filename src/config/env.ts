@@ -27,6 +27,7 @@ export type Env = {
   COOKIE_SECRET?: string;
   ALLOWED_ORIGINS?: string;
   // Sessions, limits and the bridge (settings.ts)
+  LOG_LEVEL?: string;
   MCP_CONFIG?: string;
   TOOL_APPROVAL?: string;
   MAX_STEPS?: string;

@@ -6,6 +6,7 @@ import { createProvider, type ProviderSelection } from "../llm/select";
 import type { LlmProvider } from "../llm/provider";
 import type { Env } from "./env";
 import { readSettings, type Settings } from "./settings";
+import { createJsonLogger, type Logger } from "../shared/logger";
 
 export interface ModelInfo {
   model: { provider: string; model: string } | null;
@@ -20,6 +21,8 @@ export interface RuntimeConfig {
   provider?: LlmProvider;
   modelInfo: ModelInfo;
   auth: AuthConfig;
+  /** JSON lines at LOG_LEVEL (Workers Logs makes their fields searchable); each part adds its own fields. */
+  logger: Logger;
 }
 
 // Keyed by the env object: the same for every request of an isolate, and fresh when
@@ -43,6 +46,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
         ? { model: { provider: provider.name, model: provider.model } }
         : { model: null, notice: "missing" in selected ? selected.missing : undefined },
       auth: readAuthConfig(env),
+      logger: createJsonLogger({ level: settings.LOG_LEVEL, base: { service: "edgehost" } }),
     };
     parsed.set(env, config);
   }

@@ -7,6 +7,8 @@ const flag = z.enum(["on", "off", "true", "false", "1", "0"]).transform((v) => v
 const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 export const SettingsSchema = z.object({
+  /** The least level the Worker and its objects log (JSON lines, src/shared/logger.ts). */
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   TOOL_APPROVAL: flag.default(true),
   MAX_STEPS: int(8, 1, 50),
   HISTORY_TOKEN_BUDGET: int(32_000, 1_000, 1_000_000),

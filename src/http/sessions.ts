@@ -8,7 +8,7 @@ import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
 import { userAccount } from "../users/account";
 import { TooManySessionsError } from "../users/session-limit";
-import { SESSION_USER_HEADER } from "../session/ChatSession";
+import { REQUEST_ID_HEADER, SESSION_USER_HEADER } from "../session/ChatSession";
 import { SESSION_ID, badSessionId, findOwnedSession, ownedSession, type SessionStub } from "./owned-session";
 import { sessionCatalog } from "./session-catalog";
 import { RequestError } from "../shared/errors";
@@ -35,7 +35,7 @@ sessions.get("/:id/ws", async (c) => {
   const owned = await ownSessionOrClaim(c, c.req.param("id"));
   // A fresh request, not the client's: only the headers set here reach the object,
   // so nothing a client sends can name another user or steer agents' routing.
-  const headers = new Headers({ Upgrade: "websocket", [SESSION_USER_HEADER]: c.var.identity.id });
+  const headers = new Headers({ Upgrade: "websocket", [SESSION_USER_HEADER]: c.var.identity.id, [REQUEST_ID_HEADER]: c.var.requestId });
   for (const name of ["sec-websocket-key", "sec-websocket-version", "sec-websocket-protocol"]) {
     const value = c.req.header(name);
     if (value) headers.set(name, value);

@@ -27,6 +27,10 @@ export type ActiveAuth = Exclude<AuthConfig, { mode: "misconfigured" }>;
 export interface IdentityVariables {
   identity: Identity;
   auth: ActiveAuth;
+  /** Made at the edge (Cloudflare's `cf-ray` when there is one) and carried into the session's logs. */
+  requestId: string;
+  /** The code of the error the request was answered with, for its log line (src/http/errors.ts). */
+  errorCode?: ErrorCode;
 }
 
 export type AppEnv = { Bindings: Env; Variables: IdentityVariables };

@@ -47,6 +47,17 @@ export function createServerClient(options: ServerClientOptions): Client {
   return client;
 }
 
+const SERVER_LEVELS: Record<string, "debug" | "info" | "warn" | "error"> = {
+  debug: "debug",
+  info: "info",
+  notice: "info",
+  warning: "warn",
+  error: "error",
+  critical: "error",
+  alert: "error",
+  emergency: "error",
+};
+
 export interface ClientEvents {
   server: string;
   logger: Logger;
@@ -74,7 +85,10 @@ export function listenTo(client: Client, events: ClientEvents): void {
   client.setNotificationHandler("notifications/resources/updated", (notification) => {
     if (current()) events.resourceUpdated(notification.params.uri);
   });
+  // A server's own log messages, under its name at their level (MCP's eight syslog levels onto ours).
   client.setNotificationHandler("notifications/message", (notification) => {
-    logger.debug("server log", { server, level: notification.params.level, logger: notification.params.logger });
+    const { level, logger: source, data } = notification.params;
+    const text = typeof data === "string" ? data : JSON.stringify(data);
+    logger[SERVER_LEVELS[level] ?? "info"]("server log", { server, serverLevel: level, ...(source ? { logger: source } : {}), data: text?.slice(0, 1_000) });
   });
 }

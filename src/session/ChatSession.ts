@@ -10,7 +10,7 @@ import type { Env } from "../config/env";
 import { runtimeConfig, type RuntimeConfig } from "../config/runtime-config";
 import type { DirectCallOutcome, ServerInfo } from "./answers";
 import type { HostMetrics } from "../mcp/host";
-import { errorMessage } from "../shared/logger";
+import { deferredLogger, errorMessage, withFields, type Logger } from "../shared/logger";
 import { KEEP_ALIVE_GRACE_MS, ProtocolAgent } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
@@ -31,6 +31,8 @@ import type { CompleteInput, Completion } from "../mcp/catalog";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
+/** The request id of the upgrade (src/http/request-log.ts), for the session's log lines. */
+export const REQUEST_ID_HEADER = "x-edgehost-request-id";
 
 export class ChatSession extends ProtocolAgent<Env> {
   private storeCache?: HistoryStore;
@@ -48,6 +50,11 @@ export class ChatSession extends ProtocolAgent<Env> {
   private get runtime(): RuntimeConfig {
     return runtimeConfig(this.env);
   }
+
+  /** This session's log lines: the Worker's logger with the session's id and its owner (read at each line: a new session learns it). */
+  private readonly log: Logger = deferredLogger(() =>
+    withFields(this.runtime.logger, { component: "session", session: this.name, user: this.sessionOwner.name ?? this.sessionOwner.id }),
+  );
 
   private get sessionStore(): HistoryStore {
     this.storeCache ??= new HistoryStore(this.ctx.storage.sql);
@@ -72,6 +79,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   private get sessionMcp(): SessionMcp {
     this.mcpCache ??= new SessionMcp({
       env: this.env,
+      logger: this.log,
       userServers: (known) => this.sessionOwner.servers(known),
       settings: this.runtime.settings,
       store: this.sessionStore,
@@ -120,7 +128,7 @@ export class ChatSession extends ProtocolAgent<Env> {
       maxChars: () => this.runtime.settings.TOOL_RESULT_CHARS,
       broadcast: (message) => this.sendAll(message),
       keepAliveWhile: (work) => this.keepAliveWhile(work),
-      warn: (message) => console.warn(message),
+      warn: (message) => this.log.warn(message),
     });
     return this.attachmentsCache;
   }
@@ -142,6 +150,7 @@ export class ChatSession extends ProtocolAgent<Env> {
       broadcast: (message) => this.sendAll(message),
       keepAliveWhile: (work) => this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
       attachedParts: (entry) => this.sessionAttachments.parts(entry),
+      log: this.log,
     });
     return this.turnsCache;
   }
@@ -159,11 +168,14 @@ export class ChatSession extends ProtocolAgent<Env> {
     // The Worker admitted this user before forwarding the upgrade; checked again here so
     // a socket is never attached to a session its user does not own.
     const user = context.request.headers.get(SESSION_USER_HEADER);
+    const requestId = context.request.headers.get(REQUEST_ID_HEADER) ?? undefined;
     if (!user || user !== this.sessionOwner.id) {
+      this.log.warn("socket refused", { requestId, reason: "not the owner" });
       connection.close(1008, "not found");
       return;
     }
-    connection.setState({ user });
+    connection.setState({ user, requestId });
+    this.log.info("socket opened", { requestId });
     const { modelInfo, settings } = this.runtime;
     this.sendTo(connection, { type: "connection", sessionId: this.name, ...modelInfo, toolApproval: settings.TOOL_APPROVAL });
     this.sendTo(connection, { type: "history", entries: this.publicHistory(), usage: this.sessionStore.usage() });
@@ -190,15 +202,18 @@ export class ChatSession extends ProtocolAgent<Env> {
         const { text, attachments } = message;
         const refused = await this.sessionTurns.start(
           attachments?.length ? () => this.connected().then(() => openWithAttachments(text, attachments, this.sessionAttachments)) : text,
+          { requestId: this.requestIdOf(connection) },
         );
         if (refused) this.sendTo(connection, refused);
         return;
       }
       case "prompt": {
-        const refused = await this.sessionTurns.start(() =>
-          this.connected().then(() =>
-            openWithPrompt(message, { host: this.sessionMcp.host(), attachments: this.sessionAttachments, store: this.attachmentStore }),
-          ),
+        const refused = await this.sessionTurns.start(
+          () =>
+            this.connected().then(() =>
+              openWithPrompt(message, { host: this.sessionMcp.host(), attachments: this.sessionAttachments, store: this.attachmentStore }),
+            ),
+          { requestId: this.requestIdOf(connection) },
         );
         if (refused) this.sendTo(connection, refused);
         return;
@@ -208,9 +223,16 @@ export class ChatSession extends ProtocolAgent<Env> {
       case "approval":
       case "elicitation_response": {
         // Answers count only from the owner's sockets (the only ones admitted, checked again).
-        if (!this.fromOwner(connection)) return;
+        if (!this.fromOwner(connection)) {
+          this.log.warn("answer refused", { requestId: this.requestIdOf(connection), reason: "not the owner's socket" });
+          return;
+        }
         const answered = this.sessionApprovals.answer(message);
-        if (!answered.ok) this.sendTo(connection, { type: "error", code: answered.code, message: answered.message });
+        if (!answered.ok) {
+          this.log.warn("answer refused", { requestId: this.requestIdOf(connection), code: answered.code });
+          this.sendTo(connection, { type: "error", code: answered.code, message: answered.message });
+        } else if (message.type === "approval")
+          this.log.info("approval answered", { requestId: this.requestIdOf(connection), callId: message.callId, approved: message.approved });
         return;
       }
       case "set_servers":
@@ -227,6 +249,12 @@ export class ChatSession extends ProtocolAgent<Env> {
         this.sendAll({ type: "history", entries: [] });
         return;
     }
+  }
+
+  /** The request id of the upgrade that opened `connection` (its log lines carry it). */
+  private requestIdOf(connection: Connection): string | undefined {
+    const state = connection.state as { requestId?: unknown } | null;
+    return typeof state?.requestId === "string" ? state.requestId : undefined;
   }
 
   override async onClose(): Promise<void> {
@@ -257,7 +285,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     const seconds = Math.max(1, Math.ceil(Math.min(...waits) / 1000));
     void this.schedule(seconds, "retryUnavailable").catch((error: unknown) => {
       this.retryScheduled = false;
-      console.warn(`edgehost: could not schedule a server retry: ${errorMessage(error)}`);
+      this.log.warn("could not schedule a server retry", { error: errorMessage(error) });
     });
   }
 

@@ -12,7 +12,7 @@ import type { McpConfig, RemoteServerConfig } from "../shared/mcp-config/config"
 import type { ServerGuide } from "../mcp/guide";
 import { visibleTo } from "../mcp/app-ui";
 import { McpHost } from "../mcp/host";
-import { errorMessage } from "../shared/logger";
+import { errorMessage, type Logger } from "../shared/logger";
 import { configKey, DiscoveryCache } from "./discovery-cache";
 import { workerTransports } from "../mcp/transports";
 import { loadSessionMcpConfig, type SessionMcpConfig } from "../servers/mcp-json";
@@ -40,6 +40,8 @@ export interface UserServers {
 }
 
 export interface SessionMcpDeps {
+  /** The session's logger: the host logs servers coming and going, and failed calls. */
+  logger?: Logger;
   env: Record<string, unknown>;
   userServers: (known?: string) => Promise<UserServers>;
   settings: Settings;
@@ -108,6 +110,7 @@ export class SessionMcp {
           return record && !this.bridged(server) ? challengeRecordingFetch((challenge) => record(server, challenge)) : undefined;
         },
       }),
+      logger: this.deps.logger,
       connectTimeoutMs: this.deps.settings.MCP_CONNECT_TIMEOUT_MS,
       retry: { initialMs: this.deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
     });

@@ -14,6 +14,7 @@ import { EdgehostError } from "../shared/errors";
 import type { SessionMcp } from "./session-mcp";
 import type { TurnOpening } from "./prompt-opening";
 import type { StoredEntry } from "./history";
+import { errorMessage, type Logger } from "../shared/logger";
 
 const TURN_KEY = "runningTurn";
 
@@ -32,6 +33,12 @@ export interface TurnRunnerDeps {
   keepAliveWhile: <T>(work: () => Promise<T>) => Promise<T>;
   /** A user entry's attached contents for the model (src/session/attachments.ts). */
   attachedParts?: (entry: StoredEntry) => UserPart[] | undefined;
+  log: Logger;
+}
+
+/** Who started a turn, for its log lines: the request id of the socket it came on. */
+export interface TurnOrigin {
+  requestId?: string;
 }
 
 export class TurnRunner {
@@ -49,7 +56,7 @@ export class TurnRunner {
    * prompt fetched: before the turn is admitted, so a refused one costs nothing); an
    * error for the sender when it cannot start.
    */
-  async start(input: string | (() => Promise<TurnOpening>)): Promise<Extract<ServerMessage, { type: "error" }> | undefined> {
+  async start(input: string | (() => Promise<TurnOpening>), origin: TurnOrigin = {}): Promise<Extract<ServerMessage, { type: "error" }> | undefined> {
     // One turn at a time; a message during a turn is rejected, not queued (docs/websocket-protocol.md).
     if (this.current) return { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." };
     // Claimed before the first await: a second message arriving meanwhile sees a turn.
@@ -68,6 +75,7 @@ export class TurnRunner {
     }
     if (!spend.ok) {
       this.current = undefined;
+      this.deps.log.warn("turn refused", { ...origin, code: spend.code });
       return { type: "error", code: spend.code, message: spend.message };
     }
     const { id: turnId, controller } = turn;
@@ -85,7 +93,8 @@ export class TurnRunner {
     }
     this.deps.store.setSetting(TURN_KEY, turnId);
     this.deps.broadcast({ type: "turn_start", turnId });
-    void this.deps.keepAliveWhile(() => this.run(turnId, config.provider as LlmProvider, controller));
+    this.deps.log.info("turn started", { ...origin, turnId });
+    void this.deps.keepAliveWhile(() => this.run(turnId, config.provider as LlmProvider, controller, origin));
     return undefined;
   }
 
@@ -114,7 +123,8 @@ export class TurnRunner {
     this.deps.record({ turnId: interrupted, kind: "error", text: "This turn was interrupted (the session restarted). Send your message again." });
   }
 
-  private async run(turnId: string, provider: LlmProvider, controller: AbortController): Promise<void> {
+  private async run(turnId: string, provider: LlmProvider, controller: AbortController, origin: TurnOrigin): Promise<void> {
+    const started = Date.now();
     let reason: TurnEnd = "error";
     let usage: TurnUsage | undefined;
     const { settings } = this.deps.config();
@@ -145,6 +155,7 @@ export class TurnRunner {
       if (reason === "cancelled") this.deps.record({ turnId, kind: "notice", text: "Cancelled." });
     } catch (error) {
       const wire = toWire.error(error, turnId);
+      this.deps.log[wire.code === "internal" ? "error" : "warn"]("turn failed", { ...origin, turnId, code: wire.code, error: errorMessage(error) });
       this.deps.record({ turnId, kind: "error", text: wire.code === "internal" ? "Unexpected error: the turn failed." : wire.message });
       this.deps.broadcast(wire);
     } finally {
@@ -152,6 +163,14 @@ export class TurnRunner {
       this.deps.store.setSetting(TURN_KEY, undefined);
       if (usage && usage.inputTokens + usage.outputTokens > 0) this.deps.store.recordUsage(turnId, usage);
       this.deps.broadcast({ type: "turn_end", turnId, reason, usage });
+      this.deps.log.info("turn ended", {
+        ...origin,
+        turnId,
+        reason,
+        ms: Date.now() - started,
+        inputTokens: usage?.inputTokens ?? 0,
+        outputTokens: usage?.outputTokens ?? 0,
+      });
       if (usage) await this.deps.used(usage).catch(() => undefined);
     }
   }

@@ -34,6 +34,26 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** A logger whose fields are read at each line (they may be learnt later, e.g. a session's owner). */
+export function deferredLogger(get: () => Logger): Logger {
+  return {
+    debug: (msg, fields) => get().debug(msg, fields),
+    info: (msg, fields) => get().info(msg, fields),
+    warn: (msg, fields) => get().warn(msg, fields),
+    error: (msg, fields) => get().error(msg, fields),
+  };
+}
+
+/** `logger` with `fields` on every line (a component, a session, a request id). */
+export function withFields(logger: Logger, fields: LogFields): Logger {
+  return {
+    debug: (msg, more) => logger.debug(msg, { ...fields, ...more }),
+    info: (msg, more) => logger.info(msg, { ...fields, ...more }),
+    warn: (msg, more) => logger.warn(msg, { ...fields, ...more }),
+    error: (msg, more) => logger.error(msg, { ...fields, ...more }),
+  };
+}
+
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

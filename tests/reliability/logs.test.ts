@@ -1,0 +1,93 @@
+// The Worker's logs as an operator reads them (issue: run it as a service), on the real
+// stack (wrangler dev, the bridge, the fake Gemini) in AUTH_MODE=token at LOG_LEVEL=debug:
+// every line is JSON; a request's line carries its request id, and the socket's request id
+// reaches the session's lines of the turn it started (turn id, tool call, its end);
+// refusals that are security events are at `warn` with their code; and no secret (the
+// model key, the users' tokens, the bridge token, a user server's header value) appears
+// in any line of the Worker or the bridge.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reply, script } from "../fixtures/fake-llm-script";
+import { raw } from "../fixtures/raw-http";
+import { openSession } from "../fixtures/session-client-node";
+import { startStack, type Stack } from "../fixtures/stack";
+
+const ALICE = "alice-token-logs-0123456789abcd";
+const BOB = "bob-token-logs-0123456789abcdef";
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${ALICE},bob:${BOB}`, LOG_LEVEL: "debug" } });
+}, 90_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+type Line = Record<string, unknown> & { level: string; msg: string };
+
+/** The Worker's JSON log lines (wrangler dev also prints its own, non-JSON lines). */
+function workerLines(): Line[] {
+  return stack
+    .workerLog()
+    .split("\n")
+    .map((line) => line.slice(line.indexOf("{")))
+    .flatMap((line) => {
+      try {
+        const parsed = JSON.parse(line) as Line;
+        return typeof parsed.msg === "string" && typeof parsed.level === "string" ? [parsed] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+describe("the Worker's logs", () => {
+  it("follow one turn from the socket's request through the session and its tool call, at their levels, with no secret anywhere", async () => {
+    // A few refusals an operator must see.
+    expect((await raw(stack.url, "/api/sessions", { headers: auth("not-a-valid-token-at-all-000") })).status).toBe(401);
+    const foreign = { ...auth(ALICE), origin: "http://attacker.example", "content-type": "application/json" };
+    expect((await raw(stack.url, "/sessions", { method: "POST", headers: foreign, body: "{}" })).status).toBe(403);
+
+    await script(stack.llm.url, stack.llmKey, [
+      reply.callReply("filesystem__write_file", { path: `${stack.fsRoot}/logged.txt`, content: "one turn, followed" }),
+      reply.text("Written."),
+    ]);
+    const sessionId = crypto.randomUUID();
+    const socket = await openSession(stack.url, sessionId, { headers: auth(ALICE) });
+    const from = socket.say("write a file");
+    const request = await socket.next((m) => m.type === "approval_request", from);
+    socket.send({ type: "approval", callId: request.type === "approval_request" ? request.callId : "", approved: true });
+    const { end } = await socket.turnEnd(from, 30_000);
+    expect(end.reason).toBe("complete");
+    socket.close();
+
+    const lines = workerLines();
+    // The upgrade's line, and the session's lines that carry its request id.
+    const upgrade = lines.find((l) => l.msg === "request" && l.path === `/sessions/${sessionId}/ws`);
+    expect(upgrade).toMatchObject({ level: "info", status: 101, user: "alice", method: "GET" });
+    const requestId = String(upgrade?.requestId);
+    expect(requestId.length).toBeGreaterThan(8);
+    const started = lines.find((l) => l.msg === "turn started" && l.session === sessionId);
+    expect(started).toMatchObject({ level: "info", requestId, user: "alice", component: "session" });
+    const turnId = String(started?.turnId);
+    expect(lines.find((l) => l.msg === "turn ended" && l.turnId === turnId)).toMatchObject({ level: "info", requestId, reason: "complete" });
+    expect(lines.find((l) => l.msg === "approval answered" && l.session === sessionId)).toMatchObject({ requestId, approved: true });
+    expect(lines.find((l) => l.msg === "tool call" && l.session === sessionId)).toMatchObject({ level: "debug", server: "filesystem", tool: "write_file" });
+    expect(lines.find((l) => l.msg === "server ready" && l.session === sessionId)).toMatchObject({ server: "filesystem" });
+
+    // Security events at warn, with their code and no message (it could quote input).
+    const refused = lines.filter((l) => l.msg === "request refused");
+    expect(refused.map((l) => [l.level, l.status, l.code])).toEqual(
+      expect.arrayContaining([
+        ["warn", 401, "bad_token"],
+        ["warn", 403, "forbidden_origin"],
+      ]),
+    );
+
+    // Every line of the Worker that looks like JSON is one; no secret in the Worker's or the bridge's output.
+    for (const secret of [ALICE, BOB, stack.llmKey, stack.bridge.token]) {
+      expect(stack.workerLog()).not.toContain(secret);
+      expect(stack.bridge.stderr()).not.toContain(secret);
+    }
+  });
+});
