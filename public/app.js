@@ -51,6 +51,7 @@ setupOAuth({ sessionId: () => state.sessionId });
 setupViews({
   onSwitch: sessions.open,
   onDelete: (id, title) => void sessions.remove(id, title),
+  onRename: (id, title) => void sessions.rename(id, title),
   onToggleServer: (name, enabled) => {
     const chosen = state.servers.filter((s) => (s.name === name ? enabled : s.enabled)).map((s) => s.name);
     connection.send({ type: "set_servers", enabled: chosen });
@@ -58,6 +59,8 @@ setupViews({
   myServers,
 });
 $("new-session").addEventListener("click", () => void sessions.create());
+$("delete-all-sessions").addEventListener("click", () => void sessions.removeAll(false));
+$("delete-my-data").addEventListener("click", () => void sessions.removeAll(true));
 
 /** Approval and elicitation dialogs of the chat end with the socket; the server asks again on reconnect. */
 function dropOpenQuestions() {

@@ -15,6 +15,14 @@ let settle = null;
  * Asks for `fields` ({name, description, required}); resolves with the values
  * (empty ones left out) or null when dismissed. `complete(name, value, context)`
  * gives suggestions, or is null when the server offers none.
+ * @param {{
+ *   title: string,
+ *   description?: string,
+ *   fields: { name: string, description?: string, required?: boolean, value?: string, maxLength?: number }[],
+ *   submitLabel?: string,
+ *   complete?: ((name: string, value: string, context: Record<string, string>) => Promise<any>) | null,
+ * }} request
+ * @returns {Promise<Record<string, string> | null>}
  */
 export function askArguments({ title, description, fields, submitLabel = "Use", complete = null }) {
   settle?.(null);
@@ -59,6 +67,8 @@ function fieldRow(field, index, complete) {
   input.name = field.name;
   input.required = Boolean(field.required);
   input.autocomplete = "off";
+  if (field.value) input.value = field.value;
+  if (field.maxLength) input.maxLength = field.maxLength;
   row.append(label);
   if (field.description) {
     const hint = document.createElement("p");

@@ -10,7 +10,7 @@ const when = (ms) => (typeof ms === "number" ? new Date(ms).toLocaleString() : "
 /**
  * @param {{ id: string, title: string | null, lastActivity?: number }[]} list newest first
  */
-export function renderSessions(list, current, { onSwitch, onDelete }) {
+export function renderSessions(list, current, { onSwitch, onDelete, onRename }) {
   const ul = byId("sessions");
   ul.replaceChildren();
   if (list.length === 0) {
@@ -34,7 +34,13 @@ export function renderSessions(list, current, { onSwitch, onDelete }) {
     del.setAttribute("aria-label", `Delete session ${title}`);
     del.title = "Delete this session";
     del.addEventListener("click", () => onDelete(s.id, title));
-    li.append(open, del);
+    const rename = document.createElement("button");
+    rename.className = "icon rename";
+    rename.textContent = "✎";
+    rename.setAttribute("aria-label", `Rename session ${title}`);
+    rename.title = "Rename this session";
+    rename.addEventListener("click", () => onRename(s.id, title));
+    li.append(open, rename, del);
     ul.append(li);
   }
 }

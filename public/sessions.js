@@ -3,6 +3,7 @@
 // drawn by views.js.
 import { describeError, NetworkError, request } from "./api.js";
 import { clearChat, showPending } from "./chat-view.js";
+import { askArguments } from "./argument-form.js";
 import { confirmAction } from "./dialogs.js";
 import { dropQueued, queuedHere, state, update } from "./state.js";
 
@@ -94,11 +95,53 @@ export function setupSessions(page) {
     page.focusInput();
   }
 
+  /** @param {string} id @param {string} title */
+  async function rename(id, title) {
+    const values = await askArguments({
+      title: "Rename session",
+      fields: [{ name: "title", description: "1–80 characters", required: true, value: title, maxLength: 80 }],
+      submitLabel: "Rename",
+    });
+    if (!values?.title) return;
+    try {
+      const answer = await request(`/sessions/${encodeURIComponent(id)}`, { method: "PATCH", body: { title: values.title } });
+      if (!answer.ok) return page.showAlert(`Could not rename the session: ${describeError(answer.status, answer.data)}`);
+      update({ sessions: state.sessions.map((s) => (s.id === id ? { ...s, title: answer.data.title } : s)) });
+    } catch (error) {
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not rename the session.");
+    }
+  }
+
+  /** Deletes every session (`everything`: and the account's data), after asking. @param {boolean} everything */
+  async function removeAll(everything) {
+    const confirmed = await confirmAction(
+      everything
+        ? {
+            title: "Delete all your data?",
+            text: "Every session and its history, your own servers, your sign-ins to servers and your paired machines will be deleted. This cannot be undone.",
+            confirm: "Delete everything",
+          }
+        : { title: "Delete all sessions?", text: "Every session and its whole history will be deleted. This cannot be undone.", confirm: "Delete all" },
+    );
+    if (!confirmed) return;
+    page.detach();
+    try {
+      const answer = await request(everything ? "/api/account" : "/api/sessions", { method: "DELETE", body: {} });
+      if (!answer.ok) page.showAlert(`Could not delete: ${describeError(answer.status, answer.data)}`);
+    } catch (error) {
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not delete.");
+    }
+    update({ sessions: [] });
+    dropQueued();
+    await load();
+    await openFirst();
+  }
+
   /** A session that is gone (deleted, or not the user's): forget it and open another. @param {string} id */
   async function lost(id) {
     update({ sessions: state.sessions.filter((s) => s.id !== id) });
     await openFirst();
   }
 
-  return { load, refreshSoon, open, openFirst, create, remove, lost };
+  return { load, refreshSoon, open, openFirst, create, remove, rename, removeAll, lost };
 }

@@ -11,6 +11,7 @@ import { queuedHere, state, subscribe, update } from "./state.js";
  * @param {{
  *   onSwitch: (id: string) => void,
  *   onDelete: (id: string, title: string) => void,
+ *   onRename: (id: string, title: string) => void,
  *   onToggleServer: (name: string, enabled: boolean) => void,
  *   myServers: { update(servers: import("./types").SessionServer[], live: boolean): void },
  * }} hooks
@@ -58,7 +59,7 @@ export function setupViews(hooks) {
   });
 
   subscribe(["sessions", "sessionId", "active"], () => {
-    const actions = { onSwitch: hooks.onSwitch, onDelete: hooks.onDelete };
+    const actions = { onSwitch: hooks.onSwitch, onDelete: hooks.onDelete, onRename: hooks.onRename };
     if (!state.active) return renderSessions([], null, actions);
     const list = [...state.sessions];
     if (state.sessionId && !list.some((s) => s.id === state.sessionId)) list.unshift({ id: state.sessionId, title: null });

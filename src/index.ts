@@ -14,6 +14,7 @@ import { oauth } from "./http/oauth";
 import { sessions } from "./http/sessions";
 import { uiResources } from "./http/ui-resources";
 import { requestLog } from "./http/request-log";
+import { myData } from "./http/my-data";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -35,6 +36,7 @@ app.use(
   identify({ optional: (c) => c.req.path === "/auth/login" || c.req.path === "/auth/logout" || (c.req.method === "GET" && publicOAuth.has(c.req.path)) }),
 );
 app.use("*", sameOrigin());
+app.route("/", myData);
 app.route("/api/my-servers", myServers);
 app.route("/api/machines", machines);
 app.route("/api", api);

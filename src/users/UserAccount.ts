@@ -240,6 +240,22 @@ export class UserAccount extends DurableObject<unknown> {
     this.sql.exec("UPDATE sessions SET last_activity = ?, title = COALESCE(title, ?) WHERE id = ?", now, title, id);
   }
 
+  /** A title the user chose; false when the session is not in their list. */
+  renameSession(id: string, title: string): boolean {
+    return this.sql.exec("UPDATE sessions SET title = ? WHERE id = ? RETURNING id", title.slice(0, TITLE_CHARS), id).toArray().length > 0;
+  }
+
+  /** Deleting the account's data: runtime servers, page logins and paired machines (revoked at once); OAuth records are taken by the caller, to revoke. */
+  forgetEverything(): { oauth: OAuthRecord[] } {
+    const oauth = this.oauth.signedInServers().flatMap((server) => this.oauthTake(server) ?? []);
+    this.sql.exec("DELETE FROM servers");
+    this.versionCache = undefined;
+    this.logins.endAll();
+    for (const machine of this.relay.views()) this.relay.revoke(machine.id);
+    this.machineViews = undefined;
+    return { oauth };
+  }
+
   removeSession(id: string): void {
     this.sql.exec("DELETE FROM sessions WHERE id = ?", id);
   }

@@ -35,7 +35,7 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
     packages: ["@modelcontextprotocol/client", "agents", "zod"],
   },
   http: {
-    folders: ["config", "identity", "machines", "mcp", "servers", "session", "shared", "users"],
+    folders: ["config", "identity", "machines", "mcp", "protocol", "servers", "session", "shared", "users"],
     packages: ["@modelcontextprotocol/client", "agents", "hono", "zod"],
   },
   index: { folders: ["config", "http", "identity", "machines", "session", "shared", "users"], packages: ["hono"] },

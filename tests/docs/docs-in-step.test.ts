@@ -208,7 +208,7 @@ describe("links", () => {
     const api = read("docs/http-api.md").replace(/\{[^}]+\}/g, ":param");
     const missing: string[] = [];
     for (const file of readdirSync(join(repoRoot, "src/http")).filter((f) => f.endsWith(".ts"))) {
-      for (const m of read(`src/http/${file}`).matchAll(/^(\w+)\.(get|post|put|delete)\("([^"]*)"/gm)) {
+      for (const m of read(`src/http/${file}`).matchAll(/^(\w+)\.(get|post|put|patch|delete)\("([^"]*)"/gm)) {
         // session-catalog.ts's routes are mounted with the sessions' (sessions.ts).
         const prefix = mounts.get(m[1] ?? "") ?? (m[1] === "sessionCatalog" ? "/sessions" : undefined);
         if (prefix === undefined) continue;
