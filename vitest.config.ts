@@ -111,6 +111,8 @@ export default defineConfig({
                 // A green run stays quiet: only errors are logged here. The log lines themselves
                 // are checked on the real stack (tests/reliability/logs.test.ts).
                 LOG_LEVEL: "error",
+                // Expiry is driven by hand in tests/workers/session/session.expiry.test.ts (a date 31 days on).
+                SESSION_TTL_DAYS: "30",
                 ACCESS_TOKENS: Object.entries(inject("testUsers"))
                   .map(([name, token]) => `${name}:${token}`)
                   .join(","),

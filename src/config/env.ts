@@ -37,6 +37,7 @@ export type Env = {
   RATE_LIMIT_BURST?: string;
   DAILY_TOKEN_BUDGET?: string;
   MAX_SESSIONS_PER_USER?: string;
+  SESSION_TTL_DAYS?: string;
   TURN_TOKEN_RESERVATION?: string;
   ALLOW_PRIVATE_SERVER_URLS?: string;
   SIGN_IN_FAILURE_BURST?: string;

@@ -25,6 +25,8 @@ export const SettingsSchema = z.object({
   DAILY_TOKEN_BUDGET: z.coerce.number().int().min(1).optional(),
   /** Sessions one user may keep; past it POST /sessions answers 429 too_many_sessions. */
   MAX_SESSIONS_PER_USER: int(1_000, 1, 100_000),
+  /** A session idle (no new entry) this many days deletes itself; unset: sessions are kept. */
+  SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(3_650).optional(),
   /** The tokens a turn holds against DAILY_TOKEN_BUDGET while it runs: its worst case (src/users/reservations.ts). */
   TURN_TOKEN_RESERVATION: int(40_000, 1, 10_000_000),
   /** Runtime servers on private or loopback addresses in a deployed Worker (src/servers/url-policy.ts); off by default. */

@@ -31,6 +31,8 @@ import type { CompleteInput, Completion } from "../mcp/catalog";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
+const DAY_MS = 24 * 60 * 60_000;
+const IDLE_SINCE_KEY = "idle_since";
 /** The request id of the upgrade (src/http/request-log.ts), for the session's log lines. */
 export const REQUEST_ID_HEADER = "x-edgehost-request-id";
 
@@ -42,6 +44,8 @@ export class ChatSession extends ProtocolAgent<Env> {
   private attachmentsCache?: SessionAttachments;
   private attachmentStoreCache?: AttachmentStore;
   private ownerCache?: SessionOwner;
+  /** This wake checked that an expiry alarm exists (SESSION_TTL_DAYS). */
+  private expiryChecked = false;
   /** A background retry is scheduled (in memory: after a wake at worst one extra retry runs). */
   private retryScheduled = false;
   /** MCP Apps' tool calls waiting for approval or running (ended by a reset or delete). */
@@ -189,6 +193,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     if (running) this.sendTo(connection, { type: "turn_start", turnId: running });
     // A page is watching now: a server left unavailable (a bridge restarted meanwhile) is retried,
     // and attached resources are subscribed again if a wake-up opened new MCP sessions.
+    this.scheduleExpiry();
     void this.keepAliveWhile(async () => {
       await connecting;
       await this.sessionAttachments.resubscribe(this.sessionMcp.host()).catch(() => undefined);
@@ -287,6 +292,48 @@ export class ChatSession extends ProtocolAgent<Env> {
       this.retryScheduled = false;
       this.log.warn("could not schedule a server retry", { error: errorMessage(error) });
     });
+  }
+
+  // ---- expiry (SESSION_TTL_DAYS) ----
+
+  /** One expiry alarm per session, made on the first socket of a wake when none exists; it moves itself forward when it fires. */
+  private scheduleExpiry(): void {
+    const days = this.runtime.settings.SESSION_TTL_DAYS;
+    if (!days || this.expiryChecked) return;
+    this.expiryChecked = true;
+    const expiring = this.getSchedules().some((s) => s.callback === "expireIfIdle");
+    if (expiring) return;
+    const from = this.lastActivity() ?? Date.now();
+    // An empty session counts from now: it never wrote an entry to date it by.
+    if (this.sessionStore.lastActivity() === undefined) this.sessionStore.setSetting(IDLE_SINCE_KEY, from);
+    void this.schedule(new Date(from + days * DAY_MS), "expireIfIdle").catch((error: unknown) => {
+      this.expiryChecked = false;
+      this.log.warn("could not schedule the session's expiry", { error: errorMessage(error) });
+    });
+  }
+
+  /**
+   * Alarm callback: a session idle for SESSION_TTL_DAYS deletes itself (its history and
+   * attachments, and its line in the owner's list; the owner stays recorded, so the id is
+   * never anyone else's). Otherwise the alarm moves to the new due date. True when deleted.
+   */
+  async expireIfIdle(_payload?: unknown, _schedule?: unknown, now = Date.now()): Promise<boolean> {
+    const days = this.runtime.settings.SESSION_TTL_DAYS;
+    if (!days) return false;
+    const last = this.lastActivity();
+    const due = (last ?? now) + days * DAY_MS;
+    if (now < due || this.sessionTurns.running || this.openSockets().length > 0) {
+      await this.schedule(new Date(Math.max(due, now + 60_000)), "expireIfIdle");
+      return false;
+    }
+    this.log.info("session expired", { idleDays: last === undefined ? days : Math.floor((now - last) / DAY_MS) });
+    await this.deleteSession();
+    return true;
+  }
+
+  /** The newest entry's time, or when an empty session was first seen. */
+  private lastActivity(): number | undefined {
+    return this.sessionStore.lastActivity() ?? this.sessionStore.getSetting<number>(IDLE_SINCE_KEY);
   }
 
   /** Alarm callback (see watchUnavailable); the reconnect broadcasts any state change. */

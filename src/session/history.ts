@@ -78,6 +78,11 @@ export class HistoryStore {
   }
 
   /** The most recent entries in order (at most 1,000: older ones stay stored but are not replayed). */
+  /** When the newest entry was written (ms), or undefined for an empty session. */
+  lastActivity(): number | undefined {
+    return this.sql.exec<{ at: number | null }>("SELECT MAX(created_at) AS at FROM history").one().at ?? undefined;
+  }
+
   entries(): StoredEntry[] {
     this.cache ??= this.load(MAX_REPLAY);
     return this.cache.slice();
