@@ -42,6 +42,8 @@ export interface ChildOptions {
   startupTimeoutMs: number;
   clientInfo: Implementation;
   clientCapabilities: ClientCapabilities;
+  /** The W3C trace id of the request last forwarded to this child, if it carried one: its stderr lines name it. */
+  trace?: () => string | undefined;
 }
 
 export interface ExitInfo {
@@ -231,7 +233,8 @@ export class ChildProcess {
       if (!line.trim()) continue;
       this.tail.push(line);
       if (this.tail.length > STDERR_TAIL) this.tail.shift();
-      this.options.logger.info("server stderr", { server: this.config.name, line });
+      const trace = this.options.trace?.();
+      this.options.logger.info("server stderr", { server: this.config.name, line, ...(trace ? { trace } : {}) });
     }
   }
 

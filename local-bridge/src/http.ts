@@ -47,6 +47,11 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
   if (user === undefined) throw new HttpError(400, RPC.invalidRequest, `the ${USER_HEADER} header is not a user id`);
   const proxy = ctx.proxy(name, user);
   if (!proxy) throw new HttpError(404, RPC.methodNotFound, `unknown MCP server "${name}"`);
+  const trace = traceOf(req.headers.traceparent);
+  if (trace) {
+    proxy.trace = trace;
+    ctx.logger.debug("request", { server: name, method: req.method, trace });
+  }
   if (match[2] === "mcp") return streamable(ctx, proxy, req, res);
   if (match[2] === "sse" && req.method === "GET") return openLegacy(ctx, proxy, name, req, res);
   if (match[2] === "messages" && req.method === "POST") return postLegacy(ctx, proxy, req, res);
@@ -78,4 +83,10 @@ async function postLegacy(ctx: HttpContext, proxy: ServerProxy, req: IncomingMes
   const messages = parseMessages(await readJson(req, ctx.maxBodyBytes));
   res.writeHead(202).end();
   for (const message of messages) await proxy.fromSession(session, message);
+}
+
+/** The trace id of a W3C `traceparent` (version 00), or undefined for none or a malformed one. */
+function traceOf(header: string | string[] | undefined): string | undefined {
+  const match = typeof header === "string" ? /^00-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(header) : null;
+  return match?.[1];
 }

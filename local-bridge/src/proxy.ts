@@ -77,6 +77,12 @@ export interface ProxyOptions extends Omit<ChildOptions, "logger"> {
 
 export class ServerProxy {
   state: ProxyState = "starting";
+  /**
+   * The trace id of the request last forwarded here (W3C `traceparent`, from the Worker's
+   * turn). A child's stderr is not tied to a request: its lines name the latest trace,
+   * which is the turn's while one turn at a time uses the child.
+   */
+  trace?: string;
   restarts = 0;
   lastError?: string;
   child?: ChildProcess;
@@ -142,7 +148,7 @@ export class ServerProxy {
   }
 
   private launch(): Promise<ChildProcess> {
-    const child = new ChildProcess(this.config, { ...this.options, clientCapabilities: this.childCapabilities() });
+    const child = new ChildProcess(this.config, { ...this.options, clientCapabilities: this.childCapabilities(), trace: () => this.trace });
     child.onmessage = (message) => this.fromChild(message);
     this.state = "starting";
     const launching = child

@@ -35,12 +35,27 @@ export interface RemoteTransportOptions {
   fetchFor?: (server: RemoteServerConfig) => typeof fetch | undefined;
   /** The OAuth client for a server (a fresh one per connection attempt), or undefined for none. */
   auth?: (server: RemoteServerConfig) => OAuthClientProvider | undefined;
+  /** The W3C trace id of the work a request is for (a turn), if any: each request then carries a `traceparent`. */
+  traceId?: () => string | undefined;
+}
+
+/** `fetch` that adds `traceparent: 00-{trace}-{new span}-01` while `traceId()` names one. */
+function traced(base: typeof fetch, traceId: () => string | undefined): typeof fetch {
+  return (input, init) => {
+    const trace = traceId();
+    if (!trace) return base(input, init);
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    const span = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    headers.set("traceparent", `00-${trace}-${span}-01`);
+    return base(input, { ...init, headers });
+  };
 }
 
 export function remoteTransports(server: RemoteServerConfig, options: RemoteTransportOptions = {}): TransportCandidate[] {
   const url = new URL(server.url);
   const requestInit: RequestInit = { headers: server.headers };
-  const given = options.fetchFor?.(server) ?? options.fetch;
+  const own = options.fetchFor?.(server) ?? options.fetch;
+  const given = options.traceId ? traced(own ?? ((input, init) => fetch(input, init)), options.traceId) : own;
   const fetchFor = (hooks?: TransportHooks): typeof fetch | undefined =>
     hooks?.onStreamBroken ? watchStreams(given ?? ((input, init) => fetch(input, init)), hooks.onStreamBroken) : given;
   const streamable: TransportCandidate = {

@@ -99,10 +99,20 @@ export class SessionMcp {
     this.mcpHost = this.createHost();
   }
 
+  /** The trace a turn's MCP requests carry (W3C trace context): the turn's id as 32 hex digits. */
+  private traceId?: string;
+
+  /** Requests from now on belong to turn `turnId` (undefined: to no turn). */
+  traceTurn(turnId: string | undefined): void {
+    const hex = turnId?.replace(/-/g, "").toLowerCase();
+    this.traceId = hex && /^[0-9a-f]{32}$/.test(hex) ? hex : undefined;
+  }
+
   private createHost(): McpHost {
     const host = new McpHost({
       transports: workerTransports({
         auth: (server) => (this.bridged(server) ? undefined : this.deps.oauth?.(server)),
+        traceId: () => this.traceId,
         fetchFor: (server) => {
           if (machineOfUrl(server.url)) return this.deps.machineFetch;
           // A server the user may sign in to: its challenges, on any request, are kept for the sign-in.

@@ -93,7 +93,8 @@ export class TurnRunner {
     }
     this.deps.store.setSetting(TURN_KEY, turnId);
     this.deps.broadcast({ type: "turn_start", turnId });
-    this.deps.log.info("turn started", { ...origin, turnId });
+    // Its MCP requests carry this trace id (the turn id's hex digits); the bridge's lines name it.
+    this.deps.log.info("turn started", { ...origin, turnId, trace: turnId.replace(/-/g, "") });
     void this.deps.keepAliveWhile(() => this.run(turnId, config.provider as LlmProvider, controller, origin));
     return undefined;
   }
@@ -130,6 +131,8 @@ export class TurnRunner {
     const { settings } = this.deps.config();
     try {
       const mcp = this.deps.mcp();
+      // Every MCP request of this turn carries its trace (the bridge's log lines name it too).
+      mcp.traceTurn(turnId);
       await mcp.prepareTurn();
       const attachedParts = this.deps.attachedParts;
       const history = attachedParts
@@ -159,6 +162,7 @@ export class TurnRunner {
       this.deps.record({ turnId, kind: "error", text: wire.code === "internal" ? "Unexpected error: the turn failed." : wire.message });
       this.deps.broadcast(wire);
     } finally {
+      this.deps.mcp().traceTurn(undefined);
       this.current = undefined;
       this.deps.store.setSetting(TURN_KEY, undefined);
       if (usage && usage.inputTokens + usage.outputTokens > 0) this.deps.store.recordUsage(turnId, usage);

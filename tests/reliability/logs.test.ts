@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { raw } from "../fixtures/raw-http";
 import { openSession } from "../fixtures/session-client-node";
+import { probeServerBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
 
 const ALICE = "alice-token-logs-0123456789abcd";
@@ -17,7 +18,11 @@ const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${ALICE},bob:${BOB}`, LOG_LEVEL: "debug" } });
+  stack = await startStack({
+    vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${ALICE},bob:${BOB}`, LOG_LEVEL: "debug" },
+    mcpServers: { probe: { command: process.execPath, args: [probeServerBin], users: ["alice"] } },
+    bridgeArgs: ["--log-level", "debug"],
+  });
 }, 90_000);
 afterAll(async () => {
   await stack?.stop();
@@ -50,13 +55,16 @@ describe("the Worker's logs", () => {
 
     await script(stack.llm.url, stack.llmKey, [
       reply.callReply("filesystem__write_file", { path: `${stack.fsRoot}/logged.txt`, content: "one turn, followed" }),
+      reply.callReply("probe__log", {}),
       reply.text("Written."),
     ]);
     const sessionId = crypto.randomUUID();
     const socket = await openSession(stack.url, sessionId, { headers: auth(ALICE) });
     const from = socket.say("write a file");
-    const request = await socket.next((m) => m.type === "approval_request", from);
-    socket.send({ type: "approval", callId: request.type === "approval_request" ? request.callId : "", approved: true });
+    for (const tool of ["write_file", "log"]) {
+      const request = await socket.next((m) => m.type === "approval_request" && m.tool === tool, from);
+      socket.send({ type: "approval", callId: request.type === "approval_request" ? request.callId : "", approved: true });
+    }
     const { end } = await socket.turnEnd(from, 30_000);
     expect(end.reason).toBe("complete");
     socket.close();
@@ -74,6 +82,29 @@ describe("the Worker's logs", () => {
     expect(lines.find((l) => l.msg === "approval answered" && l.session === sessionId)).toMatchObject({ requestId, approved: true });
     expect(lines.find((l) => l.msg === "tool call" && l.session === sessionId)).toMatchObject({ level: "debug", server: "filesystem", tool: "write_file" });
     expect(lines.find((l) => l.msg === "server ready" && l.session === sessionId)).toMatchObject({ server: "filesystem" });
+    // The MCP server's own log message, under its name at its level.
+    expect(lines.find((l) => l.msg === "server log" && l.session === sessionId)).toMatchObject({
+      level: "info",
+      server: "probe",
+      logger: "probe",
+      data: "probe says hi",
+    });
+
+    // The turn's trace reaches the bridge: its request lines and the stdio server's stderr line name it.
+    const trace = String(started?.trace);
+    expect(trace).toMatch(/^[0-9a-f]{32}$/);
+    const bridgeLines = stack.bridge
+      .stderr()
+      .split("\n")
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as Line];
+        } catch {
+          return [];
+        }
+      });
+    expect(bridgeLines.filter((l) => l.msg === "request" && l.trace === trace).map((l) => l.server)).toEqual(expect.arrayContaining(["filesystem", "probe"]));
+    expect(bridgeLines.find((l) => l.msg === "server stderr" && l.line === "probe wrote this to stderr")).toMatchObject({ server: "probe", trace });
 
     // Security events at warn, with their code and no message (it could quote input).
     const refused = lines.filter((l) => l.msg === "request refused");
