@@ -76,7 +76,7 @@ describe("the Worker's logs", () => {
     const requestId = String(upgrade?.requestId);
     expect(requestId.length).toBeGreaterThan(8);
     const started = lines.find((l) => l.msg === "turn started" && l.session === sessionId);
-    expect(started).toMatchObject({ level: "info", requestId, user: "alice", component: "session" });
+    expect(started).toMatchObject({ level: "debug", requestId, user: "alice", component: "session" });
     const turnId = String(started?.turnId);
     expect(lines.find((l) => l.msg === "turn ended" && l.turnId === turnId)).toMatchObject({ level: "info", requestId, reason: "complete" });
     expect(lines.find((l) => l.msg === "approval answered" && l.session === sessionId)).toMatchObject({ requestId, approved: true });
