@@ -94,7 +94,7 @@ export class TurnRunner {
     this.deps.store.setSetting(TURN_KEY, turnId);
     this.deps.broadcast({ type: "turn_start", turnId });
     // Its MCP requests carry this trace id (the turn id's hex digits); the bridge's lines name it.
-    // At debug: `turn ended` (info) says all an operator needs, and under wrangler dev each line costs about 1.5 ms.
+    // At debug: `turn ended` (info) says all an operator needs of a turn, in one line.
     this.deps.log.debug("turn started", { ...origin, turnId, trace: turnId.replace(/-/g, "") });
     void this.deps.keepAliveWhile(() => this.run(turnId, config.provider as LlmProvider, controller, origin));
     return undefined;
