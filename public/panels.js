@@ -4,6 +4,7 @@
 // state may no longer be true.
 import { authControl, noteServers } from "./oauth-sign-in.js";
 import { byId } from "./dom.js";
+import { button } from "./buttons.js";
 
 const when = (ms) => (typeof ms === "number" ? new Date(ms).toLocaleString() : "");
 
@@ -28,18 +29,10 @@ export function renderSessions(list, current, { onSwitch, onDelete, onRename }) 
     open.title = s.lastActivity ? `${title} (last active ${when(s.lastActivity)})` : title;
     if (s.id === current) open.setAttribute("aria-current", "true");
     open.addEventListener("click", () => onSwitch(s.id));
-    const del = document.createElement("button");
-    del.className = "icon delete";
-    del.textContent = "×";
-    del.setAttribute("aria-label", `Delete session ${title}`);
+    const del = button("×", `Delete session ${title}`, () => onDelete(s.id, title), "icon delete");
     del.title = "Delete this session";
-    del.addEventListener("click", () => onDelete(s.id, title));
-    const rename = document.createElement("button");
-    rename.className = "icon rename";
-    rename.textContent = "✎";
-    rename.setAttribute("aria-label", `Rename session ${title}`);
+    const rename = button("✎", `Rename session ${title}`, () => onRename(s.id, title), "icon rename");
     rename.title = "Rename this session";
-    rename.addEventListener("click", () => onRename(s.id, title));
     li.append(open, rename, del);
     ul.append(li);
   }
