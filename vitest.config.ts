@@ -113,6 +113,8 @@ export default defineConfig({
                 LOG_LEVEL: "error",
                 // Expiry is driven by hand in tests/workers/session/session.expiry.test.ts (a date 31 days on).
                 SESSION_TTL_DAYS: "30",
+                // Dave is the operator: tests/workers/http/admin.test.ts reads /admin as him.
+                ADMIN_USERS: "dave",
                 ACCESS_TOKENS: Object.entries(inject("testUsers"))
                   .map(([name, token]) => `${name}:${token}`)
                   .join(","),

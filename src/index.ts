@@ -15,11 +15,13 @@ import { sessions } from "./http/sessions";
 import { uiResources } from "./http/ui-resources";
 import { requestLog } from "./http/request-log";
 import { myData } from "./http/my-data";
+import { admin } from "./http/admin";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
 export { SignInThrottle } from "./identity/SignInThrottle";
 export { PairingCode } from "./machines/PairingCode";
+export { Operations } from "./ops/Operations";
 export type { Env } from "./config/env";
 
 const app = new Hono<AppEnv>();
@@ -37,6 +39,7 @@ app.use(
 );
 app.use("*", sameOrigin());
 app.route("/", myData);
+app.route("/", admin);
 app.route("/api/my-servers", myServers);
 app.route("/api/machines", machines);
 app.route("/api", api);

@@ -9,6 +9,7 @@ export type Env = {
   USER_ACCOUNT: DurableObjectNamespace;
   SIGN_IN_THROTTLE: DurableObjectNamespace;
   PAIRING_CODE: DurableObjectNamespace;
+  OPERATIONS: DurableObjectNamespace;
   ASSETS?: Fetcher;
   // Model (src/llm/select.ts)
   LLM_PROVIDER?: string;
@@ -53,4 +54,6 @@ export type Env = {
   BRIDGE_TOKEN?: string;
   BRIDGE_ACCESS_CLIENT_ID?: string;
   BRIDGE_ACCESS_CLIENT_SECRET?: string;
+  // The operator view (src/http/admin.ts)
+  ADMIN_USERS?: string;
 };

@@ -60,6 +60,16 @@ export const SettingsSchema = z.object({
   /** A Cloudflare Access service token, sent to a bridge behind a tunnel protected by Access. */
   BRIDGE_ACCESS_CLIENT_ID: z.string().optional(),
   BRIDGE_ACCESS_CLIENT_SECRET: z.string().optional(),
+  /** The users who get /admin, as the deployment names them (Access email, token name, or "local"); unset: nobody. */
+  ADMIN_USERS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((name) => name.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .default([]),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

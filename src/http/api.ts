@@ -15,10 +15,20 @@ import { ToolCallResponseSchema, type DirectCallOutcome } from "../session/answe
 import { HealthSchema, MeSchema, MetricsSchema, ServersSchema, SessionListSchema, ToolCallRequestSchema } from "./schemas";
 import { limitBody, parsed } from "./request-body";
 import { RequestError } from "../shared/errors";
+import { operations } from "../ops/operations-object";
 
 export const api = new Hono<AppEnv>();
 
-api.get("/me", (c) => c.json(MeSchema.parse({ user: { id: c.var.identity.id, name: c.var.identity.name }, authMode: c.var.auth.mode })));
+api.get("/me", (c) => {
+  const { id, name } = c.var.identity;
+  // The page asks this once per load: the operator's list of users (/admin) learns who signed in, after the answer.
+  c.executionCtx.waitUntil(
+    operations(c.env)
+      .userSeen(id, name)
+      .catch(() => undefined),
+  );
+  return c.json(MeSchema.parse({ user: { id, name }, authMode: c.var.auth.mode }));
+});
 
 api.get("/sessions", async (c) => {
   const sessions = await userAccount(c.env, c.var.identity.id).listSessions();

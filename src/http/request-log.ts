@@ -7,6 +7,7 @@ import type { MiddlewareHandler } from "hono";
 import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
 import type { ErrorCode } from "../shared/error-codes";
+import { operations } from "../ops/operations-object";
 
 const SECURITY_EVENTS = new Set<ErrorCode>([
   "unauthenticated",
@@ -44,8 +45,28 @@ export function requestLog(): MiddlewareHandler<AppEnv> {
       ...(c.get("identity") ? { user: c.get("identity").name } : {}),
       ...(code ? { code } : {}),
     };
-    if (status >= 500 && code !== "auth_not_configured") logger.error("request failed", fields);
-    else if (code && SECURITY_EVENTS.has(code)) logger.warn("request refused", fields);
+    if (status >= 500 && code !== "auth_not_configured") {
+      // Our own fault (500) is an error; an upstream's (a model or MCP server failing, timing out: 502-504) a warning.
+      logger[status === 500 ? "error" : "warn"]("request failed", fields);
+      // Kept for /admin's last errors, after the answer has gone.
+      const event = {
+        at: started,
+        source: "worker" as const,
+        code: code ?? "internal",
+        message: `${c.req.method} ${c.req.path} answered ${status}`,
+        requestId,
+        turnId: null,
+        user: c.get("identity")?.name ?? null,
+        session: null,
+        server: null,
+        tool: null,
+      };
+      c.executionCtx.waitUntil(
+        operations(c.env)
+          .recordError(event)
+          .catch(() => undefined),
+      );
+    } else if (code && SECURITY_EVENTS.has(code)) logger.warn("request refused", fields);
     else logger.info("request", fields);
   };
 }

@@ -36,6 +36,16 @@ export interface McpHostOptions {
   retry?: BackoffPolicy;
   breaker?: BreakerPolicy;
   cache?: CachePolicy;
+  /** Told of every tool call that reached a server, once it ended (the operator's metrics across sessions). */
+  onToolCall?: (call: ToolCallRecord) => void;
+}
+
+export interface ToolCallRecord {
+  server: string;
+  tool: string;
+  ms: number;
+  ok: boolean;
+  code?: ErrorCode;
 }
 
 export interface ConnectReport {
@@ -228,7 +238,18 @@ export class McpHost {
     const qualified = splitQualified(name) ?? splitQualified(this.resolveToolName(name) ?? "");
     const connection = qualified && this.connections.get(qualified.server);
     if (!qualified || !connection) throw new ToolNotFoundError(name, this.availableToolNames());
-    return callTool(connection, qualified.tool, args, options, this.logger, () => this.availableToolNames());
+    const observe = this.options.onToolCall;
+    if (!observe) return callTool(connection, qualified.tool, args, options, this.logger, () => this.availableToolNames());
+    const started = this.now();
+    const record = { server: connection.name, tool: qualified.tool };
+    try {
+      const result = await callTool(connection, qualified.tool, args, options, this.logger, () => this.availableToolNames());
+      observe({ ...record, ms: this.now() - started, ok: result.isError !== true });
+      return result;
+    } catch (error) {
+      observe({ ...record, ms: this.now() - started, ok: false, code: error instanceof EdgehostError ? error.code : "internal" });
+      throw error;
+    }
   }
 
   async getPrompt(name: string, args: Record<string, string> = {}, options: RequestOptions = {}): Promise<GetPromptResult> {

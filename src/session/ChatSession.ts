@@ -13,6 +13,7 @@ import type { HostMetrics } from "../mcp/host";
 import { deferredLogger, errorMessage, withFields, type Logger } from "../shared/logger";
 import { KEEP_ALIVE_GRACE_MS, ProtocolAgent } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
+import { OperationsReporter } from "./operations-report";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
 import { toWire, type ClientMessage, type HistoryEntry, type Usage } from "../protocol/messages";
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
@@ -44,6 +45,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   private attachmentsCache?: SessionAttachments;
   private attachmentStoreCache?: AttachmentStore;
   private ownerCache?: SessionOwner;
+  private reporterCache?: OperationsReporter;
   /** This wake checked that an expiry alarm exists (SESSION_TTL_DAYS). */
   private expiryChecked = false;
   /** A background retry is scheduled (in memory: after a wake at worst one extra retry runs). */
@@ -55,10 +57,36 @@ export class ChatSession extends ProtocolAgent<Env> {
     return runtimeConfig(this.env);
   }
 
-  /** This session's log lines: the Worker's logger with the session's id and its owner (read at each line: a new session learns it). */
-  private readonly log: Logger = deferredLogger(() =>
-    withFields(this.runtime.logger, { component: "session", session: this.name, user: this.sessionOwner.name ?? this.sessionOwner.id }),
-  );
+  /**
+   * This session's log lines: the Worker's logger with the session's id, its owner (read at
+   * each line: a new session learns it) and, during a turn, the turn's id (the MCP host's
+   * lines of a turn's tool calls carry it too).
+   */
+  private readonly log: Logger = deferredLogger(() => {
+    const turnId = this.turnsCache?.running;
+    return withFields(this.runtime.logger, {
+      component: "session",
+      session: this.name,
+      user: this.sessionOwner.name ?? this.sessionOwner.id,
+      ...(turnId ? { turnId } : {}),
+    });
+  });
+
+  /** What this session tells the operator's view (/admin): its tool calls, servers and turns. */
+  private get reporter(): OperationsReporter {
+    this.reporterCache ??= new OperationsReporter({
+      env: this.env,
+      settings: () => this.runtime.settings,
+      session: this.name,
+      owner: () => {
+        const id = this.sessionOwner.id;
+        return id ? { id, name: this.sessionOwner.name ?? id } : undefined;
+      },
+      servers: () => this.sessionMcp.status(),
+      waitUntil: (work) => this.ctx.waitUntil(work),
+    });
+    return this.reporterCache;
+  }
 
   private get sessionStore(): HistoryStore {
     this.storeCache ??= new HistoryStore(this.ctx.storage.sql);
@@ -114,6 +142,7 @@ export class ChatSession extends ProtocolAgent<Env> {
         const owner = this.sessionOwner.id;
         return owner ? userAccount(this.env, owner) : undefined;
       }),
+      toolCalled: this.reporter.toolCalled,
     });
     return this.mcpCache;
   }
@@ -155,6 +184,7 @@ export class ChatSession extends ProtocolAgent<Env> {
       keepAliveWhile: (work) => this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
       attachedParts: (entry) => this.sessionAttachments.parts(entry),
       log: this.log,
+      report: (turn) => this.reporter.send(turn),
     });
     return this.turnsCache;
   }
@@ -378,9 +408,11 @@ export class ChatSession extends ProtocolAgent<Env> {
     const refused = await this.sessionOwner.refuseCall();
     if (refused) return refused;
     if (approval.approved && approval.remember) this.sessionApprovals.remember(name);
-    return this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, () =>
+    const outcome = await this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, () =>
       callDirect(this.sessionMcp, this.sessionApprovals, (entry) => this.record(entry), name, args, approval.approved),
     );
+    this.reporter.send();
+    return outcome;
   }
 
   /** MCP Apps: the HTML and declared CSP of a `ui://` resource a tool of `server` declares (mcp-apps.ts). */

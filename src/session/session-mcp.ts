@@ -11,7 +11,7 @@ import type { ToolView } from "../mcp/capabilities";
 import type { McpConfig, RemoteServerConfig } from "../shared/mcp-config/config";
 import type { ServerGuide } from "../mcp/guide";
 import { visibleTo } from "../mcp/app-ui";
-import { McpHost } from "../mcp/host";
+import { McpHost, type ToolCallRecord } from "../mcp/host";
 import { errorMessage, type Logger } from "../shared/logger";
 import { configKey, DiscoveryCache } from "./discovery-cache";
 import { workerTransports } from "../mcp/transports";
@@ -65,6 +65,8 @@ export interface SessionMcpDeps {
   recordChallenge?: (server: RemoteServerConfig, challenge: StoredChallenge) => Promise<void>;
   /** The fetch that reaches the owner's paired machines through their account. */
   machineFetch?: typeof fetch;
+  /** Told of each tool call that reached a server (the operator's metrics, src/session/operations-report.ts). */
+  toolCalled?: (call: ToolCallRecord) => void;
 }
 
 /** Drops the session's server choice (the session is being deleted). */
@@ -121,6 +123,7 @@ export class SessionMcp {
         },
       }),
       logger: this.deps.logger,
+      onToolCall: this.deps.toolCalled,
       connectTimeoutMs: this.deps.settings.MCP_CONNECT_TIMEOUT_MS,
       retry: { initialMs: this.deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
     });

@@ -15,6 +15,7 @@ import type { SessionMcp } from "./session-mcp";
 import type { TurnOpening } from "./prompt-opening";
 import type { StoredEntry } from "./history";
 import { errorMessage, type Logger } from "../shared/logger";
+import type { TurnOutcomeReport } from "../ops/reports";
 
 const TURN_KEY = "runningTurn";
 
@@ -34,6 +35,8 @@ export interface TurnRunnerDeps {
   /** A user entry's attached contents for the model (src/session/attachments.ts). */
   attachedParts?: (entry: StoredEntry) => UserPart[] | undefined;
   log: Logger;
+  /** Tells the operator's view how the turn went (src/ops/Operations.ts); it never waits on the answer. */
+  report?: (report: TurnOutcomeReport) => void;
 }
 
 /** Who started a turn, for its log lines: the request id of the socket it came on. */
@@ -129,6 +132,7 @@ export class TurnRunner {
     const started = Date.now();
     let reason: TurnEnd = "error";
     let usage: TurnUsage | undefined;
+    let failure: { code: string; message: string } | undefined;
     const { settings } = this.deps.config();
     try {
       const mcp = this.deps.mcp();
@@ -162,6 +166,7 @@ export class TurnRunner {
       this.deps.log[wire.code === "internal" ? "error" : "warn"]("turn failed", { ...origin, turnId, code: wire.code, error: errorMessage(error) });
       this.deps.record({ turnId, kind: "error", text: wire.code === "internal" ? "Unexpected error: the turn failed." : wire.message });
       this.deps.broadcast(wire);
+      failure = { code: wire.code, message: wire.code === "internal" ? "the turn failed" : wire.message };
     } finally {
       this.deps.mcp().traceTurn(undefined);
       this.current = undefined;
@@ -176,6 +181,14 @@ export class TurnRunner {
         ms: Date.now() - started,
         inputTokens: usage?.inputTokens ?? 0,
         outputTokens: usage?.outputTokens ?? 0,
+      });
+      this.deps.report?.({
+        turnId,
+        requestId: origin.requestId,
+        reason,
+        inputTokens: usage?.inputTokens ?? 0,
+        outputTokens: usage?.outputTokens ?? 0,
+        error: failure,
       });
       if (usage) await this.deps.used(usage).catch(() => undefined);
     }

@@ -287,4 +287,17 @@ export class UserAccount extends DurableObject<unknown> {
   tokensUsed(now = Date.now()): number {
     return this.spend.tokensUsed(now);
   }
+
+  /** The operator's line for this user (/admin): how many sessions, the newest activity, and the model tokens spent today (UTC). */
+  operatorSummary(now = Date.now()): AccountSummary {
+    const row = this.sql.exec<{ n: number; last: number | null }>("SELECT COUNT(*) AS n, MAX(last_activity) AS last FROM sessions").one();
+    return { sessions: row.n, lastActivity: row.last, tokensToday: this.spend.tokensUsed(now), machines: this.machines.list().length };
+  }
+}
+
+export interface AccountSummary {
+  sessions: number;
+  lastActivity: number | null;
+  tokensToday: number;
+  machines: number;
 }

@@ -27,18 +27,19 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
   protocol: { folders: ["mcp", "shared"], packages: ["zod"] },
   approval: { folders: ["orchestrator", "protocol", "shared"], packages: ["@modelcontextprotocol/client"] },
   machines: { folders: ["shared"], packages: ["cloudflare:workers", "zod"] },
+  ops: { folders: ["config"], packages: ["cloudflare:workers", "zod"] },
   users: { folders: ["config", "machines", "mcp", "shared"], packages: ["@modelcontextprotocol/client", "cloudflare:workers", "zod"] },
   servers: { folders: ["config", "generated", "machines", "mcp", "shared", "users"], packages: [] },
   identity: { folders: ["config", "shared", "users"], packages: ["cloudflare:workers", "hono", "zod"] },
   session: {
-    folders: ["approval", "config", "llm", "machines", "mcp", "orchestrator", "protocol", "servers", "shared", "users"],
+    folders: ["approval", "config", "llm", "machines", "mcp", "ops", "orchestrator", "protocol", "servers", "shared", "users"],
     packages: ["@modelcontextprotocol/client", "agents", "zod"],
   },
   http: {
-    folders: ["config", "identity", "machines", "mcp", "protocol", "servers", "session", "shared", "users"],
+    folders: ["config", "identity", "machines", "mcp", "ops", "protocol", "servers", "session", "shared", "users"],
     packages: ["@modelcontextprotocol/client", "agents", "hono", "zod"],
   },
-  index: { folders: ["config", "http", "identity", "machines", "session", "shared", "users"], packages: ["hono"] },
+  index: { folders: ["config", "http", "identity", "machines", "ops", "session", "shared", "users"], packages: ["hono"] },
 };
 
 /** The bridge (one folder): its own files, the shared package, Node and these packages. */

@@ -80,8 +80,15 @@ describe("the Worker's logs", () => {
     const turnId = String(started?.turnId);
     expect(lines.find((l) => l.msg === "turn ended" && l.turnId === turnId)).toMatchObject({ level: "info", requestId, reason: "complete" });
     expect(lines.find((l) => l.msg === "approval answered" && l.session === sessionId)).toMatchObject({ requestId, approved: true });
-    expect(lines.find((l) => l.msg === "tool call" && l.session === sessionId)).toMatchObject({ level: "debug", server: "filesystem", tool: "write_file" });
-    expect(lines.find((l) => l.msg === "server ready" && l.session === sessionId)).toMatchObject({ server: "filesystem" });
+    expect(lines.find((l) => l.msg === "tool call" && l.session === sessionId)).toMatchObject({
+      level: "debug",
+      server: "filesystem",
+      tool: "write_file",
+      turnId,
+    });
+    // Servers connect side by side: each has its line, in either order.
+    for (const server of ["filesystem", "probe"])
+      expect(lines.some((l) => l.msg === "server ready" && l.session === sessionId && l.server === server)).toBe(true);
     // The MCP server's own log message, under its name at its level.
     expect(lines.find((l) => l.msg === "server log" && l.session === sessionId)).toMatchObject({
       level: "info",
