@@ -12,6 +12,7 @@ import { setupConsole } from "./console.js";
 import { closeAll } from "./dialogs.js";
 import { byId as $ } from "./dom.js";
 import { frameHandler } from "./frames.js";
+import { setupBranches } from "./branches.js";
 import { showAppFor, teardownApps } from "./mcp-apps.js";
 import { setupMyMachines } from "./my-machines.js";
 import { setupMyServers } from "./my-servers.js";
@@ -38,6 +39,7 @@ const sessions = setupSessions({
   focusInput: composer.focus,
   showAlert,
 });
+setupBranches({ send: connection.send });
 const handleFrame = frameHandler({
   send: connection.send,
   flushOutbox: composer.flushOutbox,

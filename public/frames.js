@@ -2,6 +2,7 @@
 // schema): the state changes through state.js, the chat through chat-view.js, and the
 // few things that need the socket or the composer through `actions`.
 import { clearChat, endStream, markApproval, setBanner, showEntry, showPending, showStatus, showSystem, showUsage, streamText } from "./chat-view.js";
+import { decorateTurn, showBranches } from "./branches.js";
 import { forgetCatalog } from "./catalog.js";
 import { markResourceUpdated } from "./composer-attachments.js";
 import { askApproval, askElicitation, closeIfShowing } from "./dialogs.js";
@@ -51,6 +52,7 @@ export function frameHandler(actions) {
         for (const entry of message.entries) showEntry(entry);
         update({ usage: { ...(message.usage ?? {}) } });
         for (const [turn, used] of Object.entries(state.usage)) showUsage(turn, used);
+        showBranches(message.branches);
         // A message whose socket died before its echo may have arrived after all.
         const users = message.entries.filter((e) => e.kind === "user");
         const last = users[users.length - 1];
@@ -80,6 +82,7 @@ export function frameHandler(actions) {
         break;
       case "turn_end":
         endStream();
+        decorateTurn(message.turnId);
         if (message.usage && message.usage.inputTokens + message.usage.outputTokens > 0) {
           update({ usage: { ...state.usage, [message.turnId]: message.usage } });
           showUsage(message.turnId, message.usage);

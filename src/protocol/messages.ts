@@ -32,6 +32,16 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
     attachments,
   }),
   z.object({ type: z.literal("cancel"), turnId: id.optional() }),
+  /** Answers turn `turnId`'s message again: a new version of the turn beside the old one (docs/websocket-protocol.md: branches). */
+  z.object({ type: z.literal("regenerate"), turnId: id }),
+  /** Sends an edited version of turn `turnId`'s message: a new turn beside it. */
+  z.object({
+    type: z.literal("edit"),
+    turnId: id,
+    text: z.string().trim().min(1, "text is empty").max(MAX_MESSAGE_CHARS, `text is longer than ${MAX_MESSAGE_CHARS} characters`),
+  }),
+  /** Shows the version `turnId` of its turn (and the newest turns after it). */
+  z.object({ type: z.literal("switch_branch"), turnId: id }),
   z.object({ type: z.literal("approval"), callId: id, approved: z.boolean(), remember: z.boolean().optional() }),
   z.object({
     type: z.literal("elicitation_response"),
@@ -96,6 +106,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     entries: z.array(HistoryEntrySchema),
     /** Model tokens per turn (by turn id), kept with the history so a reload shows them. */
     usage: z.record(z.string(), UsageSchema).optional(),
+    /** For each shown turn that has other versions: which one of how many, and all of them in order. */
+    branches: z.record(z.string(), z.object({ index: z.number().int(), count: z.number().int(), siblings: z.array(z.string()) })).optional(),
   }),
   z.object({ type: z.literal("entry"), entry: HistoryEntrySchema }),
   z.object({ type: z.literal("text"), turnId: z.string(), messageId: z.string(), delta: z.string() }),

@@ -15,7 +15,8 @@ import { KEEP_ALIVE_GRACE_MS, ProtocolAgent } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
 import { OperationsReporter } from "./operations-report";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
-import { toWire, type ClientMessage, type HistoryEntry, type Usage } from "../protocol/messages";
+import { toWire, type ClientMessage, type HistoryEntry, type ServerMessage, type Usage } from "../protocol/messages";
+import { branchOpening, TURN_RUNNING, unknownTurn } from "./branch-opening";
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
 import { AppCalls, readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
 import { TurnRunner } from "./turn-runner";
@@ -185,6 +186,7 @@ export class ChatSession extends ProtocolAgent<Env> {
       attachedParts: (entry) => this.sessionAttachments.parts(entry),
       log: this.log,
       report: (turn) => this.reporter.send(turn),
+      branched: () => this.sendAll(this.historyFrame()),
     });
     return this.turnsCache;
   }
@@ -212,7 +214,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     this.log.info("socket opened", { requestId });
     const { modelInfo, settings } = this.runtime;
     this.sendTo(connection, { type: "connection", sessionId: this.name, ...modelInfo, toolApproval: settings.TOOL_APPROVAL });
-    this.sendTo(connection, { type: "history", entries: this.publicHistory(), usage: this.sessionStore.usage() });
+    this.sendTo(connection, this.historyFrame());
     // Started before the status is sent: the servers then show as "connecting", not as absent.
     const connecting = this.sessionMcp.ensureConnected();
     this.sendTo(connection, { type: "servers", servers: this.sessionMcp.status() });
@@ -221,6 +223,9 @@ export class ChatSession extends ProtocolAgent<Env> {
     // A socket that (re)connects during a turn learns it is running.
     const running = this.sessionTurns.running;
     if (running) this.sendTo(connection, { type: "turn_start", turnId: running });
+    // Joining mid-answer: what was streamed so far, then the rest live.
+    const streamed = this.sessionTurns.streamedSoFar();
+    if (streamed) this.sendTo(connection, { type: "text", turnId: streamed.turnId, messageId: streamed.messageId, delta: streamed.text });
     // A page is watching now: a server left unavailable (a bridge restarted meanwhile) is retried,
     // and attached resources are subscribed again if a wake-up opened new MCP sessions.
     this.scheduleExpiry();
@@ -255,6 +260,19 @@ export class ChatSession extends ProtocolAgent<Env> {
       }
       case "cancel":
         return this.sessionTurns.cancel(message.turnId);
+      case "regenerate":
+      case "edit": {
+        const opening = branchOpening(this.sessionStore, message.turnId, message.type === "edit" ? message.text : undefined);
+        if (!opening) return this.sendTo(connection, unknownTurn(message.turnId));
+        const refused = await this.sessionTurns.start(async () => opening, { requestId: this.requestIdOf(connection), branchOf: message.turnId });
+        if (refused) this.sendTo(connection, refused);
+        return;
+      }
+      case "switch_branch": {
+        if (this.sessionTurns.running) return this.sendTo(connection, TURN_RUNNING);
+        if (!this.sessionStore.tree.switchTo(message.turnId)) return this.sendTo(connection, unknownTurn(message.turnId));
+        return this.sendAll(this.historyFrame());
+      }
       case "approval":
       case "elicitation_response": {
         // Answers count only from the owner's sockets (the only ones admitted, checked again).
@@ -378,6 +396,12 @@ export class ChatSession extends ProtocolAgent<Env> {
     const saved = this.sessionStore.append(entry);
     this.sendAll({ type: "entry", entry: toWire.entry(saved) });
     return saved;
+  }
+
+  /** The conversation's current path, its turns' tokens, and which turns have other versions. */
+  private historyFrame(): Extract<ServerMessage, { type: "history" }> {
+    const branches = this.sessionStore.tree.branches();
+    return { type: "history", entries: this.publicHistory(), usage: this.sessionStore.usage(), ...(Object.keys(branches).length > 0 ? { branches } : {}) };
   }
 
   private publicHistory(): HistoryEntry[] {

@@ -3,6 +3,7 @@
 // keeps nothing that matters only in memory. Rows are parsed (zod) when read.
 import { z } from "zod";
 import { HistoryEntrySchema, type Usage } from "../protocol/messages";
+import { TurnTree } from "./turn-tree";
 
 /** A history row as stored: the wire entry plus what only the Worker keeps (a provider's data per tool call). */
 export const StoredEntrySchema = HistoryEntrySchema.extend({
@@ -47,6 +48,8 @@ export class HistoryStore {
   // and parsing a thousand rows each time cost more than the model call itself.
   private cache?: StoredEntry[];
   private readonly settingsCache = new Map<string, unknown>();
+  /** Which turns are on the conversation's current path (regenerated and edited turns branch off). */
+  readonly tree: TurnTree;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -61,6 +64,7 @@ export class HistoryStore {
     )`);
     sql.exec("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
     sql.exec("CREATE TABLE IF NOT EXISTS turn_usage (turn_id TEXT PRIMARY KEY, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL)");
+    this.tree = new TurnTree(sql, this);
   }
 
   append(entry: NewEntry): StoredEntry {
@@ -77,15 +81,29 @@ export class HistoryStore {
     return saved;
   }
 
-  /** The most recent entries in order (at most 1,000: older ones stay stored but are not replayed). */
   /** When the newest entry was written (ms), or undefined for an empty session. */
   lastActivity(): number | undefined {
     return this.sql.exec<{ at: number | null }>("SELECT MAX(created_at) AS at FROM history").one().at ?? undefined;
   }
 
+  /** The conversation as shown and as the model sees it: entries of no turn, and of the turns on the current path. */
   entries(): StoredEntry[] {
+    const path = new Set(this.tree.path());
+    return this.allEntries().filter((e) => e.turnId === null || path.has(e.turnId));
+  }
+
+  /** Every branch's entries, in the order they were written. */
+  allEntries(): StoredEntry[] {
     this.cache ??= this.load(MAX_REPLAY);
     return this.cache.slice();
+  }
+
+  /** The turns of the stored history, in the order they began (for sessions from before branches). */
+  turnIdsInOrder(): string[] {
+    return this.sql
+      .exec<{ turn_id: string }>("SELECT turn_id FROM history WHERE turn_id IS NOT NULL GROUP BY turn_id ORDER BY MIN(seq)")
+      .toArray()
+      .map((r) => r.turn_id);
   }
 
   private load(limit: number): StoredEntry[] {
@@ -123,10 +141,10 @@ export class HistoryStore {
     );
   }
 
-  /** Tokens per turn, for the turns still replayed. */
+  /** Tokens per turn, for the turns still replayed (on every branch: all of them were spent). */
   usage(): Record<string, Usage> {
     const turns = new Set(
-      this.entries()
+      this.allEntries()
         .map((e) => e.turnId)
         .filter((t): t is string => t !== null),
     );
@@ -141,6 +159,7 @@ export class HistoryStore {
     this.sql.exec("DELETE FROM turn_usage");
     this.sql.exec("DELETE FROM history");
     this.cache = [];
+    this.tree.clear();
   }
 
   getSetting<T>(key: string): T | undefined {

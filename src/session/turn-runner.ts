@@ -16,6 +16,7 @@ import type { TurnOpening } from "./prompt-opening";
 import type { StoredEntry } from "./history";
 import { errorMessage, type Logger } from "../shared/logger";
 import type { TurnOutcomeReport } from "../ops/reports";
+import { StreamedText, type Streamed } from "./streamed-text";
 
 const TURN_KEY = "runningTurn";
 
@@ -35,6 +36,8 @@ export interface TurnRunnerDeps {
   /** A user entry's attached contents for the model (src/session/attachments.ts). */
   attachedParts?: (entry: StoredEntry) => UserPart[] | undefined;
   log: Logger;
+  /** A turn branched off (regenerate, edit): the conversation's path changed. */
+  branched?: () => void;
   /** Tells the operator's view how the turn went (src/ops/Operations.ts); it never waits on the answer. */
   report?: (report: TurnOutcomeReport) => void;
 }
@@ -42,13 +45,23 @@ export interface TurnRunnerDeps {
 /** Who started a turn, for its log lines: the request id of the socket it came on. */
 export interface TurnOrigin {
   requestId?: string;
+  /** A new version of this turn (regenerate, edit): the new turn branches off beside it (turn-tree.ts). */
+  branchOf?: string;
 }
 
 export class TurnRunner {
   private current?: { id: string; controller: AbortController };
   private reported = false;
+  private readonly streamed: StreamedText;
 
-  constructor(private readonly deps: TurnRunnerDeps) {}
+  constructor(private readonly deps: TurnRunnerDeps) {
+    this.streamed = new StreamedText(deps.store);
+  }
+
+  /** The answer the running turn is streaming, as far as it got (for a page that joins now). */
+  streamedSoFar(): Streamed | undefined {
+    return this.current ? this.streamed.soFar() : undefined;
+  }
 
   get running(): string | undefined {
     return this.current?.id;
@@ -82,6 +95,10 @@ export class TurnRunner {
       return { type: "error", code: spend.code, message: spend.message };
     }
     const { id: turnId, controller } = turn;
+    const { tree } = this.deps.store;
+    tree.begin(turnId, origin.branchOf ? tree.parentOf(origin.branchOf) : (tree.leaf() ?? null));
+    // Pages show the new path (the old version of the turn leaves it) before the turn's entries arrive.
+    if (origin.branchOf) this.deps.branched?.();
     for (const entry of opening.entries) this.deps.record({ turnId, ...entry });
     this.deps.touched(opening.title);
     const config = this.deps.config();
@@ -112,6 +129,9 @@ export class TurnRunner {
     const interrupted = this.deps.store.getSetting<string>(TURN_KEY);
     if (!interrupted) return;
     this.deps.store.setSetting(TURN_KEY, undefined);
+    // What it had streamed of an answer stays, marked cut short.
+    const text = this.streamed.takeSaved(interrupted);
+    if (text) this.deps.record({ turnId: interrupted, kind: "assistant", text, partial: true });
     const entries = this.deps.store.entries().filter((e) => e.turnId === interrupted);
     for (const call of entries.filter((e) => e.kind === "tool_call")) {
       if (entries.some((e) => e.kind === "tool_result" && e.callId === call.callId)) continue;
@@ -125,7 +145,7 @@ export class TurnRunner {
         durationMs: 0,
       });
     }
-    this.deps.record({ turnId: interrupted, kind: "error", text: "This turn was interrupted (the session restarted). Send your message again." });
+    this.deps.record({ turnId: interrupted, kind: "error", text: "This turn was interrupted (the session restarted): press Retry to run it again." });
   }
 
   private async run(turnId: string, provider: LlmProvider, controller: AbortController, origin: TurnOrigin): Promise<void> {
@@ -169,6 +189,7 @@ export class TurnRunner {
       failure = { code: wire.code, message: wire.code === "internal" ? "the turn failed" : wire.message };
     } finally {
       this.deps.mcp().traceTurn(undefined);
+      this.streamed.settle();
       this.current = undefined;
       this.deps.store.setSetting(TURN_KEY, undefined);
       if (usage && usage.inputTokens + usage.outputTokens > 0) this.deps.store.recordUsage(turnId, usage);
@@ -197,8 +218,14 @@ export class TurnRunner {
   /** The orchestrator's view of this session. */
   private port(turnId: string, signal: AbortSignal): TurnPort {
     return {
-      record: (entry: TurnEntry) => this.deps.record({ turnId, ...entry }),
-      text: (messageId, delta) => this.deps.broadcast({ type: "text", turnId, messageId, delta }),
+      record: (entry: TurnEntry) => {
+        if (entry.kind === "assistant") this.streamed.settle();
+        this.deps.record({ turnId, ...entry });
+      },
+      text: (messageId, delta) => {
+        this.streamed.add(turnId, messageId, delta);
+        this.deps.broadcast({ type: "text", turnId, messageId, delta });
+      },
       status: (status) => this.deps.broadcast({ type: "status", turnId, ...status }),
       approve: (question) => this.deps.approvals.approveTool(turnId, question, signal),
     };

@@ -64,6 +64,7 @@ export const ERROR_CODES = {
 
   // ---- turns, approvals, the model ----
   turn_in_progress: both(409),
+  unknown_turn: both(404),
   unknown_approval: both(404),
   unknown_elicitation: both(404),
   approval_required: both(403),

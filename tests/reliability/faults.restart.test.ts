@@ -92,16 +92,18 @@ describe("faults: restarts and reconnects", () => {
 
           const second = await open(id);
           const history = second.history();
-          expect(history.map((e) => e.kind)).toEqual(["user", "error"]);
-          expect(history[1]?.text).toMatch(/interrupted/);
-          expect(history[1]?.turnId).toBe(history[0]?.turnId);
+          // What the model had streamed stays, cut short (saved with its first delta), then the error.
+          expect(history.map((e) => e.kind)).toEqual(["user", "assistant", "error"]);
+          expect(history[1]).toMatchObject({ text: "Let me think about ", partial: true });
+          expect(history[2]?.text).toMatch(/interrupted/);
+          expect(history[2]?.turnId).toBe(history[0]?.turnId);
           // No turn is left running: a new message is taken.
           expect((await textTurn(second, "Here is my answer.")).reason).toBe("complete");
-          const entries = await expectWholeHistory(stack.url, id, ["user", "error", "user", "assistant"], [...history, ...second.entries()]);
+          const entries = await expectWholeHistory(stack.url, id, ["user", "assistant", "error", "user", "assistant"], [...history, ...second.entries()]);
           // Reconnecting again replays the same history: the "interrupted" entry is written once.
           const third = await open(id);
           expect(third.history()).toEqual(entries);
-          return `"${history[1]?.text}" shown on reconnect; next turn ok; 4 entries, none duplicated`;
+          return `the partial answer kept (cut short) and "${history[2]?.text}" shown on reconnect; next turn ok; 5 entries, none duplicated`;
         },
       ),
     );
