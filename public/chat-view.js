@@ -8,6 +8,7 @@
 // dropped, and the no-model notice lives in the banner, not after every message.
 import { decorateUserEntry } from "./composer-attachments.js";
 import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
+import { showSummary } from "./summary-marker.js";
 import { fillResult, mediaElements, showResult } from "./tool-result.js";
 import { byId } from "./dom.js";
 
@@ -141,6 +142,9 @@ export function showEntry(entry) {
     case "error":
       if (entry.turnId) shownErrors.add(`${entry.turnId}\u0000${entry.text ?? ""}`);
       systemLine("error", entry.text, entry.turnId);
+      break;
+    case "summary":
+      showSummary(list, entry);
       break;
   }
   scroll();

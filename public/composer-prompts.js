@@ -1,6 +1,7 @@
-// `/` at the start of the message box: the enabled servers' prompts (name and
-// description); choosing one asks for its arguments when it has any (required
-// ones marked, the server's completion as suggestions), then starts a turn with it.
+// `/` at the start of the message box: the page's own commands (`/compact`), then the
+// enabled servers' prompts (name and description); choosing a prompt asks for its
+// arguments when it has any (required ones marked, the server's completion as
+// suggestions), then starts a turn with it.
 import { askArguments } from "./argument-form.js";
 import { completer, loadCatalog } from "./catalog.js";
 import { hidePicker, showPicker } from "./composer-picker.js";
@@ -14,20 +15,42 @@ export function slashCommand() {
   return match ? match[1].toLowerCase() : null;
 }
 
-/** Lists the prompts matching the box's `/word`; `start({server, name, arguments})` sends the chosen one. */
-export async function showPrompts(sessionId, start) {
+/**
+ * @typedef {object} Command the page's own `/` commands, listed before the servers' prompts
+ * @property {string} name
+ * @property {string} detail
+ * @property {() => void} run
+ */
+
+/**
+ * Lists the page's commands and the prompts matching the box's `/word`; `start({server, name, arguments})` sends the chosen prompt.
+ * @param {string | null} sessionId
+ * @param {(prompt: { server: string, name: string, arguments?: Record<string, string> }) => void} start
+ * @param {Command[]} [commands]
+ */
+export async function showPrompts(sessionId, start, commands = []) {
   const query = slashCommand();
   if (query === null || !sessionId) return hidePicker();
   const prompts = await loadCatalog(sessionId, "prompts");
   if (slashCommand() !== query) return;
+  const own = commands
+    .filter((c) => c.name.includes(query))
+    .map((c) => ({ id: `edgehost:${c.name}`, label: `/${c.name}`, hint: "edgehost", detail: c.detail, command: c }));
   const items = prompts
     .filter((p) => p.name.toLowerCase().includes(query) || p.title?.toLowerCase().includes(query))
     .slice(0, 50)
     .map((p) => ({ id: `${p.server}:${p.name}`, label: `/${p.name}`, hint: p.server, detail: p.description ?? p.title ?? "", prompt: p }));
-  showPicker(items, (item) => choose(sessionId, item.prompt, start), {
+  showPicker([...own, ...items], (item) => (item.command ? runCommand(item.command) : choose(sessionId, item.prompt, start)), {
     title: "Prompts",
     empty: prompts.length === 0 ? "The servers on in this session offer no prompts." : `No prompt matches "/${query}".`,
   });
+}
+
+function runCommand(/** @type {Command} */ command) {
+  input.value = "";
+  hidePicker();
+  command.run();
+  input.focus();
 }
 
 async function choose(sessionId, prompt, start) {

@@ -72,6 +72,17 @@ export function setupComposer(socket) {
     else showSystem(message.message, "error");
   }
 
+  /** The page's own `/` commands. */
+  const commands = [
+    {
+      name: "compact",
+      detail: "Summarize the conversation so far; the model then reads the summary instead of the old turns",
+      run: () => {
+        if (!state.turnId && socket.isOpen()) socket.send({ type: "compact" });
+      },
+    },
+  ];
+
   byId("composer").addEventListener("submit", (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
     const text = input.value.trim();
@@ -97,7 +108,7 @@ export function setupComposer(socket) {
   input.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => pickerKey(event), { capture: true });
   byId("attach").addEventListener("click", startMention);
   input.addEventListener("input", () => {
-    if (slashCommand() !== null) void showPrompts(state.sessionId, startPrompt);
+    if (slashCommand() !== null) void showPrompts(state.sessionId, startPrompt, commands);
     else void showMentions(state.sessionId, (/** @type {string} */ text) => showSystem(text, "error"));
   });
   input.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => {

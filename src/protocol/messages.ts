@@ -42,6 +42,8 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
   }),
   /** Shows the version `turnId` of its turn (and the newest turns after it). */
   z.object({ type: z.literal("switch_branch"), turnId: id }),
+  /** Summarizes every turn so far into one entry the model reads instead (`/compact`). */
+  z.object({ type: z.literal("compact") }),
   z.object({ type: z.literal("approval"), callId: id, approved: z.boolean(), remember: z.boolean().optional() }),
   z.object({
     type: z.literal("elicitation_response"),
@@ -62,7 +64,7 @@ export type Usage = z.infer<typeof UsageSchema>;
 export const HistoryEntrySchema = z.object({
   seq: z.number().int(),
   turnId: z.string().nullable(),
-  kind: z.enum(["user", "assistant", "tool_call", "tool_result", "notice", "error"]),
+  kind: z.enum(["user", "assistant", "tool_call", "tool_result", "notice", "error", "summary"]),
   text: z.string().optional(),
   callId: z.string().optional(),
   server: z.string().optional(),
@@ -75,6 +77,8 @@ export const HistoryEntrySchema = z.object({
   toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) })).optional(),
   /** Assistant text cut short by a cancel or an error. */
   partial: z.boolean().optional(),
+  /** A summary entry (compaction): how many turns it stands in for, up to and including turn `upTo` of the path. */
+  summaryOf: z.object({ turns: z.number().int(), upTo: z.string() }).optional(),
   /** A user entry's attached resources (their contents go to the model; the page shows chips). */
   attachments: z.array(AttachmentRefSchema.extend({ name: z.string().optional(), mimeType: z.string().optional() })).optional(),
   /** A user entry a server's prompt wrote: which one, with which arguments. */

@@ -268,6 +268,11 @@ export class ChatSession extends ProtocolAgent<Env> {
         if (refused) this.sendTo(connection, refused);
         return;
       }
+      case "compact": {
+        const refused = await this.sessionTurns.compactNow({ requestId: this.requestIdOf(connection) });
+        if (refused) this.sendTo(connection, refused);
+        return;
+      }
       case "switch_branch": {
         if (this.sessionTurns.running) return this.sendTo(connection, TURN_RUNNING);
         if (!this.sessionStore.tree.switchTo(message.turnId)) return this.sendTo(connection, unknownTurn(message.turnId));

@@ -17,6 +17,8 @@ import type { StoredEntry } from "./history";
 import { errorMessage, type Logger } from "../shared/logger";
 import type { TurnOutcomeReport } from "../ops/reports";
 import { StreamedText, type Streamed } from "./streamed-text";
+import { compact, modelHistory } from "./compaction-step";
+import { summarySection } from "../orchestrator/compaction";
 
 const TURN_KEY = "runningTurn";
 
@@ -159,13 +161,15 @@ export class TurnRunner {
       // Every MCP request of this turn carries its trace (the bridge's log lines name it too).
       mcp.traceTurn(turnId);
       await mcp.prepareTurn();
+      const compacted = await this.compactBeforeTurn(provider, controller.signal, settings.HISTORY_TOKEN_BUDGET);
+      const view = modelHistory(this.deps.store);
       const attachedParts = this.deps.attachedParts;
       const history = attachedParts
-        ? this.deps.store.entries().map((e) => {
+        ? view.entries.map((e) => {
             const parts = e.kind === "user" ? attachedParts(e) : undefined;
             return parts ? { ...e, parts } : e;
           })
-        : this.deps.store.entries();
+        : view.entries;
       const outcome = await runTurn({
         turnId,
         provider,
@@ -176,10 +180,10 @@ export class TurnRunner {
         port: this.port(turnId, controller.signal),
         signal: controller.signal,
         limits: { maxSteps: settings.MAX_STEPS, tokenBudget: settings.HISTORY_TOKEN_BUDGET, toolResultChars: settings.TOOL_RESULT_CHARS },
-        systemExtra: settings.SYSTEM_PROMPT,
+        systemExtra: [settings.SYSTEM_PROMPT, view.summary?.text ? summarySection(view.summary.text) : undefined].filter(Boolean).join("\n\n") || undefined,
       });
       reason = outcome.reason;
-      usage = outcome.usage;
+      usage = addUsage(outcome.usage, compacted);
       if (reason === "cancelled") this.deps.record({ turnId, kind: "notice", text: "Cancelled." });
     } catch (error) {
       const wire = toWire.error(error, turnId);
@@ -215,6 +219,63 @@ export class TurnRunner {
     }
   }
 
+  /**
+   * Before the model's context would overflow, the oldest turns are summarized into one
+   * entry (compaction-step.ts). If that fails the turn goes on: pruning (prune.ts) keeps it
+   * under the budget, and the user is told that older turns left the model's view.
+   */
+  private async compactBeforeTurn(provider: LlmProvider, signal: AbortSignal, budget: number): Promise<TurnUsage | undefined> {
+    try {
+      return (await compact({ store: this.deps.store, provider, record: this.deps.record, signal, budget }, false)).usage;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.deps.log.warn("compaction failed", { error: errorMessage(error) });
+      const turnId = this.current?.id ?? null;
+      this.deps.record({
+        turnId,
+        kind: "notice",
+        text: "Older turns could not be summarized: the model reads them as they are while they fit its budget, and past it the oldest leave its view.",
+      });
+      return undefined;
+    }
+  }
+
+  /** `/compact`: every turn so far folded into one summary now, as a turn of its own (admitted, cancellable). */
+  async compactNow(origin: TurnOrigin = {}): Promise<Extract<ServerMessage, { type: "error" }> | undefined> {
+    if (this.current) return { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." };
+    const { provider, modelInfo, settings } = this.deps.config();
+    if (!provider) return { type: "error", code: "no_model", message: modelInfo.notice ?? "No model is configured." };
+    const turn = { id: crypto.randomUUID(), controller: new AbortController() };
+    this.current = turn;
+    const spend = await this.deps.admit().catch(() => undefined);
+    if (!spend?.ok) {
+      this.current = undefined;
+      return spend && !spend.ok ? { type: "error", code: spend.code, message: spend.message } : { type: "error", code: "internal", message: "internal error" };
+    }
+    this.deps.broadcast({ type: "turn_start", turnId: turn.id });
+    void this.deps.keepAliveWhile(async () => {
+      let reason: TurnEnd = "complete";
+      let usage: TurnUsage | undefined;
+      try {
+        const store = this.deps.store;
+        const done = await compact({ store, provider, record: this.deps.record, signal: turn.controller.signal, budget: settings.HISTORY_TOKEN_BUDGET }, true);
+        usage = done.usage;
+        if (done.folded === 0) this.deps.record({ turnId: store.tree.leaf() ?? null, kind: "notice", text: "Nothing to compact yet." });
+      } catch (error) {
+        reason = turn.controller.signal.aborted ? "cancelled" : "error";
+        if (reason === "error") {
+          this.deps.log.warn("compaction failed", { ...origin, error: errorMessage(error) });
+          this.deps.broadcast(toWire.error(error, turn.id));
+        }
+      } finally {
+        this.current = undefined;
+        this.deps.broadcast({ type: "turn_end", turnId: turn.id, reason, usage });
+        if (usage) await this.deps.used(usage).catch(() => undefined);
+      }
+    });
+    return undefined;
+  }
+
   /** The orchestrator's view of this session. */
   private port(turnId: string, signal: AbortSignal): TurnPort {
     return {
@@ -230,4 +291,8 @@ export class TurnRunner {
       approve: (question) => this.deps.approvals.approveTool(turnId, question, signal),
     };
   }
+}
+
+function addUsage(a: TurnUsage, b: TurnUsage | undefined): TurnUsage {
+  return b ? { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens } : a;
 }

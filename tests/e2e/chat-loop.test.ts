@@ -102,4 +102,29 @@ describe("versions of a turn", () => {
     for (const p of [page, joined]) await p.locator("#messages .msg.assistant.partial", { hasText: "The story so far" }).waitFor();
     noPageErrors(joined);
   });
+
+  it("compacts the conversation on /compact: a marker after the turns it covers opens to the summary", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.text("One."), reply.text("Two."), reply.text("The user counted to two.")]);
+    const page = await openPage(browser, stack);
+    pages.push(page);
+    await newChat(page);
+    await sendMessage(page, "count to one");
+    await expect.poll(() => answer(page).textContent()).toBe("One.");
+    await sendMessage(page, "and two");
+    await expect.poll(() => answer(page).textContent()).toBe("Two.");
+    await page.locator("#composer-input").fill("/compact");
+    await page.locator(".picker-label", { hasText: "/compact" }).waitFor();
+    await page.locator("#composer-input").press("Enter");
+    const marker = page.locator("#messages .msg.summary");
+    await marker.locator("summary", { hasText: "Earlier turns summarized (2 turns)" }).click();
+    await expect.poll(() => marker.locator(".body").textContent()).toBe("The user counted to two.");
+    // After the turns it covers: the nearest message above it is the second answer.
+    expect(
+      await page.evaluate(
+        `(() => { let el = document.querySelector("#messages .msg.summary").previousElementSibling; while (el && !el.matches(".msg")) el = el.previousElementSibling; return el && el.textContent; })()`,
+      ),
+    ).toContain("Two.");
+    await shot(page, "compaction");
+    noPageErrors(page);
+  });
 });
