@@ -50,10 +50,18 @@ export function setupSessions(page) {
   }
 
   async function create() {
+    // No session is open until the new one is: a message typed meanwhile stays in the box
+    // instead of going to the session being left.
+    const previous = state.sessionId;
+    update({ sessionId: null });
+    const back = () => {
+      if (previous && !state.sessionId) update({ sessionId: previous });
+    };
     try {
       const answer = await request("/sessions", { method: "POST", body: {} });
       const id = answer.data?.id;
       if (!answer.ok || typeof id !== "string") {
+        back();
         page.showAlert(`Could not start a new session: ${describeError(answer.status, answer.data)}`);
         return;
       }
@@ -62,6 +70,7 @@ export function setupSessions(page) {
       void load();
       page.focusInput();
     } catch (error) {
+      back();
       page.showAlert(error instanceof NetworkError ? error.message : "Could not start a new session.");
     }
   }

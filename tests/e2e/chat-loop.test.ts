@@ -127,4 +127,20 @@ describe("versions of a turn", () => {
     await shot(page, "compaction");
     noPageErrors(page);
   });
+
+  it("never sends a message typed right after New to the session being left", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.text("In the new chat.")]);
+    const page = await openPage(browser, stack);
+    pages.push(page);
+    const left = String(await page.evaluate("location.hash")).replace("#s=", "");
+    await page.locator("#new-session").click();
+    await sendMessage(page, "meant for the new chat");
+    await expect.poll(async () => String(await page.evaluate("location.hash")).replace("#s=", "")).not.toBe(left);
+    // Either it waited in the box (no session was open yet) or the new chat took it; send what is left.
+    if ((await page.locator("#composer-input").inputValue()) !== "") await page.locator("#composer-input").press("Enter");
+    await expect.poll(() => answer(page).textContent()).toBe("In the new chat.");
+    const history = (await (await fetch(`${stack.url}/sessions/${left}/history`)).json()) as { entries: { text?: string }[] };
+    expect(history.entries.some((e) => e.text === "meant for the new chat")).toBe(false);
+    noPageErrors(page);
+  });
 });
