@@ -72,6 +72,17 @@ function quietKnownNoise(): Plugin {
 
 export default defineConfig({
   test: {
+    // `npm run coverage` only (`--coverage`): istanbul, because vitest-pool-workers cannot run V8's
+    // coverage inside workerd. Code run in child processes (the bridge CLI, `wrangler dev`) is not
+    // seen: docs/developing.md#coverage says what the figure covers.
+    coverage: {
+      provider: "istanbul",
+      include: ["src/**/*.ts", "local-bridge/src/**/*.ts"],
+      reporter: ["text", "text-summary", "html", "json-summary"],
+      reportsDirectory: "coverage",
+      // The figure of a long run is worth seeing even when one test failed (the exit code still says so).
+      reportOnFailure: true,
+    },
     projects: [
       {
         test: {
