@@ -1,11 +1,13 @@
 // A turn's limits, through the real ChatSession Durable Object, the real bridge and
 // the fake Gemini, as the Worker's own settings set them: a model that keeps calling
-// tools is stopped after MAX_STEPS requests, and a long conversation is cut by whole
-// turns so that what the model is sent stays under HISTORY_TOKEN_BUDGET.
+// tools is stopped after MAX_STEPS requests, and a long conversation whose summaries
+// fail (compaction) is cut by whole turns so that what the model is sent stays under
+// HISTORY_TOKEN_BUDGET.
 import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { readSettings } from "../../../src/config/settings";
 import type { ChatMessage } from "../../../src/llm/provider";
+import { COMPACT_AT, KEEP_TURNS } from "../../../src/orchestrator/compaction";
 import { estimateTokens } from "../../../src/orchestrator/prune";
 import { MAX_MESSAGE_CHARS } from "../../../src/protocol/messages";
 import { reply, requests, script, type RecordedRequest } from "../../fixtures/fake-llm-script";
@@ -83,16 +85,21 @@ describe("HISTORY_TOKEN_BUDGET", () => {
     const turnTokens = (i: number) => [{ role: "user", text: question(i) } as ChatMessage, { role: "assistant", text: answer(i) } as ChatMessage];
     const perTurn = turnTokens(0).reduce((n, m) => n + estimateTokens(m), 0);
     const count = Math.ceil((2 * budget) / perTurn) + 1;
-    await script(
-      llm,
-      KEY,
-      Array.from({ length: count }, (_, i) => reply.text(answer(i))),
-    );
+    // Past COMPACT_AT of the budget each turn first asks for a summary of the oldest turns
+    // (compaction); here every such request fails, so what keeps the request within the
+    // budget is pruning alone. Turn i asks when the turns before it and its question pass it.
+    const questionTokens = estimateTokens({ role: "user", text: question(0) });
+    const compacts = (i: number) => i + 1 > KEEP_TURNS && i * perTurn + questionTokens > budget * COMPACT_AT;
+    const refused = reply.error(400, {}, { error: { code: 400, message: "no summaries here", status: "INVALID_ARGUMENT" } });
+    await script(llm, KEY, Array.from({ length: count }, (_, i) => (compacts(i) ? [refused, reply.text(answer(i))] : [reply.text(answer(i))])).flat());
     const socket = await openSession(crypto.randomUUID());
     for (let i = 0; i < count; i++) expect((await turn(socket, question(i))).end.reason).toBe("complete");
     socket.close();
 
-    const sent = await requests(llm, KEY);
+    const all = await requests(llm, KEY);
+    const asksSummary = (request: RecordedRequest) => JSON.stringify(request.body.contents).includes("Summarize the conversation above");
+    expect(all.filter(asksSummary).length).toBe(Array.from({ length: count }, (_, i) => i).filter(compacts).length);
+    const sent = all.filter((request) => !asksSummary(request));
     expect(sent).toHaveLength(count);
     let cut = false;
     for (const [i, request] of sent.entries()) {
