@@ -38,11 +38,18 @@ function listRequest(spec: ProviderSpec): { url: string; headers: Record<string,
       };
     case "openai":
       return { url: `${base}/models`, headers: key ? { authorization: `Bearer ${key}` } : {}, read: (body) => DataModels.parse(body).data.map((m) => m.id) };
+    case "anthropic":
+      return {
+        url: `${base}/v1/models?limit=1000`,
+        headers: { "x-api-key": key, "anthropic-version": "2023-06-01" },
+        read: (body) => DataModels.parse(body).data.map((m) => m.id),
+      };
   }
 }
 
 function defaultBase(kind: ProviderSpec["kind"]): string {
   if (kind === "gemini") return "https://generativelanguage.googleapis.com";
+  if (kind === "anthropic") return "https://api.anthropic.com";
   return "https://api.openai.com/v1";
 }
 

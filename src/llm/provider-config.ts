@@ -5,7 +5,7 @@
 // Parsed with zod; a problem is reported by variable and JSON path, never by value.
 import { z } from "zod";
 
-export const PROVIDER_KINDS = ["gemini", "openai"] as const;
+export const PROVIDER_KINDS = ["gemini", "openai", "anthropic"] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 export type ToolMode = "native" | "prompted";
 
@@ -200,6 +200,7 @@ function declaredProviders(json: string, env: Record<string, unknown>): { ok: tr
 /** What a provider entry lacks to be usable (a key, a model to start with), as `field: why`; shared with users' own providers. */
 export function entryProblem(entry: Pick<ProviderEntry, "kind" | "baseUrl" | "models" | "defaultModel">, hasKey: boolean): string | undefined {
   if (entry.kind === "gemini" && !hasKey) return "apiKeyVar: Gemini needs a key";
+  if (entry.kind === "anthropic" && !hasKey) return "apiKeyVar: Anthropic needs a key";
   if (entry.kind === "openai" && !entry.baseUrl && !hasKey) return "apiKeyVar: OpenAI's own endpoint needs a key (a local baseUrl needs none)";
   if (entry.kind !== "gemini" && !entry.defaultModel && !entry.models) return 'models: list the models, or name a "defaultModel"';
   if (entry.defaultModel && entry.models && !entry.models.includes(entry.defaultModel)) return "defaultModel: not one of models";

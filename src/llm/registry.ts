@@ -4,6 +4,7 @@
 // per-model settings (temperature, maximum output tokens, prompted tool mode).
 import type { ErrorCode } from "../shared/error-codes";
 import { EdgehostError } from "../shared/errors";
+import { AnthropicProvider } from "./anthropic";
 import { GeminiProvider } from "./gemini";
 import { withIdleTimeout } from "./idle-timeout";
 import { ModelLister } from "./model-list";
@@ -129,6 +130,8 @@ function baseProvider(spec: ProviderSpec, model: string, fetcher: typeof fetch |
       return new GeminiProvider({ apiKey: spec.apiKey ?? "", model, baseUrl: spec.baseUrl, fetch: fetcher });
     case "openai":
       return new OpenAiProvider({ baseUrl: spec.baseUrl ?? "https://api.openai.com/v1", model, apiKey: spec.apiKey, fetch: fetcher });
+    case "anthropic":
+      return new AnthropicProvider({ apiKey: spec.apiKey ?? "", model, baseUrl: spec.baseUrl, fetch: fetcher });
   }
 }
 

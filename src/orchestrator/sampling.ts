@@ -111,12 +111,12 @@ async function ask(
   return { role: "assistant", model: choice.model, content: { type: "text", text }, stopReason: stopReasonOf(finishReason, stopSequence) };
 }
 
-/** Gemini's and OpenAI's finish reasons as MCP's; any other (SAFETY, content_filter) is passed on as the provider said it. */
+/** Gemini's, OpenAI's and Anthropic's finish reasons as MCP's; any other (SAFETY, content_filter) is passed on as the provider said it. */
 function stopReasonOf(finishReason: string, stopSequence: string | undefined): string {
   if (stopSequence !== undefined) return "stopSequence";
   const reason = finishReason.toUpperCase();
   if (reason === "MAX_TOKENS" || reason === "LENGTH") return "maxTokens";
-  if (reason === "STOP" || reason === "" || reason === "FINISH_REASON_UNSPECIFIED") return "endTurn";
+  if (reason === "STOP" || reason === "END_TURN" || reason === "" || reason === "FINISH_REASON_UNSPECIFIED") return "endTurn";
   return finishReason;
 }
 

@@ -22,7 +22,7 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
   generated: { folders: [], packages: [] },
   config: { folders: ["llm", "shared"], packages: ["zod"] },
   mcp: { folders: ["shared"], packages: ["@modelcontextprotocol/client", "@cfworker/json-schema", "zod"] },
-  llm: { folders: ["shared"], packages: ["@google/genai", "eventsource-parser", "zod"] },
+  llm: { folders: ["shared"], packages: ["@anthropic-ai/sdk", "@google/genai", "eventsource-parser", "zod"] },
   orchestrator: { folders: ["llm", "mcp", "shared"], packages: ["@modelcontextprotocol/client"] },
   protocol: { folders: ["mcp", "shared"], packages: ["zod"] },
   approval: { folders: ["orchestrator", "protocol", "shared"], packages: ["@modelcontextprotocol/client"] },
