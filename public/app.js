@@ -14,6 +14,7 @@ import { byId as $ } from "./dom.js";
 import { frameHandler } from "./frames.js";
 import { showAppFor, teardownApps } from "./mcp-apps.js";
 import { setupMyMachines } from "./my-machines.js";
+import { setupModelPicker } from "./model-picker.js";
 import { setupMyServers } from "./my-servers.js";
 import { setupOAuth } from "./oauth-sign-in.js";
 import { setupSessions } from "./sessions.js";
@@ -44,6 +45,7 @@ const handleFrame = frameHandler({
   rejected: composer.rejected,
   sessionsChanged: sessions.refreshSoon,
 });
+const modelPicker = setupModelPicker({ send: connection.send });
 const consolePanel = setupConsole();
 const myServers = setupMyServers({ sessionId: () => state.sessionId });
 setupMyMachines();
@@ -201,6 +203,7 @@ async function start() {
   $("login").hidden = true;
   $("app").hidden = false;
   showAccount(who, (/** @type {boolean} */ everywhere) => void onSignOut(everywhere));
+  void modelPicker.loadModels();
   const listed = await sessions.load();
   let wanted = new URLSearchParams(location.hash.slice(1)).get("s");
   if (wanted && listed && !state.sessions.some((s) => s.id === wanted)) {

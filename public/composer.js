@@ -8,6 +8,7 @@ import { showMentions, startMention } from "./composer-mentions.js";
 import { hidePicker, pickerKey } from "./composer-picker.js";
 import { showPrompts, slashCommand } from "./composer-prompts.js";
 import { byId } from "./dom.js";
+import { modelCommand } from "./model-picker.js";
 import { dequeue, enqueue, queuedHere, requeue, state, update } from "./state.js";
 
 /** @typedef {import("./state.js").Attachment} Attachment */
@@ -76,6 +77,13 @@ export function setupComposer(socket) {
     event.preventDefault();
     const text = input.value.trim();
     if (!text || !state.sessionId) return;
+    // `/model`: the session's model, never a message (allowed during a turn: it applies to the next).
+    const choose = (/** @type {{provider: string, model: string}} */ ref) => socket.send({ type: "set_model", ...ref });
+    if (modelCommand(text, { choose, say: (line, kind) => showSystem(line, kind) })) {
+      input.value = "";
+      hidePicker();
+      return;
+    }
     if (state.turnId || state.inFlight) {
       // One turn at a time: the text stays in the box.
       update({ busyNote: true });

@@ -9,6 +9,7 @@ import { auth } from "./http/auth";
 import { RequestError } from "./shared/errors";
 import { errorResponse } from "./http/errors";
 import { myServers } from "./http/my-servers";
+import { models } from "./http/models";
 import { machineBridgeRoutes, machines } from "./http/machines";
 import { oauth } from "./http/oauth";
 import { sessions } from "./http/sessions";
@@ -38,6 +39,7 @@ app.use(
 app.use("*", sameOrigin());
 app.route("/", myData);
 app.route("/api/my-servers", myServers);
+app.route("/api/models", models);
 app.route("/api/machines", machines);
 app.route("/api", api);
 app.route("/auth", auth);

@@ -3,7 +3,7 @@
 // their problems, the model provider (or why there is none), and sign-in.
 import { readAuthConfig, type AuthConfig } from "./auth";
 import { createRegistry } from "../llm/select";
-import type { ModelRef, ModelRegistry } from "../llm/registry";
+import { ModelRegistry, type ModelRef } from "../llm/registry";
 import type { LlmProvider } from "../llm/provider";
 import type { Env } from "./env";
 import { readSettings, type Settings } from "./settings";
@@ -21,8 +21,8 @@ export interface RuntimeConfig {
   problems: string[];
   /** The deployment's default model as a provider (a session's own choice is built from `models`). */
   provider?: LlmProvider;
-  /** The deployment's providers and models (src/llm/registry.ts); absent when none is usable. */
-  models?: ModelRegistry;
+  /** The deployment's providers and models (src/llm/registry.ts); none when none is usable (a user may still bring their own). */
+  models: ModelRegistry;
   defaultModel?: ModelRef;
   modelInfo: ModelInfo;
   auth: AuthConfig;
@@ -38,16 +38,14 @@ export function runtimeConfig(env: Env): RuntimeConfig {
   let config = parsed.get(env);
   if (!config) {
     const { settings, problems } = readSettings(env);
-    const selected = createRegistry(env, {
-      retry: { initialMs: settings.LLM_RETRY_INITIAL_MS },
-      idleTimeoutMs: settings.LLM_IDLE_TIMEOUT_MS,
-    });
+    const options = { retry: { initialMs: settings.LLM_RETRY_INITIAL_MS }, idleTimeoutMs: settings.LLM_IDLE_TIMEOUT_MS };
+    const selected = createRegistry(env, options);
     const ready = "registry" in selected ? selected : undefined;
     config = {
       settings,
       problems,
       provider: ready?.registry.build(ready.defaultModel),
-      models: ready?.registry,
+      models: ready?.registry ?? new ModelRegistry([], undefined, options),
       defaultModel: ready?.defaultModel,
       modelInfo: ready ? { model: { ...ready.defaultModel } } : { model: null, notice: "missing" in selected ? selected.missing : undefined },
       auth: readAuthConfig(env),

@@ -50,7 +50,8 @@ export interface SessionMcpDeps {
   /** Called when server state or tools changed (after the first connect too). */
   changed: () => void;
   notice: (text: string) => void;
-  provider: () => LlmProvider | undefined;
+  /** The session's model, for servers' sampling requests. */
+  provider: () => Promise<LlmProvider | undefined>;
   /** Model tokens a sampling answer cost, counted into the owner's daily budget; ends the answer's `hold`. */
   used?: (tokens: number, hold: string) => Promise<void>;
   /** Holds a sampling answer's worst case (`hold` names it); why it may not be answered now (the budget is used up or held). */
@@ -339,7 +340,7 @@ export class SessionMcp {
   }
 
   private async sample(server: string, params: SamplingParams, signal: AbortSignal): Promise<CreateMessageResult> {
-    const provider = this.deps.provider();
+    const provider = await this.deps.provider();
     if (!provider) throw rpcRefusal("no_model", "no model is configured for sampling");
     const hold = `sampling:${crypto.randomUUID()}`;
     const result = await answerSampling(

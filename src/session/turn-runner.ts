@@ -4,7 +4,8 @@
 // closed honestly after a restart that interrupted one.
 import type { Approvals } from "../approval/approvals";
 import type { RuntimeConfig } from "../config/runtime-config";
-import type { LlmProvider, UserPart } from "../llm/provider";
+import type { UserPart } from "../llm/provider";
+import { modelRefText } from "../llm/registry";
 import type { TurnEntry, TurnEnd, TurnPort, TurnUsage } from "../orchestrator/transcript";
 import { runTurn } from "../orchestrator/turn";
 import type { SpendDecision } from "../users/spend-ledger";
@@ -13,6 +14,7 @@ import { toWire, type ServerMessage } from "../protocol/messages";
 import { EdgehostError } from "../shared/errors";
 import type { SessionMcp } from "./session-mcp";
 import type { TurnOpening } from "./prompt-opening";
+import type { ResolvedModel } from "./session-model";
 import type { StoredEntry } from "./history";
 import { errorMessage, type Logger } from "../shared/logger";
 
@@ -23,11 +25,17 @@ export interface TurnRunnerDeps {
   mcp: () => SessionMcp;
   approvals: Approvals;
   config: () => RuntimeConfig;
-  /** Counts a turn against the owner's limits (rate, daily tokens); the same call to the account reads the owner's servers for the turn. */
-  admit: () => Promise<SpendDecision>;
+  /**
+   * Counts a turn against the owner's limits (rate, and daily tokens unless it runs on the
+   * owner's own key); the same call to the account reads the owner's servers for the turn.
+   */
+  admit: (ownKey: boolean) => Promise<SpendDecision>;
+  /** The session's model for this turn (src/session/session-model.ts). */
+  model: () => Promise<ResolvedModel>;
   /** The first message of a session titles it in the owner's list; every one marks activity. */
   touched: (text: string) => void;
-  used: (usage: TurnUsage) => Promise<void>;
+  /** A finished turn's tokens; `ownKey`: spent on the owner's own key, so not on the deployment's budget. */
+  used: (usage: TurnUsage, ownKey: boolean) => Promise<void>;
   record: (entry: NewEntry) => void;
   broadcast: (message: ServerMessage) => void;
   keepAliveWhile: <T>(work: () => Promise<T>) => Promise<T>;
@@ -64,9 +72,11 @@ export class TurnRunner {
     this.current = turn;
     let spend: SpendDecision;
     let opening: TurnOpening;
+    let model: ResolvedModel;
     try {
       opening = typeof input === "string" ? { entries: [{ kind: "user", text: input }], title: input } : await input();
-      spend = await this.deps.admit();
+      model = await this.deps.model();
+      spend = await this.deps.admit(model.ok && model.ownKey);
     } catch (error) {
       this.current = undefined;
       // A typed refusal (unknown server, missing argument...) goes to the sender; the session goes on.
@@ -85,18 +95,19 @@ export class TurnRunner {
     // Reported once per wake-up, in the conversation where the user sees it.
     if (!this.reported) for (const problem of config.problems) this.deps.record({ turnId, kind: "notice", text: `Configuration: ${problem}.` });
     this.reported = true;
-    if (!config.provider) {
+    if (!model.ok) {
       this.current = undefined;
-      this.deps.record({ turnId, kind: "notice", text: config.modelInfo.notice ?? "No model is configured." });
+      this.deps.record({ turnId, kind: "notice", text: model.notice });
       this.deps.broadcast({ type: "turn_end", turnId, reason: "no_model" });
       return undefined;
     }
+    if (model.notice) this.deps.record({ turnId, kind: "notice", text: model.notice });
     this.deps.store.setSetting(TURN_KEY, turnId);
     this.deps.broadcast({ type: "turn_start", turnId });
     // Its MCP requests carry this trace id (the turn id's hex digits); the bridge's lines name it.
     // At debug: `turn ended` (info) says all an operator needs of a turn, in one line.
     this.deps.log.debug("turn started", { ...origin, turnId, trace: turnId.replace(/-/g, "") });
-    void this.deps.keepAliveWhile(() => this.run(turnId, config.provider as LlmProvider, controller, origin));
+    void this.deps.keepAliveWhile(() => this.run(turnId, model, controller, origin));
     return undefined;
   }
 
@@ -125,7 +136,7 @@ export class TurnRunner {
     this.deps.record({ turnId: interrupted, kind: "error", text: "This turn was interrupted (the session restarted). Send your message again." });
   }
 
-  private async run(turnId: string, provider: LlmProvider, controller: AbortController, origin: TurnOrigin): Promise<void> {
+  private async run(turnId: string, model: Extract<ResolvedModel, { ok: true }>, controller: AbortController, origin: TurnOrigin): Promise<void> {
     const started = Date.now();
     let reason: TurnEnd = "error";
     let usage: TurnUsage | undefined;
@@ -144,12 +155,12 @@ export class TurnRunner {
         : this.deps.store.entries();
       const outcome = await runTurn({
         turnId,
-        provider,
+        provider: model.provider,
         host: mcp.host(),
         tools: () => mcp.tools(),
         guides: await mcp.guides(),
         history,
-        port: this.port(turnId, controller.signal),
+        port: this.port(turnId, controller.signal, modelRefText(model.choice)),
         signal: controller.signal,
         limits: { maxSteps: settings.MAX_STEPS, tokenBudget: settings.HISTORY_TOKEN_BUDGET, toolResultChars: settings.TOOL_RESULT_CHARS },
         systemExtra: settings.SYSTEM_PROMPT,
@@ -174,17 +185,19 @@ export class TurnRunner {
         trace: turnId.replace(/-/g, ""),
         reason,
         ms: Date.now() - started,
+        model: modelRefText(model.choice),
         inputTokens: usage?.inputTokens ?? 0,
         outputTokens: usage?.outputTokens ?? 0,
       });
-      if (usage) await this.deps.used(usage).catch(() => undefined);
+      if (usage) await this.deps.used(usage, model.ownKey).catch(() => undefined);
     }
   }
 
   /** The orchestrator's view of this session. */
-  private port(turnId: string, signal: AbortSignal): TurnPort {
+  private port(turnId: string, signal: AbortSignal, model: string): TurnPort {
     return {
-      record: (entry: TurnEntry) => this.deps.record({ turnId, ...entry }),
+      // Each answer says which model gave it.
+      record: (entry: TurnEntry) => this.deps.record({ turnId, ...entry, ...(entry.kind === "assistant" ? { model } : {}) }),
       text: (messageId, delta) => this.deps.broadcast({ type: "text", turnId, messageId, delta }),
       status: (status) => this.deps.broadcast({ type: "status", turnId, ...status }),
       approve: (question) => this.deps.approvals.approveTool(turnId, question, signal),
