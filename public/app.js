@@ -15,6 +15,7 @@ import { frameHandler } from "./frames.js";
 import { showAppFor, teardownApps } from "./mcp-apps.js";
 import { setupMyMachines } from "./my-machines.js";
 import { setupModelPicker } from "./model-picker.js";
+import { setupMyProviders } from "./my-providers.js";
 import { setupMyServers } from "./my-servers.js";
 import { setupOAuth } from "./oauth-sign-in.js";
 import { setupSessions } from "./sessions.js";
@@ -46,6 +47,7 @@ const handleFrame = frameHandler({
   sessionsChanged: sessions.refreshSoon,
 });
 const modelPicker = setupModelPicker({ send: connection.send });
+setupMyProviders({ changed: () => void modelPicker.loadModels() });
 const consolePanel = setupConsole();
 const myServers = setupMyServers({ sessionId: () => state.sessionId });
 setupMyMachines();

@@ -6,6 +6,8 @@ import { z } from "zod";
 import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
 import { ModelOptionSchema } from "../protocol/messages";
+import { userAccount } from "../users/account";
+import { ownProviderSpecs } from "../users/user-providers";
 
 export const ModelListSchema = z.object({
   models: z.array(ModelOptionSchema),
@@ -20,7 +22,8 @@ export const models = new Hono<AppEnv>();
 
 models.get("/", async (c) => {
   const config = runtimeConfig(c.env);
-  const { options, problems } = await config.models.list();
+  const own = ownProviderSpecs(await userAccount(c.env, c.var.identity.id).listModelProviders());
+  const { options, problems } = await config.models.withUserProviders(own).list();
   return c.json(
     ModelListSchema.parse({
       models: options,

@@ -73,7 +73,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   }
 
   private get sessionModel(): SessionModel {
-    this.modelCache ??= new SessionModel({ store: this.sessionStore, config: () => this.runtime, ownProviders: async () => [] });
+    this.modelCache ??= new SessionModel({ store: this.sessionStore, config: () => this.runtime, ownProviders: () => this.sessionOwner.modelProviders() });
     return this.modelCache;
   }
 
@@ -151,8 +151,8 @@ export class ChatSession extends ProtocolAgent<Env> {
       approvals: this.sessionApprovals,
       config: () => this.runtime,
       model: () => this.sessionModel.resolve(),
-      admit: () => {
-        const begun = this.sessionOwner.beginTurn(this.sessionMcp.knownUserVersion);
+      admit: (ownKey) => {
+        const begun = this.sessionOwner.beginTurn(this.sessionMcp.knownUserVersion, ownKey);
         this.sessionMcp.useUserServers(begun.then((b) => b.servers));
         return begun.then((b) => b.decision);
       },

@@ -27,7 +27,7 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
   protocol: { folders: ["mcp", "shared"], packages: ["zod"] },
   approval: { folders: ["orchestrator", "protocol", "shared"], packages: ["@modelcontextprotocol/client"] },
   machines: { folders: ["shared"], packages: ["cloudflare:workers", "zod"] },
-  users: { folders: ["config", "machines", "mcp", "shared"], packages: ["@modelcontextprotocol/client", "cloudflare:workers", "zod"] },
+  users: { folders: ["config", "llm", "machines", "mcp", "shared"], packages: ["@modelcontextprotocol/client", "cloudflare:workers", "zod"] },
   servers: { folders: ["config", "generated", "machines", "mcp", "shared", "users"], packages: [] },
   identity: { folders: ["config", "shared", "users"], packages: ["cloudflare:workers", "hono", "zod"] },
   session: {
@@ -35,7 +35,7 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
     packages: ["@modelcontextprotocol/client", "agents", "zod"],
   },
   http: {
-    folders: ["config", "identity", "machines", "mcp", "protocol", "servers", "session", "shared", "users"],
+    folders: ["config", "identity", "llm", "machines", "mcp", "protocol", "servers", "session", "shared", "users"],
     packages: ["@modelcontextprotocol/client", "agents", "hono", "zod"],
   },
   index: { folders: ["config", "http", "identity", "machines", "session", "shared", "users"], packages: ["hono"] },
