@@ -101,6 +101,7 @@ export class ChatSession extends ProtocolAgent<Env> {
       },
       notice: (text) => this.record({ turnId: this.sessionTurns.running ?? null, kind: "notice", text }),
       provider: () => this.sessionModel.resolve().then((r) => (r.ok ? r.provider : undefined)),
+      samplingModel: (preferences, listed) => this.sessionModel.samplingPick(preferences, listed),
       used: (tokens, hold) => this.sessionOwner.addUsage(tokens, hold),
       samplingRefusal: (hold, tokens) => this.sessionOwner.holdSampling(hold, tokens),
       oauth: (server) => {

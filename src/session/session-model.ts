@@ -7,6 +7,9 @@ import type { LlmProvider } from "../llm/provider";
 import type { ProviderSpec } from "../llm/provider-config";
 import { ModelNotAvailableError, modelRefText, type ModelChoice, type ModelRegistry } from "../llm/registry";
 import { ModelChoiceSchema } from "../protocol/messages";
+import type { ModelPreferences } from "@modelcontextprotocol/client";
+import type { RegistryPick } from "../orchestrator/sampling";
+import { chooseFromRegistry, rankedSamplingModels } from "../orchestrator/sampling-model";
 import type { HistoryStore } from "./history";
 
 const MODEL_KEY = "model";
@@ -75,6 +78,30 @@ export class SessionModel {
       provider: config.models.build(fallback),
       ownKey: false,
       ...(notice ? { notice: `${notice}; this turn uses ${modelRefText(fallback)}.` } : {}),
+    };
+  }
+
+  /**
+   * The model that answers a server's sampling request: among every model this session may
+   * use (the deployment's and the owner's own), by the server's preferences, with
+   * SAMPLING_MODELS (`listed`) as the ranking for its priorities; else the session's model.
+   */
+  async samplingPick(preferences: ModelPreferences | undefined, listed: readonly string[]): Promise<RegistryPick> {
+    const resolved = await this.resolve();
+    if (!resolved.ok) throw new ModelNotAvailableError(resolved.notice);
+    const registry = await this.registry();
+    const current = { provider: resolved.choice.provider, model: resolved.choice.model };
+    const { options } = await registry.list();
+    const ranked = rankedSamplingModels(listed, options, current).filter((ref) => registry.spec(ref.provider));
+    const { ref, reason } = chooseFromRegistry(preferences, { current, offered: options, ranked });
+    const same = ref.provider === current.provider && ref.model === current.model;
+    return {
+      label: ref.provider === current.provider ? ref.model : modelRefText(ref),
+      model: ref.model,
+      reason,
+      // The session's own model keeps its settings; another is asked as the provider serves it.
+      provider: same ? resolved.provider : registry.build(ref),
+      budgeted: registry.spec(ref.provider)?.source !== "user",
     };
   }
 
