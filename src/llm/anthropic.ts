@@ -18,7 +18,8 @@ import type {
 import { callIdGenerator, modelCallId } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
 import { canonicalMimeType, mediaNames, userParts, type Converted } from "./media";
-import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
+import { callFromText } from "./tool-arguments";
+import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart } from "./provider";
 
 /** `max_tokens` is required by the API: this when the request and the session set none (every Claude model takes it). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -123,7 +124,7 @@ export class AnthropicProvider implements LlmProvider {
     if (!stopped) throw interrupted("Anthropic", new Error("the stream ended before the message did"));
     const nextId = callIdGenerator(request.messages);
     for (const block of [...blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b)) {
-      if (block.kind === "tool") yield { type: "tool_call", call: toCall(block, nextId) };
+      if (block.kind === "tool") yield { type: "tool_call", call: callFromText(block.id || nextId(), block.name, block.json) };
     }
     yield { type: "usage", inputTokens, outputTokens };
     yield { type: "done", finishReason: stopReason ?? "end_turn", ...(stopSequence ? { stopSequence } : {}) };
@@ -133,25 +134,6 @@ export class AnthropicProvider implements LlmProvider {
 function toTool(tool: LlmRequest["tools"][number]): Tool {
   const { $schema: _schema, ...schema } = tool.parameters;
   return { name: tool.name, description: tool.description, input_schema: { ...schema, type: "object" } };
-}
-
-/** Arguments that are not a JSON object are reported, not guessed at (as openai.ts does). */
-function toCall(block: Extract<Block, { kind: "tool" }>, nextId: () => string): ToolCallRequest {
-  const id = block.id || nextId();
-  const raw = block.json.trim();
-  if (raw === "") return { id, name: block.name, arguments: {} };
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) return { id, name: block.name, arguments: value as Record<string, unknown> };
-    return { id, name: block.name, arguments: {}, providerData: { argumentsError: "arguments must be a JSON object", rawArguments: block.json } };
-  } catch (error) {
-    return {
-      id,
-      name: block.name,
-      arguments: {},
-      providerData: { argumentsError: `arguments are not valid JSON: ${errorText(error)}`, rawArguments: block.json },
-    };
-  }
 }
 
 /** A call id as Anthropic takes it (`^[a-zA-Z0-9_-]+$`): another provider's may hold dots or be absent. */
