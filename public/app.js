@@ -15,6 +15,8 @@ import { frameHandler } from "./frames.js";
 import { setupBranches } from "./branches.js";
 import { showAppFor, teardownApps } from "./mcp-apps.js";
 import { setupMyMachines } from "./my-machines.js";
+import { setupModelPicker } from "./model-picker.js";
+import { setupMyProviders } from "./my-providers.js";
 import { setupMyServers } from "./my-servers.js";
 import { setupOAuth } from "./oauth-sign-in.js";
 import { setupSessions } from "./sessions.js";
@@ -46,6 +48,8 @@ const handleFrame = frameHandler({
   rejected: composer.rejected,
   sessionsChanged: sessions.refreshSoon,
 });
+const modelPicker = setupModelPicker({ send: connection.send });
+setupMyProviders({ changed: () => void modelPicker.loadModels() });
 const consolePanel = setupConsole();
 const myServers = setupMyServers({ sessionId: () => state.sessionId });
 setupMyMachines();
@@ -203,6 +207,7 @@ async function start() {
   $("login").hidden = true;
   $("app").hidden = false;
   showAccount(who, (/** @type {boolean} */ everywhere) => void onSignOut(everywhere));
+  void modelPicker.loadModels();
   const listed = await sessions.load();
   let wanted = new URLSearchParams(location.hash.slice(1)).get("s");
   if (wanted && listed && !state.sessions.some((s) => s.id === wanted)) {

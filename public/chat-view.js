@@ -103,6 +103,16 @@ export function showPending(texts) {
   scroll();
 }
 
+/** Which model gave an answer, under it. @param {HTMLElement} li @param {string | undefined} model */
+function tagModel(li, model) {
+  if (!model) return;
+  const tag = document.createElement("span");
+  tag.className = "model-tag";
+  tag.textContent = model;
+  tag.title = `Answered by ${model}`;
+  li.append(tag);
+}
+
 /** Applies one stored entry (history replay or a live `entry` event). */
 export function showEntry(entry) {
   switch (entry.kind) {
@@ -119,6 +129,7 @@ export function showEntry(entry) {
         else streaming.el.remove();
         streaming.el.classList.toggle("partial", Boolean(entry.partial));
         streaming.el.classList.remove("streaming");
+        if (entry.text) tagModel(streaming.el, entry.model);
         streaming = null;
       } else if (entry.text) {
         const li = item(`msg assistant${entry.partial ? " partial" : ""}`, entry.turnId);
@@ -126,6 +137,7 @@ export function showEntry(entry) {
         body.className = "body";
         renderMarkdownInto(body, entry.text);
         li.append(body);
+        tagModel(li, entry.model);
       }
       break;
     case "tool_call":

@@ -8,6 +8,7 @@ import { showMentions, startMention } from "./composer-mentions.js";
 import { hidePicker, pickerKey } from "./composer-picker.js";
 import { showPrompts, slashCommand } from "./composer-prompts.js";
 import { byId } from "./dom.js";
+import { modelCommand } from "./model-picker.js";
 import { dequeue, enqueue, queuedHere, requeue, state, update } from "./state.js";
 
 /** @typedef {import("./state.js").Attachment} Attachment */
@@ -72,8 +73,19 @@ export function setupComposer(socket) {
     else showSystem(message.message, "error");
   }
 
+  /** `/model`'s way to choose, and to answer in the chat. */
+  const modelActions = {
+    choose: (/** @type {{provider: string, model: string}} */ ref) => socket.send({ type: "set_model", ...ref }),
+    say: (/** @type {string} */ line, /** @type {"notice" | "error" | undefined} */ kind) => showSystem(line, kind),
+  };
+
   /** The page's own `/` commands. */
   const commands = [
+    {
+      name: "model",
+      detail: "Which model this session uses and which are offered; /model provider/model chooses one",
+      run: () => void modelCommand("/model", modelActions),
+    },
     {
       name: "compact",
       detail: "Summarize the conversation so far; the model then reads the summary instead of the old turns",
@@ -87,6 +99,12 @@ export function setupComposer(socket) {
     event.preventDefault();
     const text = input.value.trim();
     if (!text || !state.sessionId) return;
+    // `/model`: the session's model, never a message (allowed during a turn: it applies to the next).
+    if (modelCommand(text, modelActions)) {
+      input.value = "";
+      hidePicker();
+      return;
+    }
     if (state.turnId || state.inFlight) {
       // One turn at a time: the text stays in the box.
       update({ busyNote: true });

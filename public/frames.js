@@ -6,7 +6,6 @@ import { decorateTurn, showBranches } from "./branches.js";
 import { forgetCatalog } from "./catalog.js";
 import { markResourceUpdated } from "./composer-attachments.js";
 import { askApproval, askElicitation, closeIfShowing } from "./dialogs.js";
-import { byId } from "./dom.js";
 import { forgetAppTools } from "./mcp-apps.js";
 import { queuedHere, state, update } from "./state.js";
 
@@ -44,7 +43,7 @@ export function frameHandler(actions) {
   return function handle(message) {
     switch (message.type) {
       case "connection":
-        byId("model").textContent = message.model ? `${message.model.provider} · ${message.model.model}` : "no model";
+        update({ model: message.model });
         setBanner(message.notice);
         break;
       case "history": {
@@ -93,6 +92,10 @@ export function frameHandler(actions) {
         break;
       case "resource_updated":
         markResourceUpdated(message.server, message.uri);
+        break;
+      case "model":
+        update({ model: message.choice });
+        if (message.notice) showSystem(message.notice, "notice");
         break;
       case "servers":
         forgetCatalog();

@@ -29,6 +29,8 @@
  * @property {Record<string, Usage>} usage model tokens of this session's turns, by turn id
  * @property {import("./types").Frame<"approval_request">[]} approvals asked and not yet shown (one dialog at a time)
  * @property {string} alert the page-wide alert ("" when none)
+ * @property {import("./types").ModelChoice | null} model the open session's model, as its last `model` frame said
+ * @property {import("./types").ModelOption[]} models the models the user may choose (GET /api/models)
  */
 
 /** @type {PageState} */
@@ -47,6 +49,8 @@ const current = {
   usage: {},
   approvals: [],
   alert: "",
+  model: null,
+  models: [],
 };
 
 /** Read-only for everyone but this module. */

@@ -11,7 +11,7 @@ export type Env = {
   PAIRING_CODE: DurableObjectNamespace;
   OPERATIONS: DurableObjectNamespace;
   ASSETS?: Fetcher;
-  // Model (src/llm/select.ts)
+  // Model (src/llm/provider-config.ts); MODEL_PROVIDERS names the variables holding its keys
   LLM_PROVIDER?: string;
   TOOL_MODE?: string;
   GEMINI_API_KEY?: string;
@@ -20,6 +20,8 @@ export type Env = {
   OPENAI_BASE_URL?: string;
   OPENAI_API_KEY?: string;
   OPENAI_MODEL?: string;
+  MODEL_PROVIDERS?: string;
+  ALLOWED_MODELS?: string;
   // Identity (src/identity/auth-config.ts)
   AUTH_MODE?: string;
   ACCESS_TEAM_DOMAIN?: string;

@@ -2,7 +2,8 @@
 // Object) into one typed object that every route and object reads: settings and
 // their problems, the model provider (or why there is none), and sign-in.
 import { readAuthConfig, type AuthConfig } from "./auth";
-import { createProvider, type ProviderSelection } from "../llm/select";
+import { createRegistry } from "../llm/select";
+import { ModelRegistry, type ModelRef } from "../llm/registry";
 import type { LlmProvider } from "../llm/provider";
 import type { Env } from "./env";
 import { readSettings, type Settings } from "./settings";
@@ -18,7 +19,11 @@ export interface RuntimeConfig {
   settings: Settings;
   /** Settings that were invalid (named, never echoed) and fell back to their defaults. */
   problems: string[];
+  /** The deployment's default model as a provider (a session's own choice is built from `models`). */
   provider?: LlmProvider;
+  /** The deployment's providers and models (src/llm/registry.ts); none when none is usable (a user may still bring their own). */
+  models: ModelRegistry;
+  defaultModel?: ModelRef;
   modelInfo: ModelInfo;
   auth: AuthConfig;
   /** JSON lines at LOG_LEVEL (Workers Logs makes their fields searchable); each part adds its own fields. */
@@ -33,18 +38,16 @@ export function runtimeConfig(env: Env): RuntimeConfig {
   let config = parsed.get(env);
   if (!config) {
     const { settings, problems } = readSettings(env);
-    const selected: ProviderSelection = createProvider(env, {
-      retry: { initialMs: settings.LLM_RETRY_INITIAL_MS },
-      idleTimeoutMs: settings.LLM_IDLE_TIMEOUT_MS,
-    });
-    const provider = "provider" in selected ? selected.provider : undefined;
+    const options = { retry: { initialMs: settings.LLM_RETRY_INITIAL_MS }, idleTimeoutMs: settings.LLM_IDLE_TIMEOUT_MS };
+    const selected = createRegistry(env, options);
+    const ready = "registry" in selected ? selected : undefined;
     config = {
       settings,
       problems,
-      provider,
-      modelInfo: provider
-        ? { model: { provider: provider.name, model: provider.model } }
-        : { model: null, notice: "missing" in selected ? selected.missing : undefined },
+      provider: ready?.registry.build(ready.defaultModel),
+      models: ready?.registry ?? new ModelRegistry([], undefined, options),
+      defaultModel: ready?.defaultModel,
+      modelInfo: ready ? { model: { ...ready.defaultModel } } : { model: null, notice: "missing" in selected ? selected.missing : undefined },
       auth: readAuthConfig(env),
       logger: createJsonLogger({ level: settings.LOG_LEVEL, base: { service: "edgehost" } }),
     };

@@ -11,6 +11,7 @@ import type { HistoryEntry } from "../protocol/messages";
 import { RequestError } from "../shared/errors";
 import { userAccount } from "../users/account";
 import { maskedServer } from "../users/user-servers";
+import { maskedProvider } from "../users/user-providers";
 import { findOwnedSession, ownedSession } from "./owned-session";
 import { parsed } from "./request-body";
 
@@ -52,6 +53,7 @@ myData.get("/api/export", async (c) => {
     sessions.push({ ...summary, entries, usage });
   }
   const servers = (await account.listServers()).map(maskedServer);
+  const modelProviders = (await account.listModelProviders()).map(maskedProvider);
   const exportedAt = new Date().toISOString();
   const user = { id: c.var.identity.id, name: c.var.identity.name };
   const filename = `edgehost-export-${exportedAt.slice(0, 10)}`;
@@ -60,7 +62,7 @@ myData.get("/api/export", async (c) => {
     return c.body(toMarkdown(user.name, exportedAt, sessions), 200, { "content-type": "text/markdown; charset=utf-8" });
   }
   c.header("content-disposition", `attachment; filename="${filename}.json"`);
-  return c.json({ user, exportedAt, sessions, servers });
+  return c.json({ user, exportedAt, sessions, servers, modelProviders });
 });
 
 myData.delete("/api/account", async (c) => {

@@ -7,6 +7,7 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import { callIdGenerator, modelCallId } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
 import { canonicalMimeType, mediaGroups, userParts, type Converted } from "./media";
+import { callFromText } from "./tool-arguments";
 import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
 
 export interface OpenAiProviderOptions {
@@ -161,20 +162,9 @@ function accumulate(partial: PartialCall[], delta: ToolCallDelta): void {
   call.arguments += delta.function?.arguments ?? "";
 }
 
-/** Arguments that are not a JSON object are reported, not guessed at: the orchestrator feeds the error back. */
+/** A call whose id the server did not give gets one of ours. */
 function complete(call: PartialCall, nextId: () => string): ToolCallRequest {
-  const id = call.id || nextId();
-  const raw = call.arguments.trim();
-  if (raw === "") return { id, name: call.name, arguments: {} };
-  let problem: string;
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) return { id, name: call.name, arguments: value as Record<string, unknown> };
-    problem = "arguments must be a JSON object";
-  } catch (error) {
-    problem = `arguments are not valid JSON: ${errorText(error)}`;
-  }
-  return { id, name: call.name, arguments: {}, providerData: { argumentsError: problem, rawArguments: call.arguments } };
+  return callFromText(call.id || nextId(), call.name, call.arguments);
 }
 
 type OpenAiContentPart =

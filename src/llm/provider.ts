@@ -77,7 +77,7 @@ export type LlmEvent =
   | { type: "done"; finishReason: string; stopSequence?: string };
 
 export interface LlmProvider {
-  readonly name: "gemini" | "openai" | "prompted";
+  readonly name: "gemini" | "openai" | "anthropic" | "prompted";
   readonly model: string;
   stream(request: LlmRequest): AsyncIterable<LlmEvent>;
 }

@@ -5,7 +5,7 @@
 // Not honoured, and said so: `tools` / `toolChoice` (refused: this host does not run
 // a tool loop for a server), `includeContext` other than "none" (the host does not
 // declare `sampling.context`, so the spec lets it send no context; it sends none).
-import type { CreateMessageRequest, CreateMessageResult } from "@modelcontextprotocol/client";
+import type { CreateMessageRequest, CreateMessageResult, ModelPreferences } from "@modelcontextprotocol/client";
 import type { ChatMessage, LlmProvider, MediaPart } from "../llm/provider";
 import { mediaNames } from "../llm/media";
 import { chooseSamplingModel } from "./sampling-model";
@@ -29,6 +29,24 @@ export interface SamplingDeps {
   used?: (tokens: number) => Promise<void> | void;
   /** Holds the answer's worst case against the user's daily budget; why no model may be asked now, or undefined. */
   refusal?: (worstCase: number) => Promise<string | undefined>;
+  /**
+   * The session's model registry (sampling-model.ts: chooseFromRegistry): which model answers,
+   * among every one the session may use. Without it, `provider` answers with a model of
+   * `models` by chooseSamplingModel.
+   */
+  choose?: (preferences: ModelPreferences | undefined) => Promise<RegistryPick>;
+}
+
+/** The model that answers, as the session's registry picked it. */
+export interface RegistryPick {
+  /** As the dialog names it: the model, or `provider/model` when it is not the session's provider. */
+  label: string;
+  /** The model's name, for the result. */
+  model: string;
+  reason: string;
+  provider: LlmProvider;
+  /** Counted against the daily budget (false: the user's own key). */
+  budgeted: boolean;
 }
 
 type Block = Extract<SamplingParams["messages"][number]["content"], { type: string }>;
@@ -44,17 +62,20 @@ export async function answerSampling(params: SamplingParams, deps: SamplingDeps,
   const maxTokens = Math.min(params.maxTokens, deps.maxTokensCap);
   // Both providers take 0 to 2.
   const temperature = params.temperature === undefined ? undefined : Math.min(2, Math.max(0, params.temperature));
-  const choice = chooseSamplingModel(params.modelPreferences, deps.models, deps.provider.model);
+  const picked = deps.choose ? await deps.choose(params.modelPreferences) : undefined;
+  const choice = picked ? { model: picked.label, reason: picked.reason } : chooseSamplingModel(params.modelPreferences, deps.models, deps.provider.model);
   const messages = toChatMessages(params.messages);
   // The prompt's size in tokens, roughly (4 characters each), plus the most the answer may take.
   const promptChars = (params.systemPrompt?.length ?? 0) + JSON.stringify(params.messages).length;
-  const refused = await deps.refusal?.(maxTokens + Math.ceil(promptChars / 4));
+  // A model on the user's own key is not held against the deployment's budget.
+  const budgeted = picked?.budgeted ?? true;
+  const refused = budgeted ? await deps.refusal?.(maxTokens + Math.ceil(promptChars / 4)) : undefined;
   if (refused) throw rpcRefusal("budget_exhausted", refused);
   const spent = { tokens: 0 };
   try {
-    return await ask(params, deps, signal, { maxTokens, temperature, stops, choice, messages }, spent);
+    return await ask(params, deps, signal, { maxTokens, temperature, stops, choice, messages, picked }, spent);
   } finally {
-    await deps.used?.(spent.tokens);
+    if (budgeted) await deps.used?.(spent.tokens);
   }
 }
 
@@ -69,7 +90,15 @@ async function ask(
     stops,
     choice,
     messages,
-  }: { maxTokens: number; temperature?: number; stops: string[]; choice: ReturnType<typeof chooseSamplingModel>; messages: ChatMessage[] },
+    picked,
+  }: {
+    maxTokens: number;
+    temperature?: number;
+    stops: string[];
+    choice: ReturnType<typeof chooseSamplingModel>;
+    messages: ChatMessage[];
+    picked?: RegistryPick;
+  },
   spent: { tokens: number },
 ): Promise<CreateMessageResult> {
   const limits = [
@@ -91,14 +120,15 @@ async function ask(
   let text = "";
   let finishReason = "";
   let stopSequence: string | undefined;
-  for await (const event of deps.provider.stream({
+  const provider = picked?.provider ?? deps.provider;
+  for await (const event of provider.stream({
     system: params.systemPrompt ?? "",
     messages,
     tools: [],
     temperature,
     maxOutputTokens: maxTokens,
     stopSequences: stops.length > 0 ? stops : undefined,
-    model: choice.model === deps.provider.model ? undefined : choice.model,
+    model: picked || choice.model === deps.provider.model ? undefined : choice.model,
     signal,
   })) {
     if (event.type === "text") text += event.delta;
@@ -108,15 +138,15 @@ async function ask(
       stopSequence = event.stopSequence;
     }
   }
-  return { role: "assistant", model: choice.model, content: { type: "text", text }, stopReason: stopReasonOf(finishReason, stopSequence) };
+  return { role: "assistant", model: picked?.model ?? choice.model, content: { type: "text", text }, stopReason: stopReasonOf(finishReason, stopSequence) };
 }
 
-/** Gemini's and OpenAI's finish reasons as MCP's; any other (SAFETY, content_filter) is passed on as the provider said it. */
+/** Gemini's, OpenAI's and Anthropic's finish reasons as MCP's; any other (SAFETY, content_filter) is passed on as the provider said it. */
 function stopReasonOf(finishReason: string, stopSequence: string | undefined): string {
   if (stopSequence !== undefined) return "stopSequence";
   const reason = finishReason.toUpperCase();
   if (reason === "MAX_TOKENS" || reason === "LENGTH") return "maxTokens";
-  if (reason === "STOP" || reason === "" || reason === "FINISH_REASON_UNSPECIFIED") return "endTurn";
+  if (reason === "STOP" || reason === "END_TURN" || reason === "" || reason === "FINISH_REASON_UNSPECIFIED") return "endTurn";
   return finishReason;
 }
 

@@ -103,7 +103,7 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
       return { reason: "cancelled", usage };
     }
     if (!text && calls.length === 0) {
-      const why = finishReason && !/^(STOP|stop|FINISH_REASON_UNSPECIFIED)$/.test(finishReason) ? ` (finish reason: ${finishReason})` : "";
+      const why = finishReason && !/^(STOP|stop|end_turn|FINISH_REASON_UNSPECIFIED)$/.test(finishReason) ? ` (finish reason: ${finishReason})` : "";
       port.record({ kind: "notice", text: `The model returned an empty answer${why}.` });
       return { reason: "complete", usage };
     }

@@ -17,6 +17,28 @@ const AttachmentRefSchema = z.object({ server: z.string().min(1).max(64), uri: z
 /** Frame bound only; the session's own limit (src/session/attachments.ts) is lower and answered with a typed error. */
 const attachments = z.array(AttachmentRefSchema).max(64).optional();
 
+/**
+ * A session's model and its settings (src/llm/registry.ts): `provider` is a provider id of
+ * the deployment (MODEL_PROVIDERS) or `user:{id}` for one of the user's own.
+ */
+export const ModelChoiceSchema = z.object({
+  provider: z.string().regex(/^(user:)?[a-z0-9][a-z0-9_-]{0,31}$/, "a provider id"),
+  model: z.string().regex(/^[A-Za-z0-9][\w.:/@+-]{0,127}$/, "a model name"),
+  temperature: z.number().min(0).max(2).optional(),
+  maxOutputTokens: z.number().int().min(1).max(1_000_000).optional(),
+  toolMode: z.enum(["native", "prompted"]).optional(),
+});
+export type ModelChoiceFrame = z.infer<typeof ModelChoiceSchema>;
+
+/** A model the caller may choose, as GET /api/models lists it for the picker. */
+export const ModelOptionSchema = z.object({
+  provider: z.string(),
+  model: z.string(),
+  providerLabel: z.string(),
+  source: z.enum(["deployment", "user"]),
+});
+export type ModelOption = z.infer<typeof ModelOptionSchema>;
+
 export const ClientMessageSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("message"),
@@ -52,6 +74,8 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
     content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
   }),
   z.object({ type: z.literal("set_servers"), enabled: z.array(z.string().max(64)).max(100) }),
+  /** Chooses the session's model (and its settings) from the next turn on; answered with `model`, or `model_not_available`. */
+  ModelChoiceSchema.extend({ type: z.literal("set_model") }),
   z.object({ type: z.literal("reset") }),
   // Heartbeat; the exact bytes {"type":"ping"} are answered by the runtime without waking the object.
   z.object({ type: z.literal("ping") }).loose(),
@@ -79,6 +103,8 @@ export const HistoryEntrySchema = z.object({
   partial: z.boolean().optional(),
   /** A summary entry (compaction): how many turns it stands in for, up to and including turn `upTo` of the path. */
   summaryOf: z.object({ turns: z.number().int(), upTo: z.string() }).optional(),
+  /** The model that wrote an assistant entry, as `provider/model`. */
+  model: z.string().optional(),
   /** A user entry's attached resources (their contents go to the model; the page shows chips). */
   attachments: z.array(AttachmentRefSchema.extend({ name: z.string().optional(), mimeType: z.string().optional() })).optional(),
   /** A user entry a server's prompt wrote: which one, with which arguments. */
@@ -153,6 +179,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("elicitation_resolved"), requestId: z.string() }),
   z.object({ type: z.literal("servers"), servers: z.array(SessionServerSchema) }),
+  /** The session's model and settings (null: no model at all); sent on connect and whenever it changes. */
+  z.object({ type: z.literal("model"), choice: ModelChoiceSchema.nullable(), notice: z.string().optional() }),
   z.object({ type: z.literal("turn_start"), turnId: z.string() }),
   z.object({
     type: z.literal("turn_end"),

@@ -20,6 +20,7 @@ import { branchOpening, TURN_RUNNING, unknownTurn } from "./branch-opening";
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
 import { AppCalls, readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
 import { TurnRunner } from "./turn-runner";
+import { SessionModel } from "./session-model";
 import { SessionOwner, type Admission } from "./session-owner";
 import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-client-storage";
 import { userAccount } from "../users/account";
@@ -47,6 +48,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   private attachmentStoreCache?: AttachmentStore;
   private ownerCache?: SessionOwner;
   private reporterCache?: OperationsReporter;
+  private modelCache?: SessionModel;
   /** This wake checked that an expiry alarm exists (SESSION_TTL_DAYS). */
   private expiryChecked = false;
   /** A background retry is scheduled (in memory: after a wake at worst one extra retry runs). */
@@ -99,6 +101,11 @@ export class ChatSession extends ProtocolAgent<Env> {
     return this.ownerCache;
   }
 
+  private get sessionModel(): SessionModel {
+    this.modelCache ??= new SessionModel({ store: this.sessionStore, config: () => this.runtime, ownProviders: () => this.sessionOwner.modelProviders() });
+    return this.modelCache;
+  }
+
   private get sessionApprovals(): Approvals {
     this.approvalsCache ??= new Approvals({
       required: this.runtime.settings.TOOL_APPROVAL,
@@ -122,7 +129,8 @@ export class ChatSession extends ProtocolAgent<Env> {
         this.watchUnavailable();
       },
       notice: (text) => this.record({ turnId: this.sessionTurns.running ?? null, kind: "notice", text }),
-      provider: () => this.runtime.provider,
+      provider: () => this.sessionModel.resolve().then((r) => (r.ok ? r.provider : undefined)),
+      samplingModel: (preferences, listed) => this.sessionModel.samplingPick(preferences, listed),
       used: (tokens, hold) => this.sessionOwner.addUsage(tokens, hold),
       samplingRefusal: (hold, tokens) => this.sessionOwner.holdSampling(hold, tokens),
       oauth: (server) => {
@@ -173,13 +181,16 @@ export class ChatSession extends ProtocolAgent<Env> {
       mcp: () => this.sessionMcp,
       approvals: this.sessionApprovals,
       config: () => this.runtime,
-      admit: () => {
-        const begun = this.sessionOwner.beginTurn(this.sessionMcp.knownUserVersion);
+      model: () => this.sessionModel.resolve(),
+      admit: (ownKey) => {
+        const begun = this.sessionOwner.beginTurn(this.sessionMcp.knownUserVersion, ownKey);
         this.sessionMcp.useUserServers(begun.then((b) => b.servers));
         return begun.then((b) => b.decision);
       },
       touched: (text) => this.sessionOwner.touched(text),
-      used: async (usage) => this.sessionOwner.turnUsage(usage.inputTokens + usage.outputTokens),
+      used: async (usage, ownKey) => {
+        if (!ownKey) this.sessionOwner.turnUsage(usage.inputTokens + usage.outputTokens);
+      },
       record: (entry) => this.record(entry),
       broadcast: (message) => this.sendAll(message),
       keepAliveWhile: (work) => this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
@@ -213,7 +224,15 @@ export class ChatSession extends ProtocolAgent<Env> {
     connection.setState({ user, requestId });
     this.log.info("socket opened", { requestId });
     const { modelInfo, settings } = this.runtime;
-    this.sendTo(connection, { type: "connection", sessionId: this.name, ...modelInfo, toolApproval: settings.TOOL_APPROVAL });
+    const choice = this.sessionModel.current();
+    this.sendTo(connection, {
+      type: "connection",
+      sessionId: this.name,
+      model: choice ? { provider: choice.provider, model: choice.model } : null,
+      ...(choice ? {} : { notice: modelInfo.notice }),
+      toolApproval: settings.TOOL_APPROVAL,
+    });
+    this.sendTo(connection, { type: "model", choice });
     this.sendTo(connection, this.historyFrame());
     // Started before the status is sent: the servers then show as "connecting", not as absent.
     const connecting = this.sessionMcp.ensureConnected();
@@ -291,6 +310,15 @@ export class ChatSession extends ProtocolAgent<Env> {
           this.sendTo(connection, { type: "error", code: answered.code, message: answered.message });
         } else if (message.type === "approval")
           this.log.info("approval answered", { requestId: this.requestIdOf(connection), callId: message.callId, approved: message.approved });
+        return;
+      }
+      case "set_model": {
+        const { type: _type, ...choice } = message;
+        try {
+          this.sendAll({ type: "model", choice: await this.sessionModel.set(choice) });
+        } catch (error) {
+          this.sendTo(connection, toWire.error(error));
+        }
         return;
       }
       case "set_servers":
@@ -505,5 +533,6 @@ export class ChatSession extends ProtocolAgent<Env> {
     this.sessionStore.clear();
     this.sessionApprovals.forget();
     forgetServerChoice(this.sessionStore);
+    this.sessionModel.forget();
   }
 }

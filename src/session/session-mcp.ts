@@ -2,8 +2,8 @@
 // the per-session server choice, and the server status the page shows. Requests
 // servers make of the user (sampling, elicitation) go through the session's
 // Approvals. The host lives in memory only; the server choice is in SQLite.
-import type { CreateMessageResult, OAuthClientProvider } from "@modelcontextprotocol/client";
-import { answerSampling, type SamplingParams } from "../orchestrator/sampling";
+import type { CreateMessageResult, ModelPreferences, OAuthClientProvider } from "@modelcontextprotocol/client";
+import { answerSampling, type RegistryPick, type SamplingParams } from "../orchestrator/sampling";
 import type { Approvals, SettingsStore } from "../approval/approvals";
 import type { Settings } from "../config/settings";
 import type { LlmProvider } from "../llm/provider";
@@ -50,7 +50,10 @@ export interface SessionMcpDeps {
   /** Called when server state or tools changed (after the first connect too). */
   changed: () => void;
   notice: (text: string) => void;
-  provider: () => LlmProvider | undefined;
+  /** The session's model, for servers' sampling requests. */
+  provider: () => Promise<LlmProvider | undefined>;
+  /** Which model of the session's registry answers a sampling request (session-model.ts). */
+  samplingModel?: (preferences: ModelPreferences | undefined, listed: readonly string[]) => Promise<RegistryPick>;
   /** Model tokens a sampling answer cost, counted into the owner's daily budget; ends the answer's `hold`. */
   used?: (tokens: number, hold: string) => Promise<void>;
   /** Holds a sampling answer's worst case (`hold` names it); why it may not be answered now (the budget is used up or held). */
@@ -342,9 +345,10 @@ export class SessionMcp {
   }
 
   private async sample(server: string, params: SamplingParams, signal: AbortSignal): Promise<CreateMessageResult> {
-    const provider = this.deps.provider();
+    const provider = await this.deps.provider();
     if (!provider) throw rpcRefusal("no_model", "no model is configured for sampling");
     const hold = `sampling:${crypto.randomUUID()}`;
+    const pick = this.deps.samplingModel;
     const result = await answerSampling(
       params,
       {
@@ -354,6 +358,7 @@ export class SessionMcp {
         approve: (summary, asked) => this.deps.approvals.approveSampling(server, summary, asked),
         used: (tokens) => this.deps.used?.(tokens, hold),
         refusal: (tokens) => this.deps.samplingRefusal?.(hold, tokens) ?? Promise.resolve(undefined),
+        ...(pick ? { choose: (preferences) => pick(preferences, this.deps.settings.SAMPLING_MODELS) } : {}),
       },
       signal,
     );

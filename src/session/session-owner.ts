@@ -8,6 +8,8 @@ import type { Settings } from "../config/settings";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { validateUserServer } from "../users/user-servers";
+import { ownProviderSpecs } from "../users/user-providers";
+import type { ProviderSpec } from "../llm/provider-config";
 import type { ServersSnapshot } from "../users/UserAccount";
 import type { SpendDecision, SpendKind } from "../users/spend-ledger";
 import type { MachineView } from "../machines/machine-store";
@@ -91,9 +93,16 @@ export class SessionOwner {
     return account.admit(kind, this.limits(kind === "turn"));
   }
 
-  private limits(turn: boolean) {
+  /** `budgeted`: counted against DAILY_TOKEN_BUDGET (a turn on the deployment's models; not one on the owner's own key). */
+  private limits(budgeted: boolean) {
     const settings = this.settings();
-    return { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST, dailyTokens: turn ? settings.DAILY_TOKEN_BUDGET : undefined };
+    return { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST, dailyTokens: budgeted ? settings.DAILY_TOKEN_BUDGET : undefined };
+  }
+
+  /** The owner's own model providers, keys included (they stay inside the Worker). */
+  async modelProviders(): Promise<ProviderSpec[]> {
+    const account = this.account();
+    return account ? ownProviderSpecs(await account.listModelProviders()) : [];
   }
 
   /** A direct or app tool call counted against the owner's limits: the refusal to answer with, or nothing when admitted. */
@@ -107,19 +116,20 @@ export class SessionOwner {
    * A turn's admission and the owner's servers (when changed since `known`), in one call to
    * the account, which also takes the tokens this session's earlier turns spent (pending-usage.ts).
    */
-  async beginTurn(known?: string): Promise<{ decision: SpendDecision; servers: UserServerList }> {
+  async beginTurn(known?: string, ownKey = false): Promise<{ decision: SpendDecision; servers: UserServerList }> {
     const account = this.account();
     if (!account) return { decision: NO_OWNER, servers: { version: "none", servers: [] } };
     // Each turn holds its worst case under an id of its own, so a late report of one turn never ends the next one's hold.
     // Without a daily budget there is nothing to hold (and no write for it).
     const previous = this.store.getSetting<string>(HOLD_KEY);
+    // A turn on the owner's own key holds nothing (and leaves the previous turn's hold to its report).
     const hold =
-      this.settings().DAILY_TOKEN_BUDGET === undefined
+      this.settings().DAILY_TOKEN_BUDGET === undefined || ownKey
         ? undefined
         : { id: `turn:${this.sessionId}:${crypto.randomUUID()}`, tokens: this.settings().TURN_TOKEN_RESERVATION, release: previous };
-    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(true), known, tokens, hold));
+    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold));
     const held = hold && begun.decision.ok ? hold.id : undefined;
-    if (held !== previous) this.store.setSetting(HOLD_KEY, held);
+    if (!ownKey && held !== previous) this.store.setSetting(HOLD_KEY, held);
     return { decision: begun.decision, servers: toConfigs(begun.servers) };
   }
 

@@ -4,7 +4,8 @@
 // closed honestly after a restart that interrupted one.
 import type { Approvals } from "../approval/approvals";
 import type { RuntimeConfig } from "../config/runtime-config";
-import type { LlmProvider, UserPart } from "../llm/provider";
+import type { UserPart } from "../llm/provider";
+import { modelRefText } from "../llm/registry";
 import type { TurnEntry, TurnEnd, TurnPort, TurnUsage } from "../orchestrator/transcript";
 import { runTurn } from "../orchestrator/turn";
 import type { SpendDecision } from "../users/spend-ledger";
@@ -13,6 +14,8 @@ import { toWire, type ServerMessage } from "../protocol/messages";
 import { EdgehostError } from "../shared/errors";
 import type { SessionMcp } from "./session-mcp";
 import type { TurnOpening } from "./prompt-opening";
+import type { ResolvedModel } from "./session-model";
+import type { LlmProvider } from "../llm/provider";
 import type { StoredEntry } from "./history";
 import { errorMessage, type Logger } from "../shared/logger";
 import type { TurnOutcomeReport } from "../ops/reports";
@@ -27,11 +30,17 @@ export interface TurnRunnerDeps {
   mcp: () => SessionMcp;
   approvals: Approvals;
   config: () => RuntimeConfig;
-  /** Counts a turn against the owner's limits (rate, daily tokens); the same call to the account reads the owner's servers for the turn. */
-  admit: () => Promise<SpendDecision>;
+  /**
+   * Counts a turn against the owner's limits (rate, and daily tokens unless it runs on the
+   * owner's own key); the same call to the account reads the owner's servers for the turn.
+   */
+  admit: (ownKey: boolean) => Promise<SpendDecision>;
+  /** The session's model for this turn (src/session/session-model.ts). */
+  model: () => Promise<ResolvedModel>;
   /** The first message of a session titles it in the owner's list; every one marks activity. */
   touched: (text: string) => void;
-  used: (usage: TurnUsage) => Promise<void>;
+  /** A finished turn's tokens; `ownKey`: spent on the owner's own key, so not on the deployment's budget. */
+  used: (usage: TurnUsage, ownKey: boolean) => Promise<void>;
   record: (entry: NewEntry) => void;
   broadcast: (message: ServerMessage) => void;
   keepAliveWhile: <T>(work: () => Promise<T>) => Promise<T>;
@@ -82,9 +91,11 @@ export class TurnRunner {
     this.current = turn;
     let spend: SpendDecision;
     let opening: TurnOpening;
+    let model: ResolvedModel;
     try {
       opening = typeof input === "string" ? { entries: [{ kind: "user", text: input }], title: input } : await input();
-      spend = await this.deps.admit();
+      model = await this.deps.model();
+      spend = await this.deps.admit(model.ok && model.ownKey);
     } catch (error) {
       this.current = undefined;
       // A typed refusal (unknown server, missing argument...) goes to the sender; the session goes on.
@@ -107,18 +118,19 @@ export class TurnRunner {
     // Reported once per wake-up, in the conversation where the user sees it.
     if (!this.reported) for (const problem of config.problems) this.deps.record({ turnId, kind: "notice", text: `Configuration: ${problem}.` });
     this.reported = true;
-    if (!config.provider) {
+    if (!model.ok) {
       this.current = undefined;
-      this.deps.record({ turnId, kind: "notice", text: config.modelInfo.notice ?? "No model is configured." });
+      this.deps.record({ turnId, kind: "notice", text: model.notice });
       this.deps.broadcast({ type: "turn_end", turnId, reason: "no_model" });
       return undefined;
     }
+    if (model.notice) this.deps.record({ turnId, kind: "notice", text: model.notice });
     this.deps.store.setSetting(TURN_KEY, turnId);
     this.deps.broadcast({ type: "turn_start", turnId });
     // Its MCP requests carry this trace id (the turn id's hex digits); the bridge's lines name it.
     // At debug: `turn ended` (info) says all an operator needs of a turn, in one line.
     this.deps.log.debug("turn started", { ...origin, turnId, trace: turnId.replace(/-/g, "") });
-    void this.deps.keepAliveWhile(() => this.run(turnId, config.provider as LlmProvider, controller, origin));
+    void this.deps.keepAliveWhile(() => this.run(turnId, model, controller, origin));
     return undefined;
   }
 
@@ -150,7 +162,7 @@ export class TurnRunner {
     this.deps.record({ turnId: interrupted, kind: "error", text: "This turn was interrupted (the session restarted): press Retry to run it again." });
   }
 
-  private async run(turnId: string, provider: LlmProvider, controller: AbortController, origin: TurnOrigin): Promise<void> {
+  private async run(turnId: string, model: Extract<ResolvedModel, { ok: true }>, controller: AbortController, origin: TurnOrigin): Promise<void> {
     const started = Date.now();
     let reason: TurnEnd = "error";
     let usage: TurnUsage | undefined;
@@ -161,7 +173,7 @@ export class TurnRunner {
       // Every MCP request of this turn carries its trace (the bridge's log lines name it too).
       mcp.traceTurn(turnId);
       await mcp.prepareTurn();
-      const compacted = await this.compactBeforeTurn(provider, controller.signal, settings.HISTORY_TOKEN_BUDGET);
+      const compacted = await this.compactBeforeTurn(model.provider, controller.signal, settings.HISTORY_TOKEN_BUDGET);
       const view = modelHistory(this.deps.store);
       const attachedParts = this.deps.attachedParts;
       const history = attachedParts
@@ -172,12 +184,12 @@ export class TurnRunner {
         : view.entries;
       const outcome = await runTurn({
         turnId,
-        provider,
+        provider: model.provider,
         host: mcp.host(),
         tools: () => mcp.tools(),
         guides: await mcp.guides(),
         history,
-        port: this.port(turnId, controller.signal),
+        port: this.port(turnId, controller.signal, modelRefText(model.choice)),
         signal: controller.signal,
         limits: { maxSteps: settings.MAX_STEPS, tokenBudget: settings.HISTORY_TOKEN_BUDGET, toolResultChars: settings.TOOL_RESULT_CHARS },
         systemExtra: [settings.SYSTEM_PROMPT, view.summary?.text ? summarySection(view.summary.text) : undefined].filter(Boolean).join("\n\n") || undefined,
@@ -204,6 +216,7 @@ export class TurnRunner {
         trace: turnId.replace(/-/g, ""),
         reason,
         ms: Date.now() - started,
+        model: modelRefText(model.choice),
         inputTokens: usage?.inputTokens ?? 0,
         outputTokens: usage?.outputTokens ?? 0,
       });
@@ -215,7 +228,7 @@ export class TurnRunner {
         outputTokens: usage?.outputTokens ?? 0,
         error: failure,
       });
-      if (usage) await this.deps.used(usage).catch(() => undefined);
+      if (usage) await this.deps.used(usage, model.ownKey).catch(() => undefined);
     }
   }
 
@@ -243,11 +256,17 @@ export class TurnRunner {
   /** `/compact`: every turn so far folded into one summary now, as a turn of its own (admitted, cancellable). */
   async compactNow(origin: TurnOrigin = {}): Promise<Extract<ServerMessage, { type: "error" }> | undefined> {
     if (this.current) return { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." };
-    const { provider, modelInfo, settings } = this.deps.config();
-    if (!provider) return { type: "error", code: "no_model", message: modelInfo.notice ?? "No model is configured." };
+    const { settings } = this.deps.config();
     const turn = { id: crypto.randomUUID(), controller: new AbortController() };
     this.current = turn;
-    const spend = await this.deps.admit().catch(() => undefined);
+    // The session's model summarizes, on the key it would answer with.
+    const model = await this.deps.model().catch(() => undefined);
+    if (!model?.ok) {
+      this.current = undefined;
+      return { type: "error", code: "no_model", message: model?.notice ?? "No model is configured." };
+    }
+    const { provider } = model;
+    const spend = await this.deps.admit(model.ownKey).catch(() => undefined);
     if (!spend?.ok) {
       this.current = undefined;
       return spend && !spend.ok ? { type: "error", code: spend.code, message: spend.message } : { type: "error", code: "internal", message: "internal error" };
@@ -270,18 +289,19 @@ export class TurnRunner {
       } finally {
         this.current = undefined;
         this.deps.broadcast({ type: "turn_end", turnId: turn.id, reason, usage });
-        if (usage) await this.deps.used(usage).catch(() => undefined);
+        if (usage) await this.deps.used(usage, model.ownKey).catch(() => undefined);
       }
     });
     return undefined;
   }
 
   /** The orchestrator's view of this session. */
-  private port(turnId: string, signal: AbortSignal): TurnPort {
+  private port(turnId: string, signal: AbortSignal, model: string): TurnPort {
     return {
+      // Each answer says which model gave it.
       record: (entry: TurnEntry) => {
         if (entry.kind === "assistant") this.streamed.settle();
-        this.deps.record({ turnId, ...entry });
+        this.deps.record({ turnId, ...entry, ...(entry.kind === "assistant" ? { model } : {}) });
       },
       text: (messageId, delta) => {
         this.streamed.add(turnId, messageId, delta);

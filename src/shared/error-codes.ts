@@ -71,6 +71,7 @@ export const ERROR_CODES = {
   denied: both(403),
   duplicate_call: both(409),
   no_model: both(503, RPC.invalidRequest),
+  model_not_available: both(404, INVALID_PARAMS),
   llm: both(502),
   llm_idle: both(504),
 

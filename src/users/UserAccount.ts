@@ -5,6 +5,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import { UserServerInputSchema, type StoredUserServer } from "./user-servers";
+import { ModelProviderStore, type StoredUserProvider } from "./user-providers";
 import { OAuthRecords, type PendingSignIn } from "./oauth-records";
 import { LoginStore } from "./logins";
 import { SpendLedger, type SpendDecision, type SpendKind, type SpendLimits, type TokenHold } from "./spend-ledger";
@@ -31,6 +32,7 @@ export class UserAccount extends DurableObject<unknown> {
   private readonly logins: LoginStore;
   private readonly machines: MachineStore;
   private readonly spend: SpendLedger;
+  private readonly providers: ModelProviderStore;
   /** The machines as sessions see them, with their part of the servers version; dropped whenever one changes (relay.ts). */
   private machineViews?: { views: MachineView[]; version: string };
   private readonly relay: MachineRelay;
@@ -44,6 +46,7 @@ export class UserAccount extends DurableObject<unknown> {
     this.logins = new LoginStore(this.sql);
     this.machines = new MachineStore(this.sql);
     this.spend = new SpendLedger(this.sql, ctx.storage);
+    this.providers = new ModelProviderStore(this.sql);
     this.relay = new MachineRelay(ctx, this.machines, () => (this.machineViews = undefined));
   }
 
@@ -137,6 +140,24 @@ export class UserAccount extends DurableObject<unknown> {
 
   oauthTakeSignIn(state: string): PendingSignIn | undefined {
     return this.oauth.takeSignIn(state);
+  }
+
+  // ---- model providers of the user's own (src/users/user-providers.ts): keys included, for the Worker only ----
+
+  listModelProviders(): StoredUserProvider[] {
+    return this.providers.list();
+  }
+
+  getModelProvider(id: string): StoredUserProvider | undefined {
+    return this.providers.get(id);
+  }
+
+  putModelProvider(provider: StoredUserProvider, create: boolean): ReturnType<ModelProviderStore["put"]> {
+    return this.providers.put(provider, create);
+  }
+
+  deleteModelProvider(id: string): boolean {
+    return this.providers.delete(id);
   }
 
   // ---- runtime MCP servers ----
@@ -245,10 +266,11 @@ export class UserAccount extends DurableObject<unknown> {
     return this.sql.exec("UPDATE sessions SET title = ? WHERE id = ? RETURNING id", title.slice(0, TITLE_CHARS), id).toArray().length > 0;
   }
 
-  /** Deleting the account's data: runtime servers, page logins and paired machines (revoked at once); OAuth records are taken by the caller, to revoke. */
+  /** Deleting the account's data: runtime servers, own model providers, page logins and paired machines (revoked at once); OAuth records are taken by the caller, to revoke. */
   forgetEverything(): { oauth: OAuthRecord[] } {
     const oauth = this.oauth.signedInServers().flatMap((server) => this.oauthTake(server) ?? []);
     this.sql.exec("DELETE FROM servers");
+    this.providers.clear();
     this.versionCache = undefined;
     this.logins.endAll();
     for (const machine of this.relay.views()) this.relay.revoke(machine.id);

@@ -45,7 +45,7 @@ describe("sampling with an OpenAI-compatible model, through the Worker and the b
     const from = socket.say("sample");
     const approval = (await socket.next((m) => m.type === "approval_request" && m.kind === "sampling", from)) as Approval;
     expect(approval.prompt).toBe(
-      "system: You are a helpful test server.\nuser: Resource trigger-sampling-request context: one word\n— model chat-small (the configured model), at most 3 tokens, temperature 0.7",
+      "system: You are a helpful test server.\nuser: Resource trigger-sampling-request context: one word\n— model chat-small (the session's model), at most 3 tokens, temperature 0.7",
     );
     socket.send({ type: "approval", callId: approval.callId, approved: true });
     const { end, messages } = await socket.turnEnd(from);

@@ -61,7 +61,7 @@ describe("a sampling request from a server", () => {
     await dialog.waitFor();
     expect(await dialog.locator("#approval-title").textContent()).toBe('"everything" asks the model to answer');
     expect(await dialog.locator("#approval-args").textContent()).toBe(
-      "system: You are a helpful test server.\nuser: Resource trigger-sampling-request context: name a colour\n— model gemini-2.5-flash (the configured model), at most 256 tokens (asked 1000), temperature 0.7",
+      "system: You are a helpful test server.\nuser: Resource trigger-sampling-request context: name a colour\n— model gemini-2.5-flash (the session's model), at most 256 tokens (asked 1000), temperature 0.7",
     );
     await shot(page, "sampling-1-approval");
     await dialog.locator("#approve-once").click();

@@ -4,9 +4,10 @@
 // reaches the session's lines of the turn it started (turn id, tool call, its end);
 // refusals that are security events are at `warn` with their code; and no secret (the
 // model key, the users' tokens, the bridge token, a user server's header value) appears
-// in any line of the Worker or the bridge.
+// in any line of the Worker or the bridge; nor does a user's own model key, through its
+// test, a turn on it and a turn its provider refuses quoting the key.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, script } from "../fixtures/fake-llm-script";
+import { reply, script, uniqueKey } from "../fixtures/fake-llm-script";
 import { raw } from "../fixtures/raw-http";
 import { openSession } from "../fixtures/session-client-node";
 import { probeServerBin } from "../fixtures/servers";
@@ -127,5 +128,44 @@ describe("the Worker's logs", () => {
       expect(stack.workerLog()).not.toContain(secret);
       expect(stack.bridge.stderr()).not.toContain(secret);
     }
+  });
+
+  it("never log a user's own model key, nor answer it, whatever its provider says", async () => {
+    const key = uniqueKey("own-key-logs");
+    const json = { ...auth(ALICE), "content-type": "application/json" };
+    const entry = { id: "mine", kind: "openai", baseUrl: `${stack.llm.url}/v1`, apiKey: key, models: ["own-model"] };
+    // A provider that quotes the key it refuses (as OpenAI does): once to the Test button, once to a turn.
+    const refusal = reply.error(401, {}, { error: { message: `Incorrect API key provided: ${key}` } });
+    await script(stack.llm.url, key, [refusal, reply.text("Own key works."), refusal]);
+    const answers = [
+      await raw(stack.url, "/api/my-providers/test", { method: "POST", headers: json, body: JSON.stringify(entry) }),
+      await raw(stack.url, "/api/my-providers", { method: "POST", headers: json, body: JSON.stringify(entry) }),
+      await raw(stack.url, "/api/my-providers", { headers: auth(ALICE) }),
+      await raw(stack.url, "/api/models", { headers: auth(ALICE) }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 201, 200, 200]);
+    for (const answer of answers) expect(answer.text).not.toContain(key);
+
+    const socket = await openSession(stack.url, crypto.randomUUID(), { headers: auth(ALICE) });
+    let from = socket.received.length;
+    socket.send({ type: "set_model", provider: "user:mine", model: "own-model" });
+    await socket.next((m) => m.type === "model" && m.choice?.provider === "user:mine", from);
+    from = socket.say("hello");
+    expect((await socket.turnEnd(from, 30_000)).end.reason).toBe("complete");
+    from = socket.say("again");
+    const failed = await socket.turnEnd(from, 30_000);
+    expect(failed.end.reason).toBe("error");
+    expect(failed.messages.find((m) => m.type === "error")).toMatchObject({
+      code: "llm",
+      message: expect.stringContaining("Incorrect API key provided: ••••••"),
+    });
+    socket.close();
+
+    expect(JSON.stringify(socket.received)).not.toContain(key);
+    // The refused turn is logged (at warn, with the provider's message, scrubbed).
+    expect(workerLines().find((l) => l.msg === "turn failed" && String(l.error).includes("Incorrect API key provided: ••••••"))).toMatchObject({
+      level: "warn",
+    });
+    expect(stack.workerLog()).not.toContain(key);
   });
 });

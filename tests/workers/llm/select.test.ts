@@ -11,7 +11,7 @@ describe("createProvider", () => {
   it("says to set GEMINI_API_KEY, and where, when no key is configured", () => {
     expect(createProvider({})).toEqual({
       missing:
-        "No model is configured: set GEMINI_API_KEY in .dev.vars for `wrangler dev`, or with `wrangler secret put GEMINI_API_KEY` when deployed; or use any OpenAI-compatible endpoint with LLM_PROVIDER=openai, OPENAI_BASE_URL and OPENAI_MODEL. Meanwhile the Tool console calls tools without a model.",
+        "No model is configured: set GEMINI_API_KEY in .dev.vars for `wrangler dev`, or with `wrangler secret put GEMINI_API_KEY` when deployed; or use any OpenAI-compatible endpoint with LLM_PROVIDER=openai, OPENAI_BASE_URL and OPENAI_MODEL; or declare several providers in MODEL_PROVIDERS. Meanwhile the Tool console calls tools without a model.",
     });
     // A blank line in .dev.vars is no key either.
     expect(createProvider({ GEMINI_API_KEY: "  " })).toHaveProperty("missing");

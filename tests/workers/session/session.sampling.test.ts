@@ -51,7 +51,7 @@ describe("sampling requests from a server", () => {
     const socket = await openSession(crypto.randomUUID());
     const { approval, result, sent } = await sampledTurn(socket, { prompt: "say hi", maxTokens: 20 }, reply.stream(["sampled hello"]), "s-1");
     expect(approval.prompt).toBe(
-      "system: You are a helpful test server.\nuser: Resource trigger-sampling-request context: say hi\n— model gemini-2.5-flash (the configured model), at most 20 tokens, temperature 0.7",
+      "system: You are a helpful test server.\nuser: Resource trigger-sampling-request context: say hi\n— model gemini-2.5-flash (the session's model), at most 20 tokens, temperature 0.7",
     );
     expect(sent?.path).toBe("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
     expect(sent?.body).toEqual({

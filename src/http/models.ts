@@ -1,0 +1,35 @@
+// GET /api/models: the models the caller may choose for a session (the picker's list):
+// the deployment's, narrowed by ALLOWED_MODELS, then the caller's own providers' models.
+// A provider whose models endpoint failed is named in `problems` (its default model stands in).
+import { Hono } from "hono";
+import { z } from "zod";
+import { runtimeConfig } from "../config/runtime-config";
+import type { AppEnv } from "../identity/identify";
+import { ModelOptionSchema } from "../protocol/messages";
+import { userAccount } from "../users/account";
+import { ownProviderSpecs } from "../users/user-providers";
+
+export const ModelListSchema = z.object({
+  models: z.array(ModelOptionSchema),
+  /** The model a new session starts with; null when the deployment has none. */
+  defaultModel: z.object({ provider: z.string(), model: z.string() }).nullable(),
+  problems: z.array(z.string()),
+  /** Why the deployment has no model (and what to set), when it has none. */
+  notice: z.string().optional(),
+});
+
+export const models = new Hono<AppEnv>();
+
+models.get("/", async (c) => {
+  const config = runtimeConfig(c.env);
+  const own = ownProviderSpecs(await userAccount(c.env, c.var.identity.id).listModelProviders());
+  const { options, problems } = await config.models.withUserProviders(own).list();
+  return c.json(
+    ModelListSchema.parse({
+      models: options,
+      defaultModel: config.defaultModel ?? null,
+      problems,
+      ...(config.defaultModel ? {} : { notice: config.modelInfo.notice }),
+    }),
+  );
+});

@@ -1,0 +1,105 @@
+// Model providers a user adds with their own key (kept in their UserAccount, in SQLite):
+// the same kinds as the deployment's MODEL_PROVIDERS (src/llm/provider-config.ts), with
+// the key itself in place of the name of a variable. The key is write-only: the API shows
+// it masked, a masked value sent back keeps the stored one, and it leaves the account
+// only for the Worker's own use (a session's model, the route that tests a provider).
+// Turns on a user's own key do not count against the deployment's daily token budget.
+import { z } from "zod";
+import { entryProblem, MODEL_NAME, PROVIDER_ID, PROVIDER_KINDS, toSpec, type ProviderSpec } from "../llm/provider-config";
+import type { FieldIssue } from "../shared/errors";
+
+export const KEY_MASK = "••••••";
+/** The prefix of a user's provider ids in a session's choice: `user:{id}`, never a deployment id. */
+export const USER_PROVIDER_PREFIX = "user:";
+const MAX_PROVIDERS = 20;
+
+const modelName = z.string().regex(MODEL_NAME, "a model name (letters, digits and . _ : / @ + -)");
+
+/** What the API accepts for a provider of the user's own. */
+export const UserProviderInputSchema = z.strictObject({
+  id: z.string().regex(PROVIDER_ID, "use 1-32 lower-case letters, digits, _ or -, starting with a letter or digit"),
+  kind: z.enum(PROVIDER_KINDS),
+  label: z.string().trim().min(1).max(64).optional(),
+  baseUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  /** The key, or the mask to keep the stored one. */
+  apiKey: z.string().min(1).max(4096).optional(),
+  models: z.array(modelName).min(1).max(200).optional(),
+  defaultModel: modelName.optional(),
+  toolMode: z.enum(["native", "prompted"]).optional(),
+});
+export type UserProviderInput = z.infer<typeof UserProviderInputSchema>;
+/** As stored: the input with the real key. */
+export type StoredUserProvider = UserProviderInput;
+
+export type ValidatedProvider = { ok: true; provider: StoredUserProvider } | { ok: false; issues: FieldIssue[] };
+
+/** Checks an entry; `previous` supplies the key a masked value keeps. */
+export function validateUserProvider(input: UserProviderInput, previous?: StoredUserProvider): ValidatedProvider {
+  const apiKey = input.apiKey === KEY_MASK ? previous?.apiKey : input.apiKey;
+  if (input.apiKey === KEY_MASK && apiKey === undefined) return { ok: false, issues: [{ path: "apiKey", message: "no stored key to keep: enter the key" }] };
+  const provider: StoredUserProvider = { ...input, ...(apiKey === undefined ? {} : { apiKey }) };
+  if (apiKey === undefined) delete provider.apiKey;
+  const problem = entryProblem(provider, apiKey !== undefined);
+  if (problem) {
+    const [field = "", ...rest] = problem.split(": ");
+    return { ok: false, issues: [{ path: field === "apiKeyVar" ? "apiKey" : field, message: rest.join(": ") }] };
+  }
+  return { ok: true, provider };
+}
+
+/** The entry as the API shows it: the key masked (its presence only). */
+export function maskedProvider(provider: StoredUserProvider): StoredUserProvider {
+  return { ...provider, ...(provider.apiKey === undefined ? {} : { apiKey: KEY_MASK }) };
+}
+
+/** The user's providers as the model registry takes them: ids `user:{id}`, spending on the user's key. */
+export function ownProviderSpecs(providers: readonly StoredUserProvider[]): ProviderSpec[] {
+  return providers.map(({ id, apiKey, ...entry }) => {
+    const spec = toSpec(`${USER_PROVIDER_PREFIX}${id}`, entry, apiKey, "user");
+    return { ...spec, label: entry.label ?? id };
+  });
+}
+
+/** The account's table of providers (one row per provider, the entry as JSON). */
+export class ModelProviderStore {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec("CREATE TABLE IF NOT EXISTS model_providers (id TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)");
+  }
+
+  list(): StoredUserProvider[] {
+    return this.sql
+      .exec<{ entry: string }>("SELECT entry FROM model_providers ORDER BY id")
+      .toArray()
+      .flatMap((row) => {
+        const parsed = UserProviderInputSchema.safeParse(JSON.parse(row.entry));
+        return parsed.success ? [parsed.data] : [];
+      });
+  }
+
+  get(id: string): StoredUserProvider | undefined {
+    return this.list().find((p) => p.id === id);
+  }
+
+  /** Adds (`create`) or replaces a provider. */
+  put(provider: StoredUserProvider, create: boolean): { ok: true } | { ok: false; code: "duplicate_name" | "not_found" | "too_many" } {
+    const existing = this.get(provider.id);
+    if (create && existing) return { ok: false, code: "duplicate_name" };
+    if (!create && !existing) return { ok: false, code: "not_found" };
+    if (create && this.list().length >= MAX_PROVIDERS) return { ok: false, code: "too_many" };
+    this.sql.exec(
+      "INSERT INTO model_providers (id, entry, updated_at) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at",
+      provider.id,
+      JSON.stringify(provider),
+      Date.now(),
+    );
+    return { ok: true };
+  }
+
+  delete(id: string): boolean {
+    return this.sql.exec("DELETE FROM model_providers WHERE id = ? RETURNING id", id).toArray().length > 0;
+  }
+
+  clear(): void {
+    this.sql.exec("DELETE FROM model_providers");
+  }
+}
