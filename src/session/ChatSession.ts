@@ -200,8 +200,9 @@ export class ChatSession extends ProtocolAgent<Env> {
       ...(choice ? {} : { notice: modelInfo.notice }),
       toolApproval: settings.TOOL_APPROVAL,
     });
-    this.sendTo(connection, { type: "history", entries: this.publicHistory(), usage: this.sessionStore.usage() });
+    // Before the history: a client that waits for the history has its model too.
     this.sendTo(connection, { type: "model", choice });
+    this.sendTo(connection, { type: "history", entries: this.publicHistory(), usage: this.sessionStore.usage() });
     // Started before the status is sent: the servers then show as "connecting", not as absent.
     const connecting = this.sessionMcp.ensureConnected();
     this.sendTo(connection, { type: "servers", servers: this.sessionMcp.status() });
