@@ -232,6 +232,7 @@ export class ChatSession extends ProtocolAgent<Env> {
       ...(choice ? {} : { notice: modelInfo.notice }),
       toolApproval: settings.TOOL_APPROVAL,
     });
+    // Before the history: a client that waits for the history has its model too.
     this.sendTo(connection, { type: "model", choice });
     this.sendTo(connection, this.historyFrame());
     // Started before the status is sent: the servers then show as "connecting", not as absent.

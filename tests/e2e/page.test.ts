@@ -38,7 +38,9 @@ describe("the chat page with a model", () => {
     await expect.poll(() => page.locator(".msg.user").last().textContent()).toBe("hi");
     const answer = page.locator(".msg.assistant:not(.streaming)").last();
     await answer.locator("strong", { hasText: "there" }).waitFor();
-    expect(await answer.textContent()).toBe("Hello there, how can I help?");
+    expect(await answer.locator(".body").textContent()).toBe("Hello there, how can I help?");
+    // Under the answer: the model that gave it.
+    expect(await answer.locator(".model-tag").textContent()).toBe("gemini/gemini-2.5-flash");
     await page.locator("#send:not([hidden])").waitFor();
     await shot(page, "1-answer");
   });
