@@ -7,9 +7,11 @@
 // is not repeated, an `error` event that repeats its turn's stored error entry is
 // dropped, and the no-model notice lives in the banner, not after every message.
 import { decorateUserEntry } from "./composer-attachments.js";
+import { setCopyText } from "./copy.js";
 import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
 import { fillResult, mediaElements, showResult } from "./tool-result.js";
 import { byId } from "./dom.js";
+import { followEnd, scrollToEnd } from "./follow.js";
 
 const list = byId("messages");
 const banner = byId("notice");
@@ -39,9 +41,8 @@ export function tidy(text) {
 
 const pretty = (value) => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
 
-function scroll() {
-  list.scrollTop = list.scrollHeight;
-}
+/** New content: follow.js keeps the end in view while the reader is there. */
+const scroll = scrollToEnd;
 
 function item(className, turnId) {
   const li = document.createElement("li");
@@ -75,6 +76,7 @@ export function clearChat() {
   cards.clear();
   shownErrors.clear();
   streaming = null;
+  followEnd();
 }
 
 /** The banner above the chat (the no-model notice); inline Markdown such as `code` is rendered. */
@@ -109,13 +111,18 @@ export function showEntry(entry) {
       const li = item("msg user", entry.turnId);
       li.textContent = entry.text;
       decorateUserEntry(li, entry);
+      if (entry.text) setCopyText(li, entry.text);
+      // A new question: follow its answer.
+      followEnd();
       break;
     }
     case "assistant":
       if (streaming) {
         // The text streamed in already: settle it with the stored version.
-        if (entry.text) renderMarkdownInto(streaming.body, entry.text);
-        else streaming.el.remove();
+        if (entry.text) {
+          renderMarkdownInto(streaming.body, entry.text);
+          setCopyText(streaming.el, entry.text);
+        } else streaming.el.remove();
         streaming.el.classList.toggle("partial", Boolean(entry.partial));
         streaming.el.classList.remove("streaming");
         streaming = null;
@@ -125,6 +132,7 @@ export function showEntry(entry) {
         body.className = "body";
         renderMarkdownInto(body, entry.text);
         li.append(body);
+        setCopyText(li, entry.text);
       }
       break;
     case "tool_call":
@@ -153,6 +161,7 @@ export function streamText(message) {
     streaming = { el, body: el.firstElementChild, text: "", messageId: message.messageId };
   }
   streaming.text += message.delta;
+  setCopyText(streaming.el, streaming.text);
   // Re-render at most once a frame: long answers stream many small deltas.
   if (!pendingRender) {
     pendingRender = true;

@@ -119,6 +119,36 @@ function dropLayoutWhitespace(fragment) {
   return fragment;
 }
 
+/**
+ * A code block as a figure: its language (`data-lang`, shown by CSS) and a copy button
+ * (copy.js) above the `<pre>`. Made with DOM calls after sanitizing, so the chrome is
+ * never HTML from the answer; labels are CSS content, so the answer's text is unchanged.
+ */
+function decorateCode(fragment) {
+  for (const pre of [...fragment.querySelectorAll("pre")]) {
+    const code = pre.firstElementChild;
+    if (code?.tagName !== "CODE") continue;
+    const figure = document.createElement("figure");
+    figure.className = "code-block";
+    const lang = /(?:^|\s)language-(\S+)/.exec(code.className)?.[1];
+    if (lang) figure.dataset.lang = lang;
+    const head = document.createElement("figcaption");
+    head.className = "code-head";
+    const label = document.createElement("span");
+    label.className = "code-lang";
+    if (lang) label.dataset.lang = lang;
+    const copy = document.createElement("button");
+    copy.type = "button";
+    copy.className = "copy-code";
+    copy.setAttribute("aria-label", lang ? `Copy ${lang} code` : "Copy code");
+    copy.title = "Copy code";
+    head.append(label, copy);
+    pre.replaceWith(figure);
+    figure.append(head, pre);
+  }
+  return fragment;
+}
+
 /** Per element: the HTML of each block it shows and the nodes that block became. */
 const rendered = new WeakMap();
 
@@ -143,7 +173,7 @@ export function renderMarkdownInto(element, source) {
   for (const block of old.slice(same)) for (const node of block.nodes) node.remove();
   const blocks = old.slice(0, same);
   for (const blockHtml of html.slice(same)) {
-    const fragment = dropLayoutWhitespace(DOMPurify.sanitize(blockHtml, PURIFY));
+    const fragment = decorateCode(dropLayoutWhitespace(DOMPurify.sanitize(blockHtml, PURIFY)));
     blocks.push({ html: blockHtml, nodes: [...fragment.childNodes] });
     element.append(fragment);
   }
