@@ -12,6 +12,7 @@ import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
 import { fillResult, mediaElements, showResult } from "./tool-result.js";
 import { byId } from "./dom.js";
 import { followEnd, scrollToEnd } from "./follow.js";
+import { hideWelcome } from "./welcome.js";
 
 const list = byId("messages");
 const banner = byId("notice");
@@ -76,6 +77,7 @@ export function clearChat() {
   cards.clear();
   shownErrors.clear();
   streaming = null;
+  hideWelcome();
   followEnd();
 }
 

@@ -10,10 +10,28 @@
 // - Images are shown as links to them (the page makes no external requests).
 // - `2*3*4`: a `*` between two digits is a times sign, not emphasis.
 // - Headings start at h3 (the page's own h1/h2 stay above them).
+// - Code blocks are highlighted by highlight.js (vendored too) as classed spans, which
+//   DOMPurify lets through like the rest; they get their language and a copy button.
 import MarkdownIt from "./vendor/markdown-it/markdown-it.esm.min.mjs";
 import DOMPurify from "./vendor/dompurify/purify.es.mjs";
+import hljs from "./vendor/highlight.js/highlight.min.js";
 
-const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
+/**
+ * A fenced block in a language highlight.js knows (its common set: Python, JavaScript,
+ * TypeScript, shell, JSON, SQL, Go, Rust…) comes back as its escaped code in classed
+ * `<span>`s; any other stays plain (markdown-it escapes it). No guessing of unnamed ones.
+ */
+function highlight(code, lang) {
+  const name = String(lang ?? "").trim();
+  if (!name || !hljs.getLanguage(name)) return "";
+  try {
+    return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+  } catch {
+    return "";
+  }
+}
+
+const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false, highlight });
 
 const ALLOWED_SCHEMES = new Set(["http", "https", "mailto"]);
 /** markdown-it asks this of every link, autolink and linkified URL; a refused one stays text. */
@@ -64,6 +82,7 @@ const PURIFY = {
     "s",
     "code",
     "pre",
+    "span",
     "blockquote",
     "ul",
     "ol",
