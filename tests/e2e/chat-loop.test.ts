@@ -104,7 +104,9 @@ describe("the chat loop", () => {
 
     await box.fill(Array.from({ length: 80 }, (_, i) => `line ${i + 1}`).join("\n"));
     expect(Math.abs((await height()) - DESKTOP.height * 0.4)).toBeLessThanOrEqual(2);
-    expect(await box.evaluate((el: any) => el.scrollHeight > el.clientHeight && el.ownerDocument.defaultView.getComputedStyle(el).overflowY === "auto")).toBe(true);
+    expect(await box.evaluate((el: any) => el.scrollHeight > el.clientHeight && el.ownerDocument.defaultView.getComputedStyle(el).overflowY === "auto")).toBe(
+      true,
+    );
 
     await script(stack.llm.url, stack.llmKey, [reply.text("Got your lines.")]);
     await box.press("Enter");
