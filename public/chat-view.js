@@ -190,10 +190,10 @@ function card(callId, server, tool, args, turnId) {
   el.innerHTML = `
     <details>
       <summary><span class="tool-name"></span> <span class="tool-status">running…</span> <span class="tool-duration"></span></summary>
-      <div class="tool-progress" hidden><progress max="1" value="0"></progress> <span class="progress-text"></span></div>
       <h4>Arguments</h4><pre class="tool-args"></pre>
       <h4 class="result-title" hidden>Result</h4><pre class="tool-result" hidden></pre>
     </details>
+    <div class="tool-progress" hidden><progress max="1" value="0"></progress> <span class="progress-text"></span></div>
     <div class="tool-media" hidden></div>`;
   // A tool the model made up has no server ("unknown"): show its name as it was sent.
   const known = server && server !== "unknown" && server !== "?";
@@ -205,19 +205,31 @@ function card(callId, server, tool, args, turnId) {
   return c;
 }
 
+/**
+ * A call the user denied (or a turn cancelled before it ran) is not an error of the tool:
+ * src/orchestrator/turn.ts records it with these words and 0 ms, live and in the history.
+ */
+const NOT_RUN = new Map([
+  ["The user denied this tool call.", "denied"],
+  ["Cancelled by the user.", "cancelled"],
+]);
+
 function finishCard(callId, outcome, state) {
   const c = cards.get(callId) ?? card(callId, outcome.server ?? "?", outcome.tool ?? "?", outcome.arguments);
   const { el } = c;
+  const notRun = state === "error" && !outcome.durationMs ? NOT_RUN.get(outcome.error) : undefined;
   el.classList.remove("running", "waiting");
-  el.classList.add(state === "error" ? "failed" : "done");
-  el.querySelector(".tool-status").textContent = state === "error" ? "error" : "done";
-  if (outcome.durationMs !== undefined) el.querySelector(".tool-duration").textContent = `${outcome.durationMs} ms`;
+  el.classList.add(notRun ? "not-run" : state === "error" ? "failed" : "done");
+  if (notRun) el.classList.add(notRun);
+  el.querySelector(".tool-status").textContent = notRun ?? (state === "error" ? "error" : "done");
+  if (outcome.durationMs !== undefined && !notRun) el.querySelector(".tool-duration").textContent = `${outcome.durationMs} ms`;
   el.querySelector(".tool-progress").hidden = true;
   const result = el.querySelector(".tool-result");
   el.querySelector(".result-title").hidden = false;
-  el.querySelector(".result-title").textContent = state === "error" ? "Error" : "Result";
+  el.querySelector(".result-title").textContent = notRun ? "Not run" : state === "error" ? "Error" : "Result";
   result.hidden = false;
-  fillResult(result, state === "error" ? { kind: "error", text: tidy(outcome.error) } : showResult(outcome.result));
+  if (notRun) fillResult(result, { kind: "text", text: tidy(outcome.error) });
+  else fillResult(result, state === "error" ? { kind: "error", text: tidy(outcome.error) } : showResult(outcome.result));
   if (state === "complete") appHooks.finished(el, { server: c.server, tool: c.tool, arguments: c.args, result: outcome.result });
 }
 

@@ -78,7 +78,7 @@ describe("the page with a model", () => {
     await page.keyboard.press("Shift+Tab");
     expect((await focus(page)).dialog).toBe("approval-dialog");
     await page.locator("#deny").click();
-    await page.locator(".tool-card.failed .tool-status", { hasText: "error" }).last().waitFor();
+    await page.locator(".tool-card.denied .tool-status", { hasText: "denied" }).last().waitFor();
     await page.locator(".msg.assistant", { hasText: "Denied, fine." }).waitFor();
   });
 
