@@ -4,14 +4,16 @@
 // each turn under its last message, and notices. Works from history entries and
 // from live events alike. Every item of a turn carries `data-turn` (its turn id).
 // Each notice or error is shown once: a line identical to the one just above it
-// is not repeated, an `error` event that repeats its turn's stored error entry is
-// dropped, and the no-model notice lives in the banner, not after every message.
+// is not repeated, and an `error` event that repeats its turn's stored error entry is
+// dropped. The no-model notice is in the banner, and under each message that found no
+// model as its answer (no-model.js), with the restart `npm run dev` needs.
 import { decorateUserEntry } from "./composer-attachments.js";
 import { setCopyText } from "./copy.js";
 import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
 import { fillResult, mediaElements, showResult } from "./tool-result.js";
 import { byId } from "./dom.js";
 import { followEnd, scrollToEnd } from "./follow.js";
+import { noModelAnswer, withRestart } from "./no-model.js";
 import { hideWelcome } from "./welcome.js";
 
 const list = byId("messages");
@@ -85,7 +87,7 @@ export function clearChat() {
 export function setBanner(text) {
   bannerText = text ? String(text) : "";
   banner.hidden = !bannerText;
-  renderInlineInto(banner, bannerText ? tidy(bannerText) : "");
+  renderInlineInto(banner, bannerText ? tidy(withRestart(bannerText)) : "");
 }
 
 /** Messages typed while disconnected, shown greyed at the end until they are sent. */
@@ -144,8 +146,11 @@ export function showEntry(entry) {
       finishCard(entry.callId, entry, entry.error === undefined ? "complete" : "error");
       break;
     case "notice":
-      // The banner says it already (the server records the no-model notice per turn).
-      if (bannerText && tidy(entry.text) === tidy(bannerText)) break;
+      // The no-model notice (the server records it per turn): the answer under that message.
+      if (bannerText && tidy(entry.text) === tidy(bannerText)) {
+        noModelAnswer(item("msg assistant", entry.turnId), tidy(entry.text));
+        break;
+      }
       systemLine("notice", entry.text, entry.turnId);
       break;
     case "error":

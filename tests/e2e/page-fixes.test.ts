@@ -286,6 +286,37 @@ describe("the page without a model", () => {
     await shot(page, "desktop-no-model");
   });
 
+  it("25: answers each message without a model with what to set and that npm run dev must be restarted; the banner says the same", async () => {
+    const banner = page.locator("#notice");
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain("Then restart npm run dev");
+    expect(await banner.locator("code").allTextContents()).toEqual(expect.arrayContaining(["npm run dev", ".dev.vars"]));
+    await sendMessage(page, "hello, anyone?");
+    const user = page.locator(".msg.user", { hasText: "hello, anyone?" });
+    await user.waitFor();
+    // The answer is the item right under the message.
+    const answer = page.locator(".msg.user:has-text('hello, anyone?') + li.msg.assistant.no-model");
+    await answer.waitFor();
+    const text = (await answer.textContent()) ?? "";
+    expect(text).toContain("No model is set up yet, so nothing answered this message.");
+    expect(text).toContain("set GEMINI_API_KEY in .dev.vars");
+    expect(text).toContain("Then restart npm run dev");
+    expect(await answer.locator("code").allTextContents()).toEqual(expect.arrayContaining(["npm run dev", ".dev.vars"]));
+    await page.locator("#send:not([hidden])").waitFor();
+    await shot(page, "desktop-no-model-answer");
+    // Each message without a model has its answer, after a reload too.
+    const answers = await page.locator(".msg.no-model").count();
+    expect(answers).toBe(await page.locator(".msg.user").count());
+    await page.reload();
+    await page.locator(".msg.user + li.msg.no-model").last().waitFor();
+    expect(await page.locator(".msg.no-model").count()).toBe(answers);
+    const phone = await openPage(browser, stack, { viewport: PHONE, path: `/${new URL(page.url()).hash}` });
+    await phone.locator(".msg.no-model").last().scrollIntoViewIfNeeded();
+    expect((await overflow(phone)).overflow).toBe(0);
+    await shot(phone, "phone-no-model-answer");
+    await phone.context().close();
+  });
+
   it("9: checks required fields before asking for approval", async () => {
     await openConsole(page);
     await page.locator("#console-tool").selectOption("filesystem.get_file_info");
