@@ -13,6 +13,7 @@ import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
 import { fillResult, mediaElements, showResult } from "./tool-result.js";
 import { byId } from "./dom.js";
 import { followEnd, scrollToEnd } from "./follow.js";
+import { createStream } from "./stream-render.js";
 import { noModelAnswer, withRestart } from "./no-model.js";
 import { hideWelcome } from "./welcome.js";
 
@@ -20,7 +21,6 @@ const list = byId("messages");
 const banner = byId("notice");
 const cards = new Map();
 let streaming = null;
-let pendingRender = false;
 let bannerText = "";
 /** `${turnId}\u0000${text}` of the errors already shown, so a turn's error shows once. */
 const shownErrors = new Set();
@@ -122,13 +122,11 @@ export function showEntry(entry) {
     }
     case "assistant":
       if (streaming) {
-        // The text streamed in already: settle it with the stored version.
+        // The text streamed in already: settle it with the stored version (stream-render.js finishes showing it).
         if (entry.text) {
-          renderMarkdownInto(streaming.body, entry.text);
+          streaming.stream.finish(entry.text, Boolean(entry.partial));
           setCopyText(streaming.el, entry.text);
         } else streaming.el.remove();
-        streaming.el.classList.toggle("partial", Boolean(entry.partial));
-        streaming.el.classList.remove("streaming");
         streaming = null;
       } else if (entry.text) {
         const li = item(`msg assistant${entry.partial ? " partial" : ""}`, entry.turnId);
@@ -165,24 +163,17 @@ export function streamText(message) {
   if (!streaming || streaming.messageId !== message.messageId) {
     const el = item("msg assistant streaming", message.turnId);
     el.innerHTML = '<div class="body"></div>';
-    streaming = { el, body: el.firstElementChild, text: "", messageId: message.messageId };
+    const body = /** @type {HTMLElement} */ (el.firstElementChild);
+    streaming = { el, text: "", messageId: message.messageId, stream: createStream(el, body, scroll) };
   }
   streaming.text += message.delta;
   setCopyText(streaming.el, streaming.text);
-  // Re-render at most once a frame: long answers stream many small deltas.
-  if (!pendingRender) {
-    pendingRender = true;
-    requestAnimationFrame(() => {
-      pendingRender = false;
-      if (streaming) renderMarkdownInto(streaming.body, streaming.text);
-      scroll();
-    });
-  }
+  streaming.stream.push(streaming.text);
 }
 
 export function endStream() {
   if (streaming) {
-    streaming.el.classList.remove("streaming");
+    streaming.stream.finish(streaming.text, false);
     streaming = null;
   }
 }

@@ -195,6 +195,37 @@ describe("answers as Markdown", () => {
     expect(await page.locator(".msg.assistant.partial table").count()).toBeGreaterThan(0);
   });
 
+  it("renders every prefix of a streamed answer as a whole render of that prefix would, including blocks a later line changes", async () => {
+    // Each document is cut after every character: the page's incremental render (which
+    // settles blocks and re-parses only the open tail) must equal a fresh render each time.
+    const documents = [
+      "A paragraph\nthat goes on\n===\n\nText\n| a | b |\n|---|---|\n| 1 | 2 |\nafter the table\n\nmore",
+      "1. one\n\n2\n\n2. two\n3. three\n\n- a\n- b\n\n  still b\n- c\n\nend",
+      "```python\ndef f():\n    return 1\n```\ntext right after\n\n~~~~\n```\nnot closed by backticks\n~~~~\n\n    indented code\n\n    more of it\nparagraph",
+      "> quote\ncontinued lazily\n\n> another\n\n---\nrule above\n\nSetext?\n---\n\n* * *\n\n| x |\n|-x|\nnot a table",
+      "Use [the docs][d] and [more][m].\n\nSome text.\n\n[d]: https://example.com/docs\n[m]: https://example.com/more 'More'\n\nAfter the references.",
+      "Para\n- item interrupts\n- second\n\n```\nopen fence at the end\nstill open",
+      // More blocks than a chunk holds (markdown.js keeps final blocks in chunks of 32).
+      Array.from({ length: 40 }, (_, i) => (i % 10 === 9 ? `\`\`\`js\nlet x${i} = ${i};\n\`\`\`` : `Line ${i} with *some* words.`)).join("\n\n"),
+    ];
+    const mismatches = (await page.evaluate(`(async () => {
+      const { renderMarkdownInto } = await import("/markdown.js");
+      const docs = ${JSON.stringify(documents)};
+      const bad = [];
+      for (const doc of docs) {
+        const streamed = document.createElement("div");
+        for (let end = 1; end <= doc.length; end++) {
+          renderMarkdownInto(streamed, doc.slice(0, end));
+          const once = document.createElement("div");
+          renderMarkdownInto(once, doc.slice(0, end));
+          if (streamed.innerHTML !== once.innerHTML) { bad.push({ prefix: doc.slice(0, end), streamed: streamed.innerHTML, whole: once.innerHTML }); break; }
+        }
+      }
+      return bad;
+    })()`)) as unknown[];
+    expect(mismatches).toEqual([]);
+  }, 120_000);
+
   it("streams 20 KB and 60 KB answers in small deltas, at normal speed and 4x CPU throttling, and re-rendering them stays cheap", async () => {
     const section = (i: number) =>
       [
