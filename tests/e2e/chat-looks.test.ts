@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot } from "./browser";
+import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot, shotBoth } from "./browser";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -65,7 +65,7 @@ describe("the chat's looks", () => {
       await sendMessage(page, "dark code");
       await page.locator(".msg.assistant:not(.streaming) .code-block").waitFor();
       await page.locator("#send:not([hidden])").waitFor();
-      await shot(page, "looks-1-dark");
+      await shotBoth(page, "chat-dark");
 
       await page.locator("#theme-choice").selectOption("light");
       expect(await page.evaluate("document.documentElement.dataset.theme")).toBe("light");
@@ -132,7 +132,10 @@ describe("the chat's looks", () => {
       expect(await plain.getAttribute("data-lang")).toBe(null);
       expect(await plain.locator("pre span").count()).toBe(0);
       await block.scrollIntoViewIfNeeded();
-      await shot(page, "looks-2-code-phone");
+      await shot(page, "chat-code-phone");
+      await page.setViewportSize(DESKTOP);
+      await block.scrollIntoViewIfNeeded();
+      await shot(page, "chat-code-desktop");
       noPageErrors(page);
     } finally {
       await context.close();
@@ -151,7 +154,7 @@ describe("the chat's looks", () => {
       expect(text).toContain("/ at the start of the box lists the servers' prompts");
       await expect.poll(() => welcome.locator(".welcome-servers").textContent()).toContain("filesystem (14 tools)");
       await expect.poll(() => page.title()).toBe("New chat · edgehost");
-      await shot(page, "looks-3-welcome");
+      await shot(page, "chat-welcome-desktop");
 
       await script(stack.llm.url, stack.llmKey, [reply.text("Hello!")]);
       await sendMessage(page, "Plan a trip to Lisbon");
@@ -168,7 +171,7 @@ describe("the chat's looks", () => {
       await phone.locator("#menu-toggle").click();
       await newChat(phone);
       expect((await overflow(phone)).overflow).toBe(0);
-      await shot(phone, "looks-4-welcome-phone");
+      await shot(phone, "chat-welcome-phone");
       await phone.context().close();
       noPageErrors(page);
     } finally {

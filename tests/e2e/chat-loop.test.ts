@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, sendMessage, shot } from "./browser";
+import { launchBrowser, noPageErrors, openPage, sendMessage, shotBoth } from "./browser";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -76,7 +76,7 @@ describe("the chat loop", () => {
     await page.locator("#send:not([hidden])").waitFor();
     expect(await page.locator("#messages").evaluate((list: any) => list.scrollTop)).toBe(readingAt);
     expect(await distanceToEnd(page)).toBeGreaterThan(aboveEnd + 500);
-    await shot(page, "loop-1-jump-to-latest");
+    await shotBoth(page, "chat-follow");
 
     await page.locator("#jump-latest").click();
     await expect.poll(() => distanceToEnd(page)).toBeLessThan(2);
@@ -100,7 +100,7 @@ describe("the chat loop", () => {
     expect(twelve).toBeGreaterThan(empty * 3);
     // All twelve lines show: nothing to scroll.
     expect(await box.evaluate((el: any) => el.scrollHeight - el.clientHeight)).toBeLessThanOrEqual(1);
-    await shot(page, "loop-2-composer-12-lines");
+    await shotBoth(page, "chat-composer");
 
     await box.fill(Array.from({ length: 80 }, (_, i) => `line ${i + 1}`).join("\n"));
     expect(Math.abs((await height()) - DESKTOP.height * 0.4)).toBeLessThanOrEqual(2);
@@ -140,7 +140,7 @@ describe("the chat loop", () => {
     expect(await user.textContent()).toBe("write greet()\nin Python");
     expect(await assistant.getByRole("button", { name: "Copy python code" }).count()).toBe(1);
     await assistant.hover();
-    await shot(page, "loop-3-copy");
+    await shotBoth(page, "chat-copy");
 
     // After a reload the history's messages copy the same.
     await page.reload();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot } from "./browser";
+import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot, shotBoth } from "./browser";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -73,7 +73,7 @@ describe("tools in the page", () => {
     expect(await dialog.evaluate((el: any) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
     expect(await dialog.evaluate((el: any) => el.getBoundingClientRect().width)).toBeGreaterThan(500);
     expect(await dialog.locator("#approval-args").isHidden()).toBe(true);
-    await shot(page, "tools-1-approval");
+    await shot(page, "chat-approval-desktop");
 
     await dialog.locator("#deny").click();
     await page.locator(".msg.assistant", { hasText: "Not written then." }).waitFor();
@@ -85,7 +85,7 @@ describe("tools in the page", () => {
     expect(await card.locator(".tool-status").evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).color)).not.toBe("rgb(192, 54, 44)");
     await card.locator("summary").click();
     expect(await card.locator(".result-title").textContent()).toBe("Not run");
-    await shot(page, "tools-2-denied");
+    await shotBoth(page, "chat-denied", () => card.scrollIntoViewIfNeeded());
     // The same after a reload, from the history.
     await page.reload();
     const replayed = page.locator(".tool-card", { has: page.locator(".tool-name", { hasText: "filesystem.write_file" }) }).last();
@@ -106,7 +106,7 @@ describe("tools in the page", () => {
     await expect.poll(() => dialog.locator("#approval-description").textContent()).toBe(writeDescription);
     expect(await dialog.evaluate((el: any) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
     expect((await overflow(phone)).overflow).toBe(0);
-    await shot(phone, "tools-3-approval-phone");
+    await shot(phone, "chat-approval-phone");
     await dialog.locator("#deny").click();
     await phone.locator(".msg.assistant", { hasText: "Not on the phone either." }).waitFor();
     await phone.context().close();
@@ -118,7 +118,7 @@ describe("tools in the page", () => {
     await page.locator('#servers li[data-server="everything"].off').waitFor();
     expect(await row.locator(".state").textContent()).toBe("off");
     expect(await row.locator(".dot").evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).backgroundColor)).toBe("rgba(0, 0, 0, 0)");
-    await shot(page, "tools-4-server-off");
+    await shot(page, "chat-server-off-desktop");
     await row.locator("input[type=checkbox]").check();
     await page.locator('#servers li[data-server="everything"]:not(.off)[data-state="ready"]').waitFor();
     expect(await row.locator(".state").textContent()).toBe("ready");
@@ -134,7 +134,7 @@ describe("tools in the page", () => {
     await expect.poll(() => progress.locator(".progress-text").textContent()).toMatch(/^[12] \/ 4$/);
     expect(await card.locator("details").evaluate((el: any) => el.open)).toBe(false);
     expect(await progress.locator("progress").isVisible()).toBe(true);
-    await shot(page, "tools-5-progress-closed");
+    await shotBoth(page, "chat-progress");
     await page.locator(".msg.assistant", { hasText: "The long job is done." }).waitFor();
     expect(await page.locator(".tool-card.done .tool-progress").last().isHidden()).toBe(true);
     noPageErrors(page);

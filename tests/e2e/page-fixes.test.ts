@@ -303,7 +303,7 @@ describe("the page without a model", () => {
     expect(text).toContain("Then restart npm run dev");
     expect(await answer.locator("code").allTextContents()).toEqual(expect.arrayContaining(["npm run dev", ".dev.vars"]));
     await page.locator("#send:not([hidden])").waitFor();
-    await shot(page, "desktop-no-model-answer");
+    await shot(page, "chat-no-model-desktop");
     // Each message without a model has its answer, after a reload too.
     const answers = await page.locator(".msg.no-model").count();
     expect(answers).toBe(await page.locator(".msg.user").count());
@@ -313,7 +313,7 @@ describe("the page without a model", () => {
     const phone = await openPage(browser, stack, { viewport: PHONE, path: `/${new URL(page.url()).hash}` });
     await phone.locator(".msg.no-model").last().scrollIntoViewIfNeeded();
     expect((await overflow(phone)).overflow).toBe(0);
-    await shot(phone, "phone-no-model-answer");
+    await shot(phone, "chat-no-model-phone");
     await phone.context().close();
   });
 
