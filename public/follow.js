@@ -16,6 +16,11 @@ const distanceToEnd = () => list.scrollHeight - list.scrollTop - list.clientHeig
 
 function showJump() {
   jump.hidden = following || distanceToEnd() <= NEAR_END_PX;
+  // Just above the end of the list, however tall the message box under it has grown.
+  if (!jump.hidden && jump.offsetParent) {
+    const below = jump.offsetParent.getBoundingClientRect().bottom - list.getBoundingClientRect().bottom;
+    jump.style.bottom = `${Math.max(0, below) + 12}px`;
+  }
 }
 
 // Only the reader moves the list up: the page scrolls it down (to the end) or not at all.

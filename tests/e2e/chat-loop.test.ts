@@ -71,6 +71,10 @@ describe("the chat loop", () => {
     const readingAt = await page.locator("#messages").evaluate((list: any) => list.scrollTop);
     const aboveEnd = await distanceToEnd(page);
     await page.locator("#jump-latest:not([hidden])").waitFor();
+    // Over the end of the list, not over the message box.
+    const jumpBox = await page.locator("#jump-latest").boundingBox();
+    const composerBox = await page.locator("#composer").boundingBox();
+    expect((jumpBox?.y ?? 0) + (jumpBox?.height ?? 0)).toBeLessThanOrEqual(composerBox?.y ?? 0);
     // Progress, the tool's result and the whole answer arrive: the reader is not moved.
     await page.locator(".msg.assistant:not(.streaming)", { hasText: "The end." }).waitFor();
     await page.locator("#send:not([hidden])").waitFor();
