@@ -22,6 +22,10 @@ import { setupOAuth } from "./oauth-sign-in.js";
 import { setupSessions } from "./sessions.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
+// Side effects only: the theme, the tab's title and notifications, the welcome of an empty chat.
+import "./theme.js";
+import "./attention.js";
+import "./welcome.js";
 
 setAppHooks({ finished: (card, call) => void showAppFor(card, state.sessionId, call), clearing: teardownApps });
 

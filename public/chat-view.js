@@ -4,19 +4,24 @@
 // each turn under its last message, and notices. Works from history entries and
 // from live events alike. Every item of a turn carries `data-turn` (its turn id).
 // Each notice or error is shown once: a line identical to the one just above it
-// is not repeated, an `error` event that repeats its turn's stored error entry is
-// dropped, and the no-model notice lives in the banner, not after every message.
+// is not repeated, and an `error` event that repeats its turn's stored error entry is
+// dropped. The no-model notice is in the banner, and under each message that found no
+// model as its answer (no-model.js), with the restart `npm run dev` needs.
 import { decorateUserEntry } from "./composer-attachments.js";
+import { setCopyText } from "./copy.js";
 import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
 import { showSummary } from "./summary-marker.js";
 import { fillResult, mediaElements, showResult } from "./tool-result.js";
 import { byId } from "./dom.js";
+import { followEnd, scrollToEnd } from "./follow.js";
+import { createStream } from "./stream-render.js";
+import { noModelAnswer, withRestart } from "./no-model.js";
+import { hideWelcome } from "./welcome.js";
 
 const list = byId("messages");
 const banner = byId("notice");
 const cards = new Map();
 let streaming = null;
-let pendingRender = false;
 let bannerText = "";
 /** `${turnId}\u0000${text}` of the errors already shown, so a turn's error shows once. */
 const shownErrors = new Set();
@@ -40,9 +45,8 @@ export function tidy(text) {
 
 const pretty = (value) => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
 
-function scroll() {
-  list.scrollTop = list.scrollHeight;
-}
+/** New content: follow.js keeps the end in view while the reader is there. */
+const scroll = scrollToEnd;
 
 function item(className, turnId) {
   const li = document.createElement("li");
@@ -76,13 +80,15 @@ export function clearChat() {
   cards.clear();
   shownErrors.clear();
   streaming = null;
+  hideWelcome();
+  followEnd();
 }
 
 /** The banner above the chat (the no-model notice); inline Markdown such as `code` is rendered. */
 export function setBanner(text) {
   bannerText = text ? String(text) : "";
   banner.hidden = !bannerText;
-  renderInlineInto(banner, bannerText ? tidy(bannerText) : "");
+  renderInlineInto(banner, bannerText ? tidy(withRestart(bannerText)) : "");
 }
 
 /** Messages typed while disconnected, shown greyed at the end until they are sent. */
@@ -120,16 +126,19 @@ export function showEntry(entry) {
       const li = item("msg user", entry.turnId);
       li.textContent = entry.text;
       decorateUserEntry(li, entry);
+      if (entry.text) setCopyText(li, entry.text);
+      // A new question: follow its answer.
+      followEnd();
       break;
     }
     case "assistant":
       if (streaming) {
-        // The text streamed in already: settle it with the stored version.
-        if (entry.text) renderMarkdownInto(streaming.body, entry.text);
-        else streaming.el.remove();
-        streaming.el.classList.toggle("partial", Boolean(entry.partial));
-        streaming.el.classList.remove("streaming");
-        if (entry.text) tagModel(streaming.el, entry.model);
+        // The text streamed in already: settle it with the stored version (stream-render.js finishes showing it).
+        if (entry.text) {
+          streaming.stream.finish(entry.text, Boolean(entry.partial));
+          setCopyText(streaming.el, entry.text);
+          tagModel(streaming.el, entry.model);
+        } else streaming.el.remove();
         streaming = null;
       } else if (entry.text) {
         const li = item(`msg assistant${entry.partial ? " partial" : ""}`, entry.turnId);
@@ -137,6 +146,7 @@ export function showEntry(entry) {
         body.className = "body";
         renderMarkdownInto(body, entry.text);
         li.append(body);
+        setCopyText(li, entry.text);
         tagModel(li, entry.model);
       }
       break;
@@ -147,8 +157,11 @@ export function showEntry(entry) {
       finishCard(entry.callId, entry, entry.error === undefined ? "complete" : "error");
       break;
     case "notice":
-      // The banner says it already (the server records the no-model notice per turn).
-      if (bannerText && tidy(entry.text) === tidy(bannerText)) break;
+      // The no-model notice (the server records it per turn): the answer under that message.
+      if (bannerText && tidy(entry.text) === tidy(bannerText)) {
+        noModelAnswer(item("msg assistant", entry.turnId), tidy(entry.text));
+        break;
+      }
       systemLine("notice", entry.text, entry.turnId);
       break;
     case "error":
@@ -166,23 +179,17 @@ export function streamText(message) {
   if (!streaming || streaming.messageId !== message.messageId) {
     const el = item("msg assistant streaming", message.turnId);
     el.innerHTML = '<div class="body"></div>';
-    streaming = { el, body: el.firstElementChild, text: "", messageId: message.messageId };
+    const body = /** @type {HTMLElement} */ (el.firstElementChild);
+    streaming = { el, text: "", messageId: message.messageId, stream: createStream(el, body, scroll) };
   }
   streaming.text += message.delta;
-  // Re-render at most once a frame: long answers stream many small deltas.
-  if (!pendingRender) {
-    pendingRender = true;
-    requestAnimationFrame(() => {
-      pendingRender = false;
-      if (streaming) renderMarkdownInto(streaming.body, streaming.text);
-      scroll();
-    });
-  }
+  setCopyText(streaming.el, streaming.text);
+  streaming.stream.push(streaming.text);
 }
 
 export function endStream() {
   if (streaming) {
-    streaming.el.classList.remove("streaming");
+    streaming.stream.finish(streaming.text, false);
     streaming = null;
   }
 }
@@ -195,10 +202,10 @@ function card(callId, server, tool, args, turnId) {
   el.innerHTML = `
     <details>
       <summary><span class="tool-name"></span> <span class="tool-status">running…</span> <span class="tool-duration"></span></summary>
-      <div class="tool-progress" hidden><progress max="1" value="0"></progress> <span class="progress-text"></span></div>
       <h4>Arguments</h4><pre class="tool-args"></pre>
       <h4 class="result-title" hidden>Result</h4><pre class="tool-result" hidden></pre>
     </details>
+    <div class="tool-progress" hidden><progress max="1" value="0"></progress> <span class="progress-text"></span></div>
     <div class="tool-media" hidden></div>`;
   // A tool the model made up has no server ("unknown"): show its name as it was sent.
   const known = server && server !== "unknown" && server !== "?";
@@ -210,19 +217,31 @@ function card(callId, server, tool, args, turnId) {
   return c;
 }
 
+/**
+ * A call the user denied (or a turn cancelled before it ran) is not an error of the tool:
+ * src/orchestrator/turn.ts records it with these words and 0 ms, live and in the history.
+ */
+const NOT_RUN = new Map([
+  ["The user denied this tool call.", "denied"],
+  ["Cancelled by the user.", "cancelled"],
+]);
+
 function finishCard(callId, outcome, state) {
   const c = cards.get(callId) ?? card(callId, outcome.server ?? "?", outcome.tool ?? "?", outcome.arguments);
   const { el } = c;
+  const notRun = state === "error" && !outcome.durationMs ? NOT_RUN.get(outcome.error) : undefined;
   el.classList.remove("running", "waiting");
-  el.classList.add(state === "error" ? "failed" : "done");
-  el.querySelector(".tool-status").textContent = state === "error" ? "error" : "done";
-  if (outcome.durationMs !== undefined) el.querySelector(".tool-duration").textContent = `${outcome.durationMs} ms`;
+  el.classList.add(notRun ? "not-run" : state === "error" ? "failed" : "done");
+  if (notRun) el.classList.add(notRun);
+  el.querySelector(".tool-status").textContent = notRun ?? (state === "error" ? "error" : "done");
+  if (outcome.durationMs !== undefined && !notRun) el.querySelector(".tool-duration").textContent = `${outcome.durationMs} ms`;
   el.querySelector(".tool-progress").hidden = true;
   const result = el.querySelector(".tool-result");
   el.querySelector(".result-title").hidden = false;
-  el.querySelector(".result-title").textContent = state === "error" ? "Error" : "Result";
+  el.querySelector(".result-title").textContent = notRun ? "Not run" : state === "error" ? "Error" : "Result";
   result.hidden = false;
-  fillResult(result, state === "error" ? { kind: "error", text: tidy(outcome.error) } : showResult(outcome.result));
+  if (notRun) fillResult(result, { kind: "text", text: tidy(outcome.error) });
+  else fillResult(result, state === "error" ? { kind: "error", text: tidy(outcome.error) } : showResult(outcome.result));
   if (state === "complete") appHooks.finished(el, { server: c.server, tool: c.tool, arguments: c.args, result: outcome.result });
 }
 

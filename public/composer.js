@@ -7,6 +7,7 @@ import { restoreAttachments, takeAttachments } from "./composer-attachments.js";
 import { showMentions, startMention } from "./composer-mentions.js";
 import { hidePicker, pickerKey } from "./composer-picker.js";
 import { showPrompts, slashCommand } from "./composer-prompts.js";
+import { fitComposer } from "./composer-grow.js";
 import { byId } from "./dom.js";
 import { modelCommand } from "./model-picker.js";
 import { dequeue, enqueue, queuedHere, requeue, state, update } from "./state.js";
@@ -69,6 +70,7 @@ export function setupComposer(socket) {
     }
     restoreAttachments(sent.taken);
     if (!input.value.trim()) input.value = sent.text;
+    fitComposer();
     if (message.code === "turn_in_progress") update({ busyNote: true });
     else showSystem(message.message, "error");
   }
@@ -140,5 +142,13 @@ export function setupComposer(socket) {
     if (state.turnId) socket.send({ type: "cancel", turnId: state.turnId });
   });
 
-  return { flushOutbox, rejected, focus: () => input.focus(), clear: () => (input.value = "") };
+  return {
+    flushOutbox,
+    rejected,
+    focus: () => input.focus(),
+    clear: () => {
+      input.value = "";
+      fitComposer();
+    },
+  };
 }

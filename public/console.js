@@ -116,7 +116,10 @@ export function setupConsole() {
     const body = { arguments: args };
     if (tool.needsApproval) {
       const server = tool.qualifiedName.slice(0, tool.qualifiedName.length - tool.name.length - 1) || tool.qualifiedName.split(".")[0];
-      const answer = await askApproval({ kind: "tool", callId: "console", server, tool: tool.name, arguments: args }, { always: "Always allow" });
+      const answer = await askApproval(
+        { kind: "tool", callId: "console", server, tool: tool.name, arguments: args, sessionId: null },
+        { always: "Always allow" },
+      );
       if (answer !== "approve" && answer !== "always") {
         show("denied", "Not called: you denied it.");
         return;

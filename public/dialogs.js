@@ -2,7 +2,9 @@
 // <dialog> gives Escape and an inert page behind it; Tab and Shift+Tab are kept
 // inside the dialog here (the browser would otherwise move focus out of it once
 // the last button is passed), and focus returns where it was when it closes.
+import { showArguments } from "./approval-args.js";
 import { buildSchemaForm } from "./schema-form.js";
+import { toolDescription } from "./tool-info.js";
 import { byId } from "./dom.js";
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -121,7 +123,21 @@ export function askApproval(request, { always = "Always allow in this session" }
           ? `The ${request.server} app asks to call a tool`
           : "Allow this tool call?";
       byId("approval-what").textContent = sampling ? "The server wants this prompt sent to the model:" : `${request.server}.${request.tool}`;
-      byId("approval-args").textContent = sampling ? (request.prompt ?? "") : JSON.stringify(request.arguments ?? {}, null, 2);
+      // A tool call: its description and its arguments, readable (approval-args.js); a sampling request: its prompt.
+      byId("approval-args").textContent = sampling ? (request.prompt ?? "") : "";
+      byId("approval-args").hidden = !sampling;
+      byId("approval-fields").hidden = sampling;
+      if (!sampling) showArguments(byId("approval-fields"), request.arguments);
+      const description = byId("approval-description");
+      description.hidden = true;
+      description.textContent = "";
+      if (!sampling && request.tool) {
+        void toolDescription(request.server, request.tool, request.sessionId).then((text) => {
+          if (dialog.dataset.callId !== request.callId || !text) return;
+          description.textContent = text;
+          description.hidden = false;
+        });
+      }
       byId("approve-always").textContent = always;
       byId("approve-always").hidden = sampling;
       dialog.dataset.callId = request.callId;

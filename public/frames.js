@@ -5,9 +5,11 @@ import { clearChat, endStream, markApproval, setBanner, showEntry, showPending, 
 import { decorateTurn, showBranches } from "./branches.js";
 import { forgetCatalog } from "./catalog.js";
 import { markResourceUpdated } from "./composer-attachments.js";
+import { noteFrame } from "./attention.js";
 import { askApproval, askElicitation, closeIfShowing } from "./dialogs.js";
 import { forgetAppTools } from "./mcp-apps.js";
 import { queuedHere, state, update } from "./state.js";
+import { historyShown } from "./welcome.js";
 
 /** @typedef {import("./types").ServerMessage} ServerMessage */
 /** @typedef {import("./types").ClientMessage} ClientMessage */
@@ -41,6 +43,7 @@ export function frameHandler(actions) {
 
   /** @param {ServerMessage} message */
   return function handle(message) {
+    noteFrame(message);
     switch (message.type) {
       case "connection":
         update({ model: message.model });
@@ -59,6 +62,7 @@ export function frameHandler(actions) {
         const queued = state.outbox[first];
         if (last && queued?.sent && last.text === queued.text) update({ outbox: state.outbox.filter((_, i) => i !== first) });
         showPending(queuedHere().map((m) => m.text));
+        historyShown();
         actions.flushOutbox();
         break;
       }

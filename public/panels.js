@@ -59,7 +59,9 @@ export function renderServers(servers, onToggle, { live = true } = {}) {
       <label for="${id}"><span class="name"></span> <span class="state"></span> <span class="count"></span></label>
       <small class="error"></small>`;
     li.querySelector(".name").textContent = s.name;
-    li.querySelector(".state").textContent = live ? s.state : "unknown (not connected)";
+    // Switched off for this session: it says so, whatever its connection's state.
+    li.classList.toggle("off", !s.enabled);
+    li.querySelector(".state").textContent = live ? (s.enabled ? s.state : "off") : "unknown (not connected)";
     li.querySelector(".count").textContent = live ? `${s.toolCount} tools` : "";
     li.querySelector(".error").textContent = live ? (s.lastError ?? "") : "";
     const box = li.querySelector("input");

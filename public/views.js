@@ -4,6 +4,7 @@
 // it) and the page-wide alert.
 import { formatUsage } from "./chat-view.js";
 import { byId } from "./dom.js";
+import { scrollToEnd } from "./follow.js";
 import { renderServers, renderSessions } from "./panels.js";
 import { queuedHere, state, subscribe, update } from "./state.js";
 
@@ -41,7 +42,7 @@ export function setupViews(hooks) {
     note.textContent = text;
     note.hidden = !text;
     // The note takes room from the messages: keep the last one in view.
-    if (shown !== Boolean(text)) byId("messages").scrollTop = byId("messages").scrollHeight;
+    if (shown !== Boolean(text)) scrollToEnd();
   });
 
   // The session's total tokens, in the sidebar (hidden until a turn used some).

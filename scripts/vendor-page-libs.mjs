@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The page's two libraries, markdown-it and DOMPurify, are served from public/vendor/
-// as the browser ES modules their npm packages ship, byte for byte, with their
-// licence files. They are committed (the page has no build step and `wrangler deploy`
+// The page's libraries, markdown-it, DOMPurify and highlight.js (its official browser
+// build with the common languages, from @highlightjs/cdn-assets), are served from
+// public/vendor/ as the browser ES modules their npm packages ship, byte for byte, with
+// their licence files. They are committed (the page has no build step and `wrangler deploy`
 // serves public/ as it is); the versions are the ones pinned in package.json.
 //
 //   node scripts/vendor-page-libs.mjs          copy them from node_modules (after a version bump)
@@ -24,6 +25,10 @@ export const LIBRARIES = {
     ["LICENSE", "dompurify/LICENSE"],
     ["LICENSE-MPL", "dompurify/LICENSE-MPL"],
   ],
+  "@highlightjs/cdn-assets": [
+    ["es/highlight.min.js", "highlight.js/highlight.min.js"],
+    ["LICENSE", "highlight.js/LICENSE"],
+  ],
 };
 
 const pinned = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).dependencies;
@@ -44,7 +49,7 @@ function note(installed) {
     lines.push(`${name} ${installed[name]}`);
     for (const [from, to] of files) lines.push(`  ${to}  <-  node_modules/${name}/${from}`);
   }
-  lines.push("", "markdown-it: MIT. DOMPurify: MPL-2.0 OR Apache-2.0.", "");
+  lines.push("", "markdown-it: MIT. DOMPurify: MPL-2.0 OR Apache-2.0. highlight.js: BSD-3-Clause.", "");
   return lines.join("\n");
 }
 

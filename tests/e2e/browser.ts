@@ -119,3 +119,17 @@ export async function openConsole(page: Page): Promise<void> {
   if (await page.locator("#console").isHidden()) await page.locator("#console-toggle").click();
   await page.locator("#console").waitFor();
 }
+
+/**
+ * A screenshot at the page's size and one at phone width (390×844), as `${name}-desktop`
+ * and `${name}-phone`; the page is put back to its size. The docs' `chat-*.png` are these,
+ * taken with E2E_SHOTS pointing at a folder and copied to docs/ (docs/developing.md).
+ */
+export async function shotBoth(page: Page, name: string, phoneFocus?: () => Promise<void>): Promise<void> {
+  const size = page.viewportSize() ?? DESKTOP;
+  await shot(page, `${name}-desktop`);
+  await page.setViewportSize(PHONE);
+  await phoneFocus?.();
+  await shot(page, `${name}-phone`);
+  await page.setViewportSize(size);
+}

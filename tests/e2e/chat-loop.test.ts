@@ -1,146 +1,157 @@
-// The chat loop as a user goes through it, in Chromium against the real stack:
-// Regenerate keeps the old answer behind "‹ 1/2 ›", Edit sends a changed message as a
-// third version, a second tab on the same session follows every switch, a failed turn
-// is retried without retyping, and a tab opened mid-answer shows what was streamed.
-import type { Browser, Page } from "playwright-core";
+// The everyday chat loop (issue 25, the page's part) in headless Chromium against the
+// real stack: wrangler dev, the bridge with server-filesystem and server-everything
+// (its long-running tool sends progress while the answer waits), and the fake Gemini.
+// Following the stream, the growing message box, copying.
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
+import { everythingBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, sendMessage, shot } from "./browser";
+import { launchBrowser, noPageErrors, openPage, sendMessage, shotBoth } from "./browser";
 
 let browser: Browser;
-let stack: Stack;
-const pages: Page[] = [];
 beforeAll(async () => {
-  [browser, stack] = await Promise.all([launchBrowser(), startStack()]);
+  browser = await launchBrowser();
 });
 afterAll(async () => {
-  for (const page of pages) await page.context().close();
-  await stack?.stop();
   await browser?.close();
 });
 
-const answer = (page: Page) => page.locator("#messages .msg.assistant:not(.streaming) .body").last();
-/** Starts a new chat and waits until the page shows it (a message typed before goes to the old one). */
-async function newChat(page: Page): Promise<void> {
-  const before = String(await page.evaluate("location.hash"));
-  await page.locator("#new-session").click();
-  await expect.poll(async () => String(await page.evaluate("location.hash"))).not.toBe(before);
-}
+const DESKTOP = { width: 1280, height: 800 };
 
-const position = (page: Page) => page.locator("#messages .msg.user .branch-position").last();
+/** A paragraph per line, enough to overflow the list several times over. */
+const paragraphs = (what: string, count: number): string =>
+  Array.from({ length: count }, (_, i) => `${what} paragraph ${i + 1}: some words to read.`).join("\n\n");
 
-describe("versions of a turn", () => {
-  it("regenerates, switches back, edits, and another tab follows", async () => {
-    await script(stack.llm.url, stack.llmKey, [reply.text("First answer."), reply.text("Second answer."), reply.text("Answer to the edit.")]);
-    const page = await openPage(browser, stack);
-    pages.push(page);
-    await sendMessage(page, "hello");
-    await expect.poll(() => answer(page).textContent()).toBe("First answer.");
+/** Pixels between the list's scroll position and its end. */
+const distanceToEnd = (page: Page): Promise<number> =>
+  page.locator("#messages").evaluate((list: any) => Math.round(list.scrollHeight - list.scrollTop - list.clientHeight));
 
-    await page.locator("#messages .msg.assistant .turn-action[aria-label='Answer again']").click();
-    await expect.poll(() => answer(page).textContent()).toBe("Second answer.");
-    await expect.poll(() => position(page).getAttribute("aria-label")).toBe("version 2 of 2");
-    // The old answer is not shown on this path, and the message is not repeated.
-    expect(await page.locator("#messages .msg.assistant").count()).toBe(1);
-    expect(await page.locator("#messages .msg.user").count()).toBe(1);
-
-    // The same session in a second tab: its address names it.
-    const other = await openPage(browser, stack, { path: `/${String(await page.evaluate("location.hash"))}` });
-    pages.push(other);
-    await expect.poll(() => answer(other).textContent()).toBe("Second answer.");
-
-    await page.locator("#messages .turn-action[aria-label='Previous version']").click();
-    await expect.poll(() => answer(page).textContent()).toBe("First answer.");
-    await expect.poll(() => answer(other).textContent()).toBe("First answer.");
-    await expect.poll(() => position(other).getAttribute("aria-label")).toBe("version 1 of 2");
-
-    await page.locator("#messages .msg.user .turn-action[aria-label='Edit and send again']").click();
-    const box = page.locator("#messages .edit-form textarea");
-    expect(await box.inputValue()).toBe("hello");
-    await box.fill("hello, edited");
-    await box.press("Enter");
-    await expect.poll(() => answer(page).textContent()).toBe("Answer to the edit.");
-    await expect.poll(() => position(page).getAttribute("aria-label")).toBe("version 3 of 3");
-    // The message shows exactly what was sent: the actions add no text to it.
-    expect(await page.locator("#messages .msg.user").last().textContent()).toBe("hello, edited");
-    await expect.poll(() => answer(other).textContent()).toBe("Answer to the edit.");
-    await shot(page, "branches");
-    noPageErrors(page);
-    noPageErrors(other);
+describe("the chat loop", () => {
+  let stack: Stack;
+  let context: BrowserContext;
+  let page: Page;
+  let longTool = "";
+  beforeAll(async () => {
+    stack = await startStack({
+      mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: ["trigger-long-running-operation"] } },
+    });
+    context = await browser.newContext({ viewport: DESKTOP });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.url });
+    page = await openPage(browser, stack, { context });
+    await page.locator('#servers li[data-server="everything"][data-state="ready"]').waitFor({ state: "attached" });
+    const servers = (await page.evaluate("fetch('/api/servers').then(r => r.json())")) as {
+      servers: { name: string; tools: { name: string; functionName: string }[] }[];
+    };
+    longTool = servers.servers.find((s) => s.name === "everything")?.tools.find((t) => t.name === "trigger-long-running-operation")?.functionName ?? "";
+    expect(longTool).not.toBe("");
+  });
+  afterAll(async () => {
+    await context?.close();
+    await stack?.stop();
   });
 
-  it("retries a failed turn from its error line, without retyping", async () => {
+  it("follows the stream only while the reader is at the end, and jumps to the latest on request", async () => {
+    // The intro streams first, then the tool reports progress for 3 s, then the answer streams.
     await script(stack.llm.url, stack.llmKey, [
-      reply.error(400, {}, { error: { code: 400, message: "the model refuses", status: "INVALID_ARGUMENT" } }),
-      reply.text("Worked the second time."),
+      reply.text(paragraphs("Intro", 40), reply.call(longTool, { duration: 3, steps: 6 })),
+      reply.text(paragraphs("Answer", 30), "\n\nThe end."),
     ]);
-    const page = await openPage(browser, stack);
-    pages.push(page);
-    await newChat(page);
-    await sendMessage(page, "please work");
-    const retry = page.locator("#messages .msg.error .turn-action[aria-label='Retry this turn']");
-    await retry.click();
-    await expect.poll(() => answer(page).textContent()).toBe("Worked the second time.");
-    expect(await page.locator("#messages .msg.user").count()).toBe(1);
-    expect(await page.locator("#messages .msg.error").count()).toBe(0);
-    noPageErrors(page);
-  });
-
-  it("shows a tab opened mid-answer the text streamed so far, then the rest", async () => {
-    await script(stack.llm.url, stack.llmKey, [reply.hang("The story ", "so far")]);
-    const page = await openPage(browser, stack);
-    pages.push(page);
-    await newChat(page);
     await sendMessage(page, "tell me a long story");
-    await expect.poll(() => page.locator("#messages .msg.assistant.streaming .body").textContent()).toContain("so far");
-    const joined = await openPage(browser, stack, { path: `/${String(await page.evaluate("location.hash"))}` });
-    pages.push(joined);
-    await expect.poll(() => joined.locator("#messages .msg.assistant.streaming .body").textContent()).toContain("The story so far");
-    await page.locator("#stop").click();
-    // The cut answer settles in both tabs, marked cut short.
-    for (const p of [page, joined]) await p.locator("#messages .msg.assistant.partial", { hasText: "The story so far" }).waitFor();
-    noPageErrors(joined);
-  });
+    const card = page.locator(".tool-card.running");
+    await card.waitFor();
+    // At the end: the list followed the intro and the card.
+    await expect.poll(() => distanceToEnd(page)).toBeLessThan(2);
+    expect(await page.locator("#jump-latest").isHidden()).toBe(true);
 
-  it("compacts the conversation on /compact: a marker after the turns it covers opens to the summary", async () => {
-    await script(stack.llm.url, stack.llmKey, [reply.text("One."), reply.text("Two."), reply.text("The user counted to two.")]);
-    const page = await openPage(browser, stack);
-    pages.push(page);
-    await newChat(page);
-    await sendMessage(page, "count to one");
-    await expect.poll(() => answer(page).textContent()).toBe("One.");
-    await sendMessage(page, "and two");
-    await expect.poll(() => answer(page).textContent()).toBe("Two.");
-    await page.locator("#composer-input").fill("/compact");
-    await page.locator(".picker-label", { hasText: "/compact" }).waitFor();
-    await page.locator("#composer-input").press("Enter");
-    const marker = page.locator("#messages .msg.summary");
-    await marker.locator("summary", { hasText: "Earlier turns summarized (2 turns)" }).click();
-    await expect.poll(() => marker.locator(".body").textContent()).toBe("The user counted to two.");
-    // After the turns it covers: the nearest message above it is the second answer.
-    expect(
-      await page.evaluate(
-        `(() => { let el = document.querySelector("#messages .msg.summary").previousElementSibling; while (el && !el.matches(".msg")) el = el.previousElementSibling; return el && el.textContent; })()`,
-      ),
-    ).toContain("Two.");
-    await shot(page, "compaction");
+    // The reader scrolls up while the tool still works and the answer is still to come.
+    await page.locator("#messages").hover();
+    await page.mouse.wheel(0, -900);
+    await expect.poll(() => distanceToEnd(page)).toBeGreaterThan(300);
+    const readingAt = await page.locator("#messages").evaluate((list: any) => list.scrollTop);
+    const aboveEnd = await distanceToEnd(page);
+    await page.locator("#jump-latest:not([hidden])").waitFor();
+    // Over the end of the list, not over the message box.
+    const jumpBox = await page.locator("#jump-latest").boundingBox();
+    const composerBox = await page.locator("#composer").boundingBox();
+    expect((jumpBox?.y ?? 0) + (jumpBox?.height ?? 0)).toBeLessThanOrEqual(composerBox?.y ?? 0);
+    // Progress, the tool's result and the whole answer arrive: the reader is not moved.
+    await page.locator(".msg.assistant:not(.streaming)", { hasText: "The end." }).waitFor();
+    await page.locator("#send:not([hidden])").waitFor();
+    expect(await page.locator("#messages").evaluate((list: any) => list.scrollTop)).toBe(readingAt);
+    expect(await distanceToEnd(page)).toBeGreaterThan(aboveEnd + 500);
+    await shotBoth(page, "chat-follow");
+
+    await page.locator("#jump-latest").click();
+    await expect.poll(() => distanceToEnd(page)).toBeLessThan(2);
+    await page.locator("#jump-latest").waitFor({ state: "hidden" });
+
+    // Following again: the next answer keeps the end in view.
+    await script(stack.llm.url, stack.llmKey, [reply.text(paragraphs("Next", 30), "\n\nDone again.")]);
+    await sendMessage(page, "more please");
+    await page.locator(".msg.assistant:not(.streaming)", { hasText: "Done again." }).waitFor();
+    await expect.poll(() => distanceToEnd(page)).toBeLessThan(2);
+    expect(await page.locator("#jump-latest").isHidden()).toBe(true);
     noPageErrors(page);
   });
 
-  it("never sends a message typed right after New to the session being left", async () => {
-    await script(stack.llm.url, stack.llmKey, [reply.text("In the new chat.")]);
-    const page = await openPage(browser, stack);
-    pages.push(page);
-    const left = String(await page.evaluate("location.hash")).replace("#s=", "");
-    await page.locator("#new-session").click();
-    await sendMessage(page, "meant for the new chat");
-    await expect.poll(async () => String(await page.evaluate("location.hash")).replace("#s=", "")).not.toBe(left);
-    // Either it waited in the box (no session was open yet) or the new chat took it; send what is left.
-    if ((await page.locator("#composer-input").inputValue()) !== "") await page.locator("#composer-input").press("Enter");
-    await expect.poll(() => answer(page).textContent()).toBe("In the new chat.");
-    const history = (await (await fetch(`${stack.url}/sessions/${left}/history`)).json()) as { entries: { text?: string }[] };
-    expect(history.entries.some((e) => e.text === "meant for the new chat")).toBe(false);
+  it("grows the message box with its text up to 40% of the window, then scrolls it; sending shrinks it back", async () => {
+    const box = page.locator("#composer-input");
+    const height = async () => (await box.boundingBox())?.height ?? 0;
+    const empty = await height();
+    await box.fill(Array.from({ length: 12 }, (_, i) => `line ${i + 1}`).join("\n"));
+    const twelve = await height();
+    expect(twelve).toBeGreaterThan(empty * 3);
+    // All twelve lines show: nothing to scroll.
+    expect(await box.evaluate((el: any) => el.scrollHeight - el.clientHeight)).toBeLessThanOrEqual(1);
+    await shotBoth(page, "chat-composer");
+
+    await box.fill(Array.from({ length: 80 }, (_, i) => `line ${i + 1}`).join("\n"));
+    expect(Math.abs((await height()) - DESKTOP.height * 0.4)).toBeLessThanOrEqual(2);
+    expect(await box.evaluate((el: any) => el.scrollHeight > el.clientHeight && el.ownerDocument.defaultView.getComputedStyle(el).overflowY === "auto")).toBe(
+      true,
+    );
+
+    await script(stack.llm.url, stack.llmKey, [reply.text("Got your lines.")]);
+    await box.press("Enter");
+    await page.locator(".msg.assistant", { hasText: "Got your lines." }).waitFor();
+    await expect.poll(height).toBe(empty);
+  });
+
+  it("copies a message's text, an answer's Markdown and a code block's code", async () => {
+    const code = 'def greet(name):\n    print(f"hello {name}")\n';
+    const answer = `Here is **Python**:\n\n\`\`\`python\n${code}\`\`\`\n\nCall \`greet\`.`;
+    await script(stack.llm.url, stack.llmKey, [reply.text(answer)]);
+    await sendMessage(page, "write greet()\nin Python");
+    const assistant = page.locator(".msg.assistant:not(.streaming)", { hasText: "Call greet." });
+    await assistant.waitFor();
+    await page.locator("#send:not([hidden])").waitFor();
+    const clipboard = () => page.evaluate("navigator.clipboard.readText()") as Promise<string>;
+
+    await assistant.locator(".copy-code").click();
+    await expect.poll(clipboard).toBe(code);
+    expect(await assistant.locator(".copy-code").getAttribute("data-copied")).toBe("yes");
+    await assistant.locator(".copy-code[data-copied]").waitFor({ state: "detached" });
+
+    await assistant.locator(".copy-message").click();
+    await expect.poll(clipboard).toBe(answer);
+    await page.locator("#copy-status", { hasText: "Copied" }).waitFor({ state: "attached" });
+
+    const user = page.locator(".msg.user", { hasText: "write greet()" }).last();
+    await user.locator(".copy-message").click();
+    await expect.poll(clipboard).toBe("write greet()\nin Python");
+    // The buttons are not part of what the messages say.
+    expect(await user.textContent()).toBe("write greet()\nin Python");
+    expect(await assistant.getByRole("button", { name: "Copy python code" }).count()).toBe(1);
+    await assistant.hover();
+    await shotBoth(page, "chat-copy");
+
+    // After a reload the history's messages copy the same.
+    await page.reload();
+    const replayed = page.locator(".msg.assistant", { hasText: "Call greet." }).last();
+    await replayed.waitFor();
+    await replayed.locator(".copy-message").click();
+    await expect.poll(clipboard).toBe(answer);
     noPageErrors(page);
   });
 });

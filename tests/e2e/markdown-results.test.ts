@@ -143,6 +143,8 @@ function expectRenderedAnswer(dom: AnswerDom): void {
 describe("answers as Markdown", () => {
   let stack: Stack;
   let page: Page;
+  /** The session of the first answer (`#s=…`): the figures open sessions of their own. */
+  let firstSession = "";
   const dialogs: string[] = [];
   beforeAll(async () => {
     stack = await startStack();
@@ -165,6 +167,7 @@ describe("answers as Markdown", () => {
     await page.locator("#send:not([hidden])").waitFor();
     const live = await readAnswer(body);
     expectRenderedAnswer(live);
+    firstSession = new URL(page.url()).hash;
     await shot(page, "md-1-answer");
     // History replay renders the stored text the same way.
     await page.reload();
@@ -192,7 +195,38 @@ describe("answers as Markdown", () => {
     expect(await page.locator(".msg.assistant.partial table").count()).toBeGreaterThan(0);
   });
 
-  it("streams a 20 KB answer in small deltas, and re-rendering it stays cheap", async () => {
+  it("renders every prefix of a streamed answer as a whole render of that prefix would, including blocks a later line changes", async () => {
+    // Each document is cut after every character: the page's incremental render (which
+    // settles blocks and re-parses only the open tail) must equal a fresh render each time.
+    const documents = [
+      "A paragraph\nthat goes on\n===\n\nText\n| a | b |\n|---|---|\n| 1 | 2 |\nafter the table\n\nmore",
+      "1. one\n\n2\n\n2. two\n3. three\n\n- a\n- b\n\n  still b\n- c\n\nend",
+      "```python\ndef f():\n    return 1\n```\ntext right after\n\n~~~~\n```\nnot closed by backticks\n~~~~\n\n    indented code\n\n    more of it\nparagraph",
+      "> quote\ncontinued lazily\n\n> another\n\n---\nrule above\n\nSetext?\n---\n\n* * *\n\n| x |\n|-x|\nnot a table",
+      "Use [the docs][d] and [more][m].\n\nSome text.\n\n[d]: https://example.com/docs\n[m]: https://example.com/more 'More'\n\nAfter the references.",
+      "Para\n- item interrupts\n- second\n\n```\nopen fence at the end\nstill open",
+      // More blocks than a chunk holds (markdown.js keeps final blocks in chunks of 32).
+      Array.from({ length: 40 }, (_, i) => (i % 10 === 9 ? `\`\`\`js\nlet x${i} = ${i};\n\`\`\`` : `Line ${i} with *some* words.`)).join("\n\n"),
+    ];
+    const mismatches = (await page.evaluate(`(async () => {
+      const { renderMarkdownInto } = await import("/markdown.js");
+      const docs = ${JSON.stringify(documents)};
+      const bad = [];
+      for (const doc of docs) {
+        const streamed = document.createElement("div");
+        for (let end = 1; end <= doc.length; end++) {
+          renderMarkdownInto(streamed, doc.slice(0, end));
+          const once = document.createElement("div");
+          renderMarkdownInto(once, doc.slice(0, end));
+          if (streamed.innerHTML !== once.innerHTML) { bad.push({ prefix: doc.slice(0, end), streamed: streamed.innerHTML, whole: once.innerHTML }); break; }
+        }
+      }
+      return bad;
+    })()`)) as unknown[];
+    expect(mismatches).toEqual([]);
+  }, 120_000);
+
+  it("streams 20 KB and 60 KB answers in small deltas, at normal speed and 4x CPU throttling, and re-rendering them stays cheap", async () => {
     const section = (i: number) =>
       [
         `### Part ${i}`,
@@ -213,79 +247,127 @@ describe("answers as Markdown", () => {
         "```",
         "",
       ].join("\n");
-    let long = "";
-    for (let i = 1; long.length < 20_000; i++) long += section(i);
-    const parts = long.match(/### Part /g)?.length ?? 0;
-    await page.evaluate(`(() => {
-      window.__longTasks = [];
-      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration)); }).observe({ type: "longtask" });
-    })()`);
-    await script(stack.llm.url, stack.llmKey, [reply.text(...pieces(long, 50))]);
-    const started = Date.now();
-    await sendMessage(page, "a long answer please");
-    const body = page.locator(".msg.assistant:not(.streaming) .body", { hasText: `Part ${parts}` }).last();
-    await body.waitFor();
-    const streamedMs = Date.now() - started;
-    expect(await body.locator("h5").count()).toBe(parts);
-    expect(await body.locator("table").count()).toBe(parts);
-    expect(await body.locator("pre").count()).toBe(parts);
-    expect(await body.locator("em").count()).toBe(0);
-    const longTasks = (await page.evaluate("window.__longTasks")) as number[];
-    await body.scrollIntoViewIfNeeded();
-    await shot(page, "md-3-long");
-
-    // The cost itself, in a message in the list, layout included. The page renders at most
-    // once a frame; here every 50-character delta is rendered, and a whole 20 KB answer
-    // into a fresh message (what a history replay does).
-    const cost = (await page.evaluate(`(async () => {
-      const { renderMarkdownInto } = await import("/markdown.js");
-      const text = ${JSON.stringify(long)};
-      const message = () => {
-        const li = document.createElement("li");
-        li.className = "msg assistant";
-        const body = document.createElement("div");
-        body.className = "body";
-        li.append(body);
-        document.getElementById("messages").append(li);
-        return body;
-      };
-      // Each render is timed alone; the page gets its turn between them (as it does between frames).
-      const time = async (body, source) => { await new Promise((resolve) => setTimeout(resolve, 0)); const t = performance.now(); renderMarkdownInto(body, source); void body.offsetHeight; return performance.now() - t; };
-      const fresh = [];
-      for (let i = 0; i < 11; i++) { const body = message(); fresh.push(await time(body, text)); body.parentElement.remove(); }
-      fresh.sort((a, b) => a - b);
-      const body = message();
-      let total = 0, worst = 0, deltas = 0;
-      for (let end = 50; end < text.length + 50; end += 50) { const ms = await time(body, text.slice(0, end)); total += ms; worst = Math.max(worst, ms); deltas++; }
-      const check = message();
-      renderMarkdownInto(check, text);
-      const sameAsFresh = check.innerHTML === body.innerHTML;
-      body.parentElement.remove();
-      check.parentElement.remove();
-      const round = (ms) => Math.round(ms * 10) / 10;
-      return { chars: text.length, freshMedianMs: round(fresh[5]), deltas, perDeltaMeanMs: round(total / deltas), perDeltaWorstMs: round(worst), allDeltasMs: round(total), sameAsFresh };
-    })()`)) as {
-      chars: number;
-      freshMedianMs: number;
-      deltas: number;
-      perDeltaMeanMs: number;
-      perDeltaWorstMs: number;
-      allDeltasMs: number;
-      sameAsFresh: boolean;
+    const answerOf = (size: number) => {
+      let text = "";
+      for (let i = 1; text.length < size; i++) text += section(i);
+      return text;
     };
-    const report = { ...cost, streamedEndToEndMs: streamedMs, longTasksWhileStreaming: longTasks };
-    console.log(`markdown render cost: ${JSON.stringify(report)}`);
-    writeFileSync(join(shots, "markdown-cost.json"), JSON.stringify(report, null, 2));
-    expect(cost.chars).toBeGreaterThanOrEqual(20_000);
-    // Rendering only the blocks that changed gives the same DOM as rendering it all.
-    expect(cost.sameAsFresh).toBe(true);
-    // Speed is a figure, not a test: limits are checked only under `npm run reliability`.
-    expectWithin(cost.perDeltaMeanMs, 16, "mean Markdown render per streamed delta (20 KB answer)");
-    expectWithin(cost.freshMedianMs, 200, "Markdown render of a 20 KB answer into a fresh message");
-  });
+    const cdp = await page.context().newCDPSession(page);
+    const figures: Record<string, unknown>[] = [];
+    try {
+      for (const [size, rate] of [
+        [20_000, 1],
+        [60_000, 1],
+        [20_000, 4],
+        [60_000, 4],
+      ] as const) {
+        const long = answerOf(size);
+        const parts = long.match(/### Part /g)?.length ?? 0;
+        // A fresh session each time: the list holds this answer only.
+        await page.locator("#new-session").click();
+        await expect.poll(() => page.locator("#messages > li.msg").count()).toBe(0);
+        await page.locator('#conn[data-state="open"]').waitFor({ state: "attached" });
+        await cdp.send("Emulation.setCPUThrottlingRate", { rate });
+        // Long tasks while it streams, and the page's own render frames (the callbacks it asks
+        // requestAnimationFrame for, forced layout included): what a delta costs as it arrives.
+        await page.evaluate(`(() => {
+            window.__longTasks = [];
+            window.__frames = [];
+            window.__observer?.disconnect();
+            window.__observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration)); });
+            window.__observer.observe({ type: "longtask" });
+            if (!window.__raf) {
+              window.__raf = window.requestAnimationFrame.bind(window);
+              window.requestAnimationFrame = (callback) => window.__raf((t) => { const s = performance.now(); callback(t); window.__frames.push(performance.now() - s); });
+            }
+          })()`);
+        await script(stack.llm.url, stack.llmKey, [reply.text(...pieces(long, 50))]);
+        const started = Date.now();
+        await sendMessage(page, `a ${size / 1000} KB answer please`);
+        const body = page.locator(".msg.assistant:not(.streaming) .body", { hasText: `Part ${parts}` }).last();
+        await body.waitFor({ timeout: 120_000 });
+        await page.locator("#send:not([hidden])").waitFor({ timeout: 60_000 });
+        const streamedMs = Date.now() - started;
+        expect(await body.locator("h5").count()).toBe(parts);
+        expect(await body.locator("table").count()).toBe(parts);
+        expect(await body.locator("pre").count()).toBe(parts);
+        expect(await body.locator("em").count()).toBe(0);
+        const seen = (await page.evaluate(
+          `(() => { window.__observer.disconnect(); return { longTasks: window.__longTasks, frames: window.__frames }; })()`,
+        )) as {
+          longTasks: number[];
+          frames: number[];
+        };
+        if (size === 20_000 && rate === 1) {
+          await body.scrollIntoViewIfNeeded();
+          await shot(page, "md-3-long");
+        }
+
+        // The cost itself, in a message in the list, layout included: every 50-character delta
+        // rendered and timed alone (the page renders at most once a frame), and the whole answer
+        // into a fresh message (what a history replay does).
+        const cost = (await page.evaluate(`(async () => {
+            const { renderMarkdownInto } = await import("/markdown.js");
+            const text = ${JSON.stringify(long)};
+            const message = () => {
+              const li = document.createElement("li");
+              li.className = "msg assistant";
+              const body = document.createElement("div");
+              body.className = "body";
+              li.append(body);
+              document.getElementById("messages").append(li);
+              return body;
+            };
+            // Each render is timed alone; the page gets its turn between them (as it does between frames).
+            const time = async (body, source) => { await new Promise((resolve) => setTimeout(resolve, 0)); const t = performance.now(); renderMarkdownInto(body, source); void body.offsetHeight; return performance.now() - t; };
+            const fresh = [];
+            for (let i = 0; i < 5; i++) { const body = message(); fresh.push(await time(body, text)); body.parentElement.remove(); }
+            fresh.sort((a, b) => a - b);
+            const body = message();
+            let total = 0, worst = 0, deltas = 0;
+            for (let end = 50; end < text.length + 50; end += 50) { const ms = await time(body, text.slice(0, end)); total += ms; worst = Math.max(worst, ms); deltas++; }
+            const check = message();
+            renderMarkdownInto(check, text);
+            const sameAsFresh = check.innerHTML === body.innerHTML;
+            body.parentElement.remove();
+            check.parentElement.remove();
+            const round = (ms) => Math.round(ms * 10) / 10;
+            return { chars: text.length, freshMedianMs: round(fresh[2]), deltas, perDeltaMeanMs: round(total / deltas), perDeltaWorstMs: round(worst), sameAsFresh };
+          })()`)) as { chars: number; freshMedianMs: number; deltas: number; perDeltaMeanMs: number; perDeltaWorstMs: number; sameAsFresh: boolean };
+        await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+        const round = (ms: number) => Math.round(ms * 10) / 10;
+        const frames = seen.frames;
+        figures.push({
+          kb: Math.round(cost.chars / 1000),
+          cpu: `${rate}x`,
+          ...cost,
+          streamedEndToEndMs: streamedMs,
+          frames: frames.length,
+          frameMeanMs: round(frames.reduce((a, b) => a + b, 0) / Math.max(1, frames.length)),
+          frameWorstMs: round(Math.max(0, ...frames)),
+          longTasks: seen.longTasks.length,
+          longTaskWorstMs: Math.max(0, ...seen.longTasks),
+          longTasksTotalMs: seen.longTasks.reduce((a, b) => a + b, 0),
+        });
+        expect(cost.chars).toBeGreaterThanOrEqual(size);
+        // Rendering only what changed gives the same DOM as rendering it all.
+        expect(cost.sameAsFresh).toBe(true);
+        if (rate === 1 && size === 20_000) {
+          // Speed is a figure, not a test: limits are checked only under `npm run reliability`.
+          expectWithin(cost.perDeltaMeanMs, 16, "mean Markdown render per streamed delta (20 KB answer)");
+          expectWithin(cost.freshMedianMs, 200, "Markdown render of a 20 KB answer into a fresh message");
+        }
+      }
+    } finally {
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 }).catch(() => {});
+      await cdp.detach().catch(() => {});
+    }
+    for (const figure of figures) console.log(`markdown render cost: ${JSON.stringify(figure)}`);
+    writeFileSync(join(shots, "markdown-cost.json"), JSON.stringify(figures, null, 2));
+  }, 600_000);
 
   it("keeps a Markdown answer inside a phone screen", async () => {
-    const phone = await openPage(browser, stack, { viewport: PHONE, path: new URL(page.url()).hash ? `/${new URL(page.url()).hash}` : "/" });
+    const phone = await openPage(browser, stack, { viewport: PHONE, path: `/${firstSession}` });
     const answer = phone.locator(".msg.assistant .body", { hasText: "See the pipe article" }).first();
     await answer.waitFor();
     await answer.scrollIntoViewIfNeeded();

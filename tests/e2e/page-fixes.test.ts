@@ -78,7 +78,7 @@ describe("the page with a model", () => {
     await page.keyboard.press("Shift+Tab");
     expect((await focus(page)).dialog).toBe("approval-dialog");
     await page.locator("#deny").click();
-    await page.locator(".tool-card.failed .tool-status", { hasText: "error" }).last().waitFor();
+    await page.locator(".tool-card.denied .tool-status", { hasText: "denied" }).last().waitFor();
     await page.locator(".msg.assistant", { hasText: "Denied, fine." }).waitFor();
   });
 
@@ -284,6 +284,37 @@ describe("the page without a model", () => {
     expect(await page.locator(".msg.notice", { hasText: "No model is configured" }).count()).toBe(0);
     expect(await page.locator("#notice").count()).toBe(1);
     await shot(page, "desktop-no-model");
+  });
+
+  it("25: answers each message without a model with what to set and that npm run dev must be restarted; the banner says the same", async () => {
+    const banner = page.locator("#notice");
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain("Then restart npm run dev");
+    expect(await banner.locator("code").allTextContents()).toEqual(expect.arrayContaining(["npm run dev", ".dev.vars"]));
+    await sendMessage(page, "hello, anyone?");
+    const user = page.locator(".msg.user", { hasText: "hello, anyone?" });
+    await user.waitFor();
+    // The answer is the item right under the message.
+    const answer = page.locator(".msg.user:has-text('hello, anyone?') + li.msg.assistant.no-model");
+    await answer.waitFor();
+    const text = (await answer.textContent()) ?? "";
+    expect(text).toContain("No model is set up yet, so nothing answered this message.");
+    expect(text).toContain("set GEMINI_API_KEY in .dev.vars");
+    expect(text).toContain("Then restart npm run dev");
+    expect(await answer.locator("code").allTextContents()).toEqual(expect.arrayContaining(["npm run dev", ".dev.vars"]));
+    await page.locator("#send:not([hidden])").waitFor();
+    await shot(page, "chat-no-model-desktop");
+    // Each message without a model has its answer, after a reload too.
+    const answers = await page.locator(".msg.no-model").count();
+    expect(answers).toBe(await page.locator(".msg.user").count());
+    await page.reload();
+    await page.locator(".msg.user + li.msg.no-model").last().waitFor();
+    expect(await page.locator(".msg.no-model").count()).toBe(answers);
+    const phone = await openPage(browser, stack, { viewport: PHONE, path: `/${new URL(page.url()).hash}` });
+    await phone.locator(".msg.no-model").last().scrollIntoViewIfNeeded();
+    expect((await overflow(phone)).overflow).toBe(0);
+    await shot(phone, "chat-no-model-phone");
+    await phone.context().close();
   });
 
   it("9: checks required fields before asking for approval", async () => {

@@ -90,14 +90,15 @@ describe("approvals in the page", () => {
     await dialog.locator("#approve-once").click();
     // A second dialog, for the write: "Allow once" above did not run it.
     await dialog.locator("#approval-what", { hasText: "filesystem.write_file" }).waitFor();
-    expect(JSON.parse((await dialog.locator("#approval-args").textContent()) ?? "{}")).toEqual({ path: target, content: "x" });
+    expect(await dialog.locator("#approval-fields dt").allTextContents()).toEqual(["path", "content"]);
+    expect(await dialog.locator("#approval-fields dd").allTextContents()).toEqual([target, "x"]);
     expect(existsSync(target)).toBe(false);
     await dialog.locator("#deny").click();
     await page.locator(".msg.assistant", { hasText: "One of two." }).waitFor();
     expect(answers.map((a) => a.approved)).toEqual([true, false]);
     expect(answers[0]?.callId).not.toBe(answers[1]?.callId);
     expect(await card("get_file_info").last().locator(".tool-status").textContent()).toBe("done");
-    expect(await card("write_file").last().locator(".tool-status").textContent()).toBe("error");
+    expect(await card("write_file").last().locator(".tool-status").textContent()).toBe("denied");
     expect(existsSync(target)).toBe(false);
     noPageErrors(page);
     recordRow({

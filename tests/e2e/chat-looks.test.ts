@@ -1,0 +1,260 @@
+// How the chat looks and speaks up (issue 25, the page's part), in headless Chromium
+// against the real stack: dark mode and its choice, highlighted code with its language
+// that scrolls rather than wraps at phone width, the welcome of an empty chat, the tab's
+// title, and the title count and notifications while the tab is hidden.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reply, script } from "../fixtures/fake-llm-script";
+import { everythingBin } from "../fixtures/servers";
+import { startStack, type Stack } from "../fixtures/stack";
+import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot, shotBoth } from "./browser";
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const DESKTOP = { width: 1280, height: 800 };
+
+const background = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).backgroundColor as string);
+
+/**
+ * Headless Chromium reports every tab visible (another tab in front, a minimized window:
+ * still "visible"), so the test says the tab is hidden the way the browser would: the
+ * document's visibilityState and its visibilitychange event.
+ */
+async function setHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate(`(() => {
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => ${hidden ? '"hidden"' : '"visible"'} });
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => ${hidden} });
+    document.dispatchEvent(new Event("visibilitychange"));
+  })()`);
+}
+
+/** Starts a new chat and waits for its (empty) history: the welcome of that chat, not the last one's. */
+async function newChat(page: Page): Promise<void> {
+  const before = new URL(page.url()).hash;
+  await page.locator("#new-session").click();
+  await expect.poll(() => new URL(page.url()).hash).not.toBe(before);
+  await page.locator("#welcome").waitFor();
+}
+
+describe("the chat's looks", () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({
+      mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: ["trigger-long-running-operation"] } },
+    });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it("follows the system's dark mode, and keeps a chosen theme in this browser", async () => {
+    const context = await browser.newContext({ viewport: DESKTOP, colorScheme: "dark" });
+    try {
+      const page = await openPage(browser, stack, { context });
+      expect(await page.evaluate("document.documentElement.dataset.theme")).toBe("dark");
+      expect(await background(page, "html")).toBe("rgb(23, 24, 27)");
+      expect(await page.locator("#theme-choice").inputValue()).toBe("system");
+      await script(stack.llm.url, stack.llmKey, [reply.text("In the dark:\n\n```python\ndef f(x):\n    return x * 2  # twice\n```")]);
+      await sendMessage(page, "dark code");
+      await page.locator(".msg.assistant:not(.streaming) .code-block").waitFor();
+      await page.locator("#send:not([hidden])").waitFor();
+      await shotBoth(page, "chat-dark");
+
+      await page.locator("#theme-choice").selectOption("light");
+      expect(await page.evaluate("document.documentElement.dataset.theme")).toBe("light");
+      expect(await background(page, "html")).toBe("rgb(247, 247, 245)");
+      await page.reload();
+      await page.locator(".msg.assistant .code-block").waitFor();
+      expect(await page.evaluate("document.documentElement.dataset.theme")).toBe("light");
+      expect(await page.locator("#theme-choice").inputValue()).toBe("light");
+      expect(await page.evaluate("localStorage.getItem('edgehost.theme')")).toBe("light");
+
+      await page.locator("#theme-choice").selectOption("system");
+      expect(await page.evaluate("document.documentElement.dataset.theme")).toBe("dark");
+      expect(await page.evaluate("localStorage.getItem('edgehost.theme')")).toBe(null);
+      // The system changes its mind: the page follows.
+      await page.emulateMedia({ colorScheme: "light" });
+      await expect.poll(() => page.evaluate("document.documentElement.dataset.theme")).toBe("light");
+      noPageErrors(page);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("highlights code with its language, keeps its text, and scrolls it sideways at phone width", async () => {
+    const code = [
+      "def walk(tree, depth=0):",
+      "    for node in tree.children:  # every child",
+      '        print("  " * depth + node.name, "<script>alert(1)</script>", "a very long string that goes on well past a phone screen")',
+      "        walk(node, depth + 1)",
+      "",
+    ].join("\n");
+    const context = await browser.newContext({ viewport: PHONE });
+    try {
+      const page = await openPage(browser, stack, { context });
+      await script(stack.llm.url, stack.llmKey, [reply.text(`A walk:\n\n\`\`\`python\n${code}\`\`\`\n\nAnd plain:\n\n\`\`\`\nno language\n\`\`\``)]);
+      await sendMessage(page, "show me a tree walk");
+      const answer = page.locator(".msg.assistant:not(.streaming)", { hasText: "And plain:" });
+      await answer.waitFor();
+      await page.locator("#send:not([hidden])").waitFor();
+      const block = answer.locator(".code-block").first();
+      expect(await block.getAttribute("data-lang")).toBe("python");
+      expect(await block.locator(".code-lang").evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el, "::before").content)).toBe('"python"');
+      // Highlighted as spans of highlight.js's classes; the code reads exactly as written.
+      expect(await block.locator(".hljs-keyword").allTextContents()).toEqual(expect.arrayContaining(["def", "for", "in"]));
+      expect(await block.locator(".hljs-comment").first().textContent()).toBe("# every child");
+      expect(await block.locator("pre > code").textContent()).toBe(code);
+      expect(await block.locator("script, [onerror], [style]").count()).toBe(0);
+      expect(
+        await block
+          .locator(".hljs-keyword")
+          .first()
+          .evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).color),
+      ).not.toBe(await block.locator("pre > code").evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).color));
+      // No wrapping: the long line scrolls inside its block, the page does not get wider.
+      const pre = block.locator("pre");
+      expect(await pre.evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).whiteSpace)).toBe("pre");
+      expect(await pre.evaluate((el: any) => el.scrollWidth > el.clientWidth + 100)).toBe(true);
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered lines, indentation as the reader sees it
+      const lines = ((await pre.evaluate((el: any) => el.innerText)) as string).split("\n");
+      expect(lines[1]).toBe("    for node in tree.children:  # every child");
+      expect(lines[3]).toBe("        walk(node, depth + 1)");
+      expect((await overflow(page)).overflow).toBe(0);
+      // A block without a language: plain, no label.
+      const plain = answer.locator(".code-block").nth(1);
+      expect(await plain.getAttribute("data-lang")).toBe(null);
+      expect(await plain.locator("pre span").count()).toBe(0);
+      await block.scrollIntoViewIfNeeded();
+      await shot(page, "chat-code-phone");
+      await page.setViewportSize(DESKTOP);
+      await block.scrollIntoViewIfNeeded();
+      await shot(page, "chat-code-desktop");
+      noPageErrors(page);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("welcomes a new chat with what tools, @ and / do, and titles the tab with the chat", async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    try {
+      const page = await openPage(browser, stack, { context });
+      await newChat(page);
+      const welcome = page.locator("#welcome");
+      const text = (await welcome.textContent()) ?? "";
+      expect(text).toContain("Tools run only when you allow them");
+      expect(text).toContain("@ attaches a resource");
+      expect(text).toContain("/ at the start of the box lists the servers' prompts");
+      await expect.poll(() => welcome.locator(".welcome-servers").textContent()).toContain("filesystem (14 tools)");
+      await expect.poll(() => page.title()).toBe("New chat · edgehost");
+      await shot(page, "chat-welcome-desktop");
+
+      await script(stack.llm.url, stack.llmKey, [reply.text("Hello!")]);
+      await sendMessage(page, "Plan a trip to Lisbon");
+      await welcome.waitFor({ state: "hidden" });
+      await page.locator(".msg.assistant", { hasText: "Hello!" }).waitFor();
+      await expect.poll(() => page.title()).toBe("Plan a trip to Lisbon · edgehost");
+      // A chat with messages shows no welcome after a reload either.
+      await page.reload();
+      await page.locator(".msg.assistant", { hasText: "Hello!" }).waitFor();
+      expect(await welcome.isHidden()).toBe(true);
+      await expect.poll(() => page.title()).toBe("Plan a trip to Lisbon · edgehost");
+
+      const phone = await openPage(browser, stack, { viewport: PHONE });
+      await phone.locator("#menu-toggle").click();
+      await newChat(phone);
+      expect((await overflow(phone)).overflow).toBe(0);
+      await shot(phone, "chat-welcome-phone");
+      await phone.context().close();
+      noPageErrors(page);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("counts what waits in the tab's title and notifies while the tab is hidden, once the user turned notifications on", async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    // What the page asks of the Notification API, recorded; the real one still runs.
+    await context.addInitScript(`(() => {
+      const Real = window.Notification;
+      window.__notifications = [];
+      window.__asked = 0;
+      class Recorded extends Real {
+        constructor(title, options) { super(title, options); window.__notifications.push({ title, body: options && options.body }); }
+        static get permission() { return Real.permission; }
+        static requestPermission(...args) { window.__asked++; return Real.requestPermission(...args); }
+      }
+      window.Notification = Recorded;
+    })()`);
+    try {
+      const page = await openPage(browser, stack, { context });
+      // Never asked by itself.
+      expect(await page.evaluate("window.__asked")).toBe(0);
+      expect(await page.locator("#notify-state").textContent()).toBe("Notifications: off");
+      await context.grantPermissions(["notifications"], { origin: stack.url });
+      await page.locator("#notify-me").click();
+      expect(await page.evaluate("window.__asked")).toBe(1);
+      await expect.poll(() => page.locator("#notify-state").textContent()).toBe("Notifications: on");
+      await page.locator("#notify-me").waitFor({ state: "hidden" });
+
+      await newChat(page);
+      // An approval waits while the tab is hidden.
+      await script(stack.llm.url, stack.llmKey, [
+        reply.callReply("filesystem__get_file_info", { path: `${stack.fsRoot}/notes.txt` }),
+        reply.text("A small file."),
+      ]);
+      await sendMessage(page, "how big is notes.txt");
+      await page.locator(".msg.user", { hasText: "how big is notes.txt" }).waitFor();
+      await setHidden(page, true);
+      await page.locator("#approval-dialog[open]").waitFor();
+      await expect.poll(() => page.title()).toBe("(1) how big is notes.txt · edgehost");
+      // Titled by the chat (still "New chat" if the session list has not come back with its new title yet).
+      expect(await page.evaluate("window.__notifications")).toEqual([
+        { title: expect.stringMatching(/^(how big is notes\.txt|New chat) · edgehost$/), body: "Allow filesystem.get_file_info?" },
+      ]);
+      // Seen: the count goes.
+      await setHidden(page, false);
+      await expect.poll(() => page.title()).toBe("how big is notes.txt · edgehost");
+      await page.locator("#approve-once").click();
+      await page.locator(".msg.assistant", { hasText: "A small file." }).waitFor();
+      await page.locator("#send:not([hidden])").waitFor();
+
+      // A long turn (the tool works 4 s) ends while the tab is hidden.
+      const servers = (await page.evaluate("fetch('/api/servers').then(r => r.json())")) as {
+        servers: { name: string; tools: { name: string; functionName: string }[] }[];
+      };
+      const longTool = servers.servers.find((s) => s.name === "everything")?.tools.find((t) => t.name === "trigger-long-running-operation")?.functionName ?? "";
+      await script(stack.llm.url, stack.llmKey, [reply.callReply(longTool, { duration: 4, steps: 2 }), reply.text("Finished the long job.")]);
+      await sendMessage(page, "run the long job");
+      await page.locator(".tool-card.running").waitFor();
+      await setHidden(page, true);
+      await page.locator(".msg.assistant", { hasText: "Finished the long job." }).waitFor();
+      await page.locator("#send:not([hidden])").waitFor();
+      await expect.poll(() => page.title()).toBe("(1) how big is notes.txt · edgehost");
+      expect(((await page.evaluate("window.__notifications")) as { body: string }[]).map((n) => n.body)).toEqual([
+        "Allow filesystem.get_file_info?",
+        "The answer is ready.",
+      ]);
+      await setHidden(page, false);
+      await expect.poll(() => page.title()).toBe("how big is notes.txt · edgehost");
+
+      // A short turn while visible: no count, no notification.
+      await script(stack.llm.url, stack.llmKey, [reply.text("Quick.")]);
+      await sendMessage(page, "quick one");
+      await page.locator(".msg.assistant", { hasText: "Quick." }).waitFor();
+      await page.locator("#send:not([hidden])").waitFor();
+      expect(await page.title()).toBe("how big is notes.txt · edgehost");
+      expect(((await page.evaluate("window.__notifications")) as unknown[]).length).toBe(2);
+      noPageErrors(page);
+    } finally {
+      await context.close();
+    }
+  });
+});
