@@ -39,7 +39,12 @@ import { allGeneratedPositionsFor, GREATEST_LOWER_BOUND, LEAST_UPPER_BOUND, Trac
 const AT_OWN_CODE = new Set(["cond-expr", "binary-expr", "switch"]);
 
 const before = (a, b) => a.line < b.line || (a.line === b.line && a.column <= b.column);
-const inside = (inner, outer) => before(outer.start, inner.start) && before(inner.end, outer.end);
+// istanbul leaves a column out (null) where a range runs to the end of its line.
+const edges = ({ start, end }) => ({ start: { line: start.line, column: start.column ?? 0 }, end: { line: end.line, column: end.column ?? Infinity } });
+const inside = (inner, outer) => {
+  const [i, o] = [edges(inner), edges(outer)];
+  return before(o.start, i.start) && before(i.end, o.end);
+};
 const known = (range) => typeof range?.start?.line === "number";
 
 /** Offsets in `code` where each line starts. */
