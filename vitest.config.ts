@@ -72,9 +72,9 @@ function quietKnownNoise(): Plugin {
 
 export default defineConfig({
   test: {
-    // `npm run coverage` only (`--coverage`): istanbul, because vitest-pool-workers cannot run V8's
-    // coverage inside workerd. Code run in child processes (the bridge CLI, `wrangler dev`) is not
-    // seen: docs/developing.md#coverage says what the figure covers.
+    // With `--coverage` only (`npm run coverage`): istanbul, because vitest-pool-workers cannot run
+    // V8's coverage inside workerd. Code run in child processes (the bridge CLI, `wrangler dev`) is
+    // not seen here; scripts/coverage.mjs adds the bridge's (docs/developing.md#coverage).
     coverage: {
       provider: "istanbul",
       include: ["src/**/*.ts", "local-bridge/src/**/*.ts"],

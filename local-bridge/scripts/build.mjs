@@ -20,7 +20,9 @@ function newestSource(dir) {
   return newest;
 }
 
-const outputs = [outFile, join(dirname(outFile), "config-loader.mjs"), join(dirname(outFile), "connect.mjs")];
+const bundles = [outFile, join(dirname(outFile), "config-loader.mjs"), join(dirname(outFile), "connect.mjs")];
+// Each with its source map: `npm run coverage` maps what a bridge process ran back onto src/.
+const outputs = [...bundles, ...bundles.map((file) => `${file}.map`)];
 
 export function isStale() {
   try {
@@ -46,7 +48,7 @@ export async function build() {
       // to ServerStats in @edgehost/shared/metrics) drop out, and zod with them, which keeps zod
       // out of the running bridge (tests/bridge/bridge.memory.test.ts checks the bundle).
       treeshake: { manualPureFunctions: ["z", "CallStatsSchema"], moduleSideEffects: "no-external" },
-      output: { file: join(dirname(outFile), `${name}.mjs`), format: "esm" },
+      output: { file: join(dirname(outFile), `${name}.mjs`), format: "esm", sourcemap: true },
       logLevel: "warn",
     });
   }
