@@ -284,10 +284,23 @@ describe("answers as Markdown", () => {
         await script(stack.llm.url, stack.llmKey, [reply.text(...pieces(long, 50))]);
         const started = Date.now();
         await sendMessage(page, `a ${size / 1000} KB answer please`);
-        const body = page.locator(".msg.assistant:not(.streaming) .body", { hasText: `Part ${parts}` }).last();
-        await body.waitFor({ timeout: 120_000 });
-        await page.locator("#send:not([hidden])").waitFor({ timeout: 60_000 });
+        // Waited for with a cheap check every 250 ms: a locator with hasText would read the
+        // growing answer's text on every frame, in the page, and its long tasks would count here.
+        await expect
+          .poll(
+            () =>
+              page.evaluate(
+                "!document.getElementById('send').hidden && document.querySelector('.msg.assistant') !== null && document.querySelector('.msg.assistant.streaming') === null",
+              ),
+            {
+              timeout: 120_000,
+              interval: 250,
+            },
+          )
+          .toBe(true);
         const streamedMs = Date.now() - started;
+        const body = page.locator(".msg.assistant:not(.streaming) .body", { hasText: `Part ${parts}` }).last();
+        await body.waitFor();
         expect(await body.locator("h5").count()).toBe(parts);
         expect(await body.locator("table").count()).toBe(parts);
         expect(await body.locator("pre").count()).toBe(parts);
