@@ -40,7 +40,10 @@ export async function showPrompts(sessionId, start, commands = []) {
     .filter((p) => p.name.toLowerCase().includes(query) || p.title?.toLowerCase().includes(query))
     .slice(0, 50)
     .map((p) => ({ id: `${p.server}:${p.name}`, label: `/${p.name}`, hint: p.server, detail: p.description ?? p.title ?? "", prompt: p }));
-  showPicker([...own, ...items], (item) => (item.command ? runCommand(item.command) : choose(sessionId, item.prompt, start)), {
+  // A command typed out in full comes first; otherwise the servers' prompts do (`/comp` is more likely a prompt than `/compact`).
+  const exact = own.filter((c) => c.command.name === query);
+  const ordered = [...exact, ...items, ...own.filter((c) => c.command.name !== query)];
+  showPicker(ordered, (item) => (item.command ? runCommand(item.command) : choose(sessionId, item.prompt, start)), {
     title: "Prompts",
     empty: prompts.length === 0 ? "The servers on in this session offer no prompts." : `No prompt matches "/${query}".`,
   });
