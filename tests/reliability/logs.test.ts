@@ -70,6 +70,8 @@ describe("the Worker's logs", () => {
     expect(end.reason).toBe("complete");
     socket.close();
 
+    // wrangler dev prints the session's last lines a moment after the socket saw the turn end.
+    await expect.poll(() => workerLines().some((l) => l.msg === "turn ended" && l.session === sessionId), { timeout: 10_000, interval: 100 }).toBe(true);
     const lines = workerLines();
     // The upgrade's line, and the session's lines that carry its request id.
     const upgrade = lines.find((l) => l.msg === "request" && l.path === `/sessions/${sessionId}/ws`);
