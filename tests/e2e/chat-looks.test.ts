@@ -210,9 +210,10 @@ describe("the chat's looks", () => {
         reply.callReply("filesystem__get_file_info", { path: `${stack.fsRoot}/notes.txt` }),
         reply.text("A small file."),
       ]);
+      // Hidden before sending: the approval can arrive before a later step of the test would hide the tab.
+      await setHidden(page, true);
       await sendMessage(page, "how big is notes.txt");
       await page.locator(".msg.user", { hasText: "how big is notes.txt" }).waitFor();
-      await setHidden(page, true);
       await page.locator("#approval-dialog[open]").waitFor();
       await expect.poll(() => page.title()).toBe("(1) how big is notes.txt · edgehost");
       // Titled by the chat (still "New chat" if the session list has not come back with its new title yet).
