@@ -12,6 +12,7 @@ import { setupConsole } from "./console.js";
 import { closeAll } from "./dialogs.js";
 import { byId as $ } from "./dom.js";
 import { frameHandler } from "./frames.js";
+import { setupAlwaysAllowed } from "./always-allowed.js";
 import { setupBranches } from "./branches.js";
 import { showAppFor, teardownApps } from "./mcp-apps.js";
 import { setupMyMachines } from "./my-machines.js";
@@ -46,6 +47,7 @@ const sessions = setupSessions({
   showAlert,
 });
 setupBranches({ send: connection.send });
+setupAlwaysAllowed(connection.send);
 const handleFrame = frameHandler({
   send: connection.send,
   flushOutbox: composer.flushOutbox,
@@ -160,7 +162,7 @@ function teardown({ forgetSession = false } = {}) {
   setConsole(false, { focus: false });
   setMenu(false);
   dropQueued();
-  update({ alert: "", inFlight: null, sessions: [], servers: [], live: false, usage: {}, turnId: null, busyNote: false, approvals: [] });
+  update({ alert: "", inFlight: null, sessions: [], servers: [], alwaysAllowed: [], live: false, usage: {}, turnId: null, busyNote: false, approvals: [] });
   composer.clear();
   if (forgetSession) {
     update({ sessionId: null });

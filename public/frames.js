@@ -101,6 +101,9 @@ export function frameHandler(actions) {
         update({ model: message.choice });
         if (message.notice) showSystem(message.notice, "notice");
         break;
+      case "always_allowed":
+        update({ alwaysAllowed: message.tools });
+        break;
       case "servers":
         forgetCatalog();
         forgetAppTools();

@@ -31,6 +31,7 @@
  * @property {string} alert the page-wide alert ("" when none)
  * @property {import("./types").ModelChoice | null} model the open session's model, as its last `model` frame said
  * @property {import("./types").ModelOption[]} models the models the user may choose (GET /api/models)
+ * @property {string[]} alwaysAllowed the open session's "Always allow" tools (`{server}.{tool}`), as its last `always_allowed` frame said
  */
 
 /** @type {PageState} */
@@ -51,6 +52,7 @@ const current = {
   alert: "",
   model: null,
   models: [],
+  alwaysAllowed: [],
 };
 
 /** Read-only for everyone but this module. */

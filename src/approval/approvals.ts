@@ -41,11 +41,27 @@ export class Approvals {
     return !this.remembered().includes(`${server}.${tool}`);
   }
 
-  /** "Always allow" for this session: `qualified` is `{server}.{tool}`. */
+  /** "Always allow" for this session: `qualified` is `{server}.{tool}`. Every page of the session hears it. */
   remember(qualified: string): void {
     const always = new Set(this.remembered());
     always.add(qualified);
     this.deps.store.setSetting(ALWAYS_KEY, [...always]);
+    this.deps.broadcast(this.alwaysAllowedFrame());
+  }
+
+  /** Takes an "Always allow" back: the tool asks again from its next call. False when it was not remembered. */
+  revoke(qualified: string): boolean {
+    const always = this.remembered();
+    if (!always.includes(qualified)) return false;
+    const left = always.filter((name) => name !== qualified);
+    this.deps.store.setSetting(ALWAYS_KEY, left.length > 0 ? left : undefined);
+    this.deps.broadcast(this.alwaysAllowedFrame());
+    return true;
+  }
+
+  /** What the page lists as this session's always-allowed tools (mcp.json's own `alwaysAllow` is the deployment's, not listed). */
+  alwaysAllowedFrame(): Extract<ServerMessage, { type: "always_allowed" }> {
+    return { type: "always_allowed", tools: [...this.remembered()].sort() };
   }
 
   forget(): void {

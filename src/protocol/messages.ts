@@ -74,6 +74,8 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
     content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
   }),
   z.object({ type: z.literal("set_servers"), enabled: z.array(z.string().max(64)).max(100) }),
+  /** Takes back an "Always allow" of this session: `tool` is `{server}.{tool}`; answered with `always_allowed`. */
+  z.object({ type: z.literal("revoke_always"), tool: z.string().min(1).max(400) }),
   /** Chooses the session's model (and its settings) from the next turn on; answered with `model`, or `model_not_available`. */
   ModelChoiceSchema.extend({ type: z.literal("set_model") }),
   z.object({ type: z.literal("reset") }),
@@ -179,6 +181,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("elicitation_resolved"), requestId: z.string() }),
   z.object({ type: z.literal("servers"), servers: z.array(SessionServerSchema) }),
+  /** The tools this session runs without asking because the user chose "Always allow" (`{server}.{tool}`); sent on connect and whenever it changes. */
+  z.object({ type: z.literal("always_allowed"), tools: z.array(z.string()) }),
   /** The session's model and settings (null: no model at all); sent on connect and whenever it changes. */
   z.object({ type: z.literal("model"), choice: ModelChoiceSchema.nullable(), notice: z.string().optional() }),
   z.object({ type: z.literal("turn_start"), turnId: z.string() }),

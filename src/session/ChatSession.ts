@@ -234,6 +234,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     });
     // Before the history: a client that waits for the history has its model too.
     this.sendTo(connection, { type: "model", choice });
+    this.sendTo(connection, this.sessionApprovals.alwaysAllowedFrame());
     this.sendTo(connection, this.historyFrame());
     // Started before the status is sent: the servers then show as "connecting", not as absent.
     const connecting = this.sessionMcp.ensureConnected();
@@ -322,6 +323,11 @@ export class ChatSession extends ProtocolAgent<Env> {
         }
         return;
       }
+      case "revoke_always":
+        if (!this.fromOwner(connection)) return;
+        if (!this.sessionApprovals.revoke(message.tool))
+          this.sendTo(connection, { type: "error", code: "not_always_allowed", message: `${message.tool} is not always allowed in this session` });
+        return;
       case "set_servers":
         this.sessionMcp.setEnabled(message.enabled);
         this.sendAll({ type: "servers", servers: this.sessionMcp.status() });

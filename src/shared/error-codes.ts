@@ -67,6 +67,7 @@ export const ERROR_CODES = {
   unknown_turn: both(404),
   unknown_approval: both(404),
   unknown_elicitation: both(404),
+  not_always_allowed: both(404),
   approval_required: both(403),
   denied: both(403),
   duplicate_call: both(409),

@@ -124,6 +124,41 @@ describe("tools in the page", () => {
     expect(await row.locator(".state").textContent()).toBe("ready");
   });
 
+  it("lists the tools always allowed in this chat in every tab, and a revoke makes the tool ask again", async () => {
+    const info = { path: `${stack.fsRoot}/notes.txt` };
+    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__get_file_info", info), reply.text("Sized it.")]);
+    await sendMessage(page, "how big are my notes");
+    await page.locator("#approval-dialog[open]").waitFor();
+    await page.locator("#approve-always").click();
+    await page.locator(".msg.assistant", { hasText: "Sized it." }).waitFor();
+    const listed = (p: Page) => p.locator("#always-allowed li code").allTextContents();
+    await expect.poll(() => listed(page)).toEqual(["filesystem.get_file_info"]);
+    // Another tab of the same chat gets the list when it connects.
+    const other = await openPage(browser, stack, { viewport: DESKTOP, path: `/${new URL(page.url()).hash}` });
+    await expect.poll(() => listed(other)).toEqual(["filesystem.get_file_info"]);
+    await shotBoth(page, "chat-always-allowed", async () => {
+      await page.locator("#menu-toggle").click();
+    });
+
+    await other
+      .locator("#always-allowed li", { hasText: "filesystem.get_file_info" })
+      .getByRole("button", { name: /Revoke/ })
+      .click();
+    await page.locator("#always-allowed-box").waitFor({ state: "hidden" });
+    await other.locator("#always-allowed-box").waitFor({ state: "hidden" });
+    await other.context().close();
+
+    // Asked again.
+    await script(stack.llm.url, stack.llmKey, [reply.callReply("filesystem__get_file_info", info), reply.text("Sized it again.")]);
+    await sendMessage(page, "and now");
+    await page.locator("#approval-dialog[open]").waitFor();
+    await page.locator("#approve-once").click();
+    await page.locator(".msg.assistant", { hasText: "Sized it again." }).waitFor();
+    // "Allow once" is not remembered.
+    expect(await page.locator("#always-allowed-box").isHidden()).toBe(true);
+    noPageErrors(page);
+  });
+
   it("shows a tool's progress on its card while the card is closed", async () => {
     await script(stack.llm.url, stack.llmKey, [reply.callReply(longTool, { duration: 4, steps: 4 }), reply.text("The long job is done.")]);
     await sendMessage(page, "run the long job");

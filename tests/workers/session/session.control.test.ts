@@ -79,6 +79,44 @@ describe("tool approval", () => {
     expect(messages.some((m) => m.type === "approval_request")).toBe(false);
     socket.close();
   });
+
+  it("lists the always-allowed tools to every tab, and a revoke makes the tool ask again", async () => {
+    await script(llm, KEY, [
+      reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "revoke-1" }),
+      reply.text("first"),
+      reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "revoke-2" }),
+      reply.text("second"),
+    ]);
+    const id = crypto.randomUUID();
+    const socket = await openSession(id);
+    // A new session remembers nothing.
+    expect(await socket.next(is("always_allowed"), 0)).toEqual({ type: "always_allowed", tools: [] });
+    const from = send(socket, "one");
+    const request = await socket.next(is("approval_request"), from);
+    socket.send({ type: "approval", callId: request.callId, approved: true, remember: true });
+    expect(await socket.next(is("always_allowed"), from)).toEqual({ type: "always_allowed", tools: ["filesystem.get_file_info"] });
+    await socket.turnEnd(from);
+
+    // A second tab learns the list on connect, and hears the revoke the first tab sends.
+    const other = await openSession(id);
+    expect(await other.next(is("always_allowed"), 0)).toEqual({ type: "always_allowed", tools: ["filesystem.get_file_info"] });
+    const revokedAt = other.received.length;
+    socket.send({ type: "revoke_always", tool: "filesystem.get_file_info" });
+    expect(await other.next(is("always_allowed"), revokedAt)).toEqual({ type: "always_allowed", tools: [] });
+
+    // Asked again, and answered from the other tab this time.
+    const again = send(socket, "two");
+    const asked = await socket.next(is("approval_request"), again);
+    socket.send({ type: "approval", callId: asked.callId, approved: true });
+    expect((await socket.turnEnd(again)).end.reason).toBe("complete");
+
+    // Revoking what is not remembered says so, and the session goes on.
+    const twice = socket.received.length;
+    socket.send({ type: "revoke_always", tool: "filesystem.get_file_info" });
+    expect(await socket.next(is("error"), twice)).toMatchObject({ code: "not_always_allowed", message: expect.stringContaining("filesystem.get_file_info") });
+    socket.close();
+    other.close();
+  });
 });
 
 describe("one approval per call", () => {
