@@ -27,9 +27,13 @@ export function setupSessions(page) {
 
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let refreshTimer;
+  /** Reads the list again shortly: calls in the meantime share that one read (a busy turn never puts it off). */
   function refreshSoon() {
-    clearTimeout(refreshTimer);
-    refreshTimer = setTimeout(() => void load(), 150);
+    if (refreshTimer !== undefined) return;
+    refreshTimer = setTimeout(() => {
+      refreshTimer = undefined;
+      void load();
+    }, 150);
   }
 
   /**
