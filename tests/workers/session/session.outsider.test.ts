@@ -3,9 +3,8 @@
 // revokes her always-allowed tool, and sends oversized and malformed versions of the new
 // frames. Each is refused with a typed error, and neither session loses anything.
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import type { ServerMessage } from "../../../src/protocol/messages";
 import { reply, script } from "../../fixtures/fake-llm-script";
-import type { SessionClient } from "../../fixtures/session-client";
+import { frameOf, type Message, type SessionClient } from "../../fixtures/session-client";
 import { openSession } from "../worker-fetch";
 
 const llm = inject("fakeLlmUrl");
@@ -16,21 +15,17 @@ beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
 
-type Of<T extends ServerMessage["type"]> = Extract<ServerMessage, { type: T }>;
-const is =
-  <T extends ServerMessage["type"]>(type: T) =>
-  (m: ServerMessage): m is Of<T> =>
-    m.type === type;
+const is = frameOf;
 
 /** The error a frame gets back. */
-async function refusal(socket: SessionClient, frame: Record<string, unknown>): Promise<Of<"error">> {
+async function refusal(socket: SessionClient, frame: Record<string, unknown>): Promise<Message<"error">> {
   const from = socket.received.length;
   socket.send(frame);
   return socket.next(is("error"), from);
 }
 
 /** A fresh socket's history: what the session holds now. */
-async function historyOf(id: string, user: "alice" | "bob"): Promise<Of<"history">> {
+async function historyOf(id: string, user: "alice" | "bob"): Promise<Message<"history">> {
   const socket = await openSession(id, user);
   const history = await socket.next(is("history"), 0);
   socket.close();
