@@ -19,5 +19,8 @@ export type FileRecord = z.infer<typeof FileRecordSchema>;
 /** A new file id: 128 random bits, URL-safe. Never derived from anything a client sends. */
 export function newFileId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return `f_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+  return `f_${btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "")}`;
 }

@@ -8,7 +8,16 @@ import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseDuration, parseRetryAfter } from "./errors";
 import { sanitizeForGemini } from "./gemini-schema";
 import { canonicalMimeType, mediaGroups, userParts, type Converted } from "./media";
-import { LlmError, type ChatMessage, type DocumentPart, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
+import {
+  LlmError,
+  type ChatMessage,
+  type DocumentPart,
+  type LlmEvent,
+  type LlmProvider,
+  type LlmRequest,
+  type MediaPart,
+  type ToolCallRequest,
+} from "./provider";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 

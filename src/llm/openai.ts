@@ -8,7 +8,16 @@ import { callIdGenerator, modelCallId } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
 import { canonicalMimeType, mediaGroups, userParts, type Converted } from "./media";
 import { callFromText } from "./tool-arguments";
-import { LlmError, type ChatMessage, type DocumentPart, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
+import {
+  LlmError,
+  type ChatMessage,
+  type DocumentPart,
+  type LlmEvent,
+  type LlmProvider,
+  type LlmRequest,
+  type MediaPart,
+  type ToolCallRequest,
+} from "./provider";
 
 export interface OpenAiProviderOptions {
   /** Up to and including the version segment, e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1`. */

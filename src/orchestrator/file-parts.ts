@@ -20,8 +20,15 @@ export function fileParts(file: AttachedFile, bytes: Uint8Array | undefined, max
   if (!bytes) return [{ type: "text", text: `[${title} is no longer available]` }];
   if (file.kind === "text") return [{ type: "text", text: `${title}:\n${clip(new TextDecoder().decode(bytes), maxChars)}` }];
   const data = toBase64(bytes);
-  if (file.kind === "image") return [{ type: "text", text: `${title}: image, attached next.` }, { type: "image", mimeType: file.mimeType, data }];
-  return [{ type: "text", text: `${title}: document, attached next.` }, { type: "document", mimeType: file.mimeType, data, name: file.name }];
+  if (file.kind === "image")
+    return [
+      { type: "text", text: `${title}: image, attached next.` },
+      { type: "image", mimeType: file.mimeType, data },
+    ];
+  return [
+    { type: "text", text: `${title}: document, attached next.` },
+    { type: "document", mimeType: file.mimeType, data, name: file.name },
+  ];
 }
 
 /** Base64 of bytes, a chunk at a time (spreading megabytes into one call overflows the stack). */

@@ -281,7 +281,8 @@ export class ChatSession extends ProtocolAgent<Env> {
         const { text, attachments, files } = message;
         const refused = await this.sessionTurns.start(
           attachments?.length || files?.length
-            ? () => openMessage(text, { attachments, files }, { files: this.sessionFiles, resources: this.sessionAttachments, connected: () => this.connected() })
+            ? () =>
+                openMessage(text, { attachments, files }, { files: this.sessionFiles, resources: this.sessionAttachments, connected: () => this.connected() })
             : text,
           { requestId: this.requestIdOf(connection) },
         );
@@ -359,7 +360,8 @@ export class ChatSession extends ProtocolAgent<Env> {
         this.appCalls.cancelAll("reset");
         this.sessionStore.clear();
         void this.keepAliveWhile(() => this.sessionAttachments.forget(this.mcpCache?.host()));
-        void this.keepAliveWhile(() => this.sessionFiles.forget()).catch((error: unknown) =>
+        // Before the page hears the history is empty: by then its files are gone too.
+        await this.keepAliveWhile(() => this.sessionFiles.forget()).catch((error: unknown) =>
           this.log.warn("could not delete the session's files", { error: errorMessage(error) }),
         );
         this.sendAll({ type: "history", entries: [] });

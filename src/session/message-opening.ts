@@ -14,11 +14,7 @@ export interface MessageOpeningDeps {
   connected: () => Promise<void>;
 }
 
-export async function openMessage(
-  text: string,
-  given: { attachments?: AttachmentRef[]; files?: string[] },
-  deps: MessageOpeningDeps,
-): Promise<TurnOpening> {
+export async function openMessage(text: string, given: { attachments?: AttachmentRef[]; files?: string[] }, deps: MessageOpeningDeps): Promise<TurnOpening> {
   const files: FileRef[] = given.files?.length ? await deps.files.resolve(given.files) : [];
   let attachments: AttachedEntry[] = [];
   if (given.attachments?.length) {
