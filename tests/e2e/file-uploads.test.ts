@@ -34,24 +34,23 @@ const lastGemini = async (): Promise<Contents> => ((await requests(stack.llm.url
 const sessionOf = (page: Page): string => new URLSearchParams(new URL(page.url()).hash.slice(1)).get("s") ?? "";
 const chipTexts = (page: Page, selector: string) => () => page.locator(selector).allTextContents();
 
+// The page's own code, as strings: these tests are type-checked without the DOM's types.
+const MAKE_TRANSFER = `(files) => { const dt = new DataTransfer(); for (const f of files) dt.items.add(new File([f.bytes ? Uint8Array.from(atob(f.bytes), (c) => c.charCodeAt(0)) : f.text ?? new Uint8Array(f.size)], f.name, { type: f.type })); return dt; }`;
+
+type PageFile = { name: string; type: string; text?: string; bytes?: string; size?: number };
+
 /** Drops files made in the page on the chat, as a drag from the desktop would. */
-async function drop(page: Page, files: { name: string; type: string; text: string }[]): Promise<void> {
-  const transfer = await page.evaluateHandle((list) => {
-    const dt = new DataTransfer();
-    for (const f of list) dt.items.add(new File([f.text], f.name, { type: f.type }));
-    return dt;
-  }, files);
+async function drop(page: Page, files: PageFile[]): Promise<void> {
+  const transfer = await page.evaluateHandle(`(${MAKE_TRANSFER})(${JSON.stringify(files)})`);
   for (const type of ["dragenter", "dragover", "drop"]) await page.dispatchEvent("#chat", type, { dataTransfer: transfer });
 }
 
 /** Pastes a PNG into the message box, as a screenshot from the clipboard ("image.png"). */
 async function pasteScreenshot(page: Page): Promise<void> {
-  await page.evaluate((base64) => {
-    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-    const dt = new DataTransfer();
-    dt.items.add(new File([bytes], "image.png", { type: "image/png" }));
-    document.querySelector("#composer-input")?.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
-  }, PNG);
+  const files = JSON.stringify([{ name: "image.png", type: "image/png", bytes: PNG }]);
+  await page.evaluate(
+    `document.querySelector("#composer-input").dispatchEvent(new ClipboardEvent("paste", { clipboardData: (${MAKE_TRANSFER})(${files}), bubbles: true, cancelable: true }))`,
+  );
 }
 
 describe("attaching files from the computer", () => {
@@ -83,11 +82,7 @@ describe("attaching files from the computer", () => {
     expect(await page.locator("#file-limits").textContent()).toMatch(/up to 5 MB each, 5 per message/);
 
     // Refused ones: too large (by the page, before a byte is sent) and a text file calling itself a PNG (by the Worker).
-    await page.evaluate(() => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([new Uint8Array(5 * 1024 * 1024 + 1)], "huge.log", { type: "text/plain" }));
-      document.querySelector("#chat")?.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
-    });
+    await drop(page, [{ name: "huge.log", type: "text/plain", size: 5 * 1024 * 1024 + 1 }]);
     await drop(page, [{ name: "<img src=x onerror=alert(1)>.png", type: "image/png", text: "<script>alert(1)</script>" }]);
     await expect
       .poll(chipTexts(page, '#composer-files .file-chip[data-status="error"] .chip-error'))
@@ -116,7 +111,7 @@ describe("attaching files from the computer", () => {
     await page.reload();
     await expect.poll(chipTexts(page, ".msg.user .file-chips .chip-label")).toHaveLength(3);
     const thumb = page.locator(".msg.user .file-chips img.file-thumb");
-    await expect.poll(() => thumb.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+    await expect.poll(() => thumb.evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).naturalWidth)).toBe(1);
     expect(await thumb.getAttribute("src")).toMatch(/\/api\/files\/f_[\w-]{22}$/);
     await shotBoth(page, "chat-files");
     await page.setViewportSize(PHONE);
