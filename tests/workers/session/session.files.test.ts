@@ -3,13 +3,15 @@
 // then named by a message reach the model natively (image and PDF as inline data, text
 // as text), the user entry lists them (and the replay after a reload), later turns send
 // them again; a message naming another user's file, a file of another session or too
-// many files gets a typed error and the session goes on; a reset deletes the files.
-import { env } from "cloudflare:test";
+// many files gets a typed error and the session goes on; a reset and the session's
+// expiry (SESSION_TTL_DAYS, its alarm's callback called with a date 31 days on) delete the files.
+import { env, runInDurableObject } from "cloudflare:test";
 import type { Env } from "../../../src/config/env";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { ownerPrefix } from "../../../src/files/store";
 import { tokenUserId } from "../../../src/identity/tokens";
 import { toBase64 } from "../../../src/orchestrator/file-parts";
+import type { ChatSession } from "../../../src/session/ChatSession";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
 import type { Message, SessionClient } from "../../fixtures/session-client";
 import type { TestUser } from "../test-users";
@@ -131,5 +133,23 @@ describe("files attached to a message", () => {
     expect((await workerFetch(`/api/files/${file.id}`)).status).toBe(404);
     expect(await bucket.head(key)).toBeNull();
     await socket.close();
+  });
+
+  it("are deleted when the session expires", async () => {
+    await script(llm, KEY, [reply.text("ok")]);
+    const id = crypto.randomUUID();
+    const socket = await openSession(id);
+    const file = await upload(id, "old.txt", "text/plain", "from long ago");
+    const from = socket.received.length;
+    socket.send({ type: "message", text: "keep it", files: [file.id] });
+    await socket.turnEnd(from);
+    await socket.close();
+    const sessions = (env as unknown as Env).CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>;
+    const expired = await runInDurableObject(sessions.get(sessions.idFromName(id)), (instance: ChatSession) =>
+      instance.expireIfIdle(undefined, undefined, Date.now() + 31 * 24 * 60 * 60_000),
+    );
+    expect(expired).toBe(true);
+    expect(await bucket.head(`${await ownerPrefix(tokenUserId("alice"))}${file.id}`)).toBeNull();
+    expect((await workerFetch(`/api/files/${file.id}`)).status).toBe(404);
   });
 });
