@@ -4,7 +4,7 @@
 // `/` prompts, Enter to send and Escape or Stop to cancel the running turn.
 import { showPending, showSystem } from "./chat-view.js";
 import { restoreAttachments, takeAttachments } from "./composer-attachments.js";
-import { restoreFiles, setupFileAttachments, takeFiles } from "./file-attachments.js";
+import { hasFiles, restoreFiles, setupFileAttachments, takeFiles } from "./file-attachments.js";
 import { showMentions, startMention } from "./composer-mentions.js";
 import { hidePicker, pickerKey } from "./composer-picker.js";
 import { showPrompts, slashCommand } from "./composer-prompts.js";
@@ -103,6 +103,8 @@ export function setupComposer(socket) {
   byId("composer").addEventListener("submit", (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
     const text = input.value.trim();
+    // A message needs words: files alone would leave the model guessing what is asked.
+    if (!text && hasFiles()) showSystem("Add a message to send with your files.", "notice");
     if (!text || !state.sessionId) return;
     // `/model`: the session's model, never a message (allowed during a turn: it applies to the next).
     if (modelCommand(text, modelActions)) {

@@ -108,6 +108,9 @@ async function upload(/** @type {FileChip} */ chip, /** @type {File} */ file, /*
   render();
 }
 
+/** Whether the box holds files (ready, uploading or refused). */
+export const hasFiles = () => chips.length > 0;
+
 /** The files for the message being sent (the chips leave the box); null while one still uploads. */
 export function takeFiles() {
   if (chips.some((c) => c.status === "uploading")) return null;
