@@ -147,6 +147,15 @@ describe("uploading a file", () => {
     expect((await upload(second, "c.txt", "text/plain", chunk, "erin")).status).toBe(201);
   });
 
+  it("lets no two uploads at once pass the quota together", async () => {
+    const session = await newSession("dave");
+    const chunk = "z".repeat(90_000);
+    const answers = await Promise.all([1, 2, 3, 4].map((n) => upload(session, `${n}.txt`, "text/plain", chunk, "dave")));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 201, 413, 413]);
+    expect((await bucket.list({ prefix: await ownerPrefix(tokenUserId("dave")) })).objects).toHaveLength(2);
+    expect((await workerFetch(`/sessions/${session}`, { method: "DELETE" }, "dave")).status).toBe(204);
+  });
+
   it("deletes every file of an account with its data", async () => {
     const session = await newSession("carol");
     await upload(session, "a.txt", "text/plain", "a", "carol");
