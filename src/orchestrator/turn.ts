@@ -14,7 +14,7 @@ import type { ChatMessage, LlmProvider, MediaPart, ToolCallRequest, ToolCallResu
 import { buildSystemPrompt } from "./prompt";
 import { historyToTurns, pruneToBudget } from "./prune";
 import { fitUserMedia } from "./resource-parts";
-import { MediaBudget, reduceToolResult } from "./tool-results";
+import { MediaBudget, reduceToolResult, USER_MEDIA_BUDGET, USER_MEDIA_PART_LIMIT } from "./tool-results";
 import type { ToolStatus, TranscriptEntry, TurnEnd, TurnPort, TurnUsage } from "./transcript";
 
 export interface TurnLimits {
@@ -68,10 +68,11 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
   const usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
   const { turnId, signal, port } = deps;
   const index = new ToolIndex();
-  // Media stay in `messages` for the rest of the turn (every later request sends them again): one budget for
-  // all, attached resources first (they are what the user sent), then tool results.
+  // Media stay in `messages` for the rest of the turn (every later request sends them again): what the user
+  // attached (resources, files) within its own budget, newest first, and tool results within theirs.
   const budget = new MediaBudget();
-  const messages: ChatMessage[] = fitUserMedia(pruneToBudget(historyToTurns(deps.history), deps.limits.tokenBudget).messages, budget);
+  const userBudget = new MediaBudget(USER_MEDIA_BUDGET, USER_MEDIA_PART_LIMIT);
+  const messages: ChatMessage[] = fitUserMedia(pruneToBudget(historyToTurns(deps.history), deps.limits.tokenBudget).messages, userBudget);
   for (let step = 0; step < deps.limits.maxSteps; step++) {
     if (signal.aborted) return { reason: "cancelled", usage };
     index.refresh(deps.tools(), deps.guides, deps.systemExtra);

@@ -45,7 +45,7 @@ export interface TurnRunnerDeps {
   broadcast: (message: ServerMessage) => void;
   keepAliveWhile: <T>(work: () => Promise<T>) => Promise<T>;
   /** A user entry's attached contents for the model (src/session/attachments.ts). */
-  attachedParts?: (entry: StoredEntry) => UserPart[] | undefined;
+  attachedParts?: (entry: StoredEntry) => UserPart[] | undefined | Promise<UserPart[] | undefined>;
   log: Logger;
   /** A turn branched off (regenerate, edit): the conversation's path changed. */
   branched?: () => void;
@@ -176,11 +176,14 @@ export class TurnRunner {
       const compacted = await this.compactBeforeTurn(model.provider, controller.signal, settings.HISTORY_TOKEN_BUDGET);
       const view = modelHistory(this.deps.store);
       const attachedParts = this.deps.attachedParts;
+      // Files' bytes are read from R2 (session-files.ts): all the user entries' parts at once.
       const history = attachedParts
-        ? view.entries.map((e) => {
-            const parts = e.kind === "user" ? attachedParts(e) : undefined;
-            return parts ? { ...e, parts } : e;
-          })
+        ? await Promise.all(
+            view.entries.map(async (e) => {
+              const parts = e.kind === "user" ? await attachedParts(e) : undefined;
+              return parts ? { ...e, parts } : e;
+            }),
+          )
         : view.entries;
       const outcome = await runTurn({
         turnId,
