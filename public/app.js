@@ -21,6 +21,7 @@ import { setupMyProviders } from "./my-providers.js";
 import { setupMyServers } from "./my-servers.js";
 import { setupOAuth } from "./oauth-sign-in.js";
 import { setupSessions } from "./sessions.js";
+import { setupSessionSearch } from "./session-search.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
 // Side effects only: the theme, the tab's title and notifications, the welcome of an empty chat.
@@ -46,6 +47,7 @@ const sessions = setupSessions({
   focusInput: composer.focus,
   showAlert,
 });
+setupSessionSearch({ open: sessions.open });
 setupBranches({ send: connection.send });
 setupAlwaysAllowed(connection.send);
 const handleFrame = frameHandler({
@@ -64,6 +66,7 @@ setupViews({
   onSwitch: sessions.open,
   onDelete: (id, title) => void sessions.remove(id, title),
   onRename: (id, title) => void sessions.rename(id, title),
+  onPin: (id, pinned) => void sessions.pin(id, pinned),
   onToggleServer: (name, enabled) => {
     const chosen = state.servers.filter((s) => (s.name === name ? enabled : s.enabled)).map((s) => s.name);
     connection.send({ type: "set_servers", enabled: chosen });

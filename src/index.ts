@@ -19,6 +19,7 @@ import { requestLog } from "./http/request-log";
 import { myData } from "./http/my-data";
 import { admin } from "./http/admin";
 import { files } from "./http/files";
+import { sessionFind } from "./http/session-find";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -43,6 +44,7 @@ app.use(
 app.use("*", sameOrigin());
 app.route("/", myData);
 app.route("/", files);
+app.route("/", sessionFind);
 app.route("/", admin);
 app.route("/api/my-servers", myServers);
 app.route("/api/models", models);

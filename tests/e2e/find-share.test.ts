@@ -1,0 +1,110 @@
+// Finding, sharing and importing conversations as a user does it, in Chromium against
+// the real stack (wrangler dev, the fake model, the bridge): the search box with marked
+// matches that opens a session at the message found, date groups and pins; a title that
+// holds HTML shown as text.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reply, script } from "../fixtures/fake-llm-script";
+import { startStack, type Stack } from "../fixtures/stack";
+import { launchBrowser, noPageErrors, openPage, PHONE, sendMessage, shot, shotBoth } from "./browser";
+
+let browser: Browser;
+let stack: Stack;
+let page: Page;
+beforeAll(async () => {
+  [browser, stack] = await Promise.all([launchBrowser(), startStack()]);
+});
+afterAll(async () => {
+  await page?.context().close();
+  await stack?.stop();
+  await browser?.close();
+});
+
+/** One turn in the open session: `text`, answered `answer`, settled. */
+async function turn(p: Page, text: string, answer: string): Promise<void> {
+  await script(stack.llm.url, stack.llmKey, [reply.text(answer)]);
+  const answers = await p.locator("#messages li.assistant").count();
+  await sendMessage(p, text);
+  await p.locator("#messages li.assistant").nth(answers).waitFor();
+  await p.locator("#messages li.assistant.streaming").waitFor({ state: "detached" });
+}
+
+describe("finding a conversation", () => {
+  it("searches titles and messages, marks the words found, and opens the session at the message", async () => {
+    page = await openPage(browser, stack);
+    await page.locator("#sessions li.current").waitFor();
+    const first = await page.locator("#sessions li.current").getAttribute("data-session");
+    await turn(page, "How deep is a wombat burrow?", "Wombats dig <b>deep</b> burrows, up to 3 m.");
+    const long = Array.from({ length: 30 }, (_, i) => `Line ${i + 1} of a long answer.`).join("\n\n");
+    for (const n of [1, 2, 3]) await turn(page, `Tell me more, part ${n}`, long);
+
+    await page.locator("#new-session").click();
+    await expect.poll(() => page.locator("#sessions li.current").getAttribute("data-session")).not.toBe(first);
+    await turn(page, "Something else entirely", "Fine.");
+    // Session list by date: both are today's.
+    expect(await page.locator("#sessions .session-group h3").allTextContents()).toEqual(["Today"]);
+
+    await page.locator("#session-search").fill("wombat");
+    const result = page.locator(`#search-results li.search-result[data-session="${first}"]`);
+    await result.waitFor();
+    expect(await page.locator("#sessions").isHidden()).toBe(true);
+    const userLine = result.locator(".result-line.user");
+    expect((await userLine.locator("mark").allTextContents()).map((t) => t.toLowerCase())).toEqual(["wombat"]);
+    // The answer's HTML is text in the result line, never markup.
+    const answerLine = result.locator(".result-line.assistant");
+    expect(await answerLine.textContent()).toContain("<b>deep</b>");
+    expect(await answerLine.locator("b").count()).toBe(0);
+    await shotBoth(page, "search", async () => {
+      await page.locator("#menu-toggle").click();
+      await page.locator("#search-results").waitFor();
+    });
+    if ((page.viewportSize()?.width ?? 0) <= PHONE.width) await page.locator("#menu-toggle").click();
+
+    await userLine.click();
+    await expect.poll(() => page.locator("#sessions li.current").getAttribute("data-session")).toBe(first);
+    const found = page.locator("#messages li.user.found");
+    await found.waitFor();
+    expect(await found.textContent()).toContain("How deep is a wombat burrow?");
+    // In view, and the list is not at its end (three long answers follow it).
+    expect(
+      await found.evaluate((el) => {
+        const list = el.closest("#messages");
+        if (!list) return false;
+        const box = el.getBoundingClientRect();
+        const view = list.getBoundingClientRect();
+        return box.top >= view.top - 1 && box.bottom <= view.bottom + 1 && list.scrollHeight - list.scrollTop - list.clientHeight > 50;
+      }),
+    ).toBe(true);
+    noPageErrors(page);
+  });
+
+  it("shows a title that holds HTML as text in the results, and pins a session to the top", async () => {
+    const current = page.locator("#sessions li.current");
+    await page.locator("#session-search").fill("");
+    await page.locator("#sessions").waitFor();
+    const id = await current.getAttribute("data-session");
+    await current.locator("button.rename").click();
+    await page.locator("#arguments-dialog[open] input[name=title]").fill('<img src=x onerror="window.pwned=1">zebra notes');
+    await page.locator("#arguments-submit").click();
+    await page.locator("#sessions li.current .link", { hasText: "zebra notes" }).waitFor();
+
+    await page.locator("#session-search").fill("zebra");
+    const title = page.locator(`#search-results li[data-session="${id}"] .result-title`);
+    await title.waitFor();
+    expect(await title.textContent()).toBe('<img src=x onerror="window.pwned=1">zebra notes');
+    expect(await page.locator("#search-results img").count()).toBe(0);
+    expect(await page.evaluate("window.pwned")).toBeUndefined();
+    await page.locator("#session-search").press("Escape");
+    await page.locator("#sessions").waitFor();
+
+    const other = page.locator("#sessions li:not(.current)").first();
+    const otherId = await other.getAttribute("data-session");
+    await other.locator("button.pin").click();
+    await page.locator(`#sessions li[data-session="${otherId}"] button.pin[aria-pressed="true"]`).waitFor();
+    expect(await page.locator("#sessions .session-group h3").allTextContents()).toEqual(["Pinned", "Today"]);
+    // Pinned first: right under its heading.
+    expect(await page.locator("#sessions li").first().getAttribute("data-session")).toBe(otherId);
+    await shot(page, "sessions-pinned");
+    noPageErrors(page);
+  });
+});
