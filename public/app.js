@@ -22,6 +22,7 @@ import { setupMyServers } from "./my-servers.js";
 import { setupOAuth } from "./oauth-sign-in.js";
 import { setupSessions } from "./sessions.js";
 import { setupSessionSearch } from "./session-search.js";
+import { setupShareDialog } from "./share-dialog.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
 // Side effects only: the theme, the tab's title and notifications, the welcome of an empty chat.
@@ -48,6 +49,7 @@ const sessions = setupSessions({
   showAlert,
 });
 setupSessionSearch({ open: sessions.open });
+const shareDialog = setupShareDialog();
 setupBranches({ send: connection.send });
 setupAlwaysAllowed(connection.send);
 const handleFrame = frameHandler({
@@ -67,6 +69,7 @@ setupViews({
   onDelete: (id, title) => void sessions.remove(id, title),
   onRename: (id, title) => void sessions.rename(id, title),
   onPin: (id, pinned) => void sessions.pin(id, pinned),
+  onShare: (id, title) => void shareDialog.open(id, title),
   onToggleServer: (name, enabled) => {
     const chosen = state.servers.filter((s) => (s.name === name ? enabled : s.enabled)).map((s) => s.name);
     connection.send({ type: "set_servers", enabled: chosen });

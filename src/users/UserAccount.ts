@@ -17,6 +17,9 @@ import { errorJson } from "../shared/error-body";
 import { FileLedger, type FileReservation } from "./file-ledger";
 import type { FileRecord } from "../files/record";
 import { SessionSearch, type IndexedMessage, type SearchResult } from "./session-search";
+import { ShareList, type ShareSummary } from "./share-list";
+import { sharedConversation } from "../share/share-object";
+import type { Env } from "../config/env";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
 export type ServersSnapshot = { version: string; servers?: StoredUserServer[]; machines?: MachineView[] };
@@ -41,6 +44,7 @@ export class UserAccount extends DurableObject<unknown> {
   private readonly relay: MachineRelay;
   private readonly files: FileLedger;
   private readonly search: SessionSearch;
+  private readonly shares: ShareList;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -55,6 +59,7 @@ export class UserAccount extends DurableObject<unknown> {
     )
       this.sql.exec("ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0");
     this.search = new SessionSearch(this.sql);
+    this.shares = new ShareList(this.sql);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
     this.oauth = new OAuthRecords(this.sql);
     this.logins = new LoginStore(this.sql);
@@ -340,11 +345,50 @@ export class UserAccount extends DurableObject<unknown> {
     return this.search.search(query);
   }
 
+  // ---- shared links (src/users/share-list.ts, src/share/) ----
+
+  /** The title a listed session has (for a shared snapshot); undefined when it is not in the list. */
+  sessionTitle(id: string): { title: string | null } | undefined {
+    return this.sql.exec<{ title: string | null }>("SELECT title FROM sessions WHERE id = ?", id).toArray()[0];
+  }
+
+  addShare(share: ShareSummary): void {
+    this.shares.add(share);
+  }
+
+  hasShare(id: string): boolean {
+    return this.shares.has(id);
+  }
+
+  listShares(sessionId?: string): ShareSummary[] {
+    return this.shares.list(sessionId);
+  }
+
+  /** Revokes one of the user's links: false when it is not theirs. */
+  async revokeShare(id: string): Promise<boolean> {
+    if (!this.shares.take(id)) return false;
+    await this.emptyShares([id]);
+    return true;
+  }
+
+  /** Snapshots of revoked links are emptied; the list already says they are dead, so a failure here leaves nothing readable. */
+  private async emptyShares(ids: string[]): Promise<void> {
+    const env = this.env as Pick<Env, "SHARED_CONVERSATION">;
+    await Promise.all(
+      ids.map((id) =>
+        sharedConversation(env, id)
+          .revoke()
+          .catch(() => undefined),
+      ),
+    );
+  }
+
   /** Deleting the account's data: runtime servers, own model providers, page logins and paired machines (revoked at once); OAuth records are taken by the caller, to revoke. */
   forgetEverything(): { oauth: OAuthRecord[] } {
     const oauth = this.oauth.signedInServers().flatMap((server) => this.oauthTake(server) ?? []);
     this.sql.exec("DELETE FROM servers");
     this.search.clear();
+    this.ctx.waitUntil(this.emptyShares(this.shares.takeAll()));
     this.providers.clear();
     this.versionCache = undefined;
     this.logins.endAll();
@@ -353,9 +397,11 @@ export class UserAccount extends DurableObject<unknown> {
     return { oauth };
   }
 
-  removeSession(id: string): void {
+  /** A deleted (or expired) session leaves the list, the search index, and every link that shared it. */
+  async removeSession(id: string): Promise<void> {
     this.sql.exec("DELETE FROM sessions WHERE id = ?", id);
     this.search.forget(id, true);
+    await this.emptyShares(this.shares.takeAll(id));
   }
 
   listSessions(): SessionSummary[] {

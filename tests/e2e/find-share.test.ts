@@ -2,18 +2,36 @@
 // the real stack (wrangler dev, the fake model, the bridge): the search box with marked
 // matches that opens a session at the message found, date groups and pins; a title that
 // holds HTML shown as text.
+import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, PHONE, sendMessage, shot, shotBoth } from "./browser";
+import { DESKTOP, launchBrowser, noPageErrors, openPage, PHONE, sendMessage, shot, shotBoth } from "./browser";
+
+// Two people (token sign-in): a shared link is read by someone else.
+const tokens = { alice: `alice-${randomBytes(16).toString("hex")}`, bob: `bob-${randomBytes(16).toString("hex")}` };
 
 let browser: Browser;
 let stack: Stack;
 let page: Page;
 beforeAll(async () => {
-  [browser, stack] = await Promise.all([launchBrowser(), startStack()]);
+  [browser, stack] = await Promise.all([
+    launchBrowser(),
+    startStack({ vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${tokens.alice},bob:${tokens.bob}` } }),
+  ]);
 });
+
+/** A page of its own (cookies are per context), signed in with `token`, or left signed out. */
+async function person(token?: string, viewport = DESKTOP): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  const p = await openPage(browser, stack, { context, ready: false });
+  if (token === undefined) return p;
+  await p.locator("#login-token").fill(token);
+  await p.locator("#login-submit").click();
+  await p.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
+  return p;
+}
 afterAll(async () => {
   await page?.context().close();
   await stack?.stop();
@@ -31,7 +49,7 @@ async function turn(p: Page, text: string, answer: string): Promise<void> {
 
 describe("finding a conversation", () => {
   it("searches titles and messages, marks the words found, and opens the session at the message", async () => {
-    page = await openPage(browser, stack);
+    page = await person(tokens.alice);
     await page.locator("#sessions li.current").waitFor();
     const first = await page.locator("#sessions li.current").getAttribute("data-session");
     await turn(page, "How deep is a wombat burrow?", "Wombats dig <b>deep</b> burrows, up to 3 m.");
@@ -105,6 +123,73 @@ describe("finding a conversation", () => {
     // Pinned first: right under its heading.
     expect(await page.locator("#sessions li").first().getAttribute("data-session")).toBe(otherId);
     await shot(page, "sessions-pinned");
+    noPageErrors(page);
+  });
+});
+
+describe("sharing a conversation", () => {
+  it("makes a read-only link that another signed-in user reads, tool cards included, until its owner revokes it", async () => {
+    const current = page.locator("#sessions li.current");
+    const id = await current.getAttribute("data-session");
+    // A tool card in the conversation: a direct call is recorded in the session.
+    const called = await page.evaluate(
+      async (sessionId) =>
+        (
+          await fetch("/api/tools/filesystem.list_allowed_directories", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ arguments: {}, sessionId, approved: true }),
+          })
+        ).status,
+      id,
+    );
+    expect(called).toBe(200);
+    await page.locator("#messages .tool-card").first().waitFor();
+
+    await current.locator("button.share").click();
+    await page.locator("#share-dialog[open] #share-links li.empty").waitFor();
+    await page.locator("#share-create").click();
+    const link = page.locator("#share-links .share-url").first();
+    await link.waitFor();
+    const url = await link.inputValue();
+    expect(url).toMatch(new RegExp(`^${stack.url}/share/[A-Za-z0-9_-]{22}$`));
+    await shotBoth(page, "share-dialog");
+
+    // Bob, signed in, reads it: the conversation as it was, nothing runs, nothing is markup that was text.
+    const bob = await person(tokens.bob);
+    const response = await bob.goto(url);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()["content-security-policy"]).toMatch(/^default-src 'none'; style-src 'self'/);
+    expect(await bob.locator("h1").textContent()).toBe('<img src=x onerror="window.pwned=1">zebra notes');
+    await bob.locator(".msg.user", { hasText: "How deep is a wombat burrow?" }).waitFor();
+    expect(await bob.locator(".msg.assistant", { hasText: "Wombats dig <b>deep</b> burrows" }).count()).toBe(1);
+    expect(await bob.locator("script, img, b, iframe").count()).toBe(0);
+    expect(await bob.evaluate("window.pwned")).toBeUndefined();
+    const card = bob.locator("li.tool", { hasText: "filesystem · list_allowed_directories" });
+    await card.locator("summary").click();
+    await card.locator("pre", { hasText: "Allowed directories" }).waitFor();
+    await bob.evaluate("window.scrollTo(0, 0)");
+    await shotBoth(bob, "share-page");
+    // No socket: a snapshot opens none.
+    expect(await bob.evaluate("performance.getEntriesByType('resource').map((e) => e.name).filter((n) => !n.endsWith('/share.css'))")).toEqual([]);
+
+    // Signed out: told to sign in, nothing of the conversation.
+    const stranger = await person();
+    const refused = await stranger.goto(url);
+    expect(refused?.status()).toBe(401);
+    expect(await stranger.locator("h1").textContent()).toBe("Sign in to read this conversation");
+    expect(await stranger.content()).not.toContain("wombat");
+    await stranger.context().close();
+
+    // Alice revokes it: Bob's reload finds nothing.
+    await page.locator("#share-links li .revoke").first().click();
+    await page.locator("#confirm-ok").click();
+    await page.locator("#share-links li.empty").waitFor();
+    const gone = await bob.reload();
+    expect(gone?.status()).toBe(404);
+    expect(await bob.locator("h1").textContent()).toBe("This link is not available");
+    await bob.context().close();
+    await page.locator("#share-close").click();
     noPageErrors(page);
   });
 });
