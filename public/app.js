@@ -23,6 +23,7 @@ import { setupOAuth } from "./oauth-sign-in.js";
 import { setupSessions } from "./sessions.js";
 import { setupSessionSearch } from "./session-search.js";
 import { setupShareDialog } from "./share-dialog.js";
+import { setupImport } from "./import-file.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
 // Side effects only: the theme, the tab's title and notifications, the welcome of an empty chat.
@@ -50,6 +51,13 @@ const sessions = setupSessions({
 });
 setupSessionSearch({ open: sessions.open });
 const shareDialog = setupShareDialog();
+setupImport({
+  imported: async (ids) => {
+    await sessions.load();
+    if (ids[0]) sessions.open(ids[0]);
+  },
+  showAlert,
+});
 setupBranches({ send: connection.send });
 setupAlwaysAllowed(connection.send);
 const handleFrame = frameHandler({

@@ -1,7 +1,8 @@
 // Opening a session at one message (a search result's line): the wanted message is
-// remembered until that session's history is shown, then scrolled into view and marked
-// for a moment. A message not on the shown path (an older version of an edited turn)
-// leaves the session open at its end.
+// remembered until that session's history is shown, then scrolled into view and outlined
+// (until the chat is drawn again: it stays findable when focus moves to the message
+// box). A message not on the shown path (an older version of an edited turn) leaves the
+// session open at its end.
 import { byId } from "./dom.js";
 import { stopFollowing } from "./follow.js";
 
@@ -25,5 +26,4 @@ export function focusWantedMessage(sessionId) {
   li.classList.add("found");
   li.setAttribute("tabindex", "-1");
   li.focus({ preventScroll: true });
-  li.addEventListener("blur", () => li.classList.remove("found"), { once: true });
 }

@@ -21,6 +21,7 @@ import { admin } from "./http/admin";
 import { files } from "./http/files";
 import { sessionFind } from "./http/session-find";
 import { shares } from "./http/shares";
+import { importRoutes } from "./http/import";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -53,6 +54,7 @@ app.route("/", myData);
 app.route("/", files);
 app.route("/", sessionFind);
 app.route("/", shares);
+app.route("/", importRoutes);
 app.route("/", admin);
 app.route("/api/my-servers", myServers);
 app.route("/api/models", models);

@@ -34,6 +34,7 @@ import { openMessage } from "./message-opening";
 import { SessionFiles } from "./session-files";
 import type { CompleteInput, Completion } from "../mcp/catalog";
 import { SearchFeed } from "./search-feed";
+import { ImportedEntriesSchema, importInto, type ImportedEntry } from "./history-import";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
@@ -571,6 +572,17 @@ export class ChatSession extends ProtocolAgent<Env> {
 
   getHistory(): { entries: HistoryEntry[]; usage: Record<string, Usage> } {
     return { entries: this.publicHistory(), usage: this.sessionStore.usage() };
+  }
+
+  /** A new session's history from an export (src/http/import.ts): written only into an empty session, then made searchable. */
+  async importHistory(entries: ImportedEntry[]): Promise<{ imported: number } | { refused: string }> {
+    const parsed = ImportedEntriesSchema.safeParse(entries);
+    if (!parsed.success) return { refused: "the entries are not valid" };
+    if (this.sessionStore.count() > 0) return { refused: "the session is not empty" };
+    const imported = importInto(this.sessionStore, parsed.data);
+    this.searchFeed.flush();
+    await this.searchFeed.settled();
+    return { imported };
   }
 
   async deleteSession(): Promise<void> {

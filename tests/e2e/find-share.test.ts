@@ -193,3 +193,31 @@ describe("sharing a conversation", () => {
     noPageErrors(page);
   });
 });
+
+describe("importing a conversation", () => {
+  it("brings a file from the computer back as a session, and says what is wrong with a bad one", async () => {
+    const claude = [
+      {
+        name: "Imported bread",
+        chat_messages: [
+          { sender: "human", text: 'Why does dough rise? <img src=x onerror="window.pwned=2">' },
+          { sender: "assistant", text: "Yeast makes **CO2**." },
+        ],
+      },
+    ];
+    await page.locator("#import-file").setInputFiles({ name: "conversations.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(claude)) });
+    await page.locator("#sessions li.current .link", { hasText: "Imported bread" }).waitFor();
+    await page.locator("#messages li.user", { hasText: 'Why does dough rise? <img src=x onerror="window.pwned=2">' }).waitFor();
+    await page.locator("#messages li.assistant strong", { hasText: "CO2" }).waitFor();
+    expect(await page.locator("#messages img").count()).toBe(0);
+    expect(await page.evaluate("window.pwned")).toBeUndefined();
+    await shotBoth(page, "import");
+
+    await page.locator("#import-file").setInputFiles({ name: "notes.json", mimeType: "application/json", buffer: Buffer.from("{not json") });
+    await expect.poll(() => page.locator("#alert-text").textContent()).toBe("Could not import “notes.json”: it is not a JSON file.");
+    await page.locator("#alert-close").click();
+    await page.locator("#import-file").setInputFiles({ name: "other.json", mimeType: "application/json", buffer: Buffer.from('{"hello": "world"}') });
+    await expect.poll(() => page.locator("#alert-text").textContent()).toMatch(/^Could not import “other\.json”: not a conversation export/);
+    noPageErrors(page);
+  });
+});
