@@ -153,7 +153,10 @@ describe("sharing a conversation", () => {
     await link.waitFor();
     const url = await link.inputValue();
     expect(url).toMatch(new RegExp(`^${stack.url}/share/[A-Za-z0-9_-]{22}$`));
-    await shotBoth(page, "share-dialog");
+    await shotBoth(page, "share-dialog", async () => {
+      // A long title wraps: nothing of the dialog (its close button) leaves a phone's screen.
+      expect(await page.locator("#share-close").evaluate((el) => el.getBoundingClientRect().right <= window.innerWidth)).toBe(true);
+    });
 
     // Bob, signed in, reads it: the conversation as it was, nothing runs, nothing is markup that was text.
     const bob = await person(tokens.bob);
