@@ -10,6 +10,7 @@ import { askApproval, askElicitation, closeIfShowing } from "./dialogs.js";
 import { forgetAppTools } from "./mcp-apps.js";
 import { queuedHere, state, update } from "./state.js";
 import { historyShown } from "./welcome.js";
+import { focusWantedMessage } from "./message-focus.js";
 
 /** @typedef {import("./types").ServerMessage} ServerMessage */
 /** @typedef {import("./types").ClientMessage} ClientMessage */
@@ -63,6 +64,7 @@ export function frameHandler(actions) {
         if (last && queued?.sent && last.text === queued.text) update({ outbox: state.outbox.filter((_, i) => i !== first) });
         showPending(queuedHere().map((m) => m.text));
         historyShown();
+        focusWantedMessage(state.sessionId);
         actions.flushOutbox();
         break;
       }
