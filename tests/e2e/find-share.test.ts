@@ -155,7 +155,7 @@ describe("sharing a conversation", () => {
     expect(url).toMatch(new RegExp(`^${stack.url}/share/[A-Za-z0-9_-]{22}$`));
     await shotBoth(page, "share-dialog", async () => {
       // A long title wraps: nothing of the dialog (its close button) leaves a phone's screen.
-      expect(await page.locator("#share-close").evaluate((el) => el.getBoundingClientRect().right <= window.innerWidth)).toBe(true);
+      expect(await page.locator("#share-close").evaluate((el: any) => el.getBoundingClientRect().right <= el.ownerDocument.defaultView.innerWidth)).toBe(true);
     });
 
     // Bob, signed in, reads it: the conversation as it was, nothing runs, nothing is markup that was text.
