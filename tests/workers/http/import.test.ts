@@ -20,32 +20,32 @@ beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
 
-const importBody = (body: string, user: TestUser = "erin", headers: Record<string, string> = json) =>
+const importBody = (body: string, user: TestUser = "alice", headers: Record<string, string> = json) =>
   workerFetch("/api/import", { method: "POST", headers, body }, user);
-const imported = async (body: unknown, user: TestUser = "erin") => {
+const imported = async (body: unknown, user: TestUser = "alice") => {
   const res = await importBody(JSON.stringify(body), user);
   expect(res.status, await res.clone().text()).toBe(201);
   return ((await res.json()) as Imported).imported;
 };
-const history = async (id: string, user: TestUser = "erin") =>
+const history = async (id: string, user: TestUser = "alice") =>
   ((await (await workerFetch(`/sessions/${id}/history`, {}, user)).json()) as { entries: Entry[] }).entries;
 const refusal = async (res: Response) => ({ status: res.status, ...((await res.json()) as { error: { code: string; message: string } }).error });
 
 describe("importing a conversation", () => {
   it("brings this product's export back as a new session: entries, tool cards, title, search, and the model goes on from it", async () => {
-    const id = ((await (await workerFetch("/sessions", { method: "POST", headers: json, body: "{}" }, "erin")).json()) as { id: string }).id;
+    const id = ((await (await workerFetch("/sessions", { method: "POST", headers: json, body: "{}" }, "alice")).json()) as { id: string }).id;
     await workerFetch(
       "/api/tools/filesystem.list_allowed_directories",
       { method: "POST", headers: json, body: JSON.stringify({ arguments: {}, sessionId: id, approved: true }) },
-      "erin",
+      "alice",
     );
     await script(llm, KEY, [reply.stream(["The capybara is the largest rodent."])]);
-    const socket = await openSession(id, "erin");
+    const socket = await openSession(id, "alice");
     socket.send({ type: "message", text: "Which rodent is the largest?" });
     await socket.turnEnd();
     socket.close();
-    await workerFetch(`/sessions/${id}`, { method: "PATCH", headers: json, body: JSON.stringify({ title: "Rodent sizes" }) }, "erin");
-    const exported = (await (await workerFetch("/api/export", {}, "erin")).json()) as { sessions: { id: string }[] };
+    await workerFetch(`/sessions/${id}`, { method: "PATCH", headers: json, body: JSON.stringify({ title: "Rodent sizes" }) }, "alice");
+    const exported = (await (await workerFetch("/api/export", {}, "alice")).json()) as { sessions: { id: string }[] };
     const file = { ...exported, sessions: exported.sessions.filter((s) => s.id === id) };
 
     const [copy] = await imported(file);
@@ -57,14 +57,14 @@ describe("importing a conversation", () => {
     expect(shape(brought)).toEqual(shape(original));
     expect(brought.find((e) => e.kind === "tool_result")?.result).toEqual(original.find((e) => e.kind === "tool_result")?.result);
     expect(copy?.entries).toBe(original.length);
-    const listed = ((await (await workerFetch("/api/sessions", {}, "erin")).json()) as { sessions: { id: string; title: string }[] }).sessions;
+    const listed = ((await (await workerFetch("/api/sessions", {}, "alice")).json()) as { sessions: { id: string; title: string }[] }).sessions;
     expect(listed.find((s) => s.id === copy?.id)?.title).toBe("Rodent sizes");
-    const found = ((await (await workerFetch("/api/search?q=capybara", {}, "erin")).json()) as { results: { sessionId: string }[] }).results;
+    const found = ((await (await workerFetch("/api/search?q=capybara", {}, "alice")).json()) as { results: { sessionId: string }[] }).results;
     expect(found.map((r) => r.sessionId)).toContain(copy?.id);
 
     // The model continues it: the imported question and answer reach it, the direct call's card does not.
     await script(llm, KEY, [reply.stream(["Yes, about 50 kg."])]);
-    const next = await openSession(copy?.id ?? "", "erin");
+    const next = await openSession(copy?.id ?? "", "alice");
     next.send({ type: "message", text: "How heavy?" });
     expect((await next.turnEnd()).end.reason).toBe("complete");
     next.close();
@@ -127,7 +127,7 @@ describe("importing a conversation", () => {
   });
 
   it("refuses a bad import with a typed error naming what was wrong, and makes no session", async () => {
-    const before = ((await (await workerFetch("/api/sessions", {}, "erin")).json()) as { sessions: unknown[] }).sessions.length;
+    const before = ((await (await workerFetch("/api/sessions", {}, "alice")).json()) as { sessions: unknown[] }).sessions.length;
     expect(await refusal(await importBody("{not json"))).toMatchObject({ status: 400, code: "bad_json" });
     expect(await refusal(await importBody('{"hello": 1}'))).toMatchObject({
       status: 400,
@@ -152,13 +152,13 @@ describe("importing a conversation", () => {
     // Past 5 MB: refused as the body arrives.
     const huge = await importBody(JSON.stringify({ entries: [{ kind: "user", text: "y".repeat(5 * 1024 * 1024) }] }));
     expect(await refusal(huge)).toMatchObject({ status: 413, code: "payload_too_large" });
-    expect(((await (await workerFetch("/api/sessions", {}, "erin")).json()) as { sessions: unknown[] }).sessions.length).toBe(before);
+    expect(((await (await workerFetch("/api/sessions", {}, "alice")).json()) as { sessions: unknown[] }).sessions.length).toBe(before);
   });
 
   it("refuses a text/plain body, a foreign Origin and no identity", async () => {
     const body = JSON.stringify({ entries: [{ kind: "user", text: "sneaky" }] });
-    expect((await importBody(body, "erin", { "content-type": "text/plain" })).status).toBe(415);
-    expect((await importBody(body, "erin", { ...json, origin: "https://evil.example" })).status).toBe(403);
+    expect((await importBody(body, "alice", { "content-type": "text/plain" })).status).toBe(415);
+    expect((await importBody(body, "alice", { ...json, origin: "https://evil.example" })).status).toBe(403);
     expect((await SELF.fetch(`${WORKER_ORIGIN}/api/import`, { method: "POST", headers: json, body })).status).toBe(401);
   });
 });
