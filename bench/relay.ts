@@ -8,17 +8,23 @@
 // blocks: this machine is shared and its speed drifts by more than the goal within
 // seconds, so each block's p50s are taken over the same seconds for both paths. Prints
 // each block, then p50/p99 of each path over all blocks, the median of the blocks'
-// differences and of the pairs' differences (goal: relay p50 ≤ HTTP p50 + 1 ms). Then 20
+// differences and of the pairs' differences (goal: relay p50 ≤ HTTP p50 + 1 ms). Wall time
+// on a loaded machine is mostly waiting for a core, so the CPU each call costs workerd and
+// the bridge process that served it (its threads' schedstat, read around each call) is
+// printed too: it hardly moves with the load. Then 20
 // sessions of the same user call the machine at once, and the TCP connections of the
 // connect process to the Worker are counted (goal: 1 socket for all).
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { pairMachine } from "../tests/fixtures/paired-machine";
 import { startStack } from "../tests/fixtures/stack";
 import { everythingBin } from "../tests/fixtures/servers";
+import { cpuTimeNs, descendantsOf } from "./lib/procs";
 
 const WARMUP = 100;
 const BLOCKS = 7;
 const PAIRS_PER_BLOCK = 50;
+const CPU_PAIRS = 150;
 const SESSIONS = 20;
 
 const percentile = (values: number[], p: number) => {
@@ -81,6 +87,30 @@ async function main(): Promise<void> {
     console.log(`paired machine      p50 ${ms(relayP50)}  p99 ${ms(percentile(all.relay, 99))}  (${(relayP50 / httpP50).toFixed(3)}× HTTP)`);
     console.log(
       `relay − HTTP        p50 of all ${ms(relayP50 - httpP50)}, median of blocks ${ms(percentile(blockDeltas, 50))}, median of pairs ${ms(percentile(pairDeltas, 50))} (goal ≤ +1 ms)`,
+    );
+
+    // CPU per call: workerd (every thread) and the bridge process that served the call (its children, the same server, left out).
+    const workerd = descendantsOf(process.pid).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd";
+      } catch {
+        return false;
+      }
+    });
+    const workerdNs = () => workerd.reduce((sum, pid) => sum + cpuTimeNs(pid), 0);
+    const servedBy = { http: stack.bridge.pid, relay: machine.process.pid ?? 0 };
+    const cpu = { http: { worker: [] as number[], bridge: [] as number[] }, relay: { worker: [] as number[], bridge: [] as number[] } };
+    for (let i = 0; i < CPU_PAIRS * 2; i++) {
+      const path = i % 4 === 0 || i % 4 === 3 ? "http" : "relay";
+      const [w0, b0] = [workerdNs(), cpuTimeNs(servedBy[path])];
+      await call(path === "http" ? http : relay);
+      cpu[path].worker.push((workerdNs() - w0) / 1e6);
+      cpu[path].bridge.push((cpuTimeNs(servedBy[path]) - b0) / 1e6);
+    }
+    const cpuLine = (path: "http" | "relay") => `workerd ${ms(percentile(cpu[path].worker, 50))} + bridge ${ms(percentile(cpu[path].bridge, 50))}`;
+    console.log(`CPU per call (p50, ${CPU_PAIRS} of each, ${workerd.length} workerd process(es)): HTTP ${cpuLine("http")}; relay ${cpuLine("relay")}`);
+    console.log(
+      `relay − HTTP        CPU p50: workerd ${ms(percentile(cpu.relay.worker, 50) - percentile(cpu.http.worker, 50))}, bridge ${ms(percentile(cpu.relay.bridge, 50) - percentile(cpu.http.bridge, 50))}`,
     );
 
     // Twenty sessions of the same user call the machine at once: one socket carries them all.
