@@ -2,11 +2,9 @@
 // UserAccount Durable Object. Each machine's bridge holds one outgoing WebSocket, accepted
 // with the hibernation API (tagged with the machine's id) so an idle machine costs the
 // object no wall time; heartbeats are answered by the runtime without waking it. A
-// session's HTTP request to one of the machine's servers arrives here as an RPC call
-// (`tunnel`) with the request as values, goes to the bridge as a `req` frame, and its
-// answer goes back as values: whole when the bridge sent it in one `full` frame (the
-// common case), or as a stream of its `data` frames. A request in flight keeps the
-// object awake; nothing else needs to live in memory.
+// session's HTTP request to one of the machine's servers arrives here as a fetch, goes to
+// the bridge as a `req` frame, and its answer streams back as the fetch's response body.
+// A request in flight keeps the object awake; nothing else needs to live in memory.
 import {
   MAX_IN_FLIGHT,
   parseServersHeader,
@@ -18,11 +16,9 @@ import {
   TUNNELLED_RESPONSE_HEADERS,
   type ToBridge,
 } from "../shared/machine-frames";
-import { errorBody, errorJson } from "../shared/error-body";
-import { statusOf, type ErrorCode } from "../shared/error-codes";
+import { errorJson } from "../shared/error-body";
 import { parseCredential, sha256 } from "./credentials";
 import type { MachineStore, MachineView } from "./machine-store";
-import { BRIDGE_PATH } from "./tunnel-url";
 
 /** Largest request body a session may send through the relay (the bridge's own limit is 4 MiB). */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
@@ -31,32 +27,10 @@ const MAX_BAD_FRAMES = 20;
 /** Frames a socket may send per second on average (answers stream in 512 KiB chunks). */
 const FRAMES_PER_SECOND = 2000;
 
-/** A session's request to a machine's server, as `machineFetch` (src/servers/machines.ts) sends it. */
-export interface TunnelRequest {
-  method: string;
-  /** `/servers/{name}/mcp`, with any query. */
-  path: string;
-  headers: [string, string][];
-  body?: string;
-}
-
-/** The answer, whole (a string, or none) or streamed. */
-export interface TunnelAnswer {
-  status: number;
-  /** Name, value pairs (string[][]: the shape an RPC result keeps). */
-  headers: string[][];
-  body: string | ReadableStream<Uint8Array> | null;
-  /**
-   * A streamed answer's request id, for `cancel`: a stream returned over RPC does not
-   * tell this side when its reader cancels, so the session says so itself.
-   */
-  stream?: number;
-}
-
 interface Pending {
   machineId: string;
   answered: boolean;
-  resolve: (answer: TunnelAnswer) => void;
+  resolve: (response: Response) => void;
   /** The response body's controller, once the head arrived. */
   body?: ReadableStreamDefaultController<Uint8Array>;
 }
@@ -143,11 +117,9 @@ export class MachineRelay {
     if (frame.t === "full") {
       this.pending.delete(frame.id);
       if (!pending.answered)
-        pending.resolve({
-          status: frame.status,
-          headers: answerHeaders(frame.headers),
-          body: frame.status === 204 || frame.status === 202 ? null : frame.body,
-        });
+        pending.resolve(
+          new Response(frame.status === 204 || frame.status === 202 ? null : frame.body, { status: frame.status, headers: answerHeaders(frame.headers) }),
+        );
       return;
     }
     if (frame.t === "head") {
@@ -164,7 +136,7 @@ export class MachineRelay {
           if (this.pending.delete(id)) send(socket, { t: "abort", id });
         },
       });
-      pending.resolve({ status: frame.status, headers, body: frame.status === 204 ? null : body, stream: id });
+      pending.resolve(new Response(frame.status === 204 ? null : body, { status: frame.status, headers }));
     } else if (frame.t === "data") {
       try {
         pending.body?.enqueue(encoder.encode(frame.chunk));
@@ -180,7 +152,7 @@ export class MachineRelay {
       }
     } else {
       this.pending.delete(frame.id);
-      if (!pending.answered) pending.resolve(errorAnswer("machine_failed", `the machine could not answer: ${frame.message}`));
+      if (!pending.answered) pending.resolve(errorJson("machine_failed", `the machine could not answer: ${frame.message}`));
       else fail(pending, frame.message);
     }
   }
@@ -194,46 +166,33 @@ export class MachineRelay {
   }
 
   /** A session's request to `/servers/{name}/mcp` on machine `machineId`. */
-  async tunnel(machineId: string, request: TunnelRequest): Promise<TunnelAnswer> {
+  async tunnel(request: Request, machineId: string, path: string): Promise<Response> {
     const machine = this.store.get(machineId);
-    if (!machine) return errorAnswer("machine_unknown", "this machine is not paired (it was removed)");
+    if (!machine) return errorJson("machine_unknown", "this machine is not paired (it was removed)");
     const socket = this.socketOf(machineId);
-    if (!socket) return errorAnswer("machine_offline", `machine "${machine.name}" is offline: start \`mcp-local-bridge connect\` on it`);
-    let inFlight = 0;
-    for (const p of this.pending.values()) if (p.machineId === machineId) inFlight++;
-    if (inFlight >= MAX_IN_FLIGHT) return errorAnswer("machine_busy", `machine "${machine.name}" has too many requests in flight`);
+    if (!socket) return errorJson("machine_offline", `machine "${machine.name}" is offline: start \`mcp-local-bridge connect\` on it`);
+    if ([...this.pending.values()].filter((p) => p.machineId === machineId).length >= MAX_IN_FLIGHT)
+      return errorJson("machine_busy", `machine "${machine.name}" has too many requests in flight`);
     const method = request.method;
-    if (method !== "GET" && method !== "POST" && method !== "DELETE") return errorAnswer("method_not_allowed", `${method} is not relayed`);
-    if (!BRIDGE_PATH.test(request.path)) return errorAnswer("machine_unknown", "not a server of your machines");
-    const body = method === "POST" ? (request.body ?? "") : undefined;
-    if (body !== undefined && body.length > MAX_REQUEST_BYTES) return errorAnswer("payload_too_large", "the request is too large for the relay");
-    // Only the MCP headers, whatever the caller put in.
-    const headers = request.headers.filter(([name]) => TUNNELLED_REQUEST_HEADERS.includes(name));
-    const id = this.nextId++;
-    const answer = new Promise<TunnelAnswer>((resolve) => this.pending.set(id, { machineId, answered: false, resolve }));
-    send(socket, { t: "req", id, method, path: request.path, headers, ...(body === undefined ? {} : { body }) });
-    return answer;
-  }
-
-  /** The session stopped reading a streamed answer (it closed a stream, or went away): the bridge stops too. */
-  cancel(machineId: string, id: number): void {
-    const pending = this.pending.get(id);
-    if (pending?.machineId !== machineId) return;
-    this.pending.delete(id);
-    try {
-      pending.body?.close();
-    } catch {
-      // Cancelled already.
+    if (method !== "GET" && method !== "POST" && method !== "DELETE") return errorJson("method_not_allowed", `${method} is not relayed`);
+    const body = method === "POST" ? await request.text() : undefined;
+    if (body !== undefined && body.length > MAX_REQUEST_BYTES) return errorJson("payload_too_large", "the request is too large for the relay");
+    const headers: [string, string][] = [];
+    for (const name of TUNNELLED_REQUEST_HEADERS) {
+      const value = request.headers.get(name);
+      if (value !== null) headers.push([name, value]);
     }
-    const socket = this.socketOf(machineId);
-    if (socket) send(socket, { t: "abort", id });
+    const id = this.nextId++;
+    const answer = new Promise<Response>((resolve) => this.pending.set(id, { machineId, answered: false, resolve }));
+    send(socket, { t: "req", id, method, path, headers, ...(body === undefined ? {} : { body }) });
+    return answer;
   }
 
   private failPending(machineId: string, why: string): void {
     for (const [id, pending] of this.pending) {
       if (pending.machineId !== machineId) continue;
       this.pending.delete(id);
-      if (!pending.answered) pending.resolve(errorAnswer("machine_offline", why));
+      if (!pending.answered) pending.resolve(errorJson("machine_offline", why));
       else fail(pending, why);
     }
   }
@@ -267,13 +226,10 @@ function machineOf(socket: WebSocket): string | undefined {
   return typeof attachment?.machineId === "string" ? attachment.machineId : undefined;
 }
 
-function answerHeaders(pairs: [string, string][]): [string, string][] {
-  return pairs.filter(([name]) => TUNNELLED_RESPONSE_HEADERS.includes(name.toLowerCase()));
-}
-
-/** An error of the relay's own, as the session's fetch returns it (the JSON body every route gives). */
-function errorAnswer(code: ErrorCode, message: string): TunnelAnswer {
-  return { status: statusOf(code), headers: [["content-type", "application/json"]], body: JSON.stringify(errorBody(code, message)) };
+function answerHeaders(pairs: [string, string][]): Headers {
+  const headers = new Headers();
+  for (const [name, value] of pairs) if (TUNNELLED_RESPONSE_HEADERS.includes(name.toLowerCase())) headers.append(name, value);
+  return headers;
 }
 
 function fail(pending: Pending, why: string): void {

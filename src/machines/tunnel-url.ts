@@ -2,7 +2,7 @@
 // serves it at. A session's MCP client talks Streamable HTTP to
 // `https://{machineId}.machine.invalid/servers/{server}/mcp` (an address nothing on the
 // internet answers: `.invalid` is reserved); its fetch is bound to the owner's account
-// object, which relays the request to the machine (relay.ts) in one RPC call.
+// object, which relays the request to the machine (relay.ts).
 const HOST_SUFFIX = ".machine.invalid";
 /** Machine ids are lower-case hex (credentials.ts), valid as a host name label. */
 const MACHINE_ID = /^[0-9a-f]{12}$/;
@@ -24,14 +24,17 @@ export function machineOfUrl(url: string): string | undefined {
   return MACHINE_ID.test(id) ? id : undefined;
 }
 
-/** The bridge path of a machine's server (`/servers/{name}/mcp`, with any query): all the account relays. */
-export const BRIDGE_PATH = /^\/servers\/[^/?]+\/mcp(\?.*)?$/;
-
-/** The machine and the bridge path of a session's request to a machine server's URL. */
-export function tunnelTarget(url: string): { machineId: string; path: string } | undefined {
+/** The account's path for a session's request: `/tunnel/{machineId}{path}`. */
+export function tunnelRequestUrl(url: string): string | undefined {
   const machineId = machineOfUrl(url);
   if (!machineId) return undefined;
   const parsed = new URL(url);
-  const path = `${parsed.pathname}${parsed.search}`;
-  return BRIDGE_PATH.test(path) ? { machineId, path } : undefined;
+  return `https://account/tunnel/${machineId}${parsed.pathname}${parsed.search}`;
+}
+
+/** The machine and the bridge path of a tunnelled request, as the account receives it. */
+export function machineTunnelPath(url: URL): { machineId: string; path: string } | undefined {
+  const match = /^\/tunnel\/([0-9a-f]{12})(\/servers\/[^/]+\/mcp)$/.exec(url.pathname);
+  if (!match) return undefined;
+  return { machineId: match[1] as string, path: `${match[2]}${url.search}` };
 }

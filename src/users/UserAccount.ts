@@ -11,7 +11,8 @@ import { LoginStore } from "./logins";
 import { SpendLedger, type SpendDecision, type SpendKind, type SpendLimits, type TokenHold } from "./spend-ledger";
 import type { OAuthRecord } from "../mcp/oauth/provider";
 import { MachineStore, type Machine, type MachineView } from "../machines/machine-store";
-import { MachineRelay, type TunnelAnswer, type TunnelRequest } from "../machines/relay";
+import { MachineRelay } from "../machines/relay";
+import { machineTunnelPath } from "../machines/tunnel-url";
 import { errorJson } from "../shared/error-body";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
@@ -51,21 +52,13 @@ export class UserAccount extends DurableObject<unknown> {
 
   // ---- paired machines (src/machines/): the bridge's socket and sessions' requests to it ----
 
-  /** Reached only through stubs the Worker makes: a bridge's upgrade, routed here by its credential. */
+  /** Reached only through stubs the Worker makes: a bridge's upgrade (routed by its credential) or a session's tunnelled request. */
   override async fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     if (url.pathname === "/machines/connect") return this.relay.accept(request, url.searchParams.get("user") ?? "");
+    const tunnel = machineTunnelPath(url);
+    if (tunnel) return this.relay.tunnel(request, tunnel.machineId, tunnel.path);
     return errorJson("not_found", "no such route");
-  }
-
-  /** A session's request to a server of machine `machineId` (src/servers/machines.ts `machineFetch`). */
-  relayRequest(machineId: string, request: TunnelRequest): Promise<TunnelAnswer> {
-    return this.relay.tunnel(machineId, request);
-  }
-
-  /** The session stopped reading the streamed answer to request `id`. */
-  relayCancel(machineId: string, id: number): void {
-    this.relay.cancel(machineId, id);
   }
 
   override webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): void {
