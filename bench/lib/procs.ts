@@ -261,3 +261,16 @@ export async function stopBridgeTree(bridge: { pid: number; stop(): Promise<unkn
   }
   return notes;
 }
+
+/** CPU time a process has used so far, all its threads, in ns (schedstat: exact, unlike the clock ticks of /proc/pid/stat); 0 when gone. */
+export function cpuTimeNs(pid: number): number {
+  try {
+    let total = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0] ?? 0);
+    }
+    return total;
+  } catch {
+    return 0;
+  }
+}

@@ -27,7 +27,7 @@ export function defaultOrigins(port: number, extra: string[] = []): Set<string> 
 
 export type AccessDenial = { status: 401 | 403; message: string } | undefined;
 
-export function checkOrigin(req: IncomingMessage, policy: AccessPolicy): AccessDenial {
+export function checkOrigin(req: Pick<IncomingMessage, "headers">, policy: AccessPolicy): AccessDenial {
   const host = (req.headers.host ?? "").toLowerCase();
   if (!policy.allowedHosts.has(host)) return { status: 403, message: `Host "${host}" is not allowed (add it with --allow-host)` };
   const origin = req.headers.origin;
@@ -37,7 +37,7 @@ export function checkOrigin(req: IncomingMessage, policy: AccessPolicy): AccessD
   return undefined;
 }
 
-export function checkToken(req: IncomingMessage, policy: AccessPolicy): AccessDenial {
+export function checkToken(req: Pick<IncomingMessage, "headers">, policy: AccessPolicy): AccessDenial {
   const header = req.headers.authorization ?? "";
   const presented = header.startsWith("Bearer ") ? header.slice(7) : "";
   if (!presented) return { status: 401, message: "missing bearer token (Authorization: Bearer <BRIDGE_TOKEN>)" };

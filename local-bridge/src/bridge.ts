@@ -3,7 +3,6 @@
 // servers whose entries changed, and a shutdown that leaves no process behind.
 // The port is bound before any child starts, so a taken port costs no process.
 import { createServer, type Server } from "node:http";
-import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import type { McpConfig, StdioServerConfig } from "@edgehost/shared/mcp-config/config";
 import { dependencyOrder } from "@edgehost/shared/mcp-config/dependency-graph";
@@ -13,11 +12,10 @@ import { defaultHosts, defaultOrigins, type AccessPolicy } from "./auth";
 import { createRequestHandler } from "./http";
 import type { HttpContext } from "./http-context";
 import { ServerProxy, type ProxyOptions } from "./proxy";
-import { HttpError } from "./request";
+import { HttpError, type BridgeRequest, type BridgeResponse, type RequestHandler } from "./request";
 import { RPC } from "@edgehost/shared/rpc";
 import { MAX_CHILDREN_PER_SERVER, UserChildren } from "./user-children";
 import type { LegacySseSession, StreamableSession } from "./sessions";
-import { memorySocketPair } from "./memory-socket";
 
 /** Every value is given: the defaults live with the command line (options.ts). */
 export interface BridgeOptions {
@@ -36,7 +34,7 @@ export interface BridgeOptions {
   standaloneStream: boolean;
   /**
    * Listen on nothing: `connect` mode, where the only way in is the relay of the bridge's
-   * own outgoing WebSocket, which reaches the handler through `connectInMemory()`.
+   * own outgoing WebSocket, which hands its requests to `handle()`.
    */
   inMemory?: boolean;
   backoff: { initialMs: number; maxMs: number };
@@ -61,6 +59,7 @@ export class Bridge {
   private readonly streamable = new Map<string, StreamableSession>();
   private readonly legacy = new Map<string, LegacySseSession>();
   private server?: Server;
+  private handler?: RequestHandler;
   private sweeper?: ReturnType<typeof setInterval>;
   private access?: AccessPolicy;
   private config: McpConfig = { servers: [] };
@@ -70,7 +69,9 @@ export class Bridge {
   /** Listens, then starts every stdio server (all or nothing). Returns the bound port. */
   async start(config: McpConfig): Promise<number> {
     this.config = config;
-    const server = createServer(createRequestHandler(this.handlerContext()));
+    const handler = createRequestHandler(this.handlerContext());
+    this.handler = handler;
+    const server = createServer(handler);
     // Keep-alive longer than typical clients' so idle pooled sockets are not cut mid-request.
     server.keepAliveTimeout = 65_000;
     const inMemory = this.options.inMemory === true;
@@ -95,12 +96,10 @@ export class Bridge {
     return port;
   }
 
-  /** A new connection to the bridge's HTTP handler that no other process can open (`inMemory` mode). */
-  connectInMemory(): Duplex {
-    if (!this.server) throw new Error("the bridge is not started");
-    const [ours, theirs] = memorySocketPair();
-    this.server.emit("connection", theirs);
-    return ours;
+  /** A request for the bridge's handler from inside this process (`inMemory` mode: the relay), with no HTTP in between. */
+  handle(req: BridgeRequest, res: BridgeResponse): void {
+    if (!this.handler) throw new Error("the bridge is not started");
+    this.handler(req, res);
   }
 
   private handlerContext(): HttpContext {

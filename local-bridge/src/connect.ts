@@ -126,7 +126,7 @@ export async function connect(argv: string[]): Promise<void> {
   const relay = new RelayClient({
     origin,
     credential: device.credential,
-    connect: () => bridge.connectInMemory(),
+    handle: (req, res) => bridge.handle(req, res),
     token,
     servers: () => stdioNames(config),
     logger,

@@ -2,12 +2,12 @@
 // socket and the hot path): /health, /metrics, and per server
 // /servers/{name}/mcp (Streamable HTTP, streamable.ts), /servers/{name}/sse and /messages
 // (legacy SSE). Every error is JSON; bodies are size-limited and validated.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { IncomingMessage, ServerResponse } from "node:http";
 import { errorMessage } from "@edgehost/shared/logger";
 import { checkOrigin, checkToken } from "./auth";
 import type { HttpContext } from "./http-context";
 import type { ServerProxy } from "./proxy";
-import { HttpError, parseMessages, pathOf, readJson, sendError, sendJson } from "./request";
+import { HttpError, parseMessages, pathOf, readJson, sendError, sendJson, type BridgeRequest, type BridgeResponse, type RequestHandler } from "./request";
 import { RPC } from "@edgehost/shared/rpc";
 import { LegacySseSession } from "./sessions";
 import { streamable } from "./streamable";
@@ -15,7 +15,7 @@ import { requestUser, USER_HEADER } from "./user-scope";
 
 const ROUTE = /^\/servers\/([^/]+)\/(mcp|sse|messages)$/;
 
-export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestHandler(ctx: HttpContext): RequestHandler {
   return (req, res) => {
     handle(ctx, req, res).catch((error: unknown) => {
       if (error instanceof HttpError) return sendError(res, error);
@@ -25,7 +25,7 @@ export function createRequestHandler(ctx: HttpContext): (req: IncomingMessage, r
   };
 }
 
-async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(ctx: HttpContext, req: BridgeRequest, res: BridgeResponse): Promise<void> {
   const path = pathOf(req);
   const foreign = checkOrigin(req, ctx.access);
   if (foreign) throw new HttpError(foreign.status, RPC.serverError, foreign.message);
@@ -53,6 +53,8 @@ async function handle(ctx: HttpContext, req: IncomingMessage, res: ServerRespons
     ctx.logger.debug("request", { server: name, method: req.method, trace });
   }
   if (match[2] === "mcp") return streamable(ctx, proxy, req, res);
+  // The legacy transport needs a real connection (the SDK writes to it); the relay carries only /mcp.
+  if (!(req instanceof IncomingMessage && res instanceof ServerResponse)) throw new HttpError(404, RPC.methodNotFound, `no route ${req.method} ${path}`);
   if (match[2] === "sse" && req.method === "GET") return openLegacy(ctx, proxy, name, req, res);
   if (match[2] === "messages" && req.method === "POST") return postLegacy(ctx, proxy, req, res);
   throw new HttpError(405, RPC.serverError, `${req.method} is not allowed here`);

@@ -1,28 +1,29 @@
 // `connect` mode's one outgoing WebSocket to the Worker (`/machines/connect`), kept up
 // with backoff and a heartbeat. Each `req` frame is a session's HTTP request to one of
-// this machine's servers: it is replayed against the bridge's own HTTP handler over an
-// in-memory connection (so every MCP feature the bridge serves works unchanged), and the
-// answer streams back as `head`, `data`…, `end`. Nothing listens: no port, no socket file.
-import { Agent, request as httpRequest, type ClientRequest } from "node:http";
-import type { Duplex } from "node:stream";
+// this machine's servers: it is handed to the bridge's own request handler as objects
+// (relay-exchange.ts: no HTTP is written or parsed, and every MCP feature the bridge
+// serves works unchanged), and the answer goes back whole as `full`, or as it streams as
+// `head`, `data`…, `end`. Nothing listens: no port, no socket file.
 import { MAX_CHUNK_CHARS, PING, SERVERS_HEADER, ToBridgeSchema, type ToWorker } from "@edgehost/shared/machine-frames";
 import { backoffDelay } from "@edgehost/shared/backoff";
 import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import WebSocket from "ws";
+import { RelayRequest, RelayResponse } from "./relay-exchange";
+import type { RequestHandler } from "./request";
 
 const HEARTBEAT_MS = 25_000;
 /** No frame at all (not even the pong) for this long: the connection is dead. */
 const DEAD_AFTER_MS = 60_000;
 const BACKOFF = { initialMs: 500, maxMs: 30_000 };
 /** The bridge's answer headers the Worker passes on (the rest stay here). */
-const ANSWER_HEADERS = new Set(["content-type", "mcp-session-id", "allow", "cache-control"]);
+const ANSWER_HEADERS = ["content-type", "mcp-session-id", "allow", "cache-control"];
 
 export interface RelayOptions {
   /** The deployment's origin, e.g. https://chat.example.com. */
   origin: string;
   credential: string;
-  /** A new connection to the bridge's handler (bridge.ts `connectInMemory`), and its token. */
-  connect: () => Duplex;
+  /** The bridge's request handler (bridge.ts `handle`), and its token. */
+  handle: RequestHandler;
   token: string;
   servers: () => string[];
   logger: Logger;
@@ -33,19 +34,13 @@ export interface RelayOptions {
 
 export class RelayClient {
   private socket?: WebSocket;
-  private readonly inFlight = new Map<number, ClientRequest>();
+  private readonly inFlight = new Map<number, RelayResponse>();
   private attempt = 0;
   private stopped = false;
   private heartbeat?: ReturnType<typeof setInterval>;
   private lastHeard = 0;
   private retry?: ReturnType<typeof setTimeout>;
-  /** Kept-alive in-memory connections to the bridge: no new connection per request. */
-  private readonly agent = new Agent({ keepAlive: true });
-
-  constructor(private readonly options: RelayOptions) {
-    // Agent's documented hook for custom sockets (any Duplex); @types/node omits it.
-    Object.assign(this.agent, { createConnection: () => options.connect() });
-  }
+  constructor(private readonly options: RelayOptions) {}
 
   start(): void {
     this.open();
@@ -55,8 +50,7 @@ export class RelayClient {
     this.stopped = true;
     clearTimeout(this.retry);
     clearInterval(this.heartbeat);
-    for (const request of this.inFlight.values()) request.destroy();
-    this.agent.destroy();
+    for (const response of this.inFlight.values()) response.destroy();
     this.socket?.close(1000, "bridge stopping");
   }
 
@@ -96,8 +90,9 @@ export class RelayClient {
     });
     socket.on("close", (code) => {
       clearInterval(this.heartbeat);
-      for (const request of this.inFlight.values()) request.destroy();
+      const cut = [...this.inFlight.values()];
       this.inFlight.clear();
+      for (const response of cut) response.destroy();
       if (code === 4001) this.revoked("this machine was removed on the page");
       if (this.stopped) return;
       const delay = backoffDelay(this.attempt++, BACKOFF);
@@ -142,44 +137,32 @@ export class RelayClient {
     // The bridge's own credentials; nothing from the Worker can name another host or token.
     headers.host = "localhost";
     headers.authorization = `Bearer ${this.options.token}`;
-    const request = httpRequest({ method: frame.method, path: frame.path, headers, agent: this.agent }, (response) => {
-      const answer: [string, string][] = [];
-      for (const [name, value] of Object.entries(response.headers)) {
-        if (ANSWER_HEADERS.has(name) && typeof value === "string") answer.push([name, value]);
-      }
-      const status = response.statusCode ?? 502;
-      response.setEncoding("utf8");
-      // A plain JSON answer goes back whole, in one frame; a stream (SSE) as it comes.
-      if (!String(response.headers["content-type"] ?? "").startsWith("text/event-stream")) {
-        let body = "";
-        response.on("data", (chunk: string) => (body += chunk));
-        response.on("close", () => {
-          if (!this.inFlight.delete(id)) return;
-          if (body.length <= MAX_CHUNK_CHARS) return this.send({ t: "full", id, status, headers: answer, body });
-          this.send({ t: "head", id, status, headers: answer });
-          for (let at = 0; at < body.length; at += MAX_CHUNK_CHARS) this.send({ t: "data", id, chunk: body.slice(at, at + MAX_CHUNK_CHARS) });
-          this.send({ t: "end", id });
-        });
-        response.on("error", () => undefined);
-        return;
-      }
-      this.send({ t: "head", id, status, headers: answer });
-      response.on("data", (chunk: string) => {
-        for (let at = 0; at < chunk.length; at += MAX_CHUNK_CHARS) this.send({ t: "data", id, chunk: chunk.slice(at, at + MAX_CHUNK_CHARS) });
-      });
-      // After the last chunk, or when the bridge cut the answer short (its child died): either way it ended.
-      response.on("close", () => {
-        if (this.inFlight.delete(id)) this.send({ t: "end", id });
-      });
-      response.on("error", () => undefined);
+    let status = 0;
+    let answer: [string, string][] = [];
+    const response = new RelayResponse({
+      head: (code, given, streamed) => {
+        status = code;
+        answer = ANSWER_HEADERS.flatMap((name): [string, string][] => (given[name] === undefined ? [] : [[name, given[name]]]));
+        // A stream (SSE) goes as it comes; a plain JSON answer goes back whole, in one frame, at its end.
+        if (streamed) this.send({ t: "head", id, status, headers: answer });
+      },
+      data: (text) => {
+        if (!this.inFlight.has(id)) return;
+        for (let at = 0; at < text.length; at += MAX_CHUNK_CHARS) this.send({ t: "data", id, chunk: text.slice(at, at + MAX_CHUNK_CHARS) });
+      },
+      end: (body, complete, streamed) => {
+        if (!this.inFlight.delete(id)) return;
+        // After the last chunk, or when the bridge cut a stream short (its child died): either way it ended.
+        if (streamed) return this.send({ t: "end", id });
+        if (!complete) return this.send({ t: "fail", id, message: "the bridge dropped the answer" });
+        if (body.length <= MAX_CHUNK_CHARS) return this.send({ t: "full", id, status, headers: answer, body });
+        this.send({ t: "head", id, status, headers: answer });
+        for (let at = 0; at < body.length; at += MAX_CHUNK_CHARS) this.send({ t: "data", id, chunk: body.slice(at, at + MAX_CHUNK_CHARS) });
+        this.send({ t: "end", id });
+      },
     });
-    request.on("error", (error) => {
-      if (!this.inFlight.has(id)) return;
-      this.inFlight.delete(id);
-      this.send({ t: "fail", id, message: errorMessage(error).slice(0, 200) });
-    });
-    this.inFlight.set(id, request);
-    request.end(frame.body);
+    this.inFlight.set(id, response);
+    this.options.handle(new RelayRequest(frame.method, frame.path, headers, frame.body), response);
   }
 
   private send(frame: ToWorker): void {

@@ -1,11 +1,37 @@
 // Reading and answering HTTP requests: the JSON body (size-limited, validated), the
 // Accept header, and JSON-RPC error answers. Every error a client sees is a JSON-RPC
 // error object with the HTTP status that says what went wrong.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { tooDeep } from "@edgehost/shared/limits";
 import { parseMessage } from "./messages";
 import { RPC, rpcError } from "@edgehost/shared/rpc";
+
+/**
+ * What the routes read of a request and write of its answer: a Node request and response
+ * (http.ts), or the relay's stand-ins for them (relay-exchange.ts), which skip HTTP.
+ */
+export interface BridgeRequest {
+  readonly method?: string;
+  readonly url?: string;
+  readonly headers: IncomingHttpHeaders;
+  on(event: "data", listener: (chunk: Buffer) => void): unknown;
+  on(event: "end" | "close", listener: () => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  destroy(): unknown;
+}
+export interface BridgeResponse {
+  readonly headersSent: boolean;
+  readonly destroyed: boolean;
+  readonly writableEnded: boolean;
+  writeHead(status: number, headers?: OutgoingHttpHeaders): BridgeResponse;
+  write(chunk: string): boolean;
+  end(chunk?: string): unknown;
+  on(event: "close" | "finish", listener: () => void): unknown;
+  once(event: "close" | "finish", listener: () => void): unknown;
+  destroy(): unknown;
+}
+export type RequestHandler = (req: BridgeRequest, res: BridgeResponse) => void;
 
 export class HttpError extends Error {
   constructor(
@@ -23,7 +49,7 @@ const MAX_DEPTH = 100;
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 /** A header's value, or undefined when absent (a repeated header counts as absent: it is ambiguous). */
-export function header(req: IncomingMessage, name: string): string | undefined {
+export function header(req: BridgeRequest, name: string): string | undefined {
   const value = req.headers[name];
   return typeof value === "string" ? value : undefined;
 }
@@ -55,7 +81,7 @@ export function parseMessages(body: unknown): JSONRPCMessage[] {
   });
 }
 
-export function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+export function readJson(req: BridgeRequest, limit: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const type = req.headers["content-type"] ?? "";
     if (!type.toLowerCase().startsWith("application/json")) {
@@ -83,13 +109,13 @@ export function readJson(req: IncomingMessage, limit: number): Promise<unknown> 
   });
 }
 
-export function pathOf(req: IncomingMessage): string {
+export function pathOf(req: BridgeRequest): string {
   const url = req.url ?? "/";
   const q = url.indexOf("?");
   return q === -1 ? url : url.slice(0, q);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: BridgeResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -97,6 +123,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.writeHead(status, { ...headers, "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
-export function sendError(res: ServerResponse, error: HttpError): void {
+export function sendError(res: BridgeResponse, error: HttpError): void {
   sendJson(res, error.status, rpcError(null, error.rpcCode, error.message), error.headers);
 }

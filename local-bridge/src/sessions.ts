@@ -6,10 +6,10 @@
 // in JSON mode, which is why this part is the bridge's own. SSE streams carry event
 // ids and can be resumed after a dropped connection (sse.ts). Legacy SSE sessions
 // use the SDK's SSEServerTransport as is.
-import type { ServerResponse } from "node:http";
 import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js"; // type only: loaded lazily
 import type { ClientCapabilities, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isResponse } from "./messages";
+import type { BridgeResponse } from "./request";
 import type { Downstream } from "./proxy";
 import { PRIMING_SINCE, RETRY_MS, SessionEvents, SseStream, parseEventId } from "./sse";
 
@@ -25,7 +25,7 @@ export class Exchange {
   done = false;
 
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: BridgeResponse,
     readonly ids: RequestId[],
     private readonly headers: Record<string, string>,
     private readonly batch: boolean,
@@ -90,7 +90,7 @@ export class StreamableSession implements Downstream {
   ) {}
 
   /** Holds a POST's requests until their responses came back. */
-  exchange(res: ServerResponse, ids: RequestId[], headers: Record<string, string>, batch: boolean): Exchange {
+  exchange(res: BridgeResponse, ids: RequestId[], headers: Record<string, string>, batch: boolean): Exchange {
     const exchange = new Exchange(res, ids, headers, batch, () => this.openStream());
     for (const id of ids) this.exchanges.set(key(id), exchange);
     return exchange;
@@ -145,7 +145,7 @@ export class StreamableSession implements Downstream {
   }
 
   /** A GET without Last-Event-ID: a new standalone stream (the previous one ends). */
-  openStandalone(res: ServerResponse, headers: Record<string, string>): void {
+  openStandalone(res: BridgeResponse, headers: Record<string, string>): void {
     this.standalone?.end();
     const stream = this.openStream();
     this.standalone = stream;
@@ -155,7 +155,7 @@ export class StreamableSession implements Downstream {
   }
 
   /** A GET with Last-Event-ID: what that stream sent after the event, then the rest of it if still open. */
-  resume(lastEventId: string, res: ServerResponse, headers: Record<string, string>): ResumeOutcome {
+  resume(lastEventId: string, res: BridgeResponse, headers: Record<string, string>): ResumeOutcome {
     const at = parseEventId(lastEventId);
     if (!at) return "invalid";
     const stream = this.streams.get(at.stream);

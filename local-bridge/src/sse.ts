@@ -5,7 +5,7 @@
 // session, so an id is unique in its session and a Last-Event-ID says which stream to
 // resume and from where. A stream whose connection drops keeps its events here until
 // the client resumes it with GET + Last-Event-ID, or the buffer's bounds push them out.
-import type { ServerResponse } from "node:http";
+import type { BridgeResponse } from "./request";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /** Sent as `retry:` at the start of every stream: how long a client waits before it reconnects. Same as the SDK client's own first delay. */
@@ -101,7 +101,7 @@ export class SessionEvents {
  * they stay so a resuming GET can still fetch the tail.
  */
 export class SseStream {
-  private res?: ServerResponse;
+  private res?: BridgeResponse;
   ended = false;
 
   constructor(
@@ -119,7 +119,7 @@ export class SseStream {
    * Makes `res` carry the stream from now on: `opening` (by default just the `retry`
    * field), then `replay`. A previous connection is dropped.
    */
-  attach(res: ServerResponse, headers: Record<string, string>, replay: string[] = [], opening = `retry: ${RETRY_MS}\n\n`): void {
+  attach(res: BridgeResponse, headers: Record<string, string>, replay: string[] = [], opening = `retry: ${RETRY_MS}\n\n`): void {
     const previous = this.res;
     this.res = res;
     if (previous && previous !== res) previous.destroy();
@@ -143,7 +143,7 @@ export class SseStream {
     if (this.connected && this.res) this.finish(this.res);
   }
 
-  private finish(res: ServerResponse): void {
+  private finish(res: BridgeResponse): void {
     // "finish": every byte was handed to the socket, so nothing is left to resume.
     res.once("finish", () => {
       this.events.drop(this.id);

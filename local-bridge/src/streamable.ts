@@ -4,11 +4,10 @@
 // transport's MUSTs: Accept (406), MCP-Protocol-Version (400), Mcp-Session-Id (400
 // when missing, 404 when unknown).
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpContext } from "./http-context";
 import { SUPPORTED_PROTOCOL_VERSIONS, isRequest } from "./messages";
 import type { ServerProxy } from "./proxy";
-import { HttpError, accepts, header, parseMessages, readJson, sendError } from "./request";
+import { HttpError, accepts, header, parseMessages, readJson, sendError, type BridgeRequest, type BridgeResponse } from "./request";
 import { RPC } from "@edgehost/shared/rpc";
 import { StreamableSession } from "./sessions";
 import { requestUser } from "./user-scope";
@@ -16,7 +15,7 @@ import { requestUser } from "./user-scope";
 const JSON_TYPE = "application/json";
 const SSE_TYPE = "text/event-stream";
 
-export async function streamable(ctx: HttpContext, proxy: ServerProxy, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function streamable(ctx: HttpContext, proxy: ServerProxy, req: BridgeRequest, res: BridgeResponse): Promise<void> {
   if (req.method === "POST") return post(ctx, proxy, req, res);
   if (req.method === "GET") return get(ctx, proxy, req, res);
   if (req.method === "DELETE") {
@@ -29,7 +28,7 @@ export async function streamable(ctx: HttpContext, proxy: ServerProxy, req: Inco
 }
 
 /** The session a non-initialize request names, after checking its protocol version. */
-function existingSession(ctx: HttpContext, proxy: ServerProxy, req: IncomingMessage): StreamableSession {
+function existingSession(ctx: HttpContext, proxy: ServerProxy, req: BridgeRequest): StreamableSession {
   const sessionId = header(req, "mcp-session-id");
   if (sessionId === undefined) throw new HttpError(400, RPC.invalidRequest, "Bad Request: the Mcp-Session-Id header is required (send initialize first)");
   const session = ctx.streamable.get(sessionId);
@@ -48,7 +47,7 @@ function existingSession(ctx: HttpContext, proxy: ServerProxy, req: IncomingMess
   return session;
 }
 
-async function post(ctx: HttpContext, proxy: ServerProxy, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function post(ctx: HttpContext, proxy: ServerProxy, req: BridgeRequest, res: BridgeResponse): Promise<void> {
   const accept = header(req, "accept");
   if (!accepts(accept, JSON_TYPE) || !accepts(accept, SSE_TYPE)) {
     throw new HttpError(406, RPC.invalidRequest, `Not Acceptable: Accept must list both ${JSON_TYPE} and ${SSE_TYPE}`);
@@ -94,7 +93,7 @@ async function post(ctx: HttpContext, proxy: ServerProxy, req: IncomingMessage, 
   if (initialize && proxy.state !== "ready") session.close();
 }
 
-async function get(ctx: HttpContext, proxy: ServerProxy, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function get(ctx: HttpContext, proxy: ServerProxy, req: BridgeRequest, res: BridgeResponse): Promise<void> {
   if (!accepts(header(req, "accept"), SSE_TYPE)) throw new HttpError(406, RPC.invalidRequest, `Not Acceptable: Accept must list ${SSE_TYPE}`);
   const lastEventId = header(req, "last-event-id");
   // A standalone stream keeps a Durable Object awake forever: opt-in only. Resuming a

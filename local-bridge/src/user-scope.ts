@@ -20,7 +20,7 @@ export const USER_HEADER = "x-edgehost-user";
 const MAX_USER_CHARS = 320;
 
 /** The user a request is for ("" for none); undefined when the header is not a plausible user id. */
-export function requestUser(req: IncomingMessage): string | undefined {
+export function requestUser(req: Pick<IncomingMessage, "headers">): string | undefined {
   const raw = req.headers[USER_HEADER];
   if (raw === undefined) return "";
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a user name with control characters is refused
