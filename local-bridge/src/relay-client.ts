@@ -139,6 +139,11 @@ export class RelayClient {
     headers.authorization = `Bearer ${this.options.token}`;
     let status = 0;
     let answer: [string, string][] = [];
+    // Numbered, so the Worker can put the chunks back in order (machine-frames.ts).
+    let chunks = 0;
+    const sendData = (text: string) => {
+      for (let at = 0; at < text.length; at += MAX_CHUNK_CHARS) this.send({ t: "data", id, chunk: text.slice(at, at + MAX_CHUNK_CHARS), seq: chunks++ });
+    };
     const response = new RelayResponse({
       head: (code, given, streamed) => {
         status = code;
@@ -148,17 +153,17 @@ export class RelayClient {
       },
       data: (text) => {
         if (!this.inFlight.has(id)) return;
-        for (let at = 0; at < text.length; at += MAX_CHUNK_CHARS) this.send({ t: "data", id, chunk: text.slice(at, at + MAX_CHUNK_CHARS) });
+        sendData(text);
       },
       end: (body, complete, streamed) => {
         if (!this.inFlight.delete(id)) return;
         // After the last chunk, or when the bridge cut a stream short (its child died): either way it ended.
-        if (streamed) return this.send({ t: "end", id });
+        if (streamed) return this.send({ t: "end", id, chunks });
         if (!complete) return this.send({ t: "fail", id, message: "the bridge dropped the answer" });
         if (body.length <= MAX_CHUNK_CHARS) return this.send({ t: "full", id, status, headers: answer, body });
         this.send({ t: "head", id, status, headers: answer });
-        for (let at = 0; at < body.length; at += MAX_CHUNK_CHARS) this.send({ t: "data", id, chunk: body.slice(at, at + MAX_CHUNK_CHARS) });
-        this.send({ t: "end", id });
+        sendData(body);
+        this.send({ t: "end", id, chunks });
       },
     });
     this.inFlight.set(id, response);

@@ -33,6 +33,12 @@ interface Pending {
   resolve: (response: Response) => void;
   /** The response body's controller, once the head arrived. */
   body?: ReadableStreamDefaultController<Uint8Array>;
+  /** Numbered chunks not yet in the body: they may be handed over before the head or out of order. */
+  held: Map<number, string>;
+  /** The `seq` the body takes next. */
+  nextSeq: number;
+  /** From `end`: how many chunks the answer had (the body closes once all are in). */
+  chunks?: number;
 }
 
 interface SocketLoad {
@@ -137,19 +143,15 @@ export class MachineRelay {
         },
       });
       pending.resolve(new Response(frame.status === 204 ? null : body, { status: frame.status, headers }));
+      this.drain(frame.id, pending);
     } else if (frame.t === "data") {
-      try {
-        pending.body?.enqueue(encoder.encode(frame.chunk));
-      } catch {
-        // Cancelled meanwhile.
-      }
+      // A bridge before numbered chunks: in the order handed over, as before.
+      const seq = frame.seq ?? pending.nextSeq + pending.held.size;
+      pending.held.set(seq, frame.chunk);
+      this.drain(frame.id, pending);
     } else if (frame.t === "end") {
-      this.pending.delete(frame.id);
-      try {
-        pending.body?.close();
-      } catch {
-        // Cancelled meanwhile.
-      }
+      pending.chunks = frame.chunks ?? pending.nextSeq + pending.held.size;
+      this.drain(frame.id, pending);
     } else {
       this.pending.delete(frame.id);
       if (!pending.answered) pending.resolve(errorJson("machine_failed", `the machine could not answer: ${frame.message}`));
@@ -183,9 +185,27 @@ export class MachineRelay {
       if (value !== null) headers.push([name, value]);
     }
     const id = this.nextId++;
-    const answer = new Promise<Response>((resolve) => this.pending.set(id, { machineId, answered: false, resolve }));
+    const answer = new Promise<Response>((resolve) => this.pending.set(id, { machineId, answered: false, resolve, held: new Map(), nextSeq: 0 }));
     send(socket, { t: "req", id, method, path, headers, ...(body === undefined ? {} : { body }) });
     return answer;
+  }
+
+  /** Moves the chunks that are next in order into the body, and closes it once `end` said all are in. */
+  private drain(id: number, pending: Pending): void {
+    if (!pending.body) return;
+    try {
+      for (let chunk = pending.held.get(pending.nextSeq); chunk !== undefined; chunk = pending.held.get(pending.nextSeq)) {
+        pending.held.delete(pending.nextSeq++);
+        pending.body.enqueue(encoder.encode(chunk));
+      }
+      if (pending.chunks !== undefined && pending.nextSeq >= pending.chunks) {
+        this.pending.delete(id);
+        pending.body.close();
+      }
+    } catch {
+      // Cancelled meanwhile.
+      this.pending.delete(id);
+    }
   }
 
   private failPending(machineId: string, why: string): void {

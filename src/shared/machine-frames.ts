@@ -47,8 +47,15 @@ export const ToWorkerSchema = z.discriminatedUnion("t", [
     headers: HEADERS,
     body: z.string().max(MAX_CHUNK_CHARS),
   }),
-  z.object({ t: z.literal("data"), id: z.number().int().nonnegative(), chunk: z.string().max(MAX_CHUNK_CHARS) }),
-  z.object({ t: z.literal("end"), id: z.number().int().nonnegative() }),
+  /** `seq`: the chunk's place in its answer (0, 1, …), so the Worker puts chunks in order whatever order it is handed them in. */
+  z.object({
+    t: z.literal("data"),
+    id: z.number().int().nonnegative(),
+    chunk: z.string().max(MAX_CHUNK_CHARS),
+    seq: z.number().int().nonnegative().optional(),
+  }),
+  /** `chunks`: how many `data` frames the answer had; the body ends once all of them are in. */
+  z.object({ t: z.literal("end"), id: z.number().int().nonnegative(), chunks: z.number().int().nonnegative().optional() }),
   z.object({ t: z.literal("fail"), id: z.number().int().nonnegative(), message: z.string().max(500) }),
 ]);
 export type ToWorker = z.infer<typeof ToWorkerSchema>;

@@ -117,14 +117,30 @@ describe("a session's request to a paired machine", () => {
         ["set-cookie", "machine=1"],
       ],
     });
-    for (const chunk of events) machine.send({ t: "data", id: req.id, chunk });
-    machine.send({ t: "end", id: req.id });
+    events.forEach((chunk, seq) => machine.send({ t: "data", id: req.id, chunk, seq }));
+    machine.send({ t: "end", id: req.id, chunks: events.length });
     const response = await answer;
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     expect(response.headers.get("mcp-session-id")).toBe("session-1");
     expect(response.headers.get("set-cookie")).toBeNull();
     expect(await response.text()).toBe(events.join(""));
+    machine.ws.close(1000, "done");
+  });
+
+  it("puts a streamed answer's chunks in order, whatever order they are handed over in", async () => {
+    const machine = await connect("reordered");
+    const answer = post(machine.id, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" }), { accept: "application/json, text/event-stream" });
+    const req = await machine.next("req");
+    const chunks = ["event: message\n", 'data: {"jsonrpc":"2.0","id":3,', '"result":{"tools":[]}}', "\n\n"];
+    // The end and the last chunks first, one chunk even before the head: the body still reads as sent.
+    machine.send({ t: "data", id: req.id, chunk: chunks[2] ?? "", seq: 2 });
+    machine.send({ t: "end", id: req.id, chunks: chunks.length });
+    machine.send({ t: "head", id: req.id, status: 200, headers: [["content-type", "text/event-stream"]] });
+    machine.send({ t: "data", id: req.id, chunk: chunks[3] ?? "", seq: 3 });
+    machine.send({ t: "data", id: req.id, chunk: chunks[0] ?? "", seq: 0 });
+    machine.send({ t: "data", id: req.id, chunk: chunks[1] ?? "", seq: 1 });
+    expect(await (await answer).text()).toBe(chunks.join(""));
     machine.ws.close(1000, "done");
   });
 
