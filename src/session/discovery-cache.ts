@@ -26,7 +26,8 @@ export function configKey(config: McpConfig): string {
     hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
-  return `${hash.toString(16)}:${text.length}`;
+  // v2: guides no longer list tools (guide.ts); a cache from before must not bring them back.
+  return `v2:${hash.toString(16)}:${text.length}`;
 }
 
 export class DiscoveryCache {
