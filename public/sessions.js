@@ -36,7 +36,7 @@ export function setupSessions(page) {
   function open(id) {
     if (!state.active) return;
     history.replaceState(null, "", `#s=${encodeURIComponent(id)}`);
-    update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {} });
+    update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {}, usageOutside: { inputTokens: 0, outputTokens: 0 } });
     page.closeMenu();
     clearChat();
     showPending(queuedHere().map((m) => m.text));

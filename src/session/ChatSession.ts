@@ -15,6 +15,7 @@ import { KEEP_ALIVE_GRACE_MS, ProtocolAgent } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
 import { OperationsReporter } from "./operations-report";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
+import { fullEntry, historyPage, wholeHistory, type HistoryPage } from "./history-pages";
 import { toWire, type ClientMessage, type HistoryEntry, type ServerMessage, type Usage } from "../protocol/messages";
 import { branchOpening, TURN_RUNNING, unknownTurn } from "./branch-opening";
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
@@ -438,14 +439,9 @@ export class ChatSession extends ProtocolAgent<Env> {
     return saved;
   }
 
-  /** The conversation's current path, its turns' tokens, and which turns have other versions. */
+  /** The newest part of the conversation's current path, its turns' tokens and versions (history-pages.ts). */
   private historyFrame(): Extract<ServerMessage, { type: "history" }> {
-    const branches = this.sessionStore.tree.branches();
-    return { type: "history", entries: this.publicHistory(), usage: this.sessionStore.usage(), ...(Object.keys(branches).length > 0 ? { branches } : {}) };
-  }
-
-  private publicHistory(): HistoryEntry[] {
-    return this.sessionStore.entries().map((e) => toWire.entry(e));
+    return { type: "history", ...historyPage(this.sessionStore) };
   }
 
   private fromOwner(connection: Connection): boolean {
@@ -524,8 +520,19 @@ export class ChatSession extends ProtocolAgent<Env> {
     return this.keepAliveWhile(() => this.sessionMcp.ensureConnected()).catch(() => undefined);
   }
 
-  getHistory(): { entries: HistoryEntry[]; usage: Record<string, Usage> } {
-    return { entries: this.publicHistory(), usage: this.sessionStore.usage() };
+  /** The newest window of the history, or the one before entry `before` (the page scrolled up). */
+  getHistory(before?: number): HistoryPage {
+    return historyPage(this.sessionStore, before);
+  }
+
+  /** The conversation's current path whole, for the account's export. */
+  exportHistory(): { entries: HistoryEntry[]; usage: Record<string, Usage> } {
+    return wholeHistory(this.sessionStore);
+  }
+
+  /** One history entry whole (a window sends big results shortened); undefined if not on the current path. */
+  getEntry(seq: number): HistoryEntry | undefined {
+    return fullEntry(this.sessionStore, seq);
   }
 
   async deleteSession(): Promise<void> {

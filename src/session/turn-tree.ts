@@ -114,9 +114,16 @@ export class TurnTree {
 
   /** For each turn on the current path that has siblings: where it stands among them. */
   branches(): Record<string, BranchPosition> {
+    // Children grouped once: asking siblings() turn by turn made a long conversation's connect quadratic.
+    const byParent = new Map<string | null, string[]>();
+    for (const [turn, parent] of this.load()) {
+      const children = byParent.get(parent);
+      if (children) children.push(turn);
+      else byParent.set(parent, [turn]);
+    }
     const out: Record<string, BranchPosition> = {};
     for (const turn of this.path()) {
-      const siblings = this.siblings(turn);
+      const siblings = byParent.get(this.parentOf(turn)) ?? [turn];
       if (siblings.length > 1) out[turn] = { index: siblings.indexOf(turn) + 1, count: siblings.length, siblings };
     }
     return out;
