@@ -46,9 +46,11 @@ export function historyPage(store: HistoryStore, before?: number): HistoryPage {
       }
     }
   }
+  // A window holds at most WINDOW_ENTRIES, and looks one entry further back for where its first turn starts.
+  const tail = path.length > WINDOW_ENTRIES + 1 ? path.slice(-(WINDOW_ENTRIES + 1)) : path;
   const window = historyWindow(
-    path.map((e) => toWire.entry(e)),
-    more,
+    tail.map((e) => toWire.entry(e)),
+    more || tail.length < path.length,
   );
   const turns = new Set(window.entries.flatMap((e) => (e.turnId === null ? [] : [e.turnId])));
   if (before === undefined) {
@@ -57,7 +59,7 @@ export function historyPage(store: HistoryStore, before?: number): HistoryPage {
     const first = window.entries.find((e) => e.turnId !== null)?.turnId;
     for (const turn of pathTurns.slice(first ? Math.max(0, pathTurns.indexOf(first)) : 0)) turns.add(turn);
   }
-  const branches = Object.fromEntries(Object.entries(store.tree.branches()).filter(([turn]) => turns.has(turn)));
+  const branches = store.tree.branches(turns);
   return {
     ...window,
     usage: store.usage(turns),
