@@ -12,7 +12,7 @@ import type { ServerGuide } from "../mcp/guide";
 import type { McpHost } from "../mcp/host";
 import type { ChatMessage, LlmProvider, MediaPart, ToolCallRequest, ToolCallResult, ToolDeclaration } from "../llm/provider";
 import { buildSystemPrompt } from "./prompt";
-import { historyToTurns, pruneToBudget } from "./prune";
+import { historyToTurns, pruneSized, pruneToBudget, type Turn } from "./prune";
 import { fitUserMedia } from "./resource-parts";
 import { MediaBudget, reduceToolResult } from "./tool-results";
 import { HOST_SERVER, SEARCH_TOOL, searchTools, selectTools, toolContext, type ToolContext } from "./tool-selection";
@@ -34,6 +34,8 @@ export interface TurnDeps {
   guides: ServerGuide[];
   /** The stored conversation, ending with this turn's user message. */
   history: readonly TranscriptEntry[];
+  /** The same conversation already built into measured turns (the session keeps it between turns): used instead of building it from `history`. */
+  conversation?: readonly Turn[];
   port: TurnPort;
   signal: AbortSignal;
   limits: TurnLimits;
@@ -98,7 +100,9 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
   // Media stay in `messages` for the rest of the turn (every later request sends them again): one budget for
   // all, attached resources first (they are what the user sent), then tool results.
   const budget = new MediaBudget();
-  const messages: ChatMessage[] = fitUserMedia(pruneToBudget(historyToTurns(deps.history), deps.limits.tokenBudget).messages, budget);
+  const { tokenBudget } = deps.limits;
+  const pruned = deps.conversation ? pruneSized(deps.conversation, tokenBudget) : pruneToBudget(historyToTurns(deps.history), tokenBudget);
+  const messages: ChatMessage[] = fitUserMedia(pruned.messages, budget);
   for (let step = 0; step < deps.limits.maxSteps; step++) {
     if (signal.aborted) return { reason: "cancelled", usage };
     index.refresh(deps.tools(), deps.guides, deps.systemExtra);

@@ -4,10 +4,10 @@
 // `/compact`), the oldest turns folded into a new summary entry recorded at the end of
 // the last turn it covers (src/orchestrator/compaction.ts decides and asks the model).
 import type { LlmProvider } from "../llm/provider";
-import { summarize, turnsToFold, turnTokens } from "../orchestrator/compaction";
-import { historyToTurns } from "../orchestrator/prune";
+import { summarize, turnsToFold } from "../orchestrator/compaction";
 import type { TurnUsage } from "../orchestrator/transcript";
 import type { HistoryStore, NewEntry, StoredEntry } from "./history";
+import type { ModelView } from "./model-view";
 
 export interface ModelHistory {
   /** The entries the model gets, in order. */
@@ -32,7 +32,8 @@ export function modelHistory(store: HistoryStore): ModelHistory {
 }
 
 export interface CompactionDeps {
-  store: HistoryStore;
+  /** The model's view, kept between turns (model-view.ts). */
+  view: ModelView;
   provider: LlmProvider;
   record: (entry: NewEntry) => void;
   signal: AbortSignal;
@@ -44,9 +45,15 @@ export interface CompactionDeps {
  * (or every turn, `all`), and records it. The turns folded, and the tokens it cost.
  */
 export async function compact(deps: CompactionDeps, all: boolean): Promise<{ folded: number; usage?: TurnUsage }> {
-  const view = modelHistory(deps.store);
-  const turns = view.turns.map((t) => historyToTurns(t.entries).flat());
-  const count = all ? turns.length : turnsToFold(turnTokens(turns), deps.budget);
+  const view = deps.view.history();
+  const built = deps.view.turns();
+  const turns = built.map((t) => t.messages);
+  const count = all
+    ? turns.length
+    : turnsToFold(
+        built.map((t) => t.tokens),
+        deps.budget,
+      );
   const last = view.turns[count - 1];
   if (count === 0 || !last) return { folded: 0 };
   const { text, usage } = await summarize(deps.provider, turns.slice(0, count), view.summary?.text, deps.signal);

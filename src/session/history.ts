@@ -52,6 +52,8 @@ export class HistoryStore {
   // and parsing a thousand rows each time cost more than the model call itself.
   private cache?: StoredEntry[];
   private readonly settingsCache = new Map<string, unknown>();
+  /** Changes with every entry written or the history cleared (model-view.ts keeps its view until then). */
+  revision = 0;
   /** Which turns are on the conversation's current path (regenerated and edited turns branch off). */
   readonly tree: TurnTree;
 
@@ -78,6 +80,7 @@ export class HistoryStore {
       .exec<{ seq: number }>("INSERT INTO history (turn_id, kind, data, created_at) VALUES (?, ?, ?, ?) RETURNING seq", turnId, kind, storable(rest), createdAt)
       .one();
     const saved = { ...entry, seq: row.seq, createdAt };
+    this.revision++;
     if (this.cache) {
       this.cache.push(saved);
       if (this.cache.length > MAX_REPLAY) this.cache.shift();
@@ -196,6 +199,7 @@ export class HistoryStore {
     this.setSetting(USAGE_TOTAL_KEY, undefined);
     this.sql.exec("DELETE FROM history");
     this.cache = [];
+    this.revision++;
     this.tree.clear();
   }
 

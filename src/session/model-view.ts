@@ -1,0 +1,84 @@
+// The model's view of the conversation, kept between turns and added to: each turn
+// of the current path is built into model messages once, with its token estimate,
+// and built again only when its entries change (a turn that ran since, a version
+// switched to) or when it has attached resources (their contents may have changed at
+// the server). Before, every turn rebuilt and re-measured the whole conversation
+// twice (compaction's check and the turn itself): at 1,000 entries that was most of
+// what a warm turn cost beyond a short conversation's (issue 27).
+import type { ChatMessage, UserPart } from "../llm/provider";
+import { estimateTokens, historyToTurns } from "../orchestrator/prune";
+import { modelHistory, type ModelHistory } from "./compaction-step";
+import type { HistoryStore, StoredEntry } from "./history";
+
+/** One turn as the model gets it. */
+export interface BuiltTurn {
+  turnId: string;
+  messages: ChatMessage[];
+  tokens: number;
+}
+
+interface Kept {
+  /** The entries it was built from (by identity: an entry once stored never changes). */
+  first: StoredEntry | undefined;
+  last: StoredEntry | undefined;
+  count: number;
+  turn: BuiltTurn;
+}
+
+export class ModelView {
+  private kept = new Map<string, Kept>();
+  private memo?: { revision: number; leaf: string | undefined; history: ModelHistory };
+
+  constructor(
+    private readonly store: HistoryStore,
+    /** A user entry's attached contents (the session's attachment store), if any. */
+    private readonly attachedParts?: (entry: StoredEntry) => UserPart[] | undefined,
+  ) {}
+
+  /** The path's entries after its newest summary, grouped by turn (compaction-step.ts), until the history changes. */
+  history(): ModelHistory {
+    const revision = this.store.revision;
+    const leaf = this.store.tree.leaf();
+    if (this.memo?.revision !== revision || this.memo.leaf !== leaf) this.memo = { revision, leaf, history: modelHistory(this.store) };
+    return this.memo.history;
+  }
+
+  /** Every turn of the view, built (attached contents joined in) and measured. */
+  turns(): BuiltTurn[] {
+    const view = this.history();
+    const live = new Set<string>();
+    const out = view.turns.map(({ turnId, entries }) => {
+      live.add(turnId);
+      const kept = this.kept.get(turnId);
+      if (kept && kept.count === entries.length && kept.first === entries[0] && kept.last === entries[entries.length - 1]) return kept.turn;
+      const attached = entries.some((e) => e.kind === "user" && e.attachments?.length);
+      const turn = build(turnId, this.withParts(entries));
+      // Attached contents are read again each time: a resource may have changed since.
+      if (!attached) this.kept.set(turnId, { first: entries[0], last: entries[entries.length - 1], count: entries.length, turn });
+      return turn;
+    });
+    // Turns that left the view (summarized, another version shown) are let go.
+    for (const turnId of this.kept.keys()) if (!live.has(turnId)) this.kept.delete(turnId);
+    return out;
+  }
+
+  /** Drops everything kept (the history was cleared). */
+  forget(): void {
+    this.kept.clear();
+    this.memo = undefined;
+  }
+
+  private withParts(entries: StoredEntry[]): StoredEntry[] {
+    const parts = this.attachedParts;
+    if (!parts) return entries;
+    return entries.map((e) => {
+      const found = e.kind === "user" ? parts(e) : undefined;
+      return found ? { ...e, parts: found } : e;
+    });
+  }
+}
+
+function build(turnId: string, entries: StoredEntry[]): BuiltTurn {
+  const messages = historyToTurns(entries).flat();
+  return { turnId, messages, tokens: messages.reduce((n, m) => n + estimateTokens(m), 0) };
+}
