@@ -329,10 +329,13 @@ export class ChatSession extends ProtocolAgent<Env> {
         if (!this.sessionApprovals.revoke(message.tool))
           this.sendTo(connection, { type: "error", code: "not_always_allowed", message: `${message.tool} is not always allowed in this session` });
         return;
-      case "set_servers":
-        this.sessionMcp.setEnabled(message.enabled);
+      case "set_servers": {
+        // A server switched on that was left unconnected is connected now, unless a turn runs (then at the next turn).
+        const connect = this.sessionMcp.setEnabled(message.enabled);
         this.sendAll({ type: "servers", servers: this.sessionMcp.status() });
+        if (connect && !this.sessionTurns.running) void this.keepAliveWhile(connect).catch(() => undefined);
         return;
+      }
       case "ping":
         return this.sendTo(connection, { type: "pong" });
       case "reset":

@@ -212,8 +212,9 @@ export class HistoryStore {
   }
 
   setSetting(key: string, value: unknown): void {
-    this.settingsCache.set(key, value);
     if (value === undefined) this.sql.exec("DELETE FROM settings WHERE key = ?", key);
     else this.sql.exec("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
+    // Only once stored: a write that failed (a row over 2 MB) must not be read back as if kept.
+    this.settingsCache.set(key, value);
   }
 }
