@@ -124,6 +124,10 @@ export default defineConfig({
                 LOG_LEVEL: "error",
                 // Expiry is driven by hand in tests/workers/session/session.expiry.test.ts (a date 31 days on).
                 SESSION_TTL_DAYS: "30",
+                // Small, so tests/workers/http/files.test.ts reaches each limit with a few KB.
+                UPLOAD_MAX_FILE_BYTES: "100000",
+                UPLOAD_MAX_FILES: "3",
+                UPLOAD_QUOTA_BYTES: "250000",
                 // Dave is the operator: tests/workers/http/admin.test.ts reads /admin as him.
                 ADMIN_USERS: "dave",
                 ACCESS_TOKENS: Object.entries(inject("testUsers"))

@@ -9,6 +9,7 @@
 // model as its answer (no-model.js), with the restart `npm run dev` needs.
 import { decorateUserEntry } from "./composer-attachments.js";
 import { setCopyText } from "./copy.js";
+import { showArguments } from "./approval-args.js";
 import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
 import { showSummary } from "./summary-marker.js";
 import { fillResult, mediaElements, showResult } from "./tool-result.js";
@@ -45,8 +46,6 @@ export function tidy(text) {
     .replace(/(\w)\.(\)[;,.]?)/g, "$1$2")
     .replace(/(?<!\.)([.!?])\.(?=\s|$)/g, "$1");
 }
-
-const pretty = (value) => (typeof value === "string" ? value : JSON.stringify(value, null, 2));
 
 /** New content: follow.js keeps the end in view while the reader is there. */
 const scroll = scrollToEnd;
@@ -221,7 +220,7 @@ function card(callId, server, tool, args, turnId) {
   el.innerHTML = `
     <details>
       <summary><span class="tool-name"></span> <span class="tool-status">running…</span> <span class="tool-duration"></span></summary>
-      <h4>Arguments</h4><pre class="tool-args"></pre>
+      <h4>Arguments</h4><dl class="tool-args approval-fields"></dl>
       <h4 class="result-title" hidden>Result</h4><pre class="tool-result" hidden></pre>
     </details>
     <div class="tool-progress" hidden><progress max="1" value="0"></progress> <span class="progress-text"></span></div>
@@ -230,7 +229,9 @@ function card(callId, server, tool, args, turnId) {
   const known = server && server !== "unknown" && server !== "?";
   el.querySelector(".tool-name").textContent = known ? `${server}.${tool}` : (tool ?? "?");
   if (!known) el.classList.add("unknown-tool");
-  el.querySelector(".tool-args").textContent = pretty(args ?? {});
+  // Readable as in the approval dialog: one row per argument, strings as text (approval-args.js).
+  const fields = args !== null && typeof args === "object" && !Array.isArray(args) ? args : args === undefined ? {} : { arguments: args };
+  showArguments(el.querySelector(".tool-args"), /** @type {Record<string, unknown>} */ (fields));
   c = { el, server, tool, args };
   cards.set(callId, c);
   return c;

@@ -3,6 +3,7 @@
 // prompt that wrote it). A chip is marked "updated" when its server says the
 // resource changed (`resource_updated`): later turns use the new contents.
 import { byId } from "./dom.js";
+import { decorateFiles } from "./file-attachments.js";
 
 const MAX_ATTACHMENTS = 8;
 const box = byId("composer-attachments");
@@ -84,6 +85,7 @@ export function decorateUserEntry(li, entry) {
     badge.title = `Prompt "${entry.prompt.name}" of ${entry.prompt.server}`;
     li.prepend(badge);
   }
+  decorateFiles(li, entry);
   if (!entry.attachments?.length) return;
   const list = document.createElement("ul");
   list.className = "chips";

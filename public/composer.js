@@ -4,6 +4,7 @@
 // `/` prompts, Enter to send and Escape or Stop to cancel the running turn.
 import { showPending, showSystem } from "./chat-view.js";
 import { restoreAttachments, takeAttachments } from "./composer-attachments.js";
+import { hasFiles, restoreFiles, setupFileAttachments, takeFiles } from "./file-attachments.js";
 import { showMentions, startMention } from "./composer-mentions.js";
 import { hidePicker, pickerKey } from "./composer-picker.js";
 import { showPrompts, slashCommand } from "./composer-prompts.js";
@@ -31,11 +32,12 @@ export function setupComposer(socket) {
    */
   const withAttachments = (message, taken) => (taken.length > 0 ? { ...message, attachments: taken.map(({ server, uri }) => ({ server, uri })) } : message);
 
-  /** @param {string} text @param {boolean} queued @param {Attachment[]} [taken] */
-  function sendMessage(text, queued, taken = []) {
+  /** @param {string} text @param {boolean} queued @param {Attachment[]} [taken] @param {import("./types").FileRef[]} [files] */
+  function sendMessage(text, queued, taken = [], files = []) {
     if (!state.sessionId) return;
-    update({ inFlight: { text, queued, sessionId: state.sessionId, taken } });
-    socket.send(withAttachments({ type: "message", text }, taken));
+    update({ inFlight: { text, queued, sessionId: state.sessionId, taken, files } });
+    const message = withAttachments({ type: "message", text }, taken);
+    socket.send(files.length > 0 ? { ...message, files: files.map((f) => f.id) } : message);
   }
 
   /** A `/` prompt chosen in the box starts a turn (with the resources attached meanwhile). */
@@ -55,7 +57,7 @@ export function setupComposer(socket) {
     const next = dequeue();
     if (!next) return;
     pending();
-    sendMessage(next.text, true, next.taken);
+    sendMessage(next.text, true, next.taken, next.files);
   }
 
   /** The server refused the message just sent: queue it again or put it back in the box. */
@@ -64,11 +66,12 @@ export function setupComposer(socket) {
     if (!sent) return;
     update({ inFlight: null });
     if (message.code === "turn_in_progress" && sent.queued) {
-      requeue({ text: sent.text, sessionId: sent.sessionId, taken: sent.taken });
+      requeue({ text: sent.text, sessionId: sent.sessionId, taken: sent.taken, files: sent.files });
       pending();
       return;
     }
     restoreAttachments(sent.taken);
+    restoreFiles(sent.files);
     if (!input.value.trim()) input.value = sent.text;
     fitComposer();
     if (message.code === "turn_in_progress") update({ busyNote: true });
@@ -100,6 +103,8 @@ export function setupComposer(socket) {
   byId("composer").addEventListener("submit", (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
     const text = input.value.trim();
+    // A message needs words: files alone would leave the model guessing what is asked.
+    if (!text && hasFiles()) showSystem("Add a message to send with your files.", "notice");
     if (!text || !state.sessionId) return;
     // `/model`: the session's model, never a message (allowed during a turn: it applies to the next).
     if (modelCommand(text, modelActions)) {
@@ -112,21 +117,28 @@ export function setupComposer(socket) {
       update({ busyNote: true });
       return;
     }
+    // Files still uploading hold the message back (the text stays in the box).
+    const files = takeFiles();
+    if (files === null) {
+      showSystem("Wait for the files to finish uploading, then send.", "notice");
+      return;
+    }
     input.value = "";
     hidePicker();
     const taken = takeAttachments();
     if (!socket.isOpen()) {
-      enqueue({ text, sessionId: state.sessionId, taken });
+      enqueue({ text, sessionId: state.sessionId, taken, files });
       pending();
       // Waiting for the next retry: try now (the backoff goes on if it fails).
       if (state.active && socket.waiting()) socket.reconnect();
       return;
     }
-    sendMessage(text, false, taken);
+    sendMessage(text, false, taken, files);
   });
   // The `@` resource picker and the `/` prompt list (before the box's own keys: Enter chooses while a list shows).
   input.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => pickerKey(event), { capture: true });
   byId("attach").addEventListener("click", startMention);
+  setupFileAttachments();
   input.addEventListener("input", () => {
     if (slashCommand() !== null) void showPrompts(state.sessionId, startPrompt, commands);
     else void showMentions(state.sessionId, (/** @type {string} */ text) => showSystem(text, "error"));

@@ -27,20 +27,54 @@ export function setupSessions(page) {
 
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let refreshTimer;
+  /** Reads the list again shortly: calls in the meantime share that one read (a busy turn never puts it off). */
   function refreshSoon() {
-    clearTimeout(refreshTimer);
-    refreshTimer = setTimeout(() => void load(), 150);
+    if (refreshTimer !== undefined) return;
+    refreshTimer = setTimeout(() => {
+      refreshTimer = undefined;
+      void load();
+    }, 150);
+  }
+
+  /**
+   * The session this page started last, while nothing has been sent in it: left unused, it
+   * is deleted, so "New" leaves no empty "New chat" entries behind. Only sessions this page
+   * started: one opened from the list or an address is never deleted by leaving it.
+   * @type {string | null}
+   */
+  let startedHere = null;
+
+  /** The session this page started, when it is open and nothing is in it yet (history, a turn, a queued message, a title). */
+  function openAndUnused() {
+    const id = startedHere;
+    if (!id || id !== state.sessionId) return null;
+    const titled = state.sessions.find((s) => s.id === id)?.title;
+    const used = titled || state.turnId || state.inFlight || queuedHere().length > 0 || document.querySelector("#messages > li:not([hidden])");
+    return used ? null : id;
+  }
+
+  /** Deletes a session the user left unused. @param {string | null} id */
+  function drop(id) {
+    if (!id) return;
+    if (startedHere === id) startedHere = null;
+    update({ sessions: state.sessions.filter((s) => s.id !== id) });
+    // Called once the next session's socket replaced this one's: the delete closes only a detached socket.
+    void request(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE", body: {} })
+      .catch(() => undefined)
+      .then(refreshSoon);
   }
 
   /** @param {string} id */
   function open(id) {
     if (!state.active) return;
+    const left = id === state.sessionId ? null : openAndUnused();
     history.replaceState(null, "", `#s=${encodeURIComponent(id)}`);
     update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {}, usageOutside: { inputTokens: 0, outputTokens: 0 } });
     page.closeMenu();
     clearChat();
     showPending(queuedHere().map((m) => m.text));
     page.connect();
+    drop(left);
   }
 
   async function openFirst() {
@@ -53,6 +87,8 @@ export function setupSessions(page) {
     // No session is open until the new one is: a message typed meanwhile stays in the box
     // instead of going to the session being left.
     const previous = state.sessionId;
+    // A new chat nothing was sent in is left for the new one: deleted once the new one is open.
+    const unused = openAndUnused();
     update({ sessionId: null });
     const back = () => {
       if (previous && !state.sessionId) update({ sessionId: previous });
@@ -66,7 +102,10 @@ export function setupSessions(page) {
         return;
       }
       update({ sessions: [{ id, title: null, lastActivity: Date.now() }, ...state.sessions.filter((s) => s.id !== id)] });
+      startedHere = null;
       open(id);
+      drop(unused);
+      startedHere = id;
       void load();
       page.focusInput();
     } catch (error) {

@@ -9,9 +9,9 @@
 /** @typedef {{ server: string, uri: string, name?: string }} Attachment */
 /** @typedef {{ id: string, title: string | null, lastActivity?: number }} SessionSummary */
 /** A message typed while it could not be sent; `sent`: its socket died before the echo. */
-/** @typedef {{ text: string, sessionId: string, taken?: Attachment[], sent?: boolean }} Queued */
+/** @typedef {{ text: string, sessionId: string, taken?: Attachment[], files?: import("./types").FileRef[], sent?: boolean }} Queued */
 /** The message (or `/` prompt) sent last and not yet echoed back as a `user` entry. */
-/** @typedef {{ text: string, queued: boolean, sessionId: string, taken: Attachment[], prompt?: boolean }} InFlight */
+/** @typedef {{ text: string, queued: boolean, sessionId: string, taken: Attachment[], files?: import("./types").FileRef[], prompt?: boolean }} InFlight */
 
 /**
  * @typedef {object} PageState

@@ -1,14 +1,30 @@
-// An answer as it streams in: rendered at most once a frame, and at most BUDGET new
-// characters a frame. The text can arrive much faster than the page draws (a model
-// or a reconnect sends kilobytes at once); a frame then renders the next BUDGET
-// characters and asks for another, so no frame's work grows with the burst, and the
-// page stays responsive while it catches up (markdown.js re-parses only the open tail,
-// so a frame's cost does not grow with the answer either). When the answer is final,
-// the element leaves the streaming state once everything is shown.
+// An answer as it streams in: rendered at most once a frame, and each frame renders only
+// as many new characters as fit in its time. The text can arrive much faster than the
+// page draws (a model or a reconnect sends kilobytes at once); a frame then renders the
+// next slice and asks for another, so no frame's work grows with the burst, and the page
+// stays responsive while it catches up (markdown.js re-parses only the open tail, so a
+// frame's cost does not grow with the answer either). The slice adapts to the device: a
+// frame that took longer than FRAME_MS makes the next slices smaller, a quick one larger,
+// so a slow phone (or a CPU throttled 4x) renders smaller slices, more often. When the
+// answer is final, the element leaves the streaming state once everything is shown.
 import { renderMarkdownInto } from "./markdown.js";
 
-/** New characters rendered per frame: 1.5 KB, a few milliseconds of parsing, sanitizing and layout on a phone-class CPU. */
-export const BUDGET = 1536;
+/** What a frame's render (parse, sanitize, the layout it forces) should take: well under a 16 ms frame, so input and paint still fit. */
+export const FRAME_MS = 10;
+/** Bounds of a frame's slice: never so small that a burst takes ages to catch up, never more than a few KB in one go. */
+export const MIN_CHARS = 256;
+export const MAX_CHARS = 2048;
+
+/** Characters a frame renders, learnt from the frames before (shared by every answer: it is the device's speed). */
+let sliceChars = 1024;
+
+/** Learns from one frame: `ms` to render `chars` new characters. */
+function learn(/** @type {number} */ chars, /** @type {number} */ ms) {
+  // Only full slices teach: a frame that rendered the last few characters says little.
+  if (chars < sliceChars) return;
+  if (ms > FRAME_MS) sliceChars = Math.max(MIN_CHARS, Math.floor(sliceChars * Math.max(0.1, FRAME_MS / ms)));
+  else if (ms < FRAME_MS / 2) sliceChars = Math.min(MAX_CHARS, Math.ceil(sliceChars * 1.25));
+}
 
 /**
  * @param {HTMLElement} el the message (`.msg.assistant.streaming`)
@@ -31,10 +47,15 @@ export function createStream(el, body, rendered) {
   function frame() {
     scheduled = false;
     if (!el.isConnected) return;
-    // A continuation grows by at most BUDGET characters; anything else (a stored version that differs) is rendered whole.
-    const next = text.startsWith(shown) && text.length - shown.length > BUDGET ? text.slice(0, shown.length + BUDGET) : text;
+    // A continuation grows by at most one slice; anything else (a stored version that differs) is rendered whole.
+    const continues = text.startsWith(shown);
+    const next = continues && text.length - shown.length > sliceChars ? text.slice(0, shown.length + sliceChars) : text;
     if (next !== shown) {
+      const started = performance.now();
       renderMarkdownInto(body, next);
+      // The layout this frame needs anyway, done here so that the slice's cost counts it.
+      void body.offsetHeight;
+      if (continues) learn(next.length - shown.length, performance.now() - started);
       shown = next;
     }
     if (shown !== text) schedule();

@@ -1,9 +1,9 @@
 // Types for the page's JSDoc, taken from the zod schemas the Worker validates with
 // (src/protocol/messages.ts), so the page and the session cannot drift apart unnoticed:
 // `npm run typecheck` checks public/*.js against them (public/tsconfig.json).
-import type { ClientMessage, HistoryEntry, ModelChoiceFrame, ModelOption, ServerMessage, Usage } from "../src/protocol/messages";
+import type { ClientMessage, FileRef, HistoryEntry, ModelChoiceFrame, ModelOption, ServerMessage, Usage } from "../src/protocol/messages";
 
-export type { ClientMessage, HistoryEntry, ModelOption, ServerMessage, Usage };
+export type { ClientMessage, FileRef, HistoryEntry, ModelOption, ServerMessage, Usage };
 /** A session's model and its settings, as `set_model` and `model` carry it. */
 export type ModelChoice = ModelChoiceFrame;
 

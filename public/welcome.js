@@ -17,6 +17,7 @@ welcome.innerHTML = `
   <ul>
     <li><strong>Tools</strong> run only when you allow them: each call asks first (or not, once you chose <em>Always allow</em>), and shows as a card you can open.</li>
     <li><kbd>@</kbd> attaches a resource of a server (a file, a record…) to your message.</li>
+    <li><b>Files</b> from your computer: the paperclip, drop them on the chat, or paste a screenshot (images, PDFs, text and code).</li>
     <li><kbd>/</kbd> at the start of the box lists the servers' prompts: ready-made requests, some with a form.</li>
     <li><strong>Tool console</strong> (top right) calls a tool yourself, without the model.</li>
   </ul>

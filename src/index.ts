@@ -18,6 +18,7 @@ import { uiResources } from "./http/ui-resources";
 import { requestLog } from "./http/request-log";
 import { myData } from "./http/my-data";
 import { admin } from "./http/admin";
+import { files } from "./http/files";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -41,6 +42,7 @@ app.use(
 );
 app.use("*", sameOrigin());
 app.route("/", myData);
+app.route("/", files);
 app.route("/", admin);
 app.route("/api/my-servers", myServers);
 app.route("/api/models", models);

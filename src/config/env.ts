@@ -11,6 +11,8 @@ export type Env = {
   PAIRING_CODE: DurableObjectNamespace;
   OPERATIONS: DurableObjectNamespace;
   ASSETS?: Fetcher;
+  /** Files users attach (src/files/): an R2 bucket; without it uploads answer 503 files_unavailable. */
+  FILES?: R2Bucket;
   // Model (src/llm/provider-config.ts); MODEL_PROVIDERS names the variables holding its keys
   LLM_PROVIDER?: string;
   TOOL_MODE?: string;
@@ -42,6 +44,9 @@ export type Env = {
   MAX_SESSIONS_PER_USER?: string;
   SESSION_TTL_DAYS?: string;
   TURN_TOKEN_RESERVATION?: string;
+  UPLOAD_MAX_FILE_BYTES?: string;
+  UPLOAD_MAX_FILES?: string;
+  UPLOAD_QUOTA_BYTES?: string;
   ALLOW_PRIVATE_SERVER_URLS?: string;
   SIGN_IN_FAILURE_BURST?: string;
   SIGN_IN_FAILURES_PER_HOUR?: string;

@@ -27,6 +27,12 @@ export const SettingsSchema = z.object({
   MAX_SESSIONS_PER_USER: int(1_000, 1, 100_000),
   /** A session idle (no new entry) this many days deletes itself; unset: sessions are kept. */
   SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(3_650).optional(),
+  /** Largest file a user may attach (bytes); images and PDFs go to the model as they are, so within its media budget. */
+  UPLOAD_MAX_FILE_BYTES: int(5 * 1024 * 1024, 1_024, 5 * 1024 * 1024),
+  /** Files one message may carry. */
+  UPLOAD_MAX_FILES: int(5, 1, 20),
+  /** Bytes of attached files one user may keep (all their sessions); past it an upload answers 413 file_quota_exceeded. */
+  UPLOAD_QUOTA_BYTES: int(100 * 1024 * 1024, 1_024, 100 * 1024 * 1024 * 1024),
   /** The tokens a turn holds against DAILY_TOKEN_BUDGET while it runs: its worst case (src/users/reservations.ts). */
   TURN_TOKEN_RESERVATION: int(40_000, 1, 10_000_000),
   /** Runtime servers on private or loopback addresses in a deployed Worker (src/servers/url-policy.ts); off by default. */

@@ -14,6 +14,7 @@ import { maskedServer } from "../users/user-servers";
 import { maskedProvider } from "../users/user-providers";
 import { findOwnedSession, ownedSession } from "./owned-session";
 import { parsed } from "./request-body";
+import { deleteAllFiles } from "../files/store";
 
 export const myData = new Hono<AppEnv>();
 
@@ -69,6 +70,9 @@ myData.delete("/api/account", async (c) => {
   const deleted = await deleteAllSessions(c);
   // RPC's serializable type cannot express the SDK's metadata types: these are the records the account stored.
   const { oauth } = (await userAccount(c.env, c.var.identity.id).forgetEverything()) as unknown as { oauth: OAuthRecord[] };
+  // Every attached file goes too, a record lost or not (their sessions deleted theirs already).
+  await userAccount(c.env, c.var.identity.id).takeFiles();
+  if (c.env.FILES) await deleteAllFiles(c.env.FILES, c.var.identity.id);
   // Tokens are revoked at their authorization servers too (RFC 7009), as on sign-out.
   await Promise.all(oauth.map((record) => revokeTokens(record).catch(() => undefined)));
   return c.json({ deleted: { sessions: deleted, signIns: oauth.length } });

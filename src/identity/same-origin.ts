@@ -9,6 +9,8 @@ import { authConfigOf, type AppEnv } from "./identify";
 import { RequestError } from "../shared/errors";
 
 const SAFE_METHOD = /^(GET|HEAD|OPTIONS)$/;
+/** A file upload (src/http/files.ts) is its raw bytes: application/octet-stream, which no cross-site form can send either. */
+const FILE_UPLOAD = /^\/sessions\/[^/]+\/files$/;
 
 function hasBody(headers: Headers): boolean {
   const length = headers.get("content-length");
@@ -33,7 +35,9 @@ export function sameOrigin(): MiddlewareHandler<AppEnv> {
     if (c.req.header("sec-fetch-site") === "cross-site" && !listed) {
       throw new RequestError("forbidden_origin", "cross-site requests are refused");
     }
-    if (!upgrade && hasBody(c.req.raw.headers) && !/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
+    const type = c.req.header("content-type") ?? "";
+    const rawUpload = c.req.method === "POST" && FILE_UPLOAD.test(c.req.path) && /^application\/octet-stream\s*(;|$)/i.test(type);
+    if (!upgrade && !rawUpload && hasBody(c.req.raw.headers) && !/^application\/json\s*(;|$)/i.test(type)) {
       throw new RequestError("unsupported_media_type", "send the body as Content-Type: application/json");
     }
     return next();

@@ -8,6 +8,7 @@
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type {
   ContentBlockParam,
+  DocumentBlockParam,
   ImageBlockParam,
   MessageCreateParamsStreaming,
   MessageParam,
@@ -19,7 +20,7 @@ import { callIdGenerator, modelCallId } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
 import { canonicalMimeType, mediaNames, userParts, type Converted } from "./media";
 import { callFromText } from "./tool-arguments";
-import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart } from "./provider";
+import { LlmError, type ChatMessage, type DocumentPart, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart } from "./provider";
 
 /** `max_tokens` is required by the API: this when the request and the session set none (every Claude model takes it). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -151,7 +152,7 @@ export function toAnthropicMessages(messages: ChatMessage[]): MessageParam[] {
   };
   for (const message of messages) {
     if (message.role === "user") {
-      const parts = userParts<TextBlockParam | ImageBlockParam>(message.text, message.parts, textBlock, toImage);
+      const parts = userParts<TextBlockParam | ImageBlockParam | DocumentBlockParam>(message.text, message.parts, textBlock, toUserBlock);
       // The API refuses empty text blocks; an empty message still takes its turn.
       push("user", parts.length > 0 ? parts : [textBlock("(empty message)")]);
     } else if (message.role === "assistant") {
@@ -194,7 +195,7 @@ function resultMedia(media: MediaPart[]): { parts: ImageBlockParam[]; note?: str
   const refused: string[] = [];
   mediaNames(media).forEach((name, i) => {
     const converted = toImage(media[i] as MediaPart);
-    if ("part" in converted) parts.push(converted.part as ImageBlockParam);
+    if ("part" in converted) parts.push(converted.part);
     else refused.push(`${name}: ${converted.refused}`);
   });
   return { parts, note: refused.length > 0 ? `Not sent: ${refused.join("; ")}.` : undefined };
@@ -204,7 +205,14 @@ function resultMedia(media: MediaPart[]): { parts: ImageBlockParam[]; note?: str
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"] as const);
 type ImageType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
 
-function toImage(media: MediaPart): Converted<TextBlockParam | ImageBlockParam> {
+/** A user message's media: images as image blocks, a PDF as a document block (docs: PDF support). */
+function toUserBlock(media: MediaPart | DocumentPart): Converted<ImageBlockParam | DocumentBlockParam> {
+  if (media.type !== "document") return toImage(media);
+  if (canonicalMimeType(media.mimeType) !== "application/pdf") return { refused: "Anthropic takes PDF documents" };
+  return { part: { type: "document", source: { type: "base64", media_type: "application/pdf", data: media.data }, title: media.name } };
+}
+
+function toImage(media: MediaPart): Converted<ImageBlockParam> {
   if (media.type === "audio") return { refused: "Anthropic models take no audio" };
   const mimeType = canonicalMimeType(media.mimeType);
   if (!IMAGE_TYPES.has(mimeType as ImageType)) return { refused: "Anthropic takes PNG, JPEG, GIF or WebP images" };

@@ -8,7 +8,16 @@ import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseDuration, parseRetryAfter } from "./errors";
 import { sanitizeForGemini } from "./gemini-schema";
 import { canonicalMimeType, mediaGroups, userParts, type Converted } from "./media";
-import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
+import {
+  LlmError,
+  type ChatMessage,
+  type DocumentPart,
+  type LlmEvent,
+  type LlmProvider,
+  type LlmRequest,
+  type MediaPart,
+  type ToolCallRequest,
+} from "./provider";
 
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 
@@ -211,14 +220,22 @@ const GEMINI_MEDIA = new Set([
   "audio/aac",
   "audio/ogg",
   "audio/flac",
+  // Documents (ai.google.dev, document understanding): a PDF a user attached.
+  "application/pdf",
 ]);
 
 /** A type Gemini does not take would fail the whole request: it is named in the text instead. */
-function toInlineData(media: MediaPart): Converted<Part> {
+function toInlineData(media: MediaPart | DocumentPart): Converted<Part> {
   const mimeType = canonicalMimeType(media.mimeType);
   if (GEMINI_MEDIA.has(mimeType)) return { part: { inlineData: { mimeType, data: media.data } } };
-  return { refused: media.type === "image" ? "Gemini takes PNG, JPEG, WebP, HEIC or HEIF images" : "Gemini takes WAV, MP3, AIFF, AAC, OGG or FLAC audio" };
+  return { refused: GEMINI_REFUSALS[media.type] };
 }
+
+const GEMINI_REFUSALS = {
+  image: "Gemini takes PNG, JPEG, WebP, HEIC or HEIF images",
+  audio: "Gemini takes WAV, MP3, AIFF, AAC, OGG or FLAC audio",
+  document: "Gemini takes PDF documents",
+};
 
 interface GoogleErrorBody {
   error?: { code?: number; message?: string; status?: string; details?: { "@type"?: string; retryDelay?: string }[] };

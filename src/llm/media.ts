@@ -4,7 +4,7 @@
 // call they came from and naming each one as the result's text does ("image 1"),
 // then its parts in the provider's own shape. A part the provider cannot take is
 // named in that text with the reason instead of failing the whole request.
-import type { MediaPart, ToolCallResult, UserPart } from "./provider";
+import type { DocumentPart, MediaPart, ToolCallResult, UserPart } from "./provider";
 
 /** A provider's form of one part, or why it cannot take it. */
 export type Converted<P> = { part: P } | { refused: string };
@@ -79,7 +79,7 @@ export function userParts<P>(
   text: string,
   parts: readonly UserPart[] | undefined,
   toText: (text: string) => P,
-  convert: (media: MediaPart) => Converted<P>,
+  convert: (media: MediaPart | DocumentPart) => Converted<P>,
 ): P[] {
   const out: P[] = text ? [toText(text)] : [];
   for (const part of parts ?? []) {

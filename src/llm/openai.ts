@@ -8,7 +8,16 @@ import { callIdGenerator, modelCallId } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseRetryAfter } from "./errors";
 import { canonicalMimeType, mediaGroups, userParts, type Converted } from "./media";
 import { callFromText } from "./tool-arguments";
-import { LlmError, type ChatMessage, type LlmEvent, type LlmProvider, type LlmRequest, type MediaPart, type ToolCallRequest } from "./provider";
+import {
+  LlmError,
+  type ChatMessage,
+  type DocumentPart,
+  type LlmEvent,
+  type LlmProvider,
+  type LlmRequest,
+  type MediaPart,
+  type ToolCallRequest,
+} from "./provider";
 
 export interface OpenAiProviderOptions {
   /** Up to and including the version segment, e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1`. */
@@ -170,7 +179,8 @@ function complete(call: PartialCall, nextId: () => string): ToolCallRequest {
 type OpenAiContentPart =
   | { type: "text"; text: string }
   | { type: "image_url"; image_url: { url: string } }
-  | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } };
+  | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } }
+  | { type: "file"; file: { filename: string; file_data: string } };
 
 type OpenAiMessage =
   | { role: "system" | "user"; content: string }
@@ -236,7 +246,12 @@ export function toOpenAiMessages(system: string, messages: ChatMessage[]): OpenA
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 const AUDIO_FORMATS: Record<string, "wav" | "mp3"> = { "audio/wav": "wav", "audio/mp3": "mp3" };
 
-function toContentPart(media: MediaPart): Converted<OpenAiContentPart> {
+function toContentPart(media: MediaPart | DocumentPart): Converted<OpenAiContentPart> {
+  // A PDF as a file content part (chat completions' `file`, base64 in a data: URL); an endpoint without it answers with an error the user sees.
+  if (media.type === "document") {
+    if (canonicalMimeType(media.mimeType) !== "application/pdf") return { refused: "the endpoint takes PDF files" };
+    return { part: { type: "file", file: { filename: media.name, file_data: `data:application/pdf;base64,${media.data}` } } };
+  }
   const mimeType = canonicalMimeType(media.mimeType);
   if (media.type === "image") {
     if (IMAGE_TYPES.has(mimeType)) return { part: { type: "image_url", image_url: { url: `data:${mimeType};base64,${media.data}` } } };

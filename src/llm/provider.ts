@@ -47,7 +47,15 @@ export interface ToolCallResult {
  * or of a prompt's messages (src/orchestrator/resource-parts.ts). Text parts are text;
  * media are passed on in each provider's own form, like a tool result's.
  */
-export type UserPart = { type: "text"; text: string } | MediaPart;
+export type UserPart = { type: "text"; text: string } | MediaPart | DocumentPart;
+
+/** A document a user attached from their computer (a PDF), base64, for a model that reads documents natively. */
+export interface DocumentPart {
+  type: "document";
+  mimeType: string;
+  data: string;
+  name: string;
+}
 
 export type ChatMessage =
   /** `parts`: what follows the text: attached resources, a prompt's contents, a sampling request's images and audio. */

@@ -18,6 +18,14 @@ const MEDIA_TURN_BUDGET = 4 * 1024 * 1024;
 /** Base64 characters one part may have: half the turn's budget, so one large image cannot take it all. */
 const MEDIA_PART_LIMIT = 2 * 1024 * 1024;
 
+/**
+ * What a user sends (attached resources, files from their computer: up to 5 MB each, so
+ * about 6.7 MB of base64) has a budget of its own beside the tool results': together they
+ * stay under Gemini's 20 MB of inline data in a request.
+ */
+export const USER_MEDIA_BUDGET = 12 * 1024 * 1024;
+export const USER_MEDIA_PART_LIMIT = 7 * 1024 * 1024;
+
 /** What is left of a turn's media budget; the calls of a step draw on it as they finish. */
 export class MediaBudget {
   private left: number;

@@ -14,7 +14,7 @@ import type { ChatMessage, LlmProvider, MediaPart, ToolCallRequest, ToolCallResu
 import { buildSystemPrompt } from "./prompt";
 import { historyToTurns, pruneSized, pruneToBudget, type Turn } from "./prune";
 import { fitUserMedia } from "./resource-parts";
-import { MediaBudget, reduceToolResult } from "./tool-results";
+import { MediaBudget, reduceToolResult, USER_MEDIA_BUDGET, USER_MEDIA_PART_LIMIT } from "./tool-results";
 import { HOST_SERVER, SEARCH_TOOL, searchTools, selectTools, toolContext, type ToolContext } from "./tool-selection";
 import type { ToolStatus, TranscriptEntry, TurnEnd, TurnPort, TurnUsage } from "./transcript";
 
@@ -97,12 +97,13 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
   const usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
   const { turnId, signal, port } = deps;
   const index = new ToolIndex(toolContext(deps.history));
-  // Media stay in `messages` for the rest of the turn (every later request sends them again): one budget for
-  // all, attached resources first (they are what the user sent), then tool results.
+  // Media stay in `messages` for the rest of the turn (every later request sends them again): what the user
+  // attached (resources, files) within its own budget, newest first, and tool results within theirs.
   const budget = new MediaBudget();
+  const userBudget = new MediaBudget(USER_MEDIA_BUDGET, USER_MEDIA_PART_LIMIT);
   const { tokenBudget } = deps.limits;
   const pruned = deps.conversation ? pruneSized(deps.conversation, tokenBudget) : pruneToBudget(historyToTurns(deps.history), tokenBudget);
-  const messages: ChatMessage[] = fitUserMedia(pruned.messages, budget);
+  const messages: ChatMessage[] = fitUserMedia(pruned.messages, userBudget);
   for (let step = 0; step < deps.limits.maxSteps; step++) {
     if (signal.aborted) return { reason: "cancelled", usage };
     index.refresh(deps.tools(), deps.guides, deps.systemExtra);

@@ -16,6 +16,18 @@ const id = z.string().min(1).max(128);
 const AttachmentRefSchema = z.object({ server: z.string().min(1).max(64), uri: z.string().min(1).max(2048) });
 /** Frame bound only; the session's own limit (src/session/attachments.ts) is lower and answered with a typed error. */
 const attachments = z.array(AttachmentRefSchema).max(64).optional();
+/** Files uploaded to this session (POST /sessions/{id}/files) by id; frame bound only, UPLOAD_MAX_FILES is the session's limit. */
+const files = z.array(z.string().min(1).max(64)).max(64).optional();
+
+/** A file from the user's computer a user entry carried (docs/files.md); its bytes stay in R2, served at /api/files/{id}. */
+export const FileRefSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  mimeType: z.string(),
+  kind: z.enum(["image", "pdf", "text"]),
+  size: z.number(),
+});
+export type FileRef = z.infer<typeof FileRefSchema>;
 
 /**
  * A session's model and its settings (src/llm/registry.ts): `provider` is a provider id of
@@ -44,6 +56,7 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
     type: z.literal("message"),
     text: z.string().trim().min(1, "text is empty").max(MAX_MESSAGE_CHARS, `text is longer than ${MAX_MESSAGE_CHARS} characters`),
     attachments,
+    files,
   }),
   /** Starts a turn with a server's prompt (prompts/get); its messages open the conversation of the turn. */
   z.object({
@@ -111,6 +124,8 @@ export const HistoryEntrySchema = z.object({
   cut: z.object({ chars: z.number().int() }).optional(),
   /** A user entry's attached resources (their contents go to the model; the page shows chips). */
   attachments: z.array(AttachmentRefSchema.extend({ name: z.string().optional(), mimeType: z.string().optional() })).optional(),
+  /** A user entry's files from the user's computer (the page shows chips, with a preview for images). */
+  files: z.array(FileRefSchema).optional(),
   /** A user entry a server's prompt wrote: which one, with which arguments. */
   prompt: z.object({ server: z.string(), name: z.string(), arguments: z.record(z.string(), z.string()) }).optional(),
   createdAt: z.number(),

@@ -30,7 +30,9 @@ import { serverUrlRefusal } from "../servers/url-policy";
 import { AttachmentStore } from "./attachment-store";
 import { SessionAttachments } from "./attachments";
 import { catalogComplete, catalogList, type CatalogKind, type CatalogList, type CatalogOutcome } from "./catalog-calls";
-import { openWithAttachments, openWithPrompt } from "./prompt-opening";
+import { openWithPrompt } from "./prompt-opening";
+import { openMessage } from "./message-opening";
+import { SessionFiles } from "./session-files";
 import type { CompleteInput, Completion } from "../mcp/catalog";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
@@ -47,6 +49,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   private turnsCache?: TurnRunner;
   private attachmentsCache?: SessionAttachments;
   private attachmentStoreCache?: AttachmentStore;
+  private filesCache?: SessionFiles;
   private ownerCache?: SessionOwner;
   private reporterCache?: OperationsReporter;
   private modelCache?: SessionModel;
@@ -176,6 +179,18 @@ export class ChatSession extends ProtocolAgent<Env> {
     return this.attachmentsCache;
   }
 
+  /** Files from the owner's computer attached to this session's messages (session-files.ts). */
+  private get sessionFiles(): SessionFiles {
+    this.filesCache ??= new SessionFiles({
+      env: this.env,
+      session: this.name,
+      owner: () => this.sessionOwner.id,
+      maxFiles: () => this.runtime.settings.UPLOAD_MAX_FILES,
+      maxChars: () => this.runtime.settings.TOOL_RESULT_CHARS,
+    });
+    return this.filesCache;
+  }
+
   private get sessionTurns(): TurnRunner {
     this.turnsCache ??= new TurnRunner({
       store: this.sessionStore,
@@ -195,7 +210,10 @@ export class ChatSession extends ProtocolAgent<Env> {
       record: (entry) => this.record(entry),
       broadcast: (message) => this.sendAll(message),
       keepAliveWhile: (work) => this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
-      attachedParts: (entry) => this.sessionAttachments.parts(entry),
+      attachedParts: async (entry) => {
+        const parts = [...(this.sessionAttachments.parts(entry) ?? []), ...((await this.sessionFiles.parts(entry.files)) ?? [])];
+        return parts.length > 0 ? parts : undefined;
+      },
       log: this.log,
       report: (turn) => this.reporter.send(turn),
       branched: () => this.sendAll(this.historyFrame()),
@@ -261,9 +279,12 @@ export class ChatSession extends ProtocolAgent<Env> {
   protected override async onFrame(connection: Connection, message: ClientMessage): Promise<void> {
     switch (message.type) {
       case "message": {
-        const { text, attachments } = message;
+        const { text, attachments, files } = message;
         const refused = await this.sessionTurns.start(
-          attachments?.length ? () => this.connected().then(() => openWithAttachments(text, attachments, this.sessionAttachments)) : text,
+          attachments?.length || files?.length
+            ? () =>
+                openMessage(text, { attachments, files }, { files: this.sessionFiles, resources: this.sessionAttachments, connected: () => this.connected() })
+            : text,
           { requestId: this.requestIdOf(connection) },
         );
         if (refused) this.sendTo(connection, refused);
@@ -343,6 +364,10 @@ export class ChatSession extends ProtocolAgent<Env> {
         this.appCalls.cancelAll("reset");
         this.sessionStore.clear();
         void this.keepAliveWhile(() => this.sessionAttachments.forget(this.mcpCache?.host()));
+        // Before the page hears the history is empty: by then its files are gone too.
+        await this.keepAliveWhile(() => this.sessionFiles.forget()).catch((error: unknown) =>
+          this.log.warn("could not delete the session's files", { error: errorMessage(error) }),
+        );
         this.sendAll({ type: "history", entries: [] });
         return;
     }
@@ -544,6 +569,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     this.sessionTurns.cancel(undefined, "session deleted");
     this.appCalls.cancelAll("session deleted");
     await this.sessionAttachments.forget(this.mcpCache?.host());
+    await this.sessionFiles.forget();
     await this.mcpCache?.close();
     this.mcpCache = undefined;
     for (const connection of this.getConnections()) connection.close(1000, "session deleted");

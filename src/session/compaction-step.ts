@@ -46,7 +46,7 @@ export interface CompactionDeps {
  */
 export async function compact(deps: CompactionDeps, all: boolean): Promise<{ folded: number; usage?: TurnUsage }> {
   const view = deps.view.history();
-  const built = deps.view.turns();
+  const built = await deps.view.turns();
   const turns = built.map((t) => t.messages);
   const count = all
     ? turns.length

@@ -31,8 +31,8 @@ export class ModelView {
 
   constructor(
     private readonly store: HistoryStore,
-    /** A user entry's attached contents (the session's attachment store), if any. */
-    private readonly attachedParts?: (entry: StoredEntry) => UserPart[] | undefined,
+    /** A user entry's attached contents (resources, files), if any. */
+    private readonly attachedParts?: (entry: StoredEntry) => UserPart[] | undefined | Promise<UserPart[] | undefined>,
   ) {}
 
   /** The path's entries after its newest summary, grouped by turn (compaction-step.ts), until the history changes. */
@@ -44,22 +44,22 @@ export class ModelView {
   }
 
   /** Every turn of the view, built (attached contents joined in) and measured. */
-  turns(): BuiltTurn[] {
+  async turns(): Promise<BuiltTurn[]> {
     const view = this.history();
-    const live = new Set<string>();
-    const out = view.turns.map(({ turnId, entries }) => {
-      live.add(turnId);
-      const kept = this.kept.get(turnId);
-      if (kept && kept.count === entries.length && kept.first === entries[0] && kept.last === entries[entries.length - 1]) return kept.turn;
-      const attached = entries.some((e) => e.kind === "user" && e.attachments?.length);
-      const turn = build(turnId, this.withParts(entries));
-      // Attached contents are read again each time: a resource may have changed since.
-      if (!attached) this.kept.set(turnId, { first: entries[0], last: entries[entries.length - 1], count: entries.length, turn });
-      return turn;
-    });
+    const live = new Set(view.turns.map((t) => t.turnId));
     // Turns that left the view (summarized, another version shown) are let go.
     for (const turnId of this.kept.keys()) if (!live.has(turnId)) this.kept.delete(turnId);
-    return out;
+    return Promise.all(
+      view.turns.map(async ({ turnId, entries }) => {
+        const kept = this.kept.get(turnId);
+        if (kept && kept.count === entries.length && kept.first === entries[0] && kept.last === entries[entries.length - 1]) return kept.turn;
+        const { entries: withParts, attached } = await this.withParts(entries);
+        const turn = build(turnId, withParts);
+        // Attached contents are read again each time: a resource may have changed since.
+        if (!attached) this.kept.set(turnId, { first: entries[0], last: entries[entries.length - 1], count: entries.length, turn });
+        return turn;
+      }),
+    );
   }
 
   /** Drops everything kept (the history was cleared). */
@@ -68,13 +68,20 @@ export class ModelView {
     this.memo = undefined;
   }
 
-  private withParts(entries: StoredEntry[]): StoredEntry[] {
+  /** The entries with their attached contents; `attached` when any had some (files read from R2 take an await). */
+  private async withParts(entries: StoredEntry[]): Promise<{ entries: StoredEntry[]; attached: boolean }> {
     const parts = this.attachedParts;
-    if (!parts) return entries;
-    return entries.map((e) => {
-      const found = e.kind === "user" ? parts(e) : undefined;
-      return found ? { ...e, parts: found } : e;
-    });
+    if (!parts) return { entries, attached: false };
+    let attached = false;
+    const out = await Promise.all(
+      entries.map(async (e) => {
+        const found = e.kind === "user" ? await parts(e) : undefined;
+        if (!found) return e;
+        attached = true;
+        return { ...e, parts: found };
+      }),
+    );
+    return { entries: out, attached };
   }
 }
 

@@ -74,9 +74,3 @@ export async function openWithPrompt(
   });
   return { entries, title: `/${name}` };
 }
-
-/** A typed message with resources attached: each read now (src/session/attachments.ts). */
-export async function openWithAttachments(text: string, refs: AttachmentRef[], attachments: SessionAttachments): Promise<TurnOpening> {
-  const attached = await attachments.attach(refs);
-  return { entries: [{ kind: "user", text, attachments: attached }], title: text };
-}

@@ -46,7 +46,7 @@ export interface TurnRunnerDeps {
   broadcast: (message: ServerMessage) => void;
   keepAliveWhile: <T>(work: () => Promise<T>) => Promise<T>;
   /** A user entry's attached contents for the model (src/session/attachments.ts). */
-  attachedParts?: (entry: StoredEntry) => UserPart[] | undefined;
+  attachedParts?: (entry: StoredEntry) => UserPart[] | undefined | Promise<UserPart[] | undefined>;
   log: Logger;
   /** A turn branched off (regenerate, edit): the conversation's path changed. */
   branched?: () => void;
@@ -177,9 +177,10 @@ export class TurnRunner {
       mcp.traceTurn(turnId);
       await mcp.prepareTurn();
       const compacted = await this.compactBeforeTurn(model.provider, controller.signal, settings.HISTORY_TOKEN_BUDGET);
-      // The model's view, kept from the last turn and brought up to date (model-view.ts).
+      // The model's view, kept from the last turn and brought up to date (model-view.ts); files' bytes are read
+      // from R2 (session-files.ts), all the new user entries' parts at once.
       const view = this.view.history();
-      const conversation = this.view.turns();
+      const conversation = await this.view.turns();
       const outcome = await runTurn({
         turnId,
         provider: model.provider,

@@ -107,6 +107,15 @@ export const ERROR_CODES = {
   oauth_state_invalid: http(400),
   oauth_retry_limit: http(409),
 
+  // ---- files uploaded from the user's computer (src/files/) ----
+  file_type_unsupported: http(415),
+  file_too_large: http(413),
+  file_content_mismatch: http(415),
+  file_quota_exceeded: http(413),
+  files_unavailable: http(503),
+  file_not_found: both(404, INVALID_PARAMS),
+  too_many_files: both(400, INVALID_PARAMS),
+
   // ---- paired machines ----
   pairing_unknown: http(404),
   pairing_used: http(409),

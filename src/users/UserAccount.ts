@@ -14,6 +14,8 @@ import { MachineStore, type Machine, type MachineView } from "../machines/machin
 import { MachineRelay } from "../machines/relay";
 import { machineTunnelPath } from "../machines/tunnel-url";
 import { errorJson } from "../shared/error-body";
+import { FileLedger, type FileReservation } from "./file-ledger";
+import type { FileRecord } from "../files/record";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
 export type ServersSnapshot = { version: string; servers?: StoredUserServer[]; machines?: MachineView[] };
@@ -36,6 +38,7 @@ export class UserAccount extends DurableObject<unknown> {
   /** The machines as sessions see them, with their part of the servers version; dropped whenever one changes (relay.ts). */
   private machineViews?: { views: MachineView[]; version: string };
   private readonly relay: MachineRelay;
+  private readonly files: FileLedger;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -48,6 +51,31 @@ export class UserAccount extends DurableObject<unknown> {
     this.spend = new SpendLedger(this.sql, ctx.storage);
     this.providers = new ModelProviderStore(this.sql);
     this.relay = new MachineRelay(ctx, this.machines, () => (this.machineViews = undefined));
+    this.files = new FileLedger(this.sql);
+  }
+
+  // ---- attached files (src/users/file-ledger.ts; their bytes are in R2, src/files/store.ts) ----
+
+  reserveFile(file: FileRecord, quota: number): FileReservation {
+    return this.files.reserve(file, quota);
+  }
+
+  getFile(id: string): FileRecord | undefined {
+    return this.files.get(id);
+  }
+
+  removeFile(id: string): FileRecord | undefined {
+    return this.files.remove(id);
+  }
+
+  /** Bytes of the user's files (their quota's use). */
+  filesUsed(): number {
+    return this.files.used();
+  }
+
+  /** Forgets a session's files (all files when no session is named); their ids, whose bytes the caller deletes. */
+  takeFiles(session?: string): string[] {
+    return this.files.take(session);
   }
 
   // ---- paired machines (src/machines/): the bridge's socket and sessions' requests to it ----

@@ -179,6 +179,49 @@ describe("the chat's looks", () => {
     }
   });
 
+  it("keeps no unused new chat: New twice, or New then another chat, leaves one chat behind, not an empty entry", async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    try {
+      const page = await openPage(browser, stack, { context });
+      await script(stack.llm.url, stack.llmKey, [reply.text("Kept.")]);
+      await newChat(page);
+      const used = new URL(page.url()).hash.replace("#s=", "");
+      await sendMessage(page, "a chat worth keeping");
+      await page.locator(".msg.assistant", { hasText: "Kept." }).waitFor();
+      const listed = async () =>
+        ((await (await page.request.get(`${stack.url}/api/sessions`)).json()) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
+
+      // New, then New again: the first new chat, never used, is gone from the page and the server.
+      await newChat(page);
+      const unused = new URL(page.url()).hash.replace("#s=", "");
+      await newChat(page);
+      const latest = new URL(page.url()).hash.replace("#s=", "");
+      await expect.poll(listed).not.toContain(unused);
+      expect(await listed()).toEqual(expect.arrayContaining([latest, used]));
+      await expect.poll(() => page.locator(`#sessions li[data-session="${unused}"]`).count()).toBe(0);
+
+      // Leaving the empty new chat for another one drops it too; the chat left is untouched.
+      await page.locator(`#sessions li[data-session="${used}"] .link`).click();
+      await page.locator(".msg.assistant", { hasText: "Kept." }).waitFor();
+      await expect.poll(listed).not.toContain(latest);
+      expect(await listed()).toContain(used);
+      await expect.poll(() => page.locator(`#sessions li[data-session="${latest}"]`).count()).toBe(0);
+
+      // A new chat with a message in it is kept when the user leaves it.
+      await newChat(page);
+      await sendMessage(page, "second keeper");
+      await page.locator(".msg.user", { hasText: "second keeper" }).waitFor();
+      await page.locator("#send:not([hidden])").waitFor();
+      const keeper = new URL(page.url()).hash.replace("#s=", "");
+      await page.locator(`#sessions li[data-session="${used}"] .link`).click();
+      await page.locator(".msg.assistant", { hasText: "Kept." }).waitFor();
+      expect(await listed()).toEqual(expect.arrayContaining([keeper, used]));
+      noPageErrors(page);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("counts what waits in the tab's title and notifies while the tab is hidden, once the user turned notifications on", async () => {
     const context = await browser.newContext({ viewport: DESKTOP });
     // What the page asks of the Notification API, recorded; the real one still runs.

@@ -85,6 +85,10 @@ describe("tools in the page", () => {
     expect(await card.locator(".tool-status").evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).color)).not.toBe("rgb(192, 54, 44)");
     await card.locator("summary").click();
     expect(await card.locator(".result-title").textContent()).toBe("Not run");
+    // The card's arguments read like the dialog's: one row each, the multi-line string as text.
+    expect(await card.locator(".tool-args dt").allTextContents()).toEqual(["path", "content", "overwrite", "depth"]);
+    expect(await card.locator(".tool-args dd pre.arg-text").textContent()).toBe(content);
+    expect(await card.locator(".tool-args").textContent()).not.toContain("\\n");
     await shotBoth(page, "chat-denied", () => card.scrollIntoViewIfNeeded());
     // The same after a reload, from the history.
     await page.reload();

@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, sendMessage, shot } from "./browser";
+import { launchBrowser, noPageErrors, openPage, sendMessage, shotBoth } from "./browser";
 
 let browser: Browser;
 let stack: Stack;
@@ -66,7 +66,7 @@ describe("versions of a turn", () => {
     // The message shows exactly what was sent: the actions add no text to it.
     expect(await page.locator("#messages .msg.user").last().textContent()).toBe("hello, edited");
     await expect.poll(() => answer(other).textContent()).toBe("Answer to the edit.");
-    await shot(page, "branches");
+    await shotBoth(page, "chat-branches");
     noPageErrors(page);
     noPageErrors(other);
   });
@@ -81,6 +81,8 @@ describe("versions of a turn", () => {
     await newChat(page);
     await sendMessage(page, "please work");
     const retry = page.locator("#messages .msg.error .turn-action[aria-label='Retry this turn']");
+    await retry.waitFor();
+    await shotBoth(page, "chat-retry");
     await retry.click();
     await expect.poll(() => answer(page).textContent()).toBe("Worked the second time.");
     expect(await page.locator("#messages .msg.user").count()).toBe(1);
@@ -98,6 +100,7 @@ describe("versions of a turn", () => {
     const joined = await openPage(browser, stack, { path: `/${String(await page.evaluate("location.hash"))}` });
     pages.push(joined);
     await expect.poll(() => joined.locator("#messages .msg.assistant.streaming .body").textContent()).toContain("The story so far");
+    await shotBoth(joined, "chat-resume");
     await page.locator("#stop").click();
     // The cut answer settles in both tabs, marked cut short.
     for (const p of [page, joined]) await p.locator("#messages .msg.assistant.partial", { hasText: "The story so far" }).waitFor();
@@ -125,7 +128,9 @@ describe("versions of a turn", () => {
         `(() => { let el = document.querySelector("#messages .msg.summary").previousElementSibling; while (el && !el.matches(".msg")) el = el.previousElementSibling; return el && el.textContent; })()`,
       ),
     ).toContain("Two.");
-    await shot(page, "compaction");
+    // The list titles the chat with its first message.
+    await expect.poll(() => page.locator("#sessions li.current .link").textContent()).toBe("count to one");
+    await shotBoth(page, "chat-compaction");
     noPageErrors(page);
   });
 

@@ -164,10 +164,13 @@ describe("the Worker's logs", () => {
     socket.close();
 
     expect(JSON.stringify(socket.received)).not.toContain(key);
-    // The refused turn is logged (at warn, with the provider's message, scrubbed).
-    expect(workerLines().find((l) => l.msg === "turn failed" && String(l.error).includes("Incorrect API key provided: ••••••"))).toMatchObject({
-      level: "warn",
-    });
+    // The refused turn is logged (at warn, with the provider's message, scrubbed); wrangler dev prints it a moment after the socket saw the turn end.
+    await expect
+      .poll(() => workerLines().find((l) => l.msg === "turn failed" && String(l.error).includes("Incorrect API key provided: ••••••")), {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toMatchObject({ level: "warn" });
     expect(stack.workerLog()).not.toContain(key);
   });
 });

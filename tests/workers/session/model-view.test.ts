@@ -11,7 +11,7 @@ import type { ChatSession } from "../../../src/session/ChatSession";
 import { HistoryStore } from "../../../src/session/history";
 import { ModelView } from "../../../src/session/model-view";
 
-const inObject = async (body: (store: HistoryStore) => void) => {
+const inObject = async (body: (store: HistoryStore) => Promise<void>) => {
   const stub = await getAgentByName((env as unknown as Env).CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>, crypto.randomUUID());
   await runInDurableObject(stub, (_instance, state) => body(new HistoryStore(state.storage.sql)));
 };
@@ -24,11 +24,11 @@ const turn = (store: HistoryStore, turnId: string, question: string, answer: str
 
 describe("the model's view between turns", () => {
   it("keeps built turns, builds what changed, and follows versions and summaries", async () => {
-    await inObject((store) => {
+    await inObject(async (store) => {
       const view = new ModelView(store);
       turn(store, "a", "one?", "One.");
       turn(store, "b", "two?", "Two.");
-      const first = view.turns();
+      const first = await view.turns();
       expect(first.map((t) => t.turnId)).toEqual(["a", "b"]);
       expect(first[0]?.messages).toEqual([
         { role: "user", text: "one?" },
@@ -38,7 +38,7 @@ describe("the model's view between turns", () => {
 
       // A new turn: the earlier ones come back as they were, not built again.
       turn(store, "c", "three?", "Three.");
-      const second = view.turns();
+      const second = await view.turns();
       expect(second[0]).toBe(first[0]);
       expect(second[1]).toBe(first[1]);
       expect(second[2]?.messages.at(-1)).toMatchObject({ text: "Three." });
@@ -46,33 +46,33 @@ describe("the model's view between turns", () => {
       // The last turn grows: it alone is built again.
       store.append({ turnId: "c", kind: "notice", text: "a notice" });
       store.append({ turnId: "c", kind: "assistant", text: "More." });
-      const third = view.turns();
+      const third = await view.turns();
       expect(third[0]).toBe(first[0]);
       expect(third[2]).not.toBe(second[2]);
       expect(third[2]?.messages.at(-1)).toMatchObject({ text: "More." });
 
       // Another version of "b": "b" and "c" leave the view.
       turn(store, "b2", "two, again?", "Two again.", "a");
-      expect(view.turns().map((t) => t.turnId)).toEqual(["a", "b2"]);
+      expect((await view.turns()).map((t) => t.turnId)).toEqual(["a", "b2"]);
       store.tree.switchTo("c");
-      expect(view.turns().map((t) => t.turnId)).toEqual(["a", "b", "c"]);
+      expect((await view.turns()).map((t) => t.turnId)).toEqual(["a", "b", "c"]);
 
       // A summary up to "b": the view starts after it.
       store.append({ turnId: "c", kind: "summary", text: "They counted.", summaryOf: { turns: 2, upTo: "b" } });
       expect(view.history().summary?.text).toBe("They counted.");
-      expect(view.turns().map((t) => t.turnId)).toEqual(["c"]);
+      expect((await view.turns()).map((t) => t.turnId)).toEqual(["c"]);
     });
   });
 
   it("reads a turn's attached contents again each time", async () => {
-    await inObject((store) => {
+    await inObject(async (store) => {
       let contents = "first version";
       const view = new ModelView(store, (entry): UserPart[] | undefined => (entry.attachments?.length ? [{ type: "text", text: contents }] : undefined));
       store.tree.begin("a", null);
       store.append({ turnId: "a", kind: "user", text: "read this", attachments: [{ server: "fs", uri: "file:///a" }] });
-      expect(view.turns()[0]?.messages[0]).toMatchObject({ parts: [{ text: "first version" }] });
+      expect((await view.turns())[0]?.messages[0]).toMatchObject({ parts: [{ text: "first version" }] });
       contents = "second version";
-      expect(view.turns()[0]?.messages[0]).toMatchObject({ parts: [{ text: "second version" }] });
+      expect((await view.turns())[0]?.messages[0]).toMatchObject({ parts: [{ text: "second version" }] });
     });
   });
 });

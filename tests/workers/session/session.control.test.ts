@@ -1,9 +1,8 @@
 // Approval, cancel, sampling and elicitation: the user's side of a turn.
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import type { ServerMessage } from "../../../src/protocol/messages";
 import { hangsClosed, reply, requests, script } from "../../fixtures/fake-llm-script";
 import { openSession, workerFetch } from "../worker-fetch";
-import type { SessionClient } from "../../fixtures/session-client";
+import { frameOf, type Message, type SessionClient } from "../../fixtures/session-client";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -13,11 +12,7 @@ beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
 
-type Of<T extends ServerMessage["type"]> = Extract<ServerMessage, { type: T }>;
-const is =
-  <T extends ServerMessage["type"]>(type: T) =>
-  (m: ServerMessage): m is Of<T> =>
-    m.type === type;
+const is = frameOf;
 
 function send(socket: SessionClient, text: string): number {
   const from = socket.received.length;
@@ -228,7 +223,7 @@ describe("requests from MCP servers", () => {
     const from = send(socket, "trigger sampling");
     const approval = await socket.next((m) => m.type === "approval_request" && m.kind === "sampling", from);
     expect(approval).toMatchObject({ server: "everything", prompt: expect.stringContaining("say hi") });
-    socket.send({ type: "approval", callId: (approval as Of<"approval_request">).callId, approved: true });
+    socket.send({ type: "approval", callId: (approval as Message<"approval_request">).callId, approved: true });
     const { end, messages } = await socket.turnEnd(from);
     expect(end.reason).toBe("complete");
     expect(JSON.stringify(messages.find((m) => m.type === "status" && m.state === "complete"))).toContain("sampled hello");
