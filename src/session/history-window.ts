@@ -10,8 +10,13 @@ import type { HistoryEntry } from "../protocol/messages";
 export const WINDOW_BYTES = 48 * 1024;
 /** At most this many entries in one window (many tiny entries cost the page more than their bytes). */
 export const WINDOW_ENTRIES = 150;
-/** A tool result (or error) longer than this is sent as its beginning; the page fetches the rest on demand. */
+/** A text tool result (or error) longer than this is sent as its beginning; the page fetches the rest on demand. */
 export const BIG_RESULT_CHARS = 2_000;
+/**
+ * A structured result (an MCP content array kept from a direct call, an object) is cut only past this:
+ * its beginning as text would no longer read as what it is (an image as base64 instead of its placeholder).
+ */
+export const BIG_STRUCTURED_CHARS = 32_000;
 /** A message text longer than this is sent as its beginning. */
 export const BIG_TEXT_CHARS = 24_000;
 
@@ -31,8 +36,9 @@ const bytesOf = (entry: HistoryEntry): number => {
 /** The entry as a window carries it: big results and texts cut to their beginning, marked `cut` with their full size. */
 export function shorten(entry: HistoryEntry): HistoryEntry {
   if (entry.kind === "tool_result") {
-    const full = entry.error ?? (typeof entry.result === "string" ? entry.result : JSON.stringify(entry.result ?? null));
-    if (full.length <= BIG_RESULT_CHARS) return entry;
+    const text = entry.error ?? (typeof entry.result === "string" ? entry.result : undefined);
+    const full = text ?? JSON.stringify(entry.result ?? null);
+    if (full.length <= (text === undefined ? BIG_STRUCTURED_CHARS : BIG_RESULT_CHARS)) return entry;
     const preview = `${full.slice(0, BIG_RESULT_CHARS)}…`;
     return entry.error !== undefined ? { ...entry, error: preview, cut: { chars: full.length } } : { ...entry, result: preview, cut: { chars: full.length } };
   }

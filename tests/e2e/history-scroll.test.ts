@@ -12,7 +12,7 @@ import { startStack, type Stack } from "../fixtures/stack";
 import { launchBrowser, noPageErrors, openPage } from "./browser";
 
 const TURNS = 60;
-const BIG = `${"lorem ipsum dolor sit amet ".repeat(160)}end of file\n`; // ~4.3 KB
+const BIG = `${"lorem ipsum dolor sit amet ".repeat(1_500)}end of file\n`; // ~40 KB: a structured result is cut past 32,000 characters
 
 let browser: Browser;
 let stack: Stack;
@@ -20,7 +20,7 @@ const id = crypto.randomUUID();
 beforeAll(async () => {
   [browser, stack] = await Promise.all([launchBrowser(), startStack()]);
   writeFileSync(join(stack.fsRoot, "big.txt"), BIG);
-  // Each turn: the question, a read of big.txt (4 KB result), the answer.
+  // Each turn: the question, a read of big.txt (40 KB result), the answer.
   const auto = { call: { call: { name: "filesystem__read_text_file", args: { path: join(stack.fsRoot, "big.txt") } } }, text: "done" };
   await fetch(`${stack.llm.url}/__auto/${stack.llmKey}`, { method: "POST", body: JSON.stringify(auto) });
   const socket = await openSession(stack.url, id);
