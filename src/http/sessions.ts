@@ -56,9 +56,10 @@ sessions.get("/:id/history", async (c) => {
   return c.json({ id: c.req.param("id"), entries, usage, usageTotal, ...(older === undefined ? {} : { older }), ...(branches ? { branches } : {}) });
 });
 
-sessions.get("/:id/history/:seq{[0-9]+}", async (c) => {
-  const seq = EntrySeq.safeParse(c.req.param("seq"));
-  if (!seq.success) throw new RequestError("bad_request", "history/{seq}: seq must be a positive whole number");
+sessions.get("/:id/history/:seq", async (c) => {
+  // Anything but an entry's number names no entry: 404, as for an unknown path.
+  const seq = /^[0-9]+$/.test(c.req.param("seq")) ? EntrySeq.safeParse(c.req.param("seq")) : undefined;
+  if (!seq?.success) throw new RequestError("not_found", `no route GET ${c.req.path}`);
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });
   const entry = await owned.getEntry(seq.data);
   if (!entry) throw new RequestError("not_found", `no entry ${seq.data} in this conversation`);

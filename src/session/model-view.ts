@@ -1,4 +1,6 @@
-// The model's view of the conversation, kept between turns and added to: each turn
+// The model's view of the conversation: the current path's entries after the newest
+// summary on it (with that summary for the system prompt), grouped by turn; kept
+// between turns and added to: each turn
 // of the current path is built into model messages once, with its token estimate,
 // and built again only when its entries change (a turn that ran since, a version
 // switched to) or when it has attached resources (their contents may have changed at
@@ -7,8 +9,29 @@
 // what a warm turn cost beyond a short conversation's (issue 27).
 import type { ChatMessage, UserPart } from "../llm/provider";
 import { estimateTokens, historyToTurns } from "../orchestrator/prune";
-import { modelHistory, type ModelHistory } from "./compaction-step";
 import type { HistoryStore, StoredEntry } from "./history";
+
+export interface ModelHistory {
+  /** The entries the model gets, in order. */
+  entries: StoredEntry[];
+  /** The newest summary on the path, standing in for the turns before it. */
+  summary?: StoredEntry;
+  /** The turns of `entries`, in path order (entries of no turn left out). */
+  turns: { turnId: string; entries: StoredEntry[] }[];
+}
+
+export function modelHistory(store: HistoryStore): ModelHistory {
+  const path = store.tree.path();
+  const position = new Map(path.map((turn, i) => [turn, i]));
+  const all = store.entries();
+  const summary = all.filter((e) => e.kind === "summary" && e.summaryOf && position.has(e.summaryOf.upTo)).pop();
+  const cut = summary?.summaryOf ? (position.get(summary.summaryOf.upTo) ?? -1) : -1;
+  const entries = all.filter((e) => e.kind !== "summary" && (e.turnId === null || (position.get(e.turnId) ?? -1) > cut));
+  const byTurn = new Map<string, StoredEntry[]>();
+  for (const entry of entries) if (entry.turnId !== null) byTurn.set(entry.turnId, [...(byTurn.get(entry.turnId) ?? []), entry]);
+  const turns = path.filter((t) => byTurn.has(t)).map((turnId) => ({ turnId, entries: byTurn.get(turnId) ?? [] }));
+  return { entries, summary, turns };
+}
 
 /** One turn as the model gets it. */
 export interface BuiltTurn {
