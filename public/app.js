@@ -21,6 +21,9 @@ import { setupMyProviders } from "./my-providers.js";
 import { setupMyServers } from "./my-servers.js";
 import { setupOAuth } from "./oauth-sign-in.js";
 import { setupSessions } from "./sessions.js";
+import { setupSessionSearch } from "./session-search.js";
+import { setupShareDialog } from "./share-dialog.js";
+import { setupImport } from "./import-file.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
 // Side effects only: the theme, the tab's title and notifications, the welcome of an empty chat.
@@ -46,6 +49,15 @@ const sessions = setupSessions({
   focusInput: composer.focus,
   showAlert,
 });
+setupSessionSearch({ open: sessions.open });
+const shareDialog = setupShareDialog();
+setupImport({
+  imported: async (ids) => {
+    await sessions.load();
+    if (ids[0]) sessions.open(ids[0]);
+  },
+  showAlert,
+});
 setupBranches({ send: connection.send });
 setupAlwaysAllowed(connection.send);
 const handleFrame = frameHandler({
@@ -64,6 +76,8 @@ setupViews({
   onSwitch: sessions.open,
   onDelete: (id, title) => void sessions.remove(id, title),
   onRename: (id, title) => void sessions.rename(id, title),
+  onPin: (id, pinned) => void sessions.pin(id, pinned),
+  onShare: (id, title) => void shareDialog.open(id, title),
   onToggleServer: (name, enabled) => {
     const chosen = state.servers.filter((s) => (s.name === name ? enabled : s.enabled)).map((s) => s.name);
     connection.send({ type: "set_servers", enabled: chosen });

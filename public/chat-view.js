@@ -126,6 +126,7 @@ export function showEntry(entry) {
   switch (entry.kind) {
     case "user": {
       const li = item("msg user", entry.turnId);
+      li.dataset.seq = String(entry.seq);
       li.textContent = entry.text;
       decorateUserEntry(li, entry);
       if (entry.text) setCopyText(li, entry.text);
@@ -140,10 +141,12 @@ export function showEntry(entry) {
           streaming.stream.finish(entry.text, Boolean(entry.partial));
           setCopyText(streaming.el, entry.text);
           tagModel(streaming.el, entry.model);
+          streaming.el.dataset.seq = String(entry.seq);
         } else streaming.el.remove();
         streaming = null;
       } else if (entry.text) {
         const li = item(`msg assistant${entry.partial ? " partial" : ""}`, entry.turnId);
+        li.dataset.seq = String(entry.seq);
         const body = document.createElement("div");
         body.className = "body";
         renderMarkdownInto(body, entry.text);

@@ -59,3 +59,9 @@ jump.addEventListener("click", () => {
   followEnd();
   byId("composer-input").focus({ preventScroll: true });
 });
+
+/** The page shows something above the end on purpose (a found message): new content does not pull it away. */
+export function stopFollowing() {
+  following = false;
+  showJump();
+}

@@ -11,6 +11,7 @@ import { forgetAppTools } from "./mcp-apps.js";
 import { queuedHere, state, update } from "./state.js";
 import { historyShown } from "./welcome.js";
 import { setOlder } from "./older-history.js";
+import { focusWantedMessage } from "./message-focus.js";
 
 /** @typedef {import("./types").ServerMessage} ServerMessage */
 /** @typedef {import("./types").ClientMessage} ClientMessage */
@@ -77,6 +78,7 @@ export function frameHandler(actions) {
         if (last && queued?.sent && last.text === queued.text) update({ outbox: state.outbox.filter((_, i) => i !== first) });
         showPending(queuedHere().map((m) => m.text));
         historyShown();
+        focusWantedMessage(state.sessionId);
         actions.flushOutbox();
         break;
       }

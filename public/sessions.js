@@ -6,6 +6,7 @@ import { clearChat, showPending } from "./chat-view.js";
 import { askArguments } from "./argument-form.js";
 import { confirmAction } from "./dialogs.js";
 import { dropQueued, queuedHere, state, update } from "./state.js";
+import { focusMessageLater } from "./message-focus.js";
 
 /**
  * @param {{ connect: () => void, detach: () => void, closeMenu: () => void, focusInput: () => void, showAlert: (text: string) => void }} page
@@ -64,10 +65,11 @@ export function setupSessions(page) {
       .then(refreshSoon);
   }
 
-  /** @param {string} id */
-  function open(id) {
+  /** `seq`: the message to show once its history is in (a search result's line). @param {string} id @param {number | null} [seq] */
+  function open(id, seq) {
     if (!state.active) return;
     const left = id === state.sessionId ? null : openAndUnused();
+    focusMessageLater(id, seq);
     history.replaceState(null, "", `#s=${encodeURIComponent(id)}`);
     update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {}, usageOutside: { inputTokens: 0, outputTokens: 0 } });
     page.closeMenu();
@@ -160,6 +162,17 @@ export function setupSessions(page) {
     }
   }
 
+  /** Pins a session to the top of the list, or unpins it. @param {string} id @param {boolean} pinned */
+  async function pin(id, pinned) {
+    try {
+      const answer = await request(`/sessions/${encodeURIComponent(id)}/pin`, { method: pinned ? "PUT" : "DELETE" });
+      if (!answer.ok) return page.showAlert(`Could not ${pinned ? "pin" : "unpin"} the session: ${describeError(answer.status, answer.data)}`);
+      await load();
+    } catch (error) {
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not pin the session.");
+    }
+  }
+
   /** Deletes every session (`everything`: and the account's data), after asking. @param {boolean} everything */
   async function removeAll(everything) {
     const confirmed = await confirmAction(
@@ -191,5 +204,5 @@ export function setupSessions(page) {
     await openFirst();
   }
 
-  return { load, refreshSoon, open, openFirst, create, remove, rename, removeAll, lost };
+  return { load, refreshSoon, open, openFirst, create, remove, rename, pin, removeAll, lost };
 }

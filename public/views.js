@@ -13,6 +13,8 @@ import { queuedHere, state, subscribe, update } from "./state.js";
  *   onSwitch: (id: string) => void,
  *   onDelete: (id: string, title: string) => void,
  *   onRename: (id: string, title: string) => void,
+ *   onPin: (id: string, pinned: boolean) => void,
+ *   onShare?: (id: string, title: string) => void,
  *   onToggleServer: (name: string, enabled: boolean) => void,
  *   myServers: { update(servers: import("./types").SessionServer[], live: boolean): void },
  * }} hooks
@@ -60,7 +62,7 @@ export function setupViews(hooks) {
   });
 
   subscribe(["sessions", "sessionId", "active"], () => {
-    const actions = { onSwitch: hooks.onSwitch, onDelete: hooks.onDelete, onRename: hooks.onRename };
+    const actions = { onSwitch: hooks.onSwitch, onDelete: hooks.onDelete, onRename: hooks.onRename, onPin: hooks.onPin, onShare: hooks.onShare };
     if (!state.active) return renderSessions([], null, actions);
     const list = [...state.sessions];
     if (state.sessionId && !list.some((s) => s.id === state.sessionId)) list.unshift({ id: state.sessionId, title: null });

@@ -19,12 +19,16 @@ import { requestLog } from "./http/request-log";
 import { myData } from "./http/my-data";
 import { admin } from "./http/admin";
 import { files } from "./http/files";
+import { sessionFind } from "./http/session-find";
+import { shares } from "./http/shares";
+import { importRoutes } from "./http/import";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
 export { SignInThrottle } from "./identity/SignInThrottle";
 export { PairingCode } from "./machines/PairingCode";
 export { Operations } from "./ops/Operations";
+export { SharedConversation } from "./share/SharedConversation";
 export type { Env } from "./config/env";
 
 const app = new Hono<AppEnv>();
@@ -34,15 +38,23 @@ app.use("*", requestLog());
 
 // The OAuth callback arrives cross-site without the (SameSite=Strict) login cookie: its GET only serves a page.
 const publicOAuth = new Set(["/oauth/callback", "/oauth/client-metadata.json"]);
+// A shared link opened signed out gets a page saying to sign in (src/http/shares.ts), never the snapshot.
+const signInPage = (path: string) => path.startsWith("/share/");
 // A bridge pairing or connecting has no user identity: its routes answer before identify (machines.ts).
 app.route("/", machineBridgeRoutes);
 app.use(
   "*",
-  identify({ optional: (c) => c.req.path === "/auth/login" || c.req.path === "/auth/logout" || (c.req.method === "GET" && publicOAuth.has(c.req.path)) }),
+  identify({
+    optional: (c) =>
+      c.req.path === "/auth/login" || c.req.path === "/auth/logout" || (c.req.method === "GET" && (publicOAuth.has(c.req.path) || signInPage(c.req.path))),
+  }),
 );
 app.use("*", sameOrigin());
 app.route("/", myData);
 app.route("/", files);
+app.route("/", sessionFind);
+app.route("/", shares);
+app.route("/", importRoutes);
 app.route("/", admin);
 app.route("/api/my-servers", myServers);
 app.route("/api/models", models);

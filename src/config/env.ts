@@ -10,6 +10,7 @@ export type Env = {
   SIGN_IN_THROTTLE: DurableObjectNamespace;
   PAIRING_CODE: DurableObjectNamespace;
   OPERATIONS: DurableObjectNamespace;
+  SHARED_CONVERSATION: DurableObjectNamespace;
   ASSETS?: Fetcher;
   /** Files users attach (src/files/): an R2 bucket; without it uploads answer 503 files_unavailable. */
   FILES?: R2Bucket;

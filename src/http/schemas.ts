@@ -11,7 +11,7 @@ export const MeSchema = z.object({
 });
 
 export const SessionListSchema = z.object({
-  sessions: z.array(z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number() })),
+  sessions: z.array(z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number(), pinned: z.boolean() })),
 });
 
 export const LoginRequestSchema = z.object({ token: z.string().min(1).max(4096) });

@@ -34,6 +34,8 @@ import { openWithPrompt } from "./prompt-opening";
 import { openMessage } from "./message-opening";
 import { SessionFiles } from "./session-files";
 import type { CompleteInput, Completion } from "../mcp/catalog";
+import { SearchFeed } from "./search-feed";
+import { ImportedEntriesSchema, importInto, type ImportedEntry } from "./history-import";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
@@ -53,6 +55,7 @@ export class ChatSession extends ProtocolAgent<Env> {
   private ownerCache?: SessionOwner;
   private reporterCache?: OperationsReporter;
   private modelCache?: SessionModel;
+  private searchFeedCache?: SearchFeed;
   /** This wake checked that an expiry alarm exists (SESSION_TTL_DAYS). */
   private expiryChecked = false;
   /** A background retry is scheduled (in memory: after a wake at worst one extra retry runs). */
@@ -103,6 +106,17 @@ export class ChatSession extends ProtocolAgent<Env> {
   private get sessionOwner(): SessionOwner {
     this.ownerCache ??= new SessionOwner(this.env, this.name, this.sessionStore, () => this.runtime.settings);
     return this.ownerCache;
+  }
+
+  /** The owner's search index learns this session's messages (search-feed.ts). */
+  private get searchFeed(): SearchFeed {
+    this.searchFeedCache ??= new SearchFeed({
+      sessionId: this.name,
+      store: this.sessionStore,
+      account: () => this.sessionOwner.listedAccount(),
+      keepAliveWhile: (work) => this.keepAliveWhile(work),
+    });
+    return this.searchFeedCache;
   }
 
   private get sessionModel(): SessionModel {
@@ -203,7 +217,10 @@ export class ChatSession extends ProtocolAgent<Env> {
         this.sessionMcp.useUserServers(begun.then((b) => b.servers));
         return begun.then((b) => b.decision);
       },
-      touched: (text) => this.sessionOwner.touched(text),
+      touched: (text) => {
+        this.sessionOwner.touched(text);
+        this.searchFeed.flush();
+      },
       used: async (usage, ownKey) => {
         if (!ownKey) this.sessionOwner.turnUsage(usage.inputTokens + usage.outputTokens);
       },
@@ -215,7 +232,10 @@ export class ChatSession extends ProtocolAgent<Env> {
         return parts.length > 0 ? parts : undefined;
       },
       log: this.log,
-      report: (turn) => this.reporter.send(turn),
+      report: (turn) => {
+        this.reporter.send(turn);
+        this.searchFeed.flush();
+      },
       branched: () => this.sendAll(this.historyFrame()),
     });
     return this.turnsCache;
@@ -363,6 +383,7 @@ export class ChatSession extends ProtocolAgent<Env> {
         this.sessionTurns.cancel(undefined, "reset");
         this.appCalls.cancelAll("reset");
         this.sessionStore.clear();
+        this.searchFeed.forget();
         void this.keepAliveWhile(() => this.sessionAttachments.forget(this.mcpCache?.host()));
         // Before the page hears the history is empty: by then its files are gone too.
         await this.keepAliveWhile(() => this.sessionFiles.forget()).catch((error: unknown) =>
@@ -561,6 +582,17 @@ export class ChatSession extends ProtocolAgent<Env> {
   /** One history entry whole (a window sends big results shortened); undefined if not on the current path. */
   getEntry(seq: number): HistoryEntry | undefined {
     return fullEntry(this.sessionStore, seq);
+  }
+
+  /** A new session's history from an export (src/http/import.ts): written only into an empty session, then made searchable. */
+  async importHistory(entries: ImportedEntry[]): Promise<{ imported: number } | { refused: string }> {
+    const parsed = ImportedEntriesSchema.safeParse(entries);
+    if (!parsed.success) return { refused: "the entries are not valid" };
+    if (this.sessionStore.count() > 0) return { refused: "the session is not empty" };
+    const imported = importInto(this.sessionStore, parsed.data);
+    this.searchFeed.flush();
+    await this.searchFeed.settled();
+    return { imported };
   }
 
   async deleteSession(): Promise<void> {

@@ -203,6 +203,11 @@ export class SessionOwner {
     if (this.store.getSetting<boolean>(LISTED_KEY)) await this.account()?.removeSession(this.sessionId);
   }
 
+  /** The owner's account when this session is in their list (its messages are searchable there); console sessions are not. */
+  listedAccount() {
+    return this.store.getSetting<boolean>(LISTED_KEY) ? this.account() : undefined;
+  }
+
   private account() {
     const owner = this.id;
     return owner ? userAccount(this.env, owner) : undefined;

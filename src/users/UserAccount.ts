@@ -16,11 +16,15 @@ import { machineTunnelPath } from "../machines/tunnel-url";
 import { errorJson } from "../shared/error-body";
 import { FileLedger, type FileReservation } from "./file-ledger";
 import type { FileRecord } from "../files/record";
+import { SessionSearch, type IndexedMessage, type SearchResult } from "./session-search";
+import { ShareList, type ShareSummary } from "./share-list";
+import { sharedConversation } from "../share/share-object";
+import type { Env } from "../config/env";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
 export type ServersSnapshot = { version: string; servers?: StoredUserServer[]; machines?: MachineView[] };
 
-export const SessionSummarySchema = z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number() });
+export const SessionSummarySchema = z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number(), pinned: z.boolean() });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
 const TITLE_CHARS = 80;
@@ -39,11 +43,23 @@ export class UserAccount extends DurableObject<unknown> {
   private machineViews?: { views: MachineView[]; version: string };
   private readonly relay: MachineRelay;
   private readonly files: FileLedger;
+  private readonly search: SessionSearch;
+  private readonly shares: ShareList;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT, created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL)`);
+    // Pinned sessions list first (added after the table: older accounts gain the column here).
+    if (
+      !this.sql
+        .exec<{ name: string }>("PRAGMA table_info(sessions)")
+        .toArray()
+        .some((c) => c.name === "pinned")
+    )
+      this.sql.exec("ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0");
+    this.search = new SessionSearch(this.sql);
+    this.shares = new ShareList(this.sql);
     this.sql.exec(`CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
     this.oauth = new OAuthRecords(this.sql);
     this.logins = new LoginStore(this.sql);
@@ -286,18 +302,93 @@ export class UserAccount extends DurableObject<unknown> {
   touchSession(id: string, firstMessage: string | undefined, now = Date.now()): void {
     const title = firstMessage?.replace(/\s+/g, " ").trim().slice(0, TITLE_CHARS) || null;
     this.addSession(id, now);
-    this.sql.exec("UPDATE sessions SET last_activity = ?, title = COALESCE(title, ?) WHERE id = ?", now, title, id);
+    const titled = this.sql
+      .exec<{ title: string | null }>(
+        "UPDATE sessions SET last_activity = ?, title = COALESCE(title, ?) WHERE id = ? AND title IS NULL RETURNING title",
+        now,
+        title,
+        id,
+      )
+      .toArray()[0];
+    if (titled) this.search.setTitle(id, titled.title);
+    else this.sql.exec("UPDATE sessions SET last_activity = ? WHERE id = ?", now, id);
   }
 
   /** A title the user chose; false when the session is not in their list. */
   renameSession(id: string, title: string): boolean {
-    return this.sql.exec("UPDATE sessions SET title = ? WHERE id = ? RETURNING id", title.slice(0, TITLE_CHARS), id).toArray().length > 0;
+    const renamed = this.sql
+      .exec<{ title: string }>("UPDATE sessions SET title = ? WHERE id = ? RETURNING title", title.slice(0, TITLE_CHARS), id)
+      .toArray()[0];
+    if (renamed) this.search.setTitle(id, renamed.title);
+    return renamed !== undefined;
+  }
+
+  /** Pins or unpins a listed session; false when it is not in the list. */
+  pinSession(id: string, pinned: boolean): boolean {
+    return this.sql.exec("UPDATE sessions SET pinned = ? WHERE id = ? RETURNING id", pinned ? 1 : 0, id).toArray().length > 0;
+  }
+
+  // ---- search over the user's sessions (src/users/session-search.ts), fed by the sessions ----
+
+  /** A listed session's new messages; a session not (or no longer) in the list is not indexed. */
+  indexMessages(id: string, messages: IndexedMessage[]): void {
+    if (this.sql.exec("SELECT 1 FROM sessions WHERE id = ?", id).toArray().length === 0) return;
+    this.search.addMessages(id, messages);
+  }
+
+  /** The session's history was cleared: its messages leave the index, its title stays. */
+  unindexMessages(id: string): void {
+    this.search.forget(id, false);
+  }
+
+  searchSessions(query: string): SearchResult[] {
+    return this.search.search(query);
+  }
+
+  // ---- shared links (src/users/share-list.ts, src/share/) ----
+
+  /** The title a listed session has (for a shared snapshot); undefined when it is not in the list. */
+  sessionTitle(id: string): { title: string | null } | undefined {
+    return this.sql.exec<{ title: string | null }>("SELECT title FROM sessions WHERE id = ?", id).toArray()[0];
+  }
+
+  addShare(share: ShareSummary): void {
+    this.shares.add(share);
+  }
+
+  hasShare(id: string): boolean {
+    return this.shares.has(id);
+  }
+
+  listShares(sessionId?: string): ShareSummary[] {
+    return this.shares.list(sessionId);
+  }
+
+  /** Revokes one of the user's links: false when it is not theirs. */
+  async revokeShare(id: string): Promise<boolean> {
+    if (!this.shares.take(id)) return false;
+    await this.emptyShares([id]);
+    return true;
+  }
+
+  /** Snapshots of revoked links are emptied; the list already says they are dead, so a failure here leaves nothing readable. */
+  private async emptyShares(ids: string[]): Promise<void> {
+    const env = this.env as Pick<Env, "SHARED_CONVERSATION">;
+    await Promise.all(
+      ids.map((id) =>
+        sharedConversation(env, id)
+          .revoke()
+          .catch(() => undefined),
+      ),
+    );
   }
 
   /** Deleting the account's data: runtime servers, own model providers, page logins and paired machines (revoked at once); OAuth records are taken by the caller, to revoke. */
   forgetEverything(): { oauth: OAuthRecord[] } {
     const oauth = this.oauth.signedInServers().flatMap((server) => this.oauthTake(server) ?? []);
     this.sql.exec("DELETE FROM servers");
+    this.search.clear();
+    this.ctx.waitUntil(this.emptyShares(this.shares.takeAll()));
     this.providers.clear();
     this.versionCache = undefined;
     this.logins.endAll();
@@ -306,17 +397,20 @@ export class UserAccount extends DurableObject<unknown> {
     return { oauth };
   }
 
-  removeSession(id: string): void {
+  /** A deleted (or expired) session leaves the list, the search index, and every link that shared it. */
+  async removeSession(id: string): Promise<void> {
     this.sql.exec("DELETE FROM sessions WHERE id = ?", id);
+    this.search.forget(id, true);
+    await this.emptyShares(this.shares.takeAll(id));
   }
 
   listSessions(): SessionSummary[] {
     return this.sql
-      .exec<{ id: string; title: string | null; last_activity: number }>(
-        "SELECT id, title, last_activity FROM sessions ORDER BY last_activity DESC, created_at DESC",
+      .exec<{ id: string; title: string | null; last_activity: number; pinned: number }>(
+        "SELECT id, title, last_activity, pinned FROM sessions ORDER BY pinned DESC, last_activity DESC, created_at DESC",
       )
       .toArray()
-      .map((row) => SessionSummarySchema.parse({ id: row.id, title: row.title, lastActivity: row.last_activity }));
+      .map((row) => SessionSummarySchema.parse({ id: row.id, title: row.title, lastActivity: row.last_activity, pinned: row.pinned === 1 }));
   }
 
   /** Counts one turn or direct call against the user's rate, and for turns checks the daily token budget. */

@@ -29,7 +29,8 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
   approval: { folders: ["orchestrator", "protocol", "shared"], packages: ["@modelcontextprotocol/client"] },
   machines: { folders: ["shared"], packages: ["cloudflare:workers", "zod"] },
   ops: { folders: ["config"], packages: ["cloudflare:workers", "zod"] },
-  users: { folders: ["config", "files", "llm", "machines", "mcp", "shared"], packages: ["@modelcontextprotocol/client", "cloudflare:workers", "zod"] },
+  share: { folders: ["config", "protocol"], packages: ["cloudflare:workers", "hono", "zod"] },
+  users: { folders: ["config", "files", "llm", "machines", "mcp", "share", "shared"], packages: ["@modelcontextprotocol/client", "cloudflare:workers", "zod"] },
   servers: { folders: ["config", "generated", "machines", "mcp", "shared", "users"], packages: [] },
   identity: { folders: ["config", "shared", "users"], packages: ["cloudflare:workers", "hono", "zod"] },
   session: {
@@ -37,10 +38,10 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
     packages: ["@modelcontextprotocol/client", "agents", "zod"],
   },
   http: {
-    folders: ["config", "files", "identity", "llm", "machines", "mcp", "ops", "protocol", "servers", "session", "shared", "users"],
+    folders: ["config", "files", "identity", "llm", "machines", "mcp", "ops", "protocol", "servers", "session", "share", "shared", "users"],
     packages: ["@modelcontextprotocol/client", "agents", "hono", "zod"],
   },
-  index: { folders: ["config", "http", "identity", "machines", "ops", "session", "shared", "users"], packages: ["hono"] },
+  index: { folders: ["config", "http", "identity", "machines", "ops", "session", "share", "shared", "users"], packages: ["hono"] },
 };
 
 /** The bridge (one folder): its own files, the shared package, Node and these packages. */

@@ -190,7 +190,9 @@ describe("agents' own frames on a session socket", () => {
           errors.push((error as { code: string }).code);
         }
         expect(errors).toEqual(["unknown_type", "unknown_type", "unknown_type", "unknown_type", "frame_too_large"]);
-        const leaked = socket.received.filter((m) => !["connection", "history", "model", "always_allowed", "servers", "error", "entry", "pong"].includes(m.type));
+        const leaked = socket.received.filter(
+          (m) => !["connection", "history", "model", "always_allowed", "servers", "error", "entry", "pong"].includes(m.type),
+        );
         expect(leaked).toEqual([]);
         socket.close();
         expect((await raw(stack.url, `/sessions/${victim}/history`)).json().entries).toHaveLength(2);

@@ -1,0 +1,58 @@
+// What a session tells its owner's search index (src/users/session-search.ts): the text
+// of user and assistant messages written since the last report, sent when a turn starts
+// (the question) and when it ends (the answers). The last seq sent is kept in the
+// session's storage, so a report that failed (or a wake-up in between) is sent again
+// with the next one, never lost or counted twice.
+import type { HistoryStore } from "./history";
+import type { IndexedMessage } from "../users/session-search";
+
+const SENT_KEY = "searchIndexedSeq";
+
+interface Account {
+  indexMessages(id: string, messages: IndexedMessage[]): Promise<void>;
+  unindexMessages(id: string): Promise<void>;
+}
+
+export interface SearchFeedDeps {
+  sessionId: string;
+  store: HistoryStore;
+  /** The owner's account when the session is listed (searchable); undefined otherwise. */
+  account: () => Account | undefined;
+  keepAliveWhile: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+export class SearchFeed {
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: SearchFeedDeps) {}
+
+  /** Sends what is new, after any report still on its way (reports go in order). */
+  flush(): void {
+    this.chain = this.chain.then(() => this.deps.keepAliveWhile(() => this.send()).catch(() => undefined));
+  }
+
+  /** The history was cleared: its messages leave the index. */
+  forget(): void {
+    const account = this.deps.account();
+    if (!account) return;
+    this.chain = this.chain.then(() => this.deps.keepAliveWhile(() => account.unindexMessages(this.deps.sessionId)).catch(() => undefined));
+  }
+
+  /** Settles once every report asked for so far went (tests and imports wait on it). */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  private async send(): Promise<void> {
+    const account = this.deps.account();
+    if (!account) return;
+    const sent = this.deps.store.getSetting<number>(SENT_KEY) ?? 0;
+    const fresh = this.deps.store.allEntries().filter((e) => e.seq > sent);
+    if (fresh.length === 0) return;
+    const messages = fresh.flatMap((e): IndexedMessage[] =>
+      (e.kind === "user" || e.kind === "assistant") && e.text ? [{ seq: e.seq, kind: e.kind, text: e.text }] : [],
+    );
+    if (messages.length > 0) await account.indexMessages(this.deps.sessionId, messages);
+    this.deps.store.setSetting(SENT_KEY, Math.max(...fresh.map((e) => e.seq)));
+  }
+}

@@ -1,0 +1,49 @@
+// The links a user shared (src/share/): which session each shows, under what title, since
+// when. This list, in the user's own account object, is what says a link still counts:
+// revoking takes the line out here first, so a link is dead at once even if emptying its
+// snapshot object fails, and only the owner (whose account holds the line) can revoke it.
+import { z } from "zod";
+
+export const ShareSummarySchema = z.object({ id: z.string(), sessionId: z.string(), title: z.string().nullable(), createdAt: z.number() });
+export type ShareSummary = z.infer<typeof ShareSummarySchema>;
+
+export class ShareList {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec("CREATE TABLE IF NOT EXISTS shares (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, title TEXT, created_at INTEGER NOT NULL)");
+  }
+
+  add(share: ShareSummary): void {
+    this.sql.exec("INSERT INTO shares (id, session_id, title, created_at) VALUES (?, ?, ?, ?)", share.id, share.sessionId, share.title, share.createdAt);
+  }
+
+  has(id: string): boolean {
+    return this.sql.exec("SELECT 1 FROM shares WHERE id = ?", id).toArray().length > 0;
+  }
+
+  /** Newest first; one session's only when `sessionId` is given. */
+  list(sessionId?: string): ShareSummary[] {
+    const rows = this.sql
+      .exec<{ id: string; session_id: string; title: string | null; created_at: number }>(
+        `SELECT id, session_id, title, created_at FROM shares${sessionId === undefined ? "" : " WHERE session_id = ?"} ORDER BY created_at DESC`,
+        ...(sessionId === undefined ? [] : [sessionId]),
+      )
+      .toArray();
+    return rows.map((r) => ({ id: r.id, sessionId: r.session_id, title: r.title, createdAt: r.created_at }));
+  }
+
+  /** Takes one link out of the list; false when it is not this user's. */
+  take(id: string): boolean {
+    return this.sql.exec("DELETE FROM shares WHERE id = ? RETURNING id", id).toArray().length > 0;
+  }
+
+  /** Takes every link of a session (or, without one, of the user) out of the list: their ids, to empty. */
+  takeAll(sessionId?: string): string[] {
+    return this.sql
+      .exec<{ id: string }>(
+        `DELETE FROM shares${sessionId === undefined ? "" : " WHERE session_id = ?"} RETURNING id`,
+        ...(sessionId === undefined ? [] : [sessionId]),
+      )
+      .toArray()
+      .map((r) => r.id);
+  }
+}
