@@ -176,7 +176,19 @@ function teardown({ forgetSession = false } = {}) {
   setConsole(false, { focus: false });
   setMenu(false);
   dropQueued();
-  update({ alert: "", inFlight: null, sessions: [], servers: [], alwaysAllowed: [], live: false, usage: {}, turnId: null, busyNote: false, approvals: [] });
+  update({
+    alert: "",
+    inFlight: null,
+    sessions: [],
+    servers: [],
+    alwaysAllowed: [],
+    live: false,
+    usage: {},
+    usageOutside: { inputTokens: 0, outputTokens: 0 },
+    turnId: null,
+    busyNote: false,
+    approvals: [],
+  });
   composer.clear();
   if (forgetSession) {
     update({ sessionId: null });

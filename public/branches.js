@@ -50,6 +50,11 @@ export function showBranches(/** @type {Branches | undefined} */ map) {
   for (const turnId of turns) if (turnId) decorateTurn(turnId);
 }
 
+/** Older turns were shown (older-history.js): their versions join the ones known. */
+export function addBranches(/** @type {Branches | undefined} */ map) {
+  showBranches({ ...branches, ...(map ?? {}) });
+}
+
 /** A turn that ended (or was shown from history) gets its actions. */
 export function decorateTurn(/** @type {string} */ turnId) {
   const items = ofTurn(turnId);

@@ -16,6 +16,7 @@ import { fillResult, mediaElements, showResult } from "./tool-result.js";
 import { byId } from "./dom.js";
 import { followEnd, scrollToEnd } from "./follow.js";
 import { createStream } from "./stream-render.js";
+import { offerWhole } from "./cut-entry.js";
 import { noModelAnswer, withRestart } from "./no-model.js";
 import { hideWelcome } from "./welcome.js";
 
@@ -24,6 +25,8 @@ const banner = byId("notice");
 const cards = new Map();
 let streaming = null;
 let bannerText = "";
+/** While older entries are shown (older-history.js): they go above this item, and nothing scrolls. */
+let olderAnchor = null;
 /** `${turnId}\u0000${text}` of the errors already shown, so a turn's error shows once. */
 const shownErrors = new Set();
 /**
@@ -51,8 +54,8 @@ function item(className, turnId) {
   const li = document.createElement("li");
   li.className = className;
   if (turnId) li.dataset.turn = turnId;
-  // Messages waiting for the connection stay last.
-  list.insertBefore(li, list.querySelector(":scope > .pending"));
+  // Messages waiting for the connection stay last; older entries go above the first item.
+  list.insertBefore(li, olderAnchor ?? list.querySelector(":scope > .pending"));
   return li;
 }
 
@@ -128,11 +131,11 @@ export function showEntry(entry) {
       decorateUserEntry(li, entry);
       if (entry.text) setCopyText(li, entry.text);
       // A new question: follow its answer.
-      followEnd();
+      if (!olderAnchor) followEnd();
       break;
     }
     case "assistant":
-      if (streaming) {
+      if (streaming && !olderAnchor) {
         // The text streamed in already: settle it with the stored version (stream-render.js finishes showing it).
         if (entry.text) {
           streaming.stream.finish(entry.text, Boolean(entry.partial));
@@ -150,6 +153,10 @@ export function showEntry(entry) {
         li.append(body);
         setCopyText(li, entry.text);
         tagModel(li, entry.model);
+        offerWhole(body, entry, (whole) => {
+          renderMarkdownInto(body, whole.text ?? "");
+          setCopyText(li, whole.text ?? "");
+        });
       }
       break;
     case "tool_call":
@@ -174,7 +181,19 @@ export function showEntry(entry) {
       showSummary(list, entry);
       break;
   }
-  scroll();
+  if (!olderAnchor) scroll();
+}
+
+/** Older entries (the reader scrolled up, older-history.js): shown above everything, without scrolling. */
+export function showOlder(entries) {
+  const first = list.querySelector(":scope > li");
+  if (!first || entries.length === 0) return;
+  olderAnchor = first;
+  try {
+    for (const entry of entries) showEntry(entry);
+  } finally {
+    olderAnchor = null;
+  }
 }
 
 export function streamText(message) {
@@ -246,6 +265,7 @@ function finishCard(callId, outcome, state) {
   result.hidden = false;
   if (notRun) fillResult(result, { kind: "text", text: tidy(outcome.error) });
   else fillResult(result, state === "error" ? { kind: "error", text: tidy(outcome.error) } : showResult(outcome.result));
+  offerWhole(result, outcome, (whole) => finishCard(callId, whole, state));
   if (state === "complete") appHooks.finished(el, { server: c.server, tool: c.tool, arguments: c.args, result: outcome.result });
 }
 

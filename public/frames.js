@@ -10,6 +10,7 @@ import { askApproval, askElicitation, closeIfShowing } from "./dialogs.js";
 import { forgetAppTools } from "./mcp-apps.js";
 import { queuedHere, state, update } from "./state.js";
 import { historyShown } from "./welcome.js";
+import { setOlder } from "./older-history.js";
 import { focusWantedMessage } from "./message-focus.js";
 
 /** @typedef {import("./types").ServerMessage} ServerMessage */
@@ -53,9 +54,22 @@ export function frameHandler(actions) {
       case "history": {
         clearChat();
         for (const entry of message.entries) showEntry(entry);
-        update({ usage: { ...(message.usage ?? {}) } });
+        // The total counts turns older than those shown too: what the per-turn figures do not cover.
+        const shown = Object.values(message.usage ?? {}).reduce(
+          (n, u) => ({ inputTokens: n.inputTokens + u.inputTokens, outputTokens: n.outputTokens + u.outputTokens }),
+          {
+            inputTokens: 0,
+            outputTokens: 0,
+          },
+        );
+        const total = message.usageTotal ?? shown;
+        update({
+          usage: { ...(message.usage ?? {}) },
+          usageOutside: { inputTokens: Math.max(0, total.inputTokens - shown.inputTokens), outputTokens: Math.max(0, total.outputTokens - shown.outputTokens) },
+        });
         for (const [turn, used] of Object.entries(state.usage)) showUsage(turn, used);
         showBranches(message.branches);
+        setOlder(message.older);
         // A message whose socket died before its echo may have arrived after all.
         const users = message.entries.filter((e) => e.kind === "user");
         const last = users[users.length - 1];

@@ -71,7 +71,7 @@ export function setupSessions(page) {
     const left = id === state.sessionId ? null : openAndUnused();
     focusMessageLater(id, seq);
     history.replaceState(null, "", `#s=${encodeURIComponent(id)}`);
-    update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {} });
+    update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {}, usageOutside: { inputTokens: 0, outputTokens: 0 } });
     page.closeMenu();
     clearChat();
     showPending(queuedHere().map((m) => m.text));

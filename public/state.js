@@ -27,6 +27,7 @@
  * @property {Queued[]} outbox messages typed while disconnected, sent in order on reconnect
  * @property {InFlight | null} inFlight
  * @property {Record<string, Usage>} usage model tokens of this session's turns, by turn id
+ * @property {Usage} usageOutside model tokens of this session's turns not in `usage` (older than the history shown)
  * @property {import("./types").Frame<"approval_request">[]} approvals asked and not yet shown (one dialog at a time)
  * @property {string} alert the page-wide alert ("" when none)
  * @property {import("./types").ModelChoice | null} model the open session's model, as its last `model` frame said
@@ -48,6 +49,7 @@ const current = {
   outbox: [],
   inFlight: null,
   usage: {},
+  usageOutside: { inputTokens: 0, outputTokens: 0 },
   approvals: [],
   alert: "",
   model: null,

@@ -48,9 +48,9 @@ export function setupViews(hooks) {
   });
 
   // The session's total tokens, in the sidebar (hidden until a turn used some).
-  subscribe(["usage"], () => {
+  subscribe(["usage", "usageOutside"], () => {
     const turns = Object.values(state.usage);
-    const total = { inputTokens: 0, outputTokens: 0 };
+    const total = { ...state.usageOutside };
     for (const u of turns) {
       total.inputTokens += Number(u?.inputTokens) || 0;
       total.outputTokens += Number(u?.outputTokens) || 0;

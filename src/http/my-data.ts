@@ -50,7 +50,7 @@ myData.get("/api/export", async (c) => {
   for (const summary of await account.listSessions()) {
     const stub = await findOwnedSession(c, summary.id, { claim: false });
     if (!stub) continue;
-    const { entries, usage } = await stub.getHistory();
+    const { entries, usage } = await stub.exportHistory();
     sessions.push({ ...summary, entries, usage });
   }
   const servers = (await account.listServers()).map(maskedServer);

@@ -12,6 +12,7 @@ import { REQUEST_ID_HEADER, SESSION_USER_HEADER } from "../session/ChatSession";
 import { SESSION_ID, badSessionId, findOwnedSession, ownedSession, type SessionStub } from "./owned-session";
 import { sessionCatalog } from "./session-catalog";
 import { RequestError } from "../shared/errors";
+import { z } from "zod";
 
 export const sessions = new Hono<AppEnv>();
 sessions.route("/", sessionCatalog);
@@ -43,11 +44,34 @@ sessions.get("/:id/ws", async (c) => {
   return owned.fetch(new Request(`https://session.internal/sessions/${c.req.param("id")}/ws`, { headers }));
 });
 
+/** `?before=` a window's `older`: the part of the history just before it. */
+const HistoryQuery = z.object({ before: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional() }).strict();
+const EntrySeq = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
 sessions.get("/:id/history", async (c) => {
+  const query = HistoryQuery.safeParse(c.req.query());
+  if (!query.success) throw new RequestError("bad_request", `history query: ${queryProblem(query.error)}`);
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });
-  const { entries, usage } = await owned.getHistory();
-  return c.json({ id: c.req.param("id"), entries, usage });
+  const { entries, older, usage, usageTotal, branches } = await owned.getHistory(query.data.before);
+  return c.json({ id: c.req.param("id"), entries, usage, usageTotal, ...(older === undefined ? {} : { older }), ...(branches ? { branches } : {}) });
 });
+
+sessions.get("/:id/history/:seq", async (c) => {
+  // Anything but an entry's number names no entry: 404, as for an unknown path.
+  const seq = /^[0-9]+$/.test(c.req.param("seq")) ? EntrySeq.safeParse(c.req.param("seq")) : undefined;
+  if (!seq?.success) throw new RequestError("not_found", `no route GET ${c.req.path}`);
+  const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+  const entry = await owned.getEntry(seq.data);
+  if (!entry) throw new RequestError("not_found", `no entry ${seq.data} in this conversation`);
+  return c.json({ entry });
+});
+
+const queryProblem = (error: z.ZodError): string => {
+  const issue = error.issues[0];
+  if (!issue) return "invalid";
+  if (issue.code === "unrecognized_keys") return `unknown parameter ${issue.keys.join(", ")}`;
+  return `${issue.path.join(".") || "query"}: must be a positive whole number (an entry's seq)`;
+};
 
 sessions.delete("/:id", async (c) => {
   const owned = await ownedSession(c, c.req.param("id"), { claim: false });

@@ -30,7 +30,8 @@ shares.post("/sessions/:id/shares", async (c) => {
   // Only a listed session (not the user's tool console) has a title and can be shared.
   const listed = await account.sessionTitle(id);
   if (!listed) throw new RequestError("not_found", "no such session");
-  const { entries } = await owned.getHistory();
+  // The whole conversation, not the window a page gets first (src/session/history-window.ts).
+  const { entries } = await owned.exportHistory();
   const snapshot = snapshotOf(listed.title, entries);
   if (JSON.stringify(snapshot).length > MAX_SNAPSHOT_CHARS)
     throw new RequestError("payload_too_large", "this conversation is too large to share as one page; delete or compact it first");

@@ -1,8 +1,8 @@
-// Per-server guidance for the system prompt (seed 000 §2.4): a server's own
-// `tool-descriptions` prompt when it has one, else a short guide built from its
-// tool list. Server `instructions` from initialize come first either way.
+// Per-server guidance for the system prompt (seed 000 §2.4): the server's
+// `instructions` from initialize, then its own `tool-descriptions` prompt when it
+// has one. No list of its tools: the request's declarations already describe each
+// tool, and a second list cost every model call as much again (issue 27).
 import type { GetPromptResult } from "@modelcontextprotocol/client";
-import { visibleTo } from "./app-ui";
 import type { ServerConnection } from "./connection";
 import { errorMessage } from "../shared/logger";
 
@@ -34,19 +34,6 @@ export async function serverGuide(connection: ServerConnection, getPrompt: (name
       parts.push(`(its ${GUIDE_PROMPT} prompt failed: ${errorMessage(error)})`);
     }
   }
-  if (source === "generated") parts.push(generatedGuide(connection));
   const text = parts.join("\n\n");
   return { server: connection.name, source, text: text.length > MAX_GUIDE_CHARS ? `${text.slice(0, MAX_GUIDE_CHARS)}…` : text };
-}
-
-function generatedGuide(connection: ServerConnection): string {
-  const lines = [`Server "${connection.name}" offers these tools:`];
-  for (const tool of connection.tools.values()) {
-    // A tool only its MCP App calls is not the model's (app-ui.ts).
-    if (!visibleTo(tool.uiVisibility, "model")) continue;
-    const params = Object.keys((tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {});
-    const summary = (tool.description ?? "").split("\n")[0]?.slice(0, 200) ?? "";
-    lines.push(`- ${tool.qualifiedName}(${params.join(", ")})${summary ? `: ${summary}` : ""}`);
-  }
-  return lines.join("\n");
 }

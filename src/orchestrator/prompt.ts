@@ -1,5 +1,7 @@
-// The system prompt of a turn: base rules, tool-call rules, the tool list, and
-// each server's guidance (its `tool-descriptions` prompt or a generated guide).
+// The system prompt of a turn: base rules, tool-call rules and each server's
+// guidance (its `instructions` and `tool-descriptions` prompt). The tools
+// themselves are described once, in the request's declarations: listing them here
+// too doubled what every model call carried (85,000 characters at 504 tools).
 import type { ToolView } from "../mcp/capabilities";
 import type { ServerGuide } from "../mcp/guide";
 
@@ -19,7 +21,11 @@ export interface PromptInput {
   extra?: string;
   /** Characters of server guidance in all (default GUIDE_BUDGET_CHARS). */
   guideBudget?: number;
+  /** Only some tools are declared; `search_tools` finds the rest (tool-selection.ts). */
+  searchable?: boolean;
 }
+
+const SEARCH_RULE = `Only some of the available tools are declared. When none of them fits, call search_tools with keywords of what you need, then call what it found.`;
 
 export const GUIDE_BUDGET_CHARS = 8_000;
 
@@ -28,16 +34,12 @@ export function buildSystemPrompt(input: PromptInput): string {
   if (input.extra) parts.push(input.extra.trim());
   if (input.tools.length > 0) {
     parts.push(TOOL_RULES);
-    parts.push(
-      `Available tools:\n${input.tools
-        .map((t) => `- ${t.functionName} (${t.qualifiedName})${t.description ? `: ${firstLine(t.description)}` : ""}`)
-        .join("\n")}`,
-    );
+    if (input.searchable) parts.push(SEARCH_RULE);
     const servers = new Set(input.tools.map((t) => t.server));
     // What servers say about themselves (their `instructions`, then their tool-descriptions
     // prompt or a guide generated from their tools), servers with their own words first,
     // within one budget so a verbose server cannot crowd out the conversation.
-    const guides = input.guides.filter((g) => servers.has(g.server)).sort((a, b) => (a.source === b.source ? 0 : a.source === "prompt" ? -1 : 1));
+    const guides = input.guides.filter((g) => servers.has(g.server) && g.text).sort((a, b) => (a.source === b.source ? 0 : a.source === "prompt" ? -1 : 1));
     let left = input.guideBudget ?? GUIDE_BUDGET_CHARS;
     for (const guide of guides) {
       if (left <= 0) break;
@@ -49,9 +51,4 @@ export function buildSystemPrompt(input: PromptInput): string {
     parts.push("No tools are available in this conversation.");
   }
   return parts.join("\n\n");
-}
-
-function firstLine(text: string): string {
-  const line = text.split("\n").find((l) => l.trim()) ?? "";
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line.trim();
 }

@@ -15,7 +15,7 @@ export function estimateTokens(message: ChatMessage): number {
   return Math.ceil(size / 4) + 4;
 }
 
-interface Turn {
+export interface Turn {
   messages: ChatMessage[];
   tokens: number;
 }
@@ -74,7 +74,14 @@ function closeDanglingCalls(turn: ChatMessage[]): ChatMessage[] {
 
 /** Keeps the newest whole turns that fit in `budget` tokens; the last turn is always kept. */
 export function pruneToBudget(turns: ChatMessage[][], budget: number): { messages: ChatMessage[]; droppedTurns: number } {
-  const sized: Turn[] = turns.map((messages) => ({ messages, tokens: messages.reduce((n, m) => n + estimateTokens(m), 0) }));
+  return pruneSized(
+    turns.map((messages) => ({ messages, tokens: messages.reduce((n, m) => n + estimateTokens(m), 0) })),
+    budget,
+  );
+}
+
+/** pruneToBudget for turns already measured (src/session/model-view.ts keeps them measured). */
+export function pruneSized(sized: readonly Turn[], budget: number): { messages: ChatMessage[]; droppedTurns: number } {
   const kept: Turn[] = [];
   let used = 0;
   for (let i = sized.length - 1; i >= 0; i--) {

@@ -16,6 +16,9 @@ export interface TranscriptEntry {
   kind: string;
   text?: string;
   callId?: string;
+  /** A tool call's or result's server and tool (which tools the conversation used: tool-selection.ts). */
+  server?: string;
+  tool?: string;
   toolCalls?: ToolCallRequest[];
   result?: unknown;
   error?: string;

@@ -12,9 +12,10 @@ import type { ServerGuide } from "../mcp/guide";
 import type { McpHost } from "../mcp/host";
 import type { ChatMessage, LlmProvider, MediaPart, ToolCallRequest, ToolCallResult, ToolDeclaration } from "../llm/provider";
 import { buildSystemPrompt } from "./prompt";
-import { historyToTurns, pruneToBudget } from "./prune";
+import { historyToTurns, pruneSized, pruneToBudget, type Turn } from "./prune";
 import { fitUserMedia } from "./resource-parts";
 import { MediaBudget, reduceToolResult, USER_MEDIA_BUDGET, USER_MEDIA_PART_LIMIT } from "./tool-results";
+import { HOST_SERVER, SEARCH_TOOL, searchTools, selectTools, toolContext, type ToolContext } from "./tool-selection";
 import type { ToolStatus, TranscriptEntry, TurnEnd, TurnPort, TurnUsage } from "./transcript";
 
 export interface TurnLimits {
@@ -33,46 +34,76 @@ export interface TurnDeps {
   guides: ServerGuide[];
   /** The stored conversation, ending with this turn's user message. */
   history: readonly TranscriptEntry[];
+  /** The same conversation already built into measured turns (the session keeps it between turns): used instead of building it from `history`. */
+  conversation?: readonly Turn[];
   port: TurnPort;
   signal: AbortSignal;
   limits: TurnLimits;
   systemExtra?: string;
 }
 
-/** The model's view of the tools, rebuilt only when the host's tool list changes. */
+/**
+ * The model's view of the tools, rebuilt only when the host's tool list changes or a
+ * search found more: what is declared (tool-selection.ts) and the system prompt.
+ */
 class ToolIndex {
   private source?: ToolView[];
   private byFunction = new Map<string, ToolView>();
+  private dirty = true;
   declarations: ToolDeclaration[] = [];
   system = "";
+  searchable = false;
+
+  constructor(private readonly context: ToolContext) {}
 
   refresh(tools: ToolView[], guides: ServerGuide[], extra: string | undefined): void {
-    if (tools === this.source) return;
+    if (tools === this.source && !this.dirty) return;
+    this.dirty = false;
     this.source = tools;
     this.byFunction = new Map(tools.map((t) => [t.functionName, t]));
     for (const t of tools) if (!this.byFunction.has(t.qualifiedName)) this.byFunction.set(t.qualifiedName, t);
-    this.declarations = tools.map((t) => ({ name: t.functionName, description: t.description ?? t.title ?? t.qualifiedName, parameters: t.inputSchema }));
-    this.system = buildSystemPrompt({ tools, guides, extra });
+    const selection = selectTools(tools, this.context);
+    this.searchable = selection.search !== undefined;
+    this.declarations = selection.declared.map((t) => ({
+      name: t.functionName,
+      description: t.description ?? t.title ?? t.qualifiedName,
+      parameters: t.inputSchema,
+    }));
+    if (selection.search) this.declarations.push(selection.search);
+    this.system = buildSystemPrompt({ tools, guides, extra, searchable: this.searchable });
   }
 
+  /** Any enabled tool, declared or not: a model that names one exactly may call it. */
   find(name: string): ToolView | undefined {
     return this.byFunction.get(name);
   }
 
+  /** Tools a search found: declared from the next step on. */
+  reveal(names: string[]): void {
+    for (const name of names) this.context.found.add(name);
+    this.dirty = true;
+  }
+
+  search(query: string): ReturnType<typeof searchTools> {
+    return searchTools(this.source ?? [], query);
+  }
+
   names(): string {
-    return this.source?.map((t) => t.functionName).join(", ") ?? "";
+    return this.declarations.map((d) => d.name).join(", ");
   }
 }
 
 export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage: TurnUsage }> {
   const usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
   const { turnId, signal, port } = deps;
-  const index = new ToolIndex();
+  const index = new ToolIndex(toolContext(deps.history));
   // Media stay in `messages` for the rest of the turn (every later request sends them again): what the user
   // attached (resources, files) within its own budget, newest first, and tool results within theirs.
   const budget = new MediaBudget();
   const userBudget = new MediaBudget(USER_MEDIA_BUDGET, USER_MEDIA_PART_LIMIT);
-  const messages: ChatMessage[] = fitUserMedia(pruneToBudget(historyToTurns(deps.history), deps.limits.tokenBudget).messages, userBudget);
+  const { tokenBudget } = deps.limits;
+  const pruned = deps.conversation ? pruneSized(deps.conversation, tokenBudget) : pruneToBudget(historyToTurns(deps.history), tokenBudget);
+  const messages: ChatMessage[] = fitUserMedia(pruned.messages, userBudget);
   for (let step = 0; step < deps.limits.maxSteps; step++) {
     if (signal.aborted) return { reason: "cancelled", usage };
     index.refresh(deps.tools(), deps.guides, deps.systemExtra);
@@ -130,6 +161,7 @@ function withOwnId(call: ToolCallRequest, id: string): ToolCallRequest {
 
 async function runCall(call: ToolCallRequest, index: ToolIndex, budget: MediaBudget, deps: TurnDeps): Promise<ToolCallResult> {
   const { signal, port } = deps;
+  if (call.name === SEARCH_TOOL && index.searchable && !index.find(call.name)) return runSearch(call, index, port);
   const tool = index.find(call.name);
   const server = tool?.server ?? "unknown";
   const toolName = tool?.name ?? call.name;
@@ -169,4 +201,16 @@ async function runCall(call: ToolCallRequest, index: ToolIndex, budget: MediaBud
     const message = error instanceof CancelledError ? "Cancelled by the user." : error instanceof EdgehostError ? error.message : "The tool call failed.";
     return finish({ error: message }, Date.now() - started);
   }
+}
+
+/** `search_tools`: the host's own tool, over the session's enabled tools; it reads nothing else, so it needs no approval. */
+function runSearch(call: ToolCallRequest, index: ToolIndex, port: TurnPort): ToolCallResult {
+  const base = { callId: call.id, server: HOST_SERVER, tool: SEARCH_TOOL };
+  port.record({ kind: "tool_call", ...base, arguments: call.arguments });
+  const query = typeof call.arguments.query === "string" ? call.arguments.query : "";
+  const result = index.search(query);
+  index.reveal(result.tools.map((t) => t.name));
+  port.record({ kind: "tool_result", ...base, durationMs: 0, result });
+  port.status({ ...base, state: "complete", result, durationMs: 0 });
+  return { id: call.id, name: call.name, result };
 }

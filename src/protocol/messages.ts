@@ -120,6 +120,8 @@ export const HistoryEntrySchema = z.object({
   summaryOf: z.object({ turns: z.number().int(), upTo: z.string() }).optional(),
   /** The model that wrote an assistant entry, as `provider/model`. */
   model: z.string().optional(),
+  /** Sent shortened (a big tool result or text in a history window): its full length; GET /sessions/{id}/history/{seq} has it whole. */
+  cut: z.object({ chars: z.number().int() }).optional(),
   /** A user entry's attached resources (their contents go to the model; the page shows chips). */
   attachments: z.array(AttachmentRefSchema.extend({ name: z.string().optional(), mimeType: z.string().optional() })).optional(),
   /** A user entry's files from the user's computer (the page shows chips, with a preview for images). */
@@ -151,8 +153,15 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("history"),
     entries: z.array(HistoryEntrySchema),
-    /** Model tokens per turn (by turn id), kept with the history so a reload shows them. */
+    /** Model tokens per turn (by turn id) of the turns in `entries`, kept with the history so a reload shows them. */
     usage: z.record(z.string(), UsageSchema).optional(),
+    /** The session's tokens in all, turns not sent included. */
+    usageTotal: UsageSchema.optional(),
+    /**
+     * The newest part of the history only (within a byte budget): older entries exist, and
+     * GET /sessions/{id}/history?before={older} returns the part before this one.
+     */
+    older: z.number().int().optional(),
     /** For each shown turn that has other versions: which one of how many, and all of them in order. */
     branches: z.record(z.string(), z.object({ index: z.number().int(), count: z.number().int(), siblings: z.array(z.string()) })).optional(),
   }),

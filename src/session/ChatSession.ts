@@ -15,6 +15,7 @@ import { KEEP_ALIVE_GRACE_MS, ProtocolAgent } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
 import { OperationsReporter } from "./operations-report";
 import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
+import { fullEntry, historyPage, wholeHistory, type HistoryPage } from "./history-pages";
 import { toWire, type ClientMessage, type HistoryEntry, type ServerMessage, type Usage } from "../protocol/messages";
 import { branchOpening, TURN_RUNNING, unknownTurn } from "./branch-opening";
 import { SessionMcp, forgetServerChoice } from "./session-mcp";
@@ -369,10 +370,13 @@ export class ChatSession extends ProtocolAgent<Env> {
         if (!this.sessionApprovals.revoke(message.tool))
           this.sendTo(connection, { type: "error", code: "not_always_allowed", message: `${message.tool} is not always allowed in this session` });
         return;
-      case "set_servers":
-        this.sessionMcp.setEnabled(message.enabled);
+      case "set_servers": {
+        // A server switched on that was left unconnected is connected now, unless a turn runs (then at the next turn).
+        const connect = this.sessionMcp.setEnabled(message.enabled);
         this.sendAll({ type: "servers", servers: this.sessionMcp.status() });
+        if (connect && !this.sessionTurns.running) void this.keepAliveWhile(connect).catch(() => undefined);
         return;
+      }
       case "ping":
         return this.sendTo(connection, { type: "pong" });
       case "reset":
@@ -484,14 +488,9 @@ export class ChatSession extends ProtocolAgent<Env> {
     return saved;
   }
 
-  /** The conversation's current path, its turns' tokens, and which turns have other versions. */
+  /** The newest part of the conversation's current path, its turns' tokens and versions (history-pages.ts). */
   private historyFrame(): Extract<ServerMessage, { type: "history" }> {
-    const branches = this.sessionStore.tree.branches();
-    return { type: "history", entries: this.publicHistory(), usage: this.sessionStore.usage(), ...(Object.keys(branches).length > 0 ? { branches } : {}) };
-  }
-
-  private publicHistory(): HistoryEntry[] {
-    return this.sessionStore.entries().map((e) => toWire.entry(e));
+    return { type: "history", ...historyPage(this.sessionStore) };
   }
 
   private fromOwner(connection: Connection): boolean {
@@ -570,8 +569,19 @@ export class ChatSession extends ProtocolAgent<Env> {
     return this.keepAliveWhile(() => this.sessionMcp.ensureConnected()).catch(() => undefined);
   }
 
-  getHistory(): { entries: HistoryEntry[]; usage: Record<string, Usage> } {
-    return { entries: this.publicHistory(), usage: this.sessionStore.usage() };
+  /** The newest window of the history, or the one before entry `before` (the page scrolled up). */
+  getHistory(before?: number): HistoryPage {
+    return historyPage(this.sessionStore, before);
+  }
+
+  /** The conversation's current path whole, for the account's export. */
+  exportHistory(): { entries: HistoryEntry[]; usage: Record<string, Usage> } {
+    return wholeHistory(this.sessionStore);
+  }
+
+  /** One history entry whole (a window sends big results shortened); undefined if not on the current path. */
+  getEntry(seq: number): HistoryEntry | undefined {
+    return fullEntry(this.sessionStore, seq);
   }
 
   /** A new session's history from an export (src/http/import.ts): written only into an empty session, then made searchable. */

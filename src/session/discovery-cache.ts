@@ -1,53 +1,91 @@
 // What a session's servers offered last time (tools, as the model sees them, and
-// the per-server guides), kept in the session's storage under a key derived from
-// the server configuration. A session that wakes cold can then make its first
-// model call at once, while its connections open in parallel; a tool call waits
-// for its server. A changed configuration (a deploy, another mcp.json) misses.
+// each server's guide), kept in the session's storage, one row per server under a
+// key derived from that server's configuration. A session that wakes cold can then
+// make its first model call at once, while its connections open in parallel; a tool
+// call waits for its server. A changed entry (a deploy, another mcp.json) misses for
+// that server alone. One row per server keeps each far under a row's 2 MB limit (one
+// row for all servers would pass it at a few thousand tools); a write that fails
+// anyway is reported, and that server is simply discovered again next time.
 import { z } from "zod";
 import type { SettingsStore } from "../approval/approvals";
 import { ToolViewSchema, type ToolView } from "../mcp/capabilities";
 import type { McpConfig } from "../shared/mcp-config/config";
 import type { ServerGuide } from "../mcp/guide";
 
-const KEY = "discovery";
+const PREFIX = "discovery:";
+/** The row of the single-row cache before per-server rows: dropped when met. */
+const OLD_KEY = "discovery";
 
-const DiscoverySchema = z.object({
-  key: z.string(),
-  tools: z.array(ToolViewSchema),
-  guides: z.array(z.object({ server: z.string(), source: z.enum(["prompt", "generated"]), text: z.string() })),
-});
-export type Discovery = z.infer<typeof DiscoverySchema>;
+const GuideSchema = z.object({ server: z.string(), source: z.enum(["prompt", "generated"]), text: z.string() });
+const ServerDiscoverySchema = z.object({ key: z.string(), tools: z.array(ToolViewSchema), guide: GuideSchema.optional() });
+type ServerDiscovery = z.infer<typeof ServerDiscoverySchema>;
 
-/** FNV-1a over the config's JSON: a cache key, not a secret (header values only feed the hash). */
-export function configKey(config: McpConfig): string {
-  const text = JSON.stringify(config.servers);
+export interface Discovery {
+  tools: ToolView[];
+  guides: ServerGuide[];
+}
+
+/** FNV-1a over a server's entry as JSON: a cache key, not a secret (header values only feed the hash). */
+export function serverKey(server: McpConfig["servers"][number]): string {
+  // v2: guides no longer list tools (guide.ts); a cache from before must not bring them back.
+  const text = JSON.stringify(server);
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
-  return `${hash.toString(16)}:${text.length}`;
+  return `v2:${hash.toString(16)}:${text.length}`;
 }
 
 export class DiscoveryCache {
-  private loaded?: Discovery | null;
+  private loaded = new Map<string, ServerDiscovery | null>();
 
   constructor(
     private readonly store: SettingsStore,
-    private readonly key: string,
-  ) {}
-
-  /** The last discovery for this configuration, if any. */
-  get(): Discovery | undefined {
-    if (this.loaded === undefined) {
-      const parsed = DiscoverySchema.safeParse(this.store.getSetting(KEY));
-      this.loaded = parsed.success && parsed.data.key === this.key ? parsed.data : null;
-    }
-    return this.loaded ?? undefined;
+    private readonly config: McpConfig,
+    /** Told when a server's row could not be written (its size, the storage's reason). */
+    private readonly writeFailed: (server: string, error: unknown, chars: number) => void = () => undefined,
+  ) {
+    if (store.getSetting(OLD_KEY) !== undefined) store.setSetting(OLD_KEY, undefined);
   }
 
-  save(tools: ToolView[], guides: ServerGuide[]): void {
-    this.loaded = { key: this.key, tools, guides };
-    this.store.setSetting(KEY, this.loaded);
+  /** The last discovery of every server `wanted` says, or undefined when any of them has none for its current entry. */
+  get(wanted: (server: string) => boolean): Discovery | undefined {
+    const out: Discovery = { tools: [], guides: [] };
+    for (const server of this.config.servers) {
+      if (server.disabled || !wanted(server.name)) continue;
+      const found = this.read(server);
+      if (!found) return undefined;
+      out.tools.push(...found.tools);
+      if (found.guide) out.guides.push(found.guide);
+    }
+    return out;
+  }
+
+  /** Keeps each connected server's tools and guide (servers not in `tools` keep their last row). */
+  save(tools: ToolView[], guides: ServerGuide[], connected: string[]): void {
+    for (const server of this.config.servers) {
+      if (!connected.includes(server.name)) continue;
+      const row: ServerDiscovery = {
+        key: serverKey(server),
+        tools: tools.filter((t) => t.server === server.name),
+        ...(guides.find((g) => g.server === server.name) ? { guide: guides.find((g) => g.server === server.name) } : {}),
+      };
+      try {
+        this.store.setSetting(PREFIX + server.name, row);
+        this.loaded.set(server.name, row);
+      } catch (error) {
+        this.loaded.set(server.name, null);
+        this.writeFailed(server.name, error, JSON.stringify(row).length);
+      }
+    }
+  }
+
+  private read(server: McpConfig["servers"][number]): ServerDiscovery | undefined {
+    if (!this.loaded.has(server.name)) {
+      const parsed = ServerDiscoverySchema.safeParse(this.store.getSetting(PREFIX + server.name));
+      this.loaded.set(server.name, parsed.success && parsed.data.key === serverKey(server) ? parsed.data : null);
+    }
+    return this.loaded.get(server.name) ?? undefined;
   }
 }

@@ -16,7 +16,11 @@ export const StoredEntrySchema = HistoryEntrySchema.extend({
 export type StoredEntry = z.infer<typeof StoredEntrySchema>;
 export type NewEntry = Omit<StoredEntry, "seq" | "createdAt">;
 
+type Row = { seq: number; turn_id: string | null; kind: StoredEntry["kind"]; data: string; created_at: number };
+
 const MAX_REPLAY = 1_000;
+/** The session's tokens in all, kept as a running sum so a connect need not add up every turn's row. */
+const USAGE_TOTAL_KEY = "usage_total";
 // A Durable Object's SQLite row holds at most 2 MB; huge tool results are cut to this.
 const MAX_ENTRY_CHARS = 256 * 1024;
 
@@ -48,6 +52,8 @@ export class HistoryStore {
   // and parsing a thousand rows each time cost more than the model call itself.
   private cache?: StoredEntry[];
   private readonly settingsCache = new Map<string, unknown>();
+  /** Changes with every entry written or the history cleared (model-view.ts keeps its view until then). */
+  revision = 0;
   /** Which turns are on the conversation's current path (regenerated and edited turns branch off). */
   readonly tree: TurnTree;
 
@@ -74,6 +80,7 @@ export class HistoryStore {
       .exec<{ seq: number }>("INSERT INTO history (turn_id, kind, data, created_at) VALUES (?, ?, ?, ?) RETURNING seq", turnId, kind, storable(rest), createdAt)
       .one();
     const saved = { ...entry, seq: row.seq, createdAt };
+    this.revision++;
     if (this.cache) {
       this.cache.push(saved);
       if (this.cache.length > MAX_REPLAY) this.cache.shift();
@@ -107,12 +114,32 @@ export class HistoryStore {
   }
 
   private load(limit: number): StoredEntry[] {
-    const rows = this.sql
-      .exec<{ seq: number; turn_id: string | null; kind: StoredEntry["kind"]; data: string; created_at: number }>(
-        "SELECT * FROM (SELECT seq, turn_id, kind, data, created_at FROM history ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC",
-        limit,
-      )
-      .toArray();
+    return this.parse(
+      this.sql
+        .exec<Row>("SELECT * FROM (SELECT seq, turn_id, kind, data, created_at FROM history ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC", limit)
+        .toArray(),
+    );
+  }
+
+  /** Up to `limit` rows (any branch) older than `before`, oldest first: a page of history the replay no longer holds. */
+  before(before: number, limit: number): StoredEntry[] {
+    return this.parse(
+      this.sql
+        .exec<Row>(
+          "SELECT * FROM (SELECT seq, turn_id, kind, data, created_at FROM history WHERE seq < ? ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC",
+          before,
+          limit,
+        )
+        .toArray(),
+    );
+  }
+
+  /** One entry, whole (a window sends big ones shortened). */
+  entry(seq: number): StoredEntry | undefined {
+    return this.parse(this.sql.exec<Row>("SELECT seq, turn_id, kind, data, created_at FROM history WHERE seq = ?", seq).toArray())[0];
+  }
+
+  private parse(rows: Row[]): StoredEntry[] {
     return rows.map((row) => {
       const base = { seq: row.seq, turnId: row.turn_id, createdAt: row.created_at };
       let data: unknown;
@@ -133,32 +160,46 @@ export class HistoryStore {
 
   /** The model tokens a turn spent (a turn's figures add up if it is recorded twice). */
   recordUsage(turnId: string, usage: Usage): void {
+    const [input, output] = [Math.round(usage.inputTokens), Math.round(usage.outputTokens)];
+    const total = this.usageTotal();
     this.sql.exec(
       "INSERT INTO turn_usage (turn_id, input_tokens, output_tokens) VALUES (?, ?, ?) ON CONFLICT(turn_id) DO UPDATE SET input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens",
       turnId,
-      Math.round(usage.inputTokens),
-      Math.round(usage.outputTokens),
+      input,
+      output,
     );
+    this.setSetting(USAGE_TOTAL_KEY, { inputTokens: total.inputTokens + input, outputTokens: total.outputTokens + output });
   }
 
-  /** Tokens per turn, for the turns still replayed (on every branch: all of them were spent). */
-  usage(): Record<string, Usage> {
-    const turns = new Set(
-      this.allEntries()
-        .map((e) => e.turnId)
-        .filter((t): t is string => t !== null),
-    );
+  /** Tokens per turn, for the given turns (a window's: all their versions were spent). */
+  usage(turnIds: Iterable<string>): Record<string, Usage> {
+    const ids = [...new Set(turnIds)];
     const out: Record<string, Usage> = {};
-    for (const row of this.sql.exec<{ turn_id: string; input_tokens: number; output_tokens: number }>("SELECT * FROM turn_usage").toArray()) {
-      if (turns.has(row.turn_id)) out[row.turn_id] = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };
-    }
+    if (ids.length === 0) return out;
+    const rows = this.sql.exec<{ turn_id: string; input_tokens: number; output_tokens: number }>(
+      "SELECT turn_id, input_tokens, output_tokens FROM turn_usage WHERE turn_id IN (SELECT value FROM json_each(?))",
+      JSON.stringify(ids),
+    );
+    for (const row of rows) out[row.turn_id] = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };
     return out;
+  }
+
+  /** Every turn's tokens added up; a session from before the running sum adds its rows up once. */
+  usageTotal(): Usage {
+    const kept = this.getSetting<Usage>(USAGE_TOTAL_KEY);
+    if (kept) return kept;
+    const sum = this.sql.exec<{ i: number | null; o: number | null }>("SELECT SUM(input_tokens) AS i, SUM(output_tokens) AS o FROM turn_usage").one();
+    const total = { inputTokens: sum.i ?? 0, outputTokens: sum.o ?? 0 };
+    this.setSetting(USAGE_TOTAL_KEY, total);
+    return total;
   }
 
   clear(): void {
     this.sql.exec("DELETE FROM turn_usage");
+    this.setSetting(USAGE_TOTAL_KEY, undefined);
     this.sql.exec("DELETE FROM history");
     this.cache = [];
+    this.revision++;
     this.tree.clear();
   }
 
@@ -171,8 +212,9 @@ export class HistoryStore {
   }
 
   setSetting(key: string, value: unknown): void {
-    this.settingsCache.set(key, value);
     if (value === undefined) this.sql.exec("DELETE FROM settings WHERE key = ?", key);
     else this.sql.exec("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
+    // Only once stored: a write that failed (a row over 2 MB) must not be read back as if kept.
+    this.settingsCache.set(key, value);
   }
 }

@@ -13,7 +13,7 @@ import type { ServerGuide } from "../mcp/guide";
 import { visibleTo } from "../mcp/app-ui";
 import { McpHost, type ToolCallRecord } from "../mcp/host";
 import { errorMessage, type Logger } from "../shared/logger";
-import { configKey, DiscoveryCache } from "./discovery-cache";
+import { DiscoveryCache } from "./discovery-cache";
 import { workerTransports } from "../mcp/transports";
 import { loadSessionMcpConfig, type SessionMcpConfig } from "../servers/mcp-json";
 import type { ServerMessage } from "../protocol/messages";
@@ -100,9 +100,42 @@ export class SessionMcp {
     // The deployment's servers this owner gets, each bridge request marked with whose it is.
     this.base = deploymentServersFor(loadSessionMcpConfig(deps.env, deps.settings), deps.audience?.() ?? { mode: "none" }, deps.settings.BRIDGE_URL);
     this.config = this.base;
-    this.discovery = new DiscoveryCache(deps.store, configKey(this.config.config));
+    this.discovery = this.discoveryCache();
     this.mcpHost = this.createHost();
   }
+
+  private discoveryCache(): DiscoveryCache {
+    return new DiscoveryCache(this.deps.store, this.config.config, (server, error, chars) =>
+      this.deps.logger?.warn("discovery not kept", { server, chars, error: errorMessage(error) }),
+    );
+  }
+
+  /**
+   * The configuration the host connects: servers this session switched off are left
+   * out (marked disabled) unless a server it uses depends on them. Switching one on
+   * later connects it (setEnabled).
+   */
+  private connectable(): McpConfig {
+    const enabled = this.enabled();
+    const servers = this.config.config.servers;
+    const needed = new Set(servers.filter((s) => !s.disabled && enabled(s.name)).map((s) => s.name));
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const server of servers) {
+        if (!needed.has(server.name)) continue;
+        for (const dependency of server.dependencies) {
+          if (needed.has(dependency)) continue;
+          needed.add(dependency);
+          grew = true;
+        }
+      }
+    }
+    this.leftOut = new Set(servers.filter((s) => !s.disabled && !needed.has(s.name)).map((s) => s.name));
+    return { ...this.config.config, servers: servers.map((s) => (this.leftOut.has(s.name) ? { ...s, disabled: true } : s)) };
+  }
+
+  /** Servers the host was not asked to connect (switched off here when it connected). */
+  private leftOut = new Set<string>();
 
   /** The trace a turn's MCP requests carry (W3C trace context): the turn's id as 32 hex digits. */
   private traceId?: string;
@@ -165,7 +198,7 @@ export class SessionMcp {
     this.connecting ??= (async () => {
       if (this.userVersion === undefined) await this.syncUserServers();
       const host = this.mcpHost;
-      await host.connect(this.config.config);
+      await host.connect(this.connectable());
       if (host !== this.mcpHost) return;
       this.connected = true;
       this.toolCache = undefined;
@@ -200,7 +233,7 @@ export class SessionMcp {
     this.machineKey = machineKey;
     // Which servers this owner has: one rule, in src/servers/merge.ts.
     this.config = mergeServers(this.base, { servers, machines: user.machines ?? [], refuseUrl: this.deps.refuseUrl });
-    this.discovery = new DiscoveryCache(this.deps.store, configKey(this.config.config));
+    this.discovery = this.discoveryCache();
     if (first) return true;
     // Only roots changed: the connections stay, and each server hears its list changed.
     const changedRoots = previous && !machinesChanged ? rootsOnlyChanges(previous, servers) : undefined;
@@ -246,8 +279,10 @@ export class SessionMcp {
    */
   async prepareTurn(): Promise<void> {
     await this.syncUserServers();
+    // Switched on while a turn ran (the connections were not rebuilt under it): connected now.
+    if (this.connected) await this.connectSwitchedOn();
     for (const problem of this.config.problems) this.deps.notice(problem);
-    if (!this.connected && this.discovery.get()) {
+    if (!this.connected && this.discovery.get(this.enabled())) {
       void this.ensureConnected().catch((error: unknown) => this.deps.notice(`MCP servers could not be reached: ${errorMessage(error)}.`));
       return;
     }
@@ -267,7 +302,7 @@ export class SessionMcp {
   tools(): ToolView[] {
     if (!this.toolCache) {
       const enabled = this.enabled();
-      const all = this.connected ? this.mcpHost.tools() : (this.discovery.get()?.tools ?? this.mcpHost.tools());
+      const all = this.connected ? this.mcpHost.tools() : (this.discovery.get(this.enabled())?.tools ?? this.mcpHost.tools());
       // MCP Apps: a tool only its app may call (`_meta.ui.visibility: ["app"]`) is kept from the model.
       this.toolCache = all.filter((t) => enabled(t.server) && visibleTo(t.uiVisibility, "model"));
     }
@@ -277,7 +312,7 @@ export class SessionMcp {
   /** Each server's guidance for the system prompt (last time's while connections open). */
   async guides(): Promise<ServerGuide[]> {
     if (!this.connected) {
-      const cached = this.discovery.get();
+      const cached = this.discovery.get(this.enabled());
       if (cached) return cached.guides;
     }
     return this.mcpHost.guides().catch(() => []);
@@ -286,7 +321,11 @@ export class SessionMcp {
   /** Keeps what the servers offer now for the next cold start. */
   private async remember(): Promise<void> {
     try {
-      this.discovery.save(this.mcpHost.tools(), await this.mcpHost.guides());
+      const connected = this.mcpHost
+        .servers()
+        .filter((s) => s.state === "ready")
+        .map((s) => s.name);
+      this.discovery.save(this.mcpHost.tools(), await this.mcpHost.guides(), connected);
     } catch {
       // A guide that cannot be read now is retried at the next change; nothing is lost.
     }
@@ -313,9 +352,27 @@ export class SessionMcp {
     return [...live, ...missing];
   }
 
-  setEnabled(names: string[]): void {
+  /**
+   * The session's choice of servers. A server switched on that was left unconnected is
+   * connected now: the returned work rebuilds the connections (the caller keeps the
+   * object alive while it runs).
+   */
+  setEnabled(names: string[]): (() => Promise<void>) | undefined {
     this.deps.store.setSetting(ENABLED_KEY, names);
     this.toolCache = undefined;
+    return this.switchedOn() ? () => this.connectSwitchedOn() : undefined;
+  }
+
+  /** Whether a server switched on here was left unconnected (it was off when the connections opened). */
+  private switchedOn(): boolean {
+    const enabled = this.enabled();
+    return this.connecting !== undefined && [...this.leftOut].some((name) => enabled(name));
+  }
+
+  private async connectSwitchedOn(): Promise<void> {
+    if (!this.switchedOn()) return;
+    await this.rebuild();
+    await this.ensureConnected();
   }
 
   configuredServers(): McpConfig["servers"] {

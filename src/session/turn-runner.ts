@@ -20,7 +20,8 @@ import type { StoredEntry } from "./history";
 import { errorMessage, type Logger } from "../shared/logger";
 import type { TurnOutcomeReport } from "../ops/reports";
 import { StreamedText, type Streamed } from "./streamed-text";
-import { compact, modelHistory } from "./compaction-step";
+import { compact } from "./compaction-step";
+import { ModelView } from "./model-view";
 import { summarySection } from "../orchestrator/compaction";
 
 const TURN_KEY = "runningTurn";
@@ -64,9 +65,11 @@ export class TurnRunner {
   private current?: { id: string; controller: AbortController };
   private reported = false;
   private readonly streamed: StreamedText;
+  private readonly view: ModelView;
 
   constructor(private readonly deps: TurnRunnerDeps) {
     this.streamed = new StreamedText(deps.store);
+    this.view = new ModelView(deps.store, deps.attachedParts);
   }
 
   /** The answer the running turn is streaming, as far as it got (for a page that joins now). */
@@ -174,24 +177,18 @@ export class TurnRunner {
       mcp.traceTurn(turnId);
       await mcp.prepareTurn();
       const compacted = await this.compactBeforeTurn(model.provider, controller.signal, settings.HISTORY_TOKEN_BUDGET);
-      const view = modelHistory(this.deps.store);
-      const attachedParts = this.deps.attachedParts;
-      // Files' bytes are read from R2 (session-files.ts): all the user entries' parts at once.
-      const history = attachedParts
-        ? await Promise.all(
-            view.entries.map(async (e) => {
-              const parts = e.kind === "user" ? await attachedParts(e) : undefined;
-              return parts ? { ...e, parts } : e;
-            }),
-          )
-        : view.entries;
+      // The model's view, kept from the last turn and brought up to date (model-view.ts); files' bytes are read
+      // from R2 (session-files.ts), all the new user entries' parts at once.
+      const view = this.view.history();
+      const conversation = await this.view.turns();
       const outcome = await runTurn({
         turnId,
         provider: model.provider,
         host: mcp.host(),
         tools: () => mcp.tools(),
         guides: await mcp.guides(),
-        history,
+        history: view.entries,
+        conversation,
         port: this.port(turnId, controller.signal, modelRefText(model.choice)),
         signal: controller.signal,
         limits: { maxSteps: settings.MAX_STEPS, tokenBudget: settings.HISTORY_TOKEN_BUDGET, toolResultChars: settings.TOOL_RESULT_CHARS },
@@ -242,7 +239,7 @@ export class TurnRunner {
    */
   private async compactBeforeTurn(provider: LlmProvider, signal: AbortSignal, budget: number): Promise<TurnUsage | undefined> {
     try {
-      return (await compact({ store: this.deps.store, provider, record: this.deps.record, signal, budget }, false)).usage;
+      return (await compact({ view: this.view, provider, record: this.deps.record, signal, budget }, false)).usage;
     } catch (error) {
       if (signal.aborted) throw error;
       this.deps.log.warn("compaction failed", { error: errorMessage(error) });
@@ -280,7 +277,10 @@ export class TurnRunner {
       let usage: TurnUsage | undefined;
       try {
         const store = this.deps.store;
-        const done = await compact({ store, provider, record: this.deps.record, signal: turn.controller.signal, budget: settings.HISTORY_TOKEN_BUDGET }, true);
+        const done = await compact(
+          { view: this.view, provider, record: this.deps.record, signal: turn.controller.signal, budget: settings.HISTORY_TOKEN_BUDGET },
+          true,
+        );
         usage = done.usage;
         if (done.folded === 0) this.deps.record({ turnId: store.tree.leaf() ?? null, kind: "notice", text: "Nothing to compact yet." });
       } catch (error) {

@@ -27,6 +27,9 @@ export class TurnTree {
   /** turn → parent, every turn of the session (a few per conversation step: small). */
   private parents?: Map<string, string | null>;
   private order?: Map<string, number>;
+  /** parent → children in order, and the path of the last leaf asked about: read at every connect and turn. */
+  private children?: Map<string | null, string[]>;
+  private pathOf?: { leaf: string | undefined; path: string[] };
 
   constructor(
     private readonly sql: SqlStorage,
@@ -74,6 +77,7 @@ export class TurnTree {
     if (!parents.has(turnId)) {
       parents.set(turnId, parent);
       this.order?.set(turnId, this.order.size);
+      this.children = undefined;
     }
     this.store.setSetting(LEAF_KEY, turnId);
   }
@@ -81,13 +85,16 @@ export class TurnTree {
   /** The turns from the root to the leaf. */
   path(): string[] {
     const parents = this.load();
+    const leaf = this.leaf();
+    if (this.pathOf && this.pathOf.leaf === leaf) return this.pathOf.path.slice();
     const out: string[] = [];
     const seen = new Set<string>();
-    for (let turn = this.leaf(); turn !== undefined && !seen.has(turn); turn = parents.get(turn) ?? undefined) {
+    for (let turn = leaf; turn !== undefined && !seen.has(turn); turn = parents.get(turn) ?? undefined) {
       seen.add(turn);
       out.unshift(turn);
     }
-    return out;
+    this.pathOf = { leaf, path: out };
+    return out.slice();
   }
 
   /** The turns with the same parent as `turnId`, oldest first (itself included). */
@@ -113,13 +120,27 @@ export class TurnTree {
   }
 
   /** For each turn on the current path that has siblings: where it stands among them. */
-  branches(): Record<string, BranchPosition> {
+  branches(turns?: Iterable<string>): Record<string, BranchPosition> {
+    const children = this.childrenByParent();
     const out: Record<string, BranchPosition> = {};
-    for (const turn of this.path()) {
-      const siblings = this.siblings(turn);
-      if (siblings.length > 1) out[turn] = { index: siblings.indexOf(turn) + 1, count: siblings.length, siblings };
+    for (const turn of turns ?? this.path()) {
+      const siblings = children.get(this.parentOf(turn)) ?? [turn];
+      if (siblings.length > 1) out[turn] = { index: siblings.indexOf(turn) + 1, count: siblings.length, siblings: siblings.slice() };
     }
     return out;
+  }
+
+  /** Children grouped once: asking siblings() turn by turn made a long conversation's connect quadratic. */
+  private childrenByParent(): Map<string | null, string[]> {
+    if (this.children) return this.children;
+    const byParent = new Map<string | null, string[]>();
+    for (const [turn, parent] of this.load()) {
+      const children = byParent.get(parent);
+      if (children) children.push(turn);
+      else byParent.set(parent, [turn]);
+    }
+    this.children = byParent;
+    return byParent;
   }
 
   clear(): void {
@@ -127,5 +148,7 @@ export class TurnTree {
     this.store.setSetting(LEAF_KEY, undefined);
     this.parents = new Map();
     this.order = new Map();
+    this.children = undefined;
+    this.pathOf = undefined;
   }
 }

@@ -117,7 +117,7 @@ describe("a session's request to a paired machine", () => {
         ["set-cookie", "machine=1"],
       ],
     });
-    events.forEach((chunk, seq) => machine.send({ t: "data", id: req.id, chunk, seq }));
+    for (const [seq, chunk] of events.entries()) machine.send({ t: "data", id: req.id, chunk, seq });
     machine.send({ t: "end", id: req.id, chunks: events.length });
     const response = await answer;
     expect(response.status).toBe(200);

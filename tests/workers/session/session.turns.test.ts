@@ -57,17 +57,21 @@ describe("chat turns", () => {
     expect(await (await workerFetch(`/sessions/${id}/history`)).json()).toMatchObject({ usage: expected });
   });
 
-  it("tells the model what each server says about itself: its instructions, or a guide from its tools", async () => {
+  it("tells the model what each server says about itself, and describes each tool once (in the declarations)", async () => {
     await script(llm, KEY, [reply.text("ok")]);
     const socket = await openSession(crypto.randomUUID());
     await socket.next((m) => m.type === "servers" && m.servers.length > 0 && m.servers.every((s) => s.state === "ready"));
     await turn(socket, "hello");
     const [request] = await requests(llm, KEY);
     const system = JSON.stringify(request?.body.systemInstruction);
-    // server-everything sends instructions at initialize; server-filesystem sends none, so its guide is generated.
+    // server-everything sends instructions at initialize; server-filesystem sends none, so it has no guidance.
     expect(system).toContain('Guidance from the \\"everything\\" server');
-    expect(system).toContain('Guidance from the \\"filesystem\\" server');
-    expect(system).toContain('Server \\"filesystem\\" offers these tools');
+    expect(system).not.toContain('Guidance from the \\"filesystem\\" server');
+    // No second list of the tools in the prompt: the declarations carry them.
+    expect(system).not.toContain("filesystem__list_directory");
+    const declared = JSON.stringify(request?.body.tools);
+    expect(declared).toContain("filesystem__list_directory");
+    expect(declared).toContain("everything__");
     socket.close();
   });
 

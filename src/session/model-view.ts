@@ -1,0 +1,114 @@
+// The model's view of the conversation: the current path's entries after the newest
+// summary on it (with that summary for the system prompt), grouped by turn; kept
+// between turns and added to: each turn
+// of the current path is built into model messages once, with its token estimate,
+// and built again only when its entries change (a turn that ran since, a version
+// switched to) or when it has attached resources (their contents may have changed at
+// the server). Before, every turn rebuilt and re-measured the whole conversation
+// twice (compaction's check and the turn itself): at 1,000 entries that was most of
+// what a warm turn cost beyond a short conversation's (issue 27).
+import type { ChatMessage, UserPart } from "../llm/provider";
+import { estimateTokens, historyToTurns } from "../orchestrator/prune";
+import type { HistoryStore, StoredEntry } from "./history";
+
+export interface ModelHistory {
+  /** The entries the model gets, in order. */
+  entries: StoredEntry[];
+  /** The newest summary on the path, standing in for the turns before it. */
+  summary?: StoredEntry;
+  /** The turns of `entries`, in path order (entries of no turn left out). */
+  turns: { turnId: string; entries: StoredEntry[] }[];
+}
+
+export function modelHistory(store: HistoryStore): ModelHistory {
+  const path = store.tree.path();
+  const position = new Map(path.map((turn, i) => [turn, i]));
+  const all = store.entries();
+  const summary = all.filter((e) => e.kind === "summary" && e.summaryOf && position.has(e.summaryOf.upTo)).pop();
+  const cut = summary?.summaryOf ? (position.get(summary.summaryOf.upTo) ?? -1) : -1;
+  const entries = all.filter((e) => e.kind !== "summary" && (e.turnId === null || (position.get(e.turnId) ?? -1) > cut));
+  const byTurn = new Map<string, StoredEntry[]>();
+  for (const entry of entries) if (entry.turnId !== null) byTurn.set(entry.turnId, [...(byTurn.get(entry.turnId) ?? []), entry]);
+  const turns = path.filter((t) => byTurn.has(t)).map((turnId) => ({ turnId, entries: byTurn.get(turnId) ?? [] }));
+  return { entries, summary, turns };
+}
+
+/** One turn as the model gets it. */
+export interface BuiltTurn {
+  turnId: string;
+  messages: ChatMessage[];
+  tokens: number;
+}
+
+interface Kept {
+  /** The entries it was built from (by identity: an entry once stored never changes). */
+  first: StoredEntry | undefined;
+  last: StoredEntry | undefined;
+  count: number;
+  turn: BuiltTurn;
+}
+
+export class ModelView {
+  private kept = new Map<string, Kept>();
+  private memo?: { revision: number; leaf: string | undefined; history: ModelHistory };
+
+  constructor(
+    private readonly store: HistoryStore,
+    /** A user entry's attached contents (resources, files), if any. */
+    private readonly attachedParts?: (entry: StoredEntry) => UserPart[] | undefined | Promise<UserPart[] | undefined>,
+  ) {}
+
+  /** The path's entries after its newest summary, grouped by turn (compaction-step.ts), until the history changes. */
+  history(): ModelHistory {
+    const revision = this.store.revision;
+    const leaf = this.store.tree.leaf();
+    if (this.memo?.revision !== revision || this.memo.leaf !== leaf) this.memo = { revision, leaf, history: modelHistory(this.store) };
+    return this.memo.history;
+  }
+
+  /** Every turn of the view, built (attached contents joined in) and measured. */
+  async turns(): Promise<BuiltTurn[]> {
+    const view = this.history();
+    const live = new Set(view.turns.map((t) => t.turnId));
+    // Turns that left the view (summarized, another version shown) are let go.
+    for (const turnId of this.kept.keys()) if (!live.has(turnId)) this.kept.delete(turnId);
+    return Promise.all(
+      view.turns.map(async ({ turnId, entries }) => {
+        const kept = this.kept.get(turnId);
+        if (kept && kept.count === entries.length && kept.first === entries[0] && kept.last === entries[entries.length - 1]) return kept.turn;
+        const { entries: withParts, attached } = await this.withParts(entries);
+        const turn = build(turnId, withParts);
+        // Attached contents are read again each time: a resource may have changed since.
+        if (!attached) this.kept.set(turnId, { first: entries[0], last: entries[entries.length - 1], count: entries.length, turn });
+        return turn;
+      }),
+    );
+  }
+
+  /** Drops everything kept (the history was cleared). */
+  forget(): void {
+    this.kept.clear();
+    this.memo = undefined;
+  }
+
+  /** The entries with their attached contents; `attached` when any had some (files read from R2 take an await). */
+  private async withParts(entries: StoredEntry[]): Promise<{ entries: StoredEntry[]; attached: boolean }> {
+    const parts = this.attachedParts;
+    if (!parts) return { entries, attached: false };
+    let attached = false;
+    const out = await Promise.all(
+      entries.map(async (e) => {
+        const found = e.kind === "user" ? await parts(e) : undefined;
+        if (!found) return e;
+        attached = true;
+        return { ...e, parts: found };
+      }),
+    );
+    return { entries: out, attached };
+  }
+}
+
+function build(turnId: string, entries: StoredEntry[]): BuiltTurn {
+  const messages = historyToTurns(entries).flat();
+  return { turnId, messages, tokens: messages.reduce((n, m) => n + estimateTokens(m), 0) };
+}
