@@ -1,0 +1,235 @@
+// The parts a chat session is made of, each built on first use and wired to the others:
+// its history (history.ts), owner (session-owner.ts), model, approvals, MCP servers,
+// attachments, files, turns, search feed and operations reports. ChatSession holds one and
+// routes its sockets and the Worker's RPC calls to them; what they need of the Durable
+// Object itself (its sockets, keep-alive, the history frame) comes through `SessionSite`.
+import { Approvals } from "../approval/approvals";
+import type { Env } from "../config/env";
+import { runtimeConfig, type RuntimeConfig } from "../config/runtime-config";
+import type { ServerMessage } from "../protocol/messages";
+import { machineFetch } from "../servers/machines";
+import { serverUrlRefusal } from "../servers/url-policy";
+import type { Logger } from "../shared/logger";
+import { userAccount } from "../users/account";
+import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-client-storage";
+import { KEEP_ALIVE_GRACE_MS } from "./agent-adapter";
+import { AttachmentStore } from "./attachment-store";
+import { SessionAttachments } from "./attachments";
+import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
+import { OperationsReporter } from "./operations-report";
+import { SearchFeed } from "./search-feed";
+import { SessionFiles } from "./session-files";
+import { SessionMcp } from "./session-mcp";
+import { SessionModel } from "./session-model";
+import { SessionOwner } from "./session-owner";
+import { TurnRunner } from "./turn-runner";
+
+/** What the parts need of the Durable Object that holds them. */
+export interface SessionSite {
+  readonly env: Env;
+  readonly ctx: DurableObjectState;
+  /** The session's id (read late: the object learns its name after construction). */
+  name(): string;
+  readonly log: Logger;
+  sendAll(message: ServerMessage): void;
+  keepAliveWhile<T>(work: () => Promise<T>): Promise<T>;
+  keepAliveAfter<T>(graceMs: number, work: () => Promise<T>): Promise<T>;
+  record(entry: NewEntry): StoredEntry;
+  historyFrame(): ServerMessage;
+  /** Servers changed: one left unavailable is retried while a page watches. */
+  watchUnavailable(): void;
+}
+
+export class SessionParts {
+  private storeCache?: HistoryStore;
+  private approvalsCache?: Approvals;
+  private mcpCache?: SessionMcp;
+  private turnsCache?: TurnRunner;
+  private attachmentsCache?: SessionAttachments;
+  private attachmentStoreCache?: AttachmentStore;
+  private filesCache?: SessionFiles;
+  private ownerCache?: SessionOwner;
+  private reporterCache?: OperationsReporter;
+  private modelCache?: SessionModel;
+  private searchFeedCache?: SearchFeed;
+
+  constructor(private readonly site: SessionSite) {}
+
+  get runtime(): RuntimeConfig {
+    return runtimeConfig(this.site.env);
+  }
+
+  /** The running turn, without building the turn runner. */
+  get runningTurn(): string | undefined {
+    return this.turnsCache?.running;
+  }
+
+  /** The MCP servers if this wake connected them already (undefined: nothing to close or retry). */
+  get connectedMcp(): SessionMcp | undefined {
+    return this.mcpCache;
+  }
+
+  /** Forgets the MCP servers (the caller closes them): the next use connects afresh. */
+  dropMcp(): void {
+    this.mcpCache = undefined;
+  }
+
+  /** What this session tells the operator's view (/admin): its tool calls, servers and turns. */
+  get reporter(): OperationsReporter {
+    this.reporterCache ??= new OperationsReporter({
+      env: this.site.env,
+      settings: () => this.runtime.settings,
+      session: this.site.name(),
+      owner: () => {
+        const id = this.owner.id;
+        return id ? { id, name: this.owner.name ?? id } : undefined;
+      },
+      servers: () => this.mcp.status(),
+      waitUntil: (work) => this.site.ctx.waitUntil(work),
+    });
+    return this.reporterCache;
+  }
+
+  get store(): HistoryStore {
+    this.storeCache ??= new HistoryStore(this.site.ctx.storage.sql);
+    return this.storeCache;
+  }
+
+  get owner(): SessionOwner {
+    this.ownerCache ??= new SessionOwner(this.site.env, this.site.name(), this.store, () => this.runtime.settings);
+    return this.ownerCache;
+  }
+
+  /** The owner's search index learns this session's messages (search-feed.ts). */
+  get searchFeed(): SearchFeed {
+    this.searchFeedCache ??= new SearchFeed({
+      sessionId: this.site.name(),
+      store: this.store,
+      account: () => this.owner.listedAccount(),
+      keepAliveWhile: (work) => this.site.keepAliveWhile(work),
+    });
+    return this.searchFeedCache;
+  }
+
+  get model(): SessionModel {
+    this.modelCache ??= new SessionModel({ store: this.store, config: () => this.runtime, ownProviders: () => this.owner.modelProviders() });
+    return this.modelCache;
+  }
+
+  get approvals(): Approvals {
+    this.approvalsCache ??= new Approvals({
+      required: this.runtime.settings.TOOL_APPROVAL,
+      alwaysAllow: (server) => this.mcp.configuredServers().find((s) => s.name === server)?.alwaysAllow ?? [],
+      store: this.store,
+      broadcast: (message) => this.site.sendAll(message),
+    });
+    return this.approvalsCache;
+  }
+
+  get mcp(): SessionMcp {
+    this.mcpCache ??= new SessionMcp({
+      env: this.site.env,
+      logger: this.site.log,
+      userServers: (known) => this.owner.servers(known),
+      settings: this.runtime.settings,
+      store: this.store,
+      approvals: this.approvals,
+      changed: () => {
+        this.site.sendAll({ type: "servers", servers: this.mcp.status() });
+        this.site.watchUnavailable();
+      },
+      notice: (text) => this.site.record({ turnId: this.turns.running ?? null, kind: "notice", text }),
+      provider: () => this.model.resolve().then((r) => (r.ok ? r.provider : undefined)),
+      samplingModel: (preferences, listed) => this.model.samplingPick(preferences, listed),
+      used: (tokens, hold) => this.owner.addUsage(tokens, hold),
+      samplingRefusal: (hold, tokens) => this.owner.holdSampling(hold, tokens),
+      oauth: (server) => {
+        const owner = this.owner.id;
+        return owner ? sessionOAuthProvider(this.site.env, owner, server) : undefined;
+      },
+      audience: () => {
+        const owner = this.owner.id;
+        return { mode: this.runtime.auth.mode, user: owner ? { id: owner, name: this.owner.name } : undefined };
+      },
+      refuseUrl: (url) => serverUrlRefusal(url, { deployed: this.runtime.auth.mode !== "none", allowPrivate: this.runtime.settings.ALLOW_PRIVATE_SERVER_URLS }),
+      recordChallenge: async (server, challenge) => {
+        const owner = this.owner.id;
+        // Only for a server the owner signs in to (no Authorization header of its own).
+        if (owner && sessionOAuthProvider(this.site.env, owner, server)) await accountOAuthStorage(this.site.env, owner, server).save({ challenge });
+      },
+      machineFetch: machineFetch(() => {
+        const owner = this.owner.id;
+        return owner ? userAccount(this.site.env, owner) : undefined;
+      }),
+      toolCalled: this.reporter.toolCalled,
+    });
+    return this.mcpCache;
+  }
+
+  get attachmentStore(): AttachmentStore {
+    this.attachmentStoreCache ??= new AttachmentStore(this.site.ctx.storage.sql);
+    return this.attachmentStoreCache;
+  }
+
+  get attachments(): SessionAttachments {
+    this.attachmentsCache ??= new SessionAttachments({
+      store: this.attachmentStore,
+      host: () => this.mcp.host(),
+      configured: (server) => this.mcp.isConfigured(server),
+      enabled: (server) => this.mcp.isEnabled(server),
+      maxChars: () => this.runtime.settings.TOOL_RESULT_CHARS,
+      broadcast: (message) => this.site.sendAll(message),
+      keepAliveWhile: (work) => this.site.keepAliveWhile(work),
+      warn: (message) => this.site.log.warn(message),
+    });
+    return this.attachmentsCache;
+  }
+
+  /** Files from the owner's computer attached to this session's messages (session-files.ts). */
+  get files(): SessionFiles {
+    this.filesCache ??= new SessionFiles({
+      env: this.site.env,
+      session: this.site.name(),
+      owner: () => this.owner.id,
+      maxFiles: () => this.runtime.settings.UPLOAD_MAX_FILES,
+      maxChars: () => this.runtime.settings.TOOL_RESULT_CHARS,
+    });
+    return this.filesCache;
+  }
+
+  get turns(): TurnRunner {
+    this.turnsCache ??= new TurnRunner({
+      store: this.store,
+      mcp: () => this.mcp,
+      approvals: this.approvals,
+      config: () => this.runtime,
+      model: () => this.model.resolve(),
+      admit: (ownKey) => {
+        const begun = this.owner.beginTurn(this.mcp.knownUserVersion, ownKey);
+        this.mcp.useUserServers(begun.then((b) => b.servers));
+        return begun.then((b) => b.decision);
+      },
+      touched: (text) => {
+        this.owner.touched(text);
+        this.searchFeed.flush();
+      },
+      used: async (usage, ownKey) => {
+        if (!ownKey) this.owner.turnUsage(usage.inputTokens + usage.outputTokens);
+      },
+      record: (entry) => this.site.record(entry),
+      broadcast: (message) => this.site.sendAll(message),
+      keepAliveWhile: (work) => this.site.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
+      attachedParts: async (entry) => {
+        const parts = [...(this.attachments.parts(entry) ?? []), ...((await this.files.parts(entry.files)) ?? [])];
+        return parts.length > 0 ? parts : undefined;
+      },
+      log: this.site.log,
+      report: (turn) => {
+        this.reporter.send(turn);
+        this.searchFeed.flush();
+      },
+      branched: () => this.site.sendAll(this.site.historyFrame()),
+    });
+    return this.turnsCache;
+  }
+}
