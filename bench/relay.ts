@@ -2,7 +2,7 @@
 // from one `wrangler dev`, in the same run, on loopback:
 //   - BRIDGE_URL: the Worker's session → HTTP → the local bridge → the child;
 //   - a paired machine: the session → the user's UserAccount object → the machine's one
-//     WebSocket → `mcp-local-bridge connect` → its in-memory connection → the child.
+//     WebSocket → `mcp-local-bridge connect`, which hands the request to its handler → the child.
 // Both are driven as direct calls (POST /api/tools/{name}) of one session, sequentially,
 // after a warm-up. The paths alternate call by call (each pair in turn order flipped), in
 // blocks: this machine is shared and its speed drifts by more than the goal within

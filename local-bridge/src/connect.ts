@@ -1,6 +1,7 @@
 // `mcp-local-bridge connect URL`: this machine's stdio servers in its owner's edgehost
 // sessions, with no open port and no tunnel. Pairs on first use (pairing.ts), starts
-// the servers behind an in-memory connection (nothing listens), and holds one outgoing WebSocket to the
+// the servers behind the bridge's own handler, which relayed requests reach as objects
+// (relay-exchange.ts; nothing listens), and holds one outgoing WebSocket to the
 // deployment (relay-client.ts). Exit codes: 0 stopped, 1 could not start or pair,
 // 2 bad usage, 4 this machine was removed on the page.
 import { randomBytes } from "node:crypto";
