@@ -31,6 +31,8 @@ const MAX_INDEXED_CHARS = 20_000;
 const MAX_QUERY_WORDS = 8;
 const HITS_PER_SESSION = 3;
 const MAX_SESSIONS = 30;
+/** The key a session's title is kept under (messages have their history seq, from 1). */
+const TITLE_SEQ = -1;
 
 /**
  * The user's words as an FTS5 query: each word a quoted phrase (so no FTS operator or column
@@ -60,29 +62,52 @@ export class SessionSearch {
     sql.exec(
       "CREATE VIRTUAL TABLE IF NOT EXISTS session_text USING fts5(session_id UNINDEXED, seq UNINDEXED, kind UNINDEXED, body, tokenize = 'unicode61 remove_diacritics 2')",
     );
+    // Which row holds each message (a title under seq -1). FTS5 can look a row up only by its
+    // rowid: a DELETE by session and seq read the whole index, for every message of every turn,
+    // so a turn cost more the more the user had ever written (issue 27).
+    sql.exec(
+      "CREATE TABLE IF NOT EXISTS session_text_keys (session_id TEXT NOT NULL, seq INTEGER NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (session_id, seq))",
+    );
+    // An index written before the keys: each row's key is taken once.
+    if (sql.exec("SELECT 1 FROM session_text_keys LIMIT 1").toArray().length === 0)
+      sql.exec("INSERT OR REPLACE INTO session_text_keys (session_id, seq, row) SELECT session_id, COALESCE(seq, -1), rowid FROM session_text");
   }
 
   /** Indexes messages of a session (a message sent again replaces its earlier row). */
   addMessages(sessionId: string, messages: IndexedMessage[]): void {
     for (const m of messages) {
       const body = m.text.replace(MARKERS, " ").slice(0, MAX_INDEXED_CHARS);
-      this.sql.exec("DELETE FROM session_text WHERE session_id = ? AND seq = ?", sessionId, m.seq);
-      if (body.trim()) this.sql.exec("INSERT INTO session_text (session_id, seq, kind, body) VALUES (?, ?, ?, ?)", sessionId, m.seq, m.kind, body);
+      this.remove(sessionId, m.seq);
+      if (body.trim()) this.insert(sessionId, m.seq, m.kind, body);
     }
   }
 
   setTitle(sessionId: string, title: string | null): void {
-    this.sql.exec("DELETE FROM session_text WHERE session_id = ? AND kind = 'title'", sessionId);
-    if (title) this.sql.exec("INSERT INTO session_text (session_id, seq, kind, body) VALUES (?, NULL, 'title', ?)", sessionId, title.replace(MARKERS, " "));
+    this.remove(sessionId, TITLE_SEQ);
+    if (title) this.insert(sessionId, TITLE_SEQ, "title", title.replace(MARKERS, " "));
   }
 
   /** A session's messages leave the index (its history was cleared); `withTitle`: its title too (it was deleted). */
   forget(sessionId: string, withTitle: boolean): void {
-    this.sql.exec(`DELETE FROM session_text WHERE session_id = ?${withTitle ? "" : " AND kind != 'title'"}`, sessionId);
+    const which = `session_id = ?${withTitle ? "" : ` AND seq != ${TITLE_SEQ}`}`;
+    this.sql.exec(`DELETE FROM session_text WHERE rowid IN (SELECT row FROM session_text_keys WHERE ${which})`, sessionId);
+    this.sql.exec(`DELETE FROM session_text_keys WHERE ${which}`, sessionId);
   }
 
   clear(): void {
     this.sql.exec("DELETE FROM session_text");
+    this.sql.exec("DELETE FROM session_text_keys");
+  }
+
+  private insert(sessionId: string, seq: number, kind: "title" | "user" | "assistant", body: string): void {
+    this.sql.exec("INSERT INTO session_text (session_id, seq, kind, body) VALUES (?, ?, ?, ?)", sessionId, seq === TITLE_SEQ ? null : seq, kind, body);
+    const row = this.sql.exec<{ id: number }>("SELECT last_insert_rowid() AS id").one().id;
+    this.sql.exec("INSERT OR REPLACE INTO session_text_keys (session_id, seq, row) VALUES (?, ?, ?)", sessionId, seq, row);
+  }
+
+  private remove(sessionId: string, seq: number): void {
+    const rows = this.sql.exec<{ row: number }>("DELETE FROM session_text_keys WHERE session_id = ? AND seq = ? RETURNING row", sessionId, seq).toArray();
+    for (const { row } of rows) this.sql.exec("DELETE FROM session_text WHERE rowid = ?", row);
   }
 
   /** The user's listed sessions matching `input`, best first, with up to three matching lines each. */

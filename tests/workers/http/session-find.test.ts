@@ -6,6 +6,8 @@ import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import type { Env } from "../../../src/config/env";
 import type { ChatSession } from "../../../src/session/ChatSession";
+import { userAccount } from "../../../src/users/account";
+import { SessionSearch } from "../../../src/users/session-search";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import type { TestUser } from "../test-users";
 import { openSession, WORKER_ORIGIN, workerFetch } from "../worker-fetch";
@@ -157,5 +159,37 @@ describe("pinning a session", () => {
     expect(foreign.status).toBe(403);
     expect(await workerFetch(`/sessions/${older}/pin`, { method: "DELETE" }, "bob").then((r) => r.json())).toEqual({ id: older, pinned: false });
     expect(await order()).toEqual([newer, older]);
+  });
+});
+
+describe("the search index's row keys", () => {
+  it("takes an index written before its keys, then replaces and forgets rows by key", async () => {
+    const account = userAccount(env as unknown as Env, `token:keys-${crypto.randomUUID()}`);
+    await runInDurableObject(account, (_instance, state) => {
+      const sql = state.storage.sql;
+      // An index as the version before the keys left it: rows, no keys.
+      sql.exec("DROP TABLE IF EXISTS session_text_keys");
+      sql.exec("DELETE FROM session_text");
+      const legacy = (session: string, seq: number | null, kind: string, body: string) =>
+        sql.exec("INSERT INTO session_text (session_id, seq, kind, body) VALUES (?, ?, ?, ?)", session, seq, kind, body);
+      legacy("s1", null, "title", "Trip plan");
+      legacy("s1", 1, "user", "pack the wombat");
+      legacy("s2", 1, "user", "feed the wombat");
+      const search = new SessionSearch(sql);
+      const bodies = () =>
+        sql
+          .exec<{ session_id: string; seq: number | null; body: string }>("SELECT session_id, seq, body FROM session_text ORDER BY session_id, seq")
+          .toArray()
+          .map((r) => `${r.session_id}:${r.seq}:${r.body}`);
+      // A message sent again replaces its row, the legacy one included; a title likewise.
+      search.addMessages("s1", [{ seq: 1, kind: "user", text: "pack the quokka" }]);
+      search.setTitle("s1", "Quokka trip");
+      expect(bodies()).toEqual(["s1:null:Quokka trip", "s1:1:pack the quokka", "s2:1:feed the wombat"]);
+      // Forgetting a session's messages keeps its title and every other session.
+      search.forget("s1", false);
+      expect(bodies()).toEqual(["s1:null:Quokka trip", "s2:1:feed the wombat"]);
+      search.forget("s1", true);
+      expect(bodies()).toEqual(["s2:1:feed the wombat"]);
+    });
   });
 });
