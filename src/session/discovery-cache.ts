@@ -62,8 +62,38 @@ export class DiscoveryCache {
     return out;
   }
 
-  /** Keeps each connected server's tools and guide (servers not in `tools` keep their last row). */
-  save(tools: ToolView[], guides: ServerGuide[], connected: string[]): void {
+  /** The servers `wanted` says that have no row for their current entry, with the key a row must have. */
+  missing(wanted: (server: string) => boolean): { server: string; key: string }[] {
+    return this.config.servers.filter((s) => !s.disabled && wanted(s.name) && !this.read(s)).map((s) => ({ server: s.name, key: serverKey(s) }));
+  }
+
+  /**
+   * Takes rows another session of the owner kept (src/users/owner-discovery.ts) for
+   * servers that have none here; a row that does not parse, or was found with another
+   * entry, is left out. The rows taken, as they were given.
+   */
+  seed(rows: { server: string; key: string; row: string }[]): { server: string; row: string }[] {
+    const taken: { server: string; row: string }[] = [];
+    for (const { server, row } of rows) {
+      const entry = this.config.servers.find((s) => s.name === server);
+      if (!entry || this.read(entry)) continue;
+      let parsed: ReturnType<typeof ServerDiscoverySchema.safeParse>;
+      try {
+        parsed = ServerDiscoverySchema.safeParse(JSON.parse(row));
+      } catch {
+        continue;
+      }
+      if (!parsed.success || parsed.data.key !== serverKey(entry) || parsed.data.tools.some((t) => t.server !== server)) continue;
+      // In memory only: the turn waiting for it should not pay a write; save() stores it once the server answered.
+      this.loaded.set(server, parsed.data);
+      taken.push({ server, row });
+    }
+    return taken;
+  }
+
+  /** Keeps each connected server's tools and guide (servers not in `tools` keep their last row); the rows kept, as JSON text. */
+  save(tools: ToolView[], guides: ServerGuide[], connected: string[]): { server: string; key: string; row: string }[] {
+    const kept: { server: string; key: string; row: string }[] = [];
     for (const server of this.config.servers) {
       if (!connected.includes(server.name)) continue;
       const row: ServerDiscovery = {
@@ -71,13 +101,20 @@ export class DiscoveryCache {
         tools: tools.filter((t) => t.server === server.name),
         ...(guides.find((g) => g.server === server.name) ? { guide: guides.find((g) => g.server === server.name) } : {}),
       };
-      try {
-        this.store.setSetting(PREFIX + server.name, row);
-        this.loaded.set(server.name, row);
-      } catch (error) {
-        this.loaded.set(server.name, null);
-        this.writeFailed(server.name, error, JSON.stringify(row).length);
-      }
+      if (this.keep(server.name, row)) kept.push({ server: server.name, key: row.key, row: JSON.stringify(row) });
+    }
+    return kept;
+  }
+
+  private keep(server: string, row: ServerDiscovery): boolean {
+    try {
+      this.store.setSetting(PREFIX + server, row);
+      this.loaded.set(server, row);
+      return true;
+    } catch (error) {
+      this.loaded.set(server, null);
+      this.writeFailed(server, error, JSON.stringify(row).length);
+      return false;
     }
   }
 

@@ -26,6 +26,7 @@ import { mergeServers } from "../servers/merge";
 import type { Audience } from "../servers/audience";
 import { deploymentServersFor } from "../servers/deployment";
 import { rpcRefusal } from "../mcp/rpc-refusal";
+import type { OwnerDiscoveryRow } from "../users/owner-discovery";
 
 const ENABLED_KEY = "enabledServers";
 
@@ -70,6 +71,14 @@ export interface SessionMcpDeps {
   machineFetch?: typeof fetch;
   /** Told of each tool call that reached a server (the operator's metrics, src/session/operations-report.ts). */
   toolCalled?: (call: ToolCallRecord) => void;
+  /** What the owner's servers offered in their other sessions (src/users/owner-discovery.ts). */
+  ownerDiscovery?: OwnerDiscoveryPort;
+}
+
+/** Rows are discovery-cache.ts's JSON text; the account keeps them as given. */
+export interface OwnerDiscoveryPort {
+  read(wanted: { server: string; key: string }[]): Promise<OwnerDiscoveryRow[]>;
+  keep(rows: OwnerDiscoveryRow[]): Promise<void>;
 }
 
 /** Drops the session's server choice (the session is being deleted). */
@@ -95,6 +104,10 @@ export class SessionMcp {
   // The enabled servers' tools, kept until the host's tools or the choice change: a
   // turn reads them at every step.
   private toolCache?: ToolView[];
+  /** The owner's rows read once for a session without its own (a new one): see seedFromOwner. */
+  private ownerSeed?: Promise<void>;
+  /** Each server's row as the owner's account has it (read or told), so an unchanged one is not sent again. */
+  private readonly ownerRows = new Map<string, string>();
 
   constructor(private readonly deps: SessionMcpDeps) {
     // The deployment's servers this owner gets, each bridge request marked with whose it is.
@@ -195,18 +208,28 @@ export class SessionMcp {
   }
 
   ensureConnected(): Promise<void> {
-    this.connecting ??= (async () => {
+    if (this.connecting) return this.connecting;
+    let opened: () => void = () => undefined;
+    this.connectionsOpened = new Promise<void>((resolve) => (opened = resolve));
+    this.connecting = (async () => {
       if (this.userVersion === undefined) await this.syncUserServers();
+      // In parallel with the connections: a turn may start from the owner's rows before they are up.
+      void this.seedFromOwner();
       const host = this.mcpHost;
-      await host.connect(this.connectable());
+      const connected = host.connect(this.connectable());
+      opened(); // the host knows its servers now: a tool call waits for its server instead of finding none
+      await connected;
       if (host !== this.mcpHost) return;
       this.connected = true;
       this.toolCache = undefined;
       this.deps.changed();
       await this.remember();
-    })();
+    })().finally(() => opened());
     return this.connecting;
   }
+
+  /** Resolves once the current connections were handed to the host (or failed to be). */
+  private connectionsOpened?: Promise<void>;
 
   /**
    * Reads the owner's runtime servers; when they changed since the last read, the
@@ -266,6 +289,7 @@ export class SessionMcp {
     const old = this.mcpHost;
     this.mcpHost = this.createHost();
     this.connecting = undefined;
+    this.connectionsOpened = undefined;
     this.connected = false;
     this.toolCache = undefined;
     await old.close().catch(() => undefined);
@@ -282,8 +306,10 @@ export class SessionMcp {
     // Switched on while a turn ran (the connections were not rebuilt under it): connected now.
     if (this.connected) await this.connectSwitchedOn();
     for (const problem of this.config.problems) this.deps.notice(problem);
+    if (!this.connected) await this.seedFromOwner();
     if (!this.connected && this.discovery.get(this.enabled())) {
       void this.ensureConnected().catch((error: unknown) => this.deps.notice(`MCP servers could not be reached: ${errorMessage(error)}.`));
+      await this.connectionsOpened;
       return;
     }
     await this.ensureConnected();
@@ -325,10 +351,29 @@ export class SessionMcp {
         .servers()
         .filter((s) => s.state === "ready")
         .map((s) => s.name);
-      this.discovery.save(this.mcpHost.tools(), await this.mcpHost.guides(), connected);
+      const kept = this.discovery.save(this.mcpHost.tools(), await this.mcpHost.guides(), connected);
+      const news = kept.filter((k) => this.ownerRows.get(k.server) !== k.row);
+      for (const k of news) this.ownerRows.set(k.server, k.row);
+      if (news.length > 0) await this.deps.ownerDiscovery?.keep(news);
     } catch {
-      // A guide that cannot be read now is retried at the next change; nothing is lost.
+      // A guide that cannot be read now (or the account) is retried at the next change; nothing is lost.
     }
+  }
+
+  /**
+   * A session with no discovery of its own for the servers it uses (a new one) takes
+   * what the owner's other sessions found, once: its first turn then need not wait for
+   * the connections. A read that fails leaves it to wait, as before.
+   */
+  private seedFromOwner(): Promise<void> {
+    this.ownerSeed ??= (async () => {
+      const read = this.deps.ownerDiscovery;
+      const missing = this.discovery.missing(this.enabled());
+      if (!read || missing.length === 0) return;
+      const rows = await read.read(missing).catch(() => []);
+      for (const taken of this.discovery.seed(rows)) this.ownerRows.set(taken.server, taken.row);
+    })();
+    return this.ownerSeed;
   }
 
   status(): ServerStatusView[] {

@@ -15,6 +15,7 @@ import type { SpendDecision, SpendKind } from "../users/spend-ledger";
 import type { MachineView } from "../machines/machine-store";
 import type { HistoryStore } from "./history";
 import { PendingUsage } from "./pending-usage";
+import type { OwnerDiscoveryPort } from "./session-mcp";
 import type { PublicError } from "../shared/errors";
 
 const OWNER_KEY = "owner";
@@ -187,6 +188,12 @@ export class SessionOwner {
     if (!account) return { version: "none", servers: [] };
     return toConfigs(await account.serversSnapshot(known));
   }
+
+  /** What the owner's servers offered in their other sessions (src/users/owner-discovery.ts). */
+  readonly discovery: OwnerDiscoveryPort = {
+    read: async (wanted) => (await this.account()?.discoveryFor(wanted)) ?? [],
+    keep: async (rows) => void (await this.account()?.keepDiscovery(rows)),
+  };
 
   /** The first message titles the session in the owner's list; later ones only move its "last activity". */
   touched(text: string): void {

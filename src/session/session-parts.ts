@@ -162,6 +162,7 @@ export class SessionParts {
         return owner ? userAccount(this.site.env, owner) : undefined;
       }),
       toolCalled: this.reporter.toolCalled,
+      ownerDiscovery: this.owner.discovery,
     });
     return this.mcpCache;
   }

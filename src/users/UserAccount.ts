@@ -19,6 +19,7 @@ import type { FileRecord } from "../files/record";
 import { SessionSearch, type IndexedMessage, type SearchResult } from "./session-search";
 import { ShareList, type ShareSummary } from "./share-list";
 import { sharedConversation } from "../share/share-object";
+import { OwnerDiscovery, type OwnerDiscoveryRow } from "./owner-discovery";
 import type { Env } from "../config/env";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
@@ -45,6 +46,7 @@ export class UserAccount extends DurableObject<unknown> {
   private readonly files: FileLedger;
   private readonly search: SessionSearch;
   private readonly shares: ShareList;
+  private readonly discovery: OwnerDiscovery;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -68,6 +70,17 @@ export class UserAccount extends DurableObject<unknown> {
     this.providers = new ModelProviderStore(this.sql);
     this.relay = new MachineRelay(ctx, this.machines, () => (this.machineViews = undefined));
     this.files = new FileLedger(this.sql);
+    this.discovery = new OwnerDiscovery(this.sql);
+  }
+
+  // ---- what the user's servers offered last (src/users/owner-discovery.ts): a new session's first turn starts from it ----
+
+  discoveryFor(wanted: { server: string; key: string }[]): OwnerDiscoveryRow[] {
+    return this.discovery.read(wanted);
+  }
+
+  keepDiscovery(rows: OwnerDiscoveryRow[]): void {
+    this.discovery.keep(rows);
   }
 
   // ---- attached files (src/users/file-ledger.ts; their bytes are in R2, src/files/store.ts) ----
@@ -383,13 +396,14 @@ export class UserAccount extends DurableObject<unknown> {
     );
   }
 
-  /** Deleting the account's data: runtime servers, own model providers, page logins and paired machines (revoked at once); OAuth records are taken by the caller, to revoke. */
+  /** Deleting the account's data: runtime servers, what they offered, own model providers, page logins and paired machines (revoked at once); OAuth records are taken by the caller, to revoke. */
   forgetEverything(): { oauth: OAuthRecord[] } {
     const oauth = this.oauth.signedInServers().flatMap((server) => this.oauthTake(server) ?? []);
     this.sql.exec("DELETE FROM servers");
     this.search.clear();
     this.ctx.waitUntil(this.emptyShares(this.shares.takeAll()));
     this.providers.clear();
+    this.discovery.clear();
     this.versionCache = undefined;
     this.logins.endAll();
     for (const machine of this.relay.views()) this.relay.revoke(machine.id);
