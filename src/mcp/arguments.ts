@@ -23,8 +23,11 @@ const CONTAINERS = new Set([
 export type ArgumentsValidator = (args: Record<string, unknown>) => FieldIssue[];
 
 export function createArgumentsValidator(schema: Record<string, unknown>): ArgumentsValidator {
-  const validator = new Validator(schema as never, draftOf(schema), false);
+  // Built at the first call, not at discovery: a server with hundreds of tools would
+  // otherwise cost milliseconds at every connect (a new session's first turn runs beside it).
+  let validator: Validator | undefined;
   return (args) => {
+    validator ??= new Validator(schema as never, draftOf(schema), false);
     const result = validator.validate(args);
     return result.valid ? [] : toFieldIssues(result.errors);
   };
