@@ -11,17 +11,31 @@ export function modelCallId(call: ToolCallRequest): string {
 }
 
 export function callIdGenerator(messages: ChatMessage[]): () => string {
-  const taken = new Set<string>();
-  for (const message of messages) {
-    if (message.role === "assistant") for (const call of message.toolCalls ?? []) taken.add(call.id).add(modelCallId(call));
-    if (message.role === "tool") for (const result of message.results) taken.add(result.id);
-  }
-  let n = taken.size;
+  // Read only when the model leaves a call unnamed, and without a set of every id: a long
+  // conversation's calls were collected on every model request (issue 27).
+  let n: number | undefined;
   return () => {
-    let id: string;
-    do id = `call_${++n}`;
-    while (taken.has(id));
-    taken.add(id);
-    return id;
+    n ??= highestCallNumber(messages);
+    n += 1;
+    return `call_${n}`;
   };
+}
+
+/** The highest n of the `call_<n>` ids in the conversation (0 when none): every id after it is free. */
+function highestCallNumber(messages: ChatMessage[]): number {
+  let highest = 0;
+  const see = (id: string) => {
+    if (!id.startsWith("call_")) return;
+    const n = Number(id.slice(5));
+    if (Number.isSafeInteger(n) && n > highest) highest = n;
+  };
+  for (const message of messages) {
+    if (message.role === "assistant")
+      for (const call of message.toolCalls ?? []) {
+        see(call.id);
+        see(modelCallId(call));
+      }
+    if (message.role === "tool") for (const result of message.results) see(result.id);
+  }
+  return highest;
 }

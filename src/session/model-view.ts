@@ -72,17 +72,21 @@ export class ModelView {
     const live = new Set(view.turns.map((t) => t.turnId));
     // Turns that left the view (summarized, another version shown) are let go.
     for (const turnId of this.kept.keys()) if (!live.has(turnId)) this.kept.delete(turnId);
-    return Promise.all(
-      view.turns.map(async ({ turnId, entries }) => {
-        const kept = this.kept.get(turnId);
-        if (kept && kept.count === entries.length && kept.first === entries[0] && kept.last === entries[entries.length - 1]) return kept.turn;
-        const { entries: withParts, attached } = await this.withParts(entries);
-        const turn = build(turnId, withParts);
-        // Attached contents are read again each time: a resource may have changed since.
-        if (!attached) this.kept.set(turnId, { first: entries[0], last: entries[entries.length - 1], count: entries.length, turn });
-        return turn;
-      }),
-    );
+    // Kept turns are taken as they are; only the others wait (a promise per turn of a long conversation cost a warm turn more than its build).
+    const turns = view.turns.map(({ turnId, entries }): BuiltTurn | Promise<BuiltTurn> => {
+      const kept = this.kept.get(turnId);
+      if (kept && kept.count === entries.length && kept.first === entries[0] && kept.last === entries[entries.length - 1]) return kept.turn;
+      return this.build(turnId, entries);
+    });
+    return Promise.all(turns);
+  }
+
+  private async build(turnId: string, entries: StoredEntry[]): Promise<BuiltTurn> {
+    const { entries: withParts, attached } = await this.withParts(entries);
+    const turn = build(turnId, withParts);
+    // Attached contents are read again each time: a resource may have changed since.
+    if (!attached) this.kept.set(turnId, { first: entries[0], last: entries[entries.length - 1], count: entries.length, turn });
+    return turn;
   }
 
   /** Drops everything kept (the history was cleared). */
