@@ -3,7 +3,10 @@
 // the Worker's isolate taken through wrangler's inspector while N sequential turns
 // run. Prints self time per function and per package, and the share of wall time the
 // isolate spent running JavaScript at all (the rest is I/O waits: WebSocket hops,
-// fetches to the model and the bridge, storage). Run: npm run bench:profile [-- --turns N]
+// fetches to the model and the bridge, storage). `--entries N` first fills the
+// conversation to about N history entries (a turn adds 4), to see what a long one costs;
+// `--reset-every N` clears it every N turns (a short one to compare with).
+// Run: npm run bench:profile [-- --turns N --entries N]
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +22,10 @@ import { startWorker } from "./lib/turn-worker";
 import { p } from "./lib/turn-report";
 
 const KEY = "bench-profile";
-const turns = Number(parseArgs({ options: { turns: { type: "string" } } }).values.turns ?? 200);
+const cli = parseArgs({ options: { turns: { type: "string" }, entries: { type: "string" }, "reset-every": { type: "string" } } }).values;
+const resetEvery = Number(cli["reset-every"] ?? 0);
+const turns = Number(cli.turns ?? 200);
+const warmUps = Math.max(20, Math.ceil(Number(cli.entries ?? 0) / 4));
 const log = (text: string) => process.stderr.write(`profile: ${text}\n`);
 
 interface ProfileNode {
@@ -158,7 +164,7 @@ async function main(): Promise<void> {
 
   const session = await TimedSession.open(url, `profile-${Date.now()}`, 15_000);
   await session.waitForServers(15_000);
-  for (let i = 0; i < 20; i++) await session.turn(`warm-up ${i}`, 20_000);
+  for (let i = 0; i < warmUps; i++) await session.turn(`warm-up ${i}`, 20_000);
 
   const devtools = await attachDevTools(inspector);
   await devtools.send("Debugger.enable");
@@ -168,6 +174,11 @@ async function main(): Promise<void> {
   const ms: number[] = [];
   const t0 = performance.now();
   for (let i = 0; i < turns; i++) {
+    if (resetEvery > 0 && i % resetEvery === 0) {
+      const from = session.client.received.length;
+      session.client.send({ type: "reset" });
+      await session.client.next((m) => m.type === "history" && m.entries.length === 0, from);
+    }
     const r = await session.turn(`profiled ${i}`, 20_000);
     if (r.error) throw new Error(`turn ${i}: ${r.error}`);
     ms.push(r.ms);
