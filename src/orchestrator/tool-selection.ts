@@ -42,7 +42,11 @@ export function toolContext(history: readonly TranscriptEntry[]): ToolContext {
 export function selectTools(all: ToolView[], context: ToolContext, limit = TOOL_SEARCH_THRESHOLD): ToolSelection {
   if (all.length <= limit) return { declared: all };
   const byServer = new Map<string, ToolView[]>();
-  for (const tool of all) byServer.set(tool.server, [...(byServer.get(tool.server) ?? []), tool]);
+  for (const tool of all) {
+    const tools = byServer.get(tool.server);
+    if (tools) tools.push(tool);
+    else byServer.set(tool.server, [tool]);
+  }
   const chosen = new Set(all.filter((t) => context.found.has(t.functionName)).map((t) => t.functionName));
   const servers = [...byServer.entries()].sort(
     ([a, ta], [b, tb]) => Number(context.usedServers.has(b)) - Number(context.usedServers.has(a)) || ta.length - tb.length || a.localeCompare(b),

@@ -28,7 +28,12 @@ export function modelHistory(store: HistoryStore): ModelHistory {
   const cut = summary?.summaryOf ? (position.get(summary.summaryOf.upTo) ?? -1) : -1;
   const entries = all.filter((e) => e.kind !== "summary" && (e.turnId === null || (position.get(e.turnId) ?? -1) > cut));
   const byTurn = new Map<string, StoredEntry[]>();
-  for (const entry of entries) if (entry.turnId !== null) byTurn.set(entry.turnId, [...(byTurn.get(entry.turnId) ?? []), entry]);
+  for (const entry of entries) {
+    if (entry.turnId === null) continue;
+    const turn = byTurn.get(entry.turnId);
+    if (turn) turn.push(entry);
+    else byTurn.set(entry.turnId, [entry]);
+  }
   const turns = path.filter((t) => byTurn.has(t)).map((turnId) => ({ turnId, entries: byTurn.get(turnId) ?? [] }));
   return { entries, summary, turns };
 }
