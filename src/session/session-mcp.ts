@@ -29,6 +29,8 @@ import { rpcRefusal } from "../mcp/rpc-refusal";
 import type { OwnerDiscoveryRow } from "../users/owner-discovery";
 
 const ENABLED_KEY = "enabledServers";
+/** How long a wake's connections wait for a first message when last time's tools are known (a person takes longer to type one). */
+const CONNECT_GRACE_MS = 50;
 
 export type ServerStatusView = Extract<ServerMessage, { type: "servers" }>["servers"][number];
 
@@ -211,10 +213,15 @@ export class SessionMcp {
     if (this.connecting) return this.connecting;
     let opened: () => void = () => undefined;
     this.connectionsOpened = new Promise<void>((resolve) => (opened = resolve));
+    const first = !this.openedOnce;
+    this.openedOnce = true;
     this.connecting = (async () => {
       if (this.userVersion === undefined) await this.syncUserServers();
-      // In parallel with the connections: a turn may start from the owner's rows before they are up.
-      void this.seedFromOwner();
+      await this.seedFromOwner();
+      // With every tool known from last time, a wake's connections give way to a message sent at
+      // once: they open once its first model request has left, or after a grace. Their discovery
+      // (parsing hundreds of tools) is CPU on this object's one thread, which the request would wait for.
+      if (first && !this.connected && this.discovery.get(this.enabled())) await this.grace();
       const host = this.mcpHost;
       const connected = host.connect(this.connectable());
       opened(); // the host knows its servers now: a tool call waits for its server instead of finding none
@@ -230,6 +237,29 @@ export class SessionMcp {
 
   /** Resolves once the current connections were handed to the host (or failed to be). */
   private connectionsOpened?: Promise<void>;
+  private openedOnce = false;
+  /** Ends the grace of a wake's first connections (set while it runs). */
+  private release?: () => void;
+  /** A turn is on its way: a grace that starts now ends at once. */
+  private releaseSoon = false;
+
+  private grace(): Promise<void> {
+    return new Promise((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        this.release = undefined;
+        resolve();
+      };
+      const timer = setTimeout(end, this.releaseSoon ? 0 : CONNECT_GRACE_MS);
+      this.release = end;
+    });
+  }
+
+  /** The host once the connections were handed to it: a tool call of a turn that started from last time's tools waits here. */
+  async readyHost(): Promise<McpHost> {
+    await this.connectionsOpened;
+    return this.mcpHost;
+  }
 
   /**
    * Reads the owner's runtime servers; when they changed since the last read, the
@@ -309,7 +339,10 @@ export class SessionMcp {
     if (!this.connected) await this.seedFromOwner();
     if (!this.connected && this.discovery.get(this.enabled())) {
       void this.ensureConnected().catch((error: unknown) => this.deps.notice(`MCP servers could not be reached: ${errorMessage(error)}.`));
-      await this.connectionsOpened;
+      // The connections open in the task after this one, which sends the turn's first model request.
+      this.releaseSoon = true;
+      const release = this.release;
+      if (release) setTimeout(release, 0);
       return;
     }
     await this.ensureConnected();

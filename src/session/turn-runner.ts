@@ -184,7 +184,8 @@ export class TurnRunner {
       const outcome = await runTurn({
         turnId,
         provider: model.provider,
-        host: mcp.host(),
+        // A turn that started from last time's tools (its connections still opening) calls once they are handed over.
+        host: { callTool: async (name, args, options) => (await mcp.readyHost()).callTool(name, args, options) },
         tools: () => mcp.tools(),
         guides: await mcp.guides(),
         history: view.entries,
