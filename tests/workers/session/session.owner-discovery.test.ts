@@ -24,8 +24,14 @@ const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
 const bindings = env as unknown as Env;
 const stubOf = (id: string) => getAgentByName(bindings.CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>, id);
-/** The session's MCP side, read inside the object (no RPC method exposes its configuration). */
-const mcpOf = (instance: ChatSession) => (instance as unknown as { parts: { mcp: SessionMcp } }).parts.mcp;
+/** A server's entry as the session configured it, read inside the object (no RPC method exposes its configuration). */
+async function entryOf(sessionId: string, server: string) {
+  const entry = await runInDurableObject(await stubOf(sessionId), (instance) =>
+    (instance as unknown as { parts: { mcp: SessionMcp } }).parts.mcp.configuredServers().find((s) => s.name === server),
+  );
+  if (!entry) throw new Error(`session ${sessionId} has no ${server} server`);
+  return entry;
+}
 const declared = (body: Record<string, unknown> | undefined) =>
   ((body?.tools as { functionDeclarations?: { name: string }[] }[] | undefined) ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
 
@@ -60,14 +66,8 @@ describe("a new session of a user who used their servers before", () => {
       // Its entry as carol's sessions see it, and a row another session of hers kept for it.
       const first = await openSession(crypto.randomUUID(), "carol");
       await first.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "silent"));
-      const entry = await runInDurableObject(await stubOf(first.sessionId), (instance) =>
-        mcpOf(instance)
-          .configuredServers()
-          .find((s) => s.name === "silent"),
-      );
+      const key = serverKey(await entryOf(first.sessionId, "silent"));
       first.close();
-      if (!entry) throw new Error("carol's session has no silent server");
-      const key = serverKey(entry);
       await account.keepDiscovery([{ server: "silent", key, row: JSON.stringify({ key, tools: [tool("silent", "remembered")] }) }]);
 
       await script(llm, KEY, [reply.text("hello")]);
@@ -91,13 +91,8 @@ describe("a new session of a user who used their servers before", () => {
   it("keeps what a session's servers offered in the owner's account, under the server's entry", async () => {
     const socket = await openSession(crypto.randomUUID(), "bob");
     await socket.next((m) => m.type === "servers" && m.servers.length > 0 && m.servers.every((s) => s.state === "ready"));
-    const entry = await runInDurableObject(await stubOf(socket.sessionId), (instance) =>
-      mcpOf(instance)
-        .configuredServers()
-        .find((s) => s.name === "filesystem"),
-    );
+    const entry = await entryOf(socket.sessionId, "filesystem");
     socket.close();
-    if (!entry) throw new Error("bob's session has no filesystem server");
     const account = userAccount(bindings, "token:bob");
     // Kept after the session's connections opened (the socket saw them ready a moment before).
     await expect.poll(async () => ((await account.discoveryFor([{ server: "filesystem", key: serverKey(entry) }])) as { row: string }[]).length).toBe(1);
