@@ -8,6 +8,7 @@ import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
 import { isOperator } from "../ops/operations-object";
 import { RequestError } from "../shared/errors";
+import { scriptlessPageHeaders } from "../shared/page-headers";
 import { adminPage } from "./admin-page";
 import { adminView } from "./admin-view";
 
@@ -22,9 +23,7 @@ function operatorOnly(c: Context<AppEnv>): void {
 admin.get("/admin", async (c) => {
   operatorOnly(c);
   const view = await adminView(c.env);
-  c.header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
-  c.header("Cache-Control", "no-store");
-  c.header("Referrer-Policy", "no-referrer");
+  for (const [name, value] of Object.entries(scriptlessPageHeaders("'self'"))) c.header(name, value);
   return c.html(adminPage(view, { operator: c.var.identity.name }));
 });
 

@@ -4,17 +4,12 @@
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { Snapshot, SnapshotEntry } from "./snapshot";
+import { scriptlessPageHeaders } from "../shared/page-headers";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
-/** The headers of every share page: nothing runs, nothing is framed, nothing leaks by referrer, nothing is cached or indexed. */
-export const SHARE_PAGE_HEADERS = {
-  "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-  "Cache-Control": "no-store",
-  "Referrer-Policy": "no-referrer",
-  "X-Robots-Tag": "noindex, nofollow",
-  "X-Content-Type-Options": "nosniff",
-};
+/** The headers of every share page: images only as the data: URLs it holds. */
+export const SHARE_PAGE_HEADERS = scriptlessPageHeaders("data:");
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
