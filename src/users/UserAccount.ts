@@ -3,8 +3,7 @@
 // paired machines, whose bridges' sockets this object holds (src/machines/relay.ts),
 // all kept across restarts in SQLite.
 import { DurableObject } from "cloudflare:workers";
-import { z } from "zod";
-import { UserServerInputSchema, type StoredUserServer } from "./user-servers";
+import type { StoredUserServer } from "./user-servers";
 import { ModelProviderStore, type StoredUserProvider } from "./user-providers";
 import { OAuthRecords, type PendingSignIn } from "./oauth-records";
 import { LoginStore } from "./logins";
@@ -20,21 +19,17 @@ import { SessionSearch, type IndexedMessage, type SearchResult } from "./session
 import { ShareList, type ShareSummary } from "./share-list";
 import { sharedConversation } from "../share/share-object";
 import { OwnerDiscovery, type OwnerDiscoveryRow } from "./owner-discovery";
+import { SessionList, type SessionSummary } from "./session-list";
+import { RuntimeServerStore } from "./server-store";
 import type { Env } from "../config/env";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
 export type ServersSnapshot = { version: string; servers?: StoredUserServer[]; machines?: MachineView[] };
 
-export const SessionSummarySchema = z.object({ id: z.string(), title: z.string().nullable(), lastActivity: z.number(), pinned: z.boolean() });
-export type SessionSummary = z.infer<typeof SessionSummarySchema>;
-
-const TITLE_CHARS = 80;
+export { SessionSummarySchema, type SessionSummary } from "./session-list";
 
 export class UserAccount extends DurableObject<unknown> {
   private readonly sql: SqlStorage;
-  // Kept in memory (this object is single-threaded and the only writer of its tables), so a
-  // turn's usage and server check cost one statement each, or none.
-  private versionCache?: string;
   private readonly oauth: OAuthRecords;
   private readonly logins: LoginStore;
   private readonly machines: MachineStore;
@@ -47,22 +42,16 @@ export class UserAccount extends DurableObject<unknown> {
   private readonly search: SessionSearch;
   private readonly shares: ShareList;
   private readonly discovery: OwnerDiscovery;
+  private readonly sessions: SessionList;
+  private readonly servers: RuntimeServerStore;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, title TEXT, created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL)`);
-    // Pinned sessions list first (added after the table: older accounts gain the column here).
-    if (
-      !this.sql
-        .exec<{ name: string }>("PRAGMA table_info(sessions)")
-        .toArray()
-        .some((c) => c.name === "pinned")
-    )
-      this.sql.exec("ALTER TABLE sessions ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0");
+    this.sessions = new SessionList(this.sql);
     this.search = new SessionSearch(this.sql);
     this.shares = new ShareList(this.sql);
-    this.sql.exec(`CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)`);
+    this.servers = new RuntimeServerStore(this.sql);
     this.oauth = new OAuthRecords(this.sql);
     this.logins = new LoginStore(this.sql);
     this.machines = new MachineStore(this.sql);
@@ -220,37 +209,19 @@ export class UserAccount extends DurableObject<unknown> {
   // ---- runtime MCP servers ----
 
   listServers(): StoredUserServer[] {
-    return this.sql
-      .exec<{ entry: string }>("SELECT entry FROM servers ORDER BY name")
-      .toArray()
-      .flatMap((row) => {
-        const parsed = UserServerInputSchema.safeParse(JSON.parse(row.entry));
-        return parsed.success ? [parsed.data] : [];
-      });
+    return this.servers.list();
   }
 
   getServer(name: string): StoredUserServer | undefined {
-    return this.listServers().find((s) => s.name === name);
+    return this.servers.get(name);
   }
 
-  /** Adds (`create`) or replaces a server; names are unique per user, whatever their case. */
-  putServer(server: StoredUserServer, create: boolean): { ok: true } | { ok: false; code: "duplicate_name" | "not_found" } {
-    const existing = this.listServers().find((s) => s.name.toLowerCase() === server.name.toLowerCase());
-    if (create && existing) return { ok: false, code: "duplicate_name" };
-    if (!create && existing?.name !== server.name) return { ok: false, code: "not_found" };
-    this.sql.exec(
-      "INSERT INTO servers (name, entry, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at",
-      server.name,
-      JSON.stringify(server),
-      Date.now(),
-    );
-    this.versionCache = undefined;
-    return { ok: true };
+  putServer(server: StoredUserServer, create: boolean): ReturnType<RuntimeServerStore["put"]> {
+    return this.servers.put(server, create);
   }
 
   deleteServer(name: string): boolean {
-    this.versionCache = undefined;
-    return this.sql.exec("DELETE FROM servers WHERE name = ? RETURNING name", name).toArray().length > 0;
+    return this.servers.delete(name);
   }
 
   /**
@@ -282,70 +253,45 @@ export class UserAccount extends DurableObject<unknown> {
 
   /** Changes whenever the list or an entry changes: sessions compare it to reconcile. */
   serversVersion(): string {
-    if (this.versionCache !== undefined) return this.versionCache;
-    const row = this.sql
-      .exec<{ n: number; at: number | null; names: string | null }>(
-        "SELECT COUNT(*) AS n, MAX(updated_at) AS at, GROUP_CONCAT(name) AS names FROM (SELECT name, updated_at FROM servers ORDER BY name)",
-      )
-      .one();
-    this.versionCache = `${row.n}:${row.at ?? 0}:${row.names ?? ""}`;
-    return this.versionCache;
+    return this.servers.version();
   }
 
-  // A runaway client creating sessions is stopped by MAX_SESSIONS_PER_USER (reserveSession),
-  // not by dropping the oldest from the list: those would live on, unlisted and undeletable.
+  // ---- the session list (src/users/session-list.ts) ----
+
   addSession(id: string, now = Date.now()): void {
-    this.sql.exec("INSERT INTO sessions (id, title, created_at, last_activity) VALUES (?, NULL, ?, ?) ON CONFLICT(id) DO NOTHING", id, now, now);
+    this.sessions.add(id, now);
   }
 
-  /** Whether `id` is listed already or one more session fits under `max`. */
   hasRoomForSession(id: string, max: number): boolean {
-    const row = this.sql.exec<{ n: number; listed: number }>("SELECT COUNT(*) AS n, COUNT(CASE WHEN id = ? THEN 1 END) AS listed FROM sessions", id).one();
-    return row.listed > 0 || row.n < max;
+    return this.sessions.hasRoom(id, max);
   }
 
-  /** Lists a new session when it fits under `max`, in one step (concurrent creations cannot pass the cap together). */
   reserveSession(id: string, max: number, now = Date.now()): boolean {
-    if (!this.hasRoomForSession(id, max)) return false;
-    this.addSession(id, now);
-    return true;
+    return this.sessions.reserve(id, max, now);
   }
 
-  /** Marks activity; the first message of a session becomes its title. */
+  /** Marks activity; the first message of a session becomes its title (searchable at once). */
   touchSession(id: string, firstMessage: string | undefined, now = Date.now()): void {
-    const title = firstMessage?.replace(/\s+/g, " ").trim().slice(0, TITLE_CHARS) || null;
-    this.addSession(id, now);
-    const titled = this.sql
-      .exec<{ title: string | null }>(
-        "UPDATE sessions SET last_activity = ?, title = COALESCE(title, ?) WHERE id = ? AND title IS NULL RETURNING title",
-        now,
-        title,
-        id,
-      )
-      .toArray()[0];
+    const titled = this.sessions.touch(id, firstMessage, now);
     if (titled) this.search.setTitle(id, titled.title);
-    else this.sql.exec("UPDATE sessions SET last_activity = ? WHERE id = ?", now, id);
   }
 
   /** A title the user chose; false when the session is not in their list. */
   renameSession(id: string, title: string): boolean {
-    const renamed = this.sql
-      .exec<{ title: string }>("UPDATE sessions SET title = ? WHERE id = ? RETURNING title", title.slice(0, TITLE_CHARS), id)
-      .toArray()[0];
-    if (renamed) this.search.setTitle(id, renamed.title);
+    const renamed = this.sessions.rename(id, title);
+    if (renamed !== undefined) this.search.setTitle(id, renamed);
     return renamed !== undefined;
   }
 
-  /** Pins or unpins a listed session; false when it is not in the list. */
   pinSession(id: string, pinned: boolean): boolean {
-    return this.sql.exec("UPDATE sessions SET pinned = ? WHERE id = ? RETURNING id", pinned ? 1 : 0, id).toArray().length > 0;
+    return this.sessions.pin(id, pinned);
   }
 
   // ---- search over the user's sessions (src/users/session-search.ts), fed by the sessions ----
 
   /** A listed session's new messages; a session not (or no longer) in the list is not indexed. */
   indexMessages(id: string, messages: IndexedMessage[]): void {
-    if (this.sql.exec("SELECT 1 FROM sessions WHERE id = ?", id).toArray().length === 0) return;
+    if (!this.sessions.has(id)) return;
     this.search.addMessages(id, messages);
   }
 
@@ -362,7 +308,7 @@ export class UserAccount extends DurableObject<unknown> {
 
   /** The title a listed session has (for a shared snapshot); undefined when it is not in the list. */
   sessionTitle(id: string): { title: string | null } | undefined {
-    return this.sql.exec<{ title: string | null }>("SELECT title FROM sessions WHERE id = ?", id).toArray()[0];
+    return this.sessions.title(id);
   }
 
   addShare(share: ShareSummary): void {
@@ -399,12 +345,11 @@ export class UserAccount extends DurableObject<unknown> {
   /** Deleting the account's data: runtime servers, what they offered, own model providers, page logins and paired machines (revoked at once); OAuth records are taken by the caller, to revoke. */
   forgetEverything(): { oauth: OAuthRecord[] } {
     const oauth = this.oauth.signedInServers().flatMap((server) => this.oauthTake(server) ?? []);
-    this.sql.exec("DELETE FROM servers");
+    this.servers.clear();
     this.search.clear();
     this.ctx.waitUntil(this.emptyShares(this.shares.takeAll()));
     this.providers.clear();
     this.discovery.clear();
-    this.versionCache = undefined;
     this.logins.endAll();
     for (const machine of this.relay.views()) this.relay.revoke(machine.id);
     this.machineViews = undefined;
@@ -413,18 +358,13 @@ export class UserAccount extends DurableObject<unknown> {
 
   /** A deleted (or expired) session leaves the list, the search index, and every link that shared it. */
   async removeSession(id: string): Promise<void> {
-    this.sql.exec("DELETE FROM sessions WHERE id = ?", id);
+    this.sessions.remove(id);
     this.search.forget(id, true);
     await this.emptyShares(this.shares.takeAll(id));
   }
 
   listSessions(): SessionSummary[] {
-    return this.sql
-      .exec<{ id: string; title: string | null; last_activity: number; pinned: number }>(
-        "SELECT id, title, last_activity, pinned FROM sessions ORDER BY pinned DESC, last_activity DESC, created_at DESC",
-      )
-      .toArray()
-      .map((row) => SessionSummarySchema.parse({ id: row.id, title: row.title, lastActivity: row.last_activity, pinned: row.pinned === 1 }));
+    return this.sessions.list();
   }
 
   /** Counts one turn or direct call against the user's rate, and for turns checks the daily token budget. */
@@ -448,8 +388,7 @@ export class UserAccount extends DurableObject<unknown> {
 
   /** The operator's line for this user (/admin): how many sessions, the newest activity, and the model tokens spent today (UTC). */
   operatorSummary(now = Date.now()): AccountSummary {
-    const row = this.sql.exec<{ n: number; last: number | null }>("SELECT COUNT(*) AS n, MAX(last_activity) AS last FROM sessions").one();
-    return { sessions: row.n, lastActivity: row.last, tokensToday: this.spend.tokensUsed(now), machines: this.machines.list().length };
+    return { ...this.sessions.summary(), tokensToday: this.spend.tokensUsed(now), machines: this.machines.list().length };
   }
 }
 
