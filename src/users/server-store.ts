@@ -3,6 +3,7 @@
 // changes with any of them: sessions ask for it at every turn and read the list only when
 // it changed, so the version is kept in memory (the account is the only writer).
 import { UserServerInputSchema, type StoredUserServer } from "./user-servers";
+import { readEntries } from "./entry-table";
 
 export class RuntimeServerStore {
   private versionCache?: string;
@@ -12,13 +13,7 @@ export class RuntimeServerStore {
   }
 
   list(): StoredUserServer[] {
-    return this.sql
-      .exec<{ entry: string }>("SELECT entry FROM servers ORDER BY name")
-      .toArray()
-      .flatMap((row) => {
-        const parsed = UserServerInputSchema.safeParse(JSON.parse(row.entry));
-        return parsed.success ? [parsed.data] : [];
-      });
+    return readEntries(this.sql, "SELECT entry FROM servers ORDER BY name", UserServerInputSchema);
   }
 
   get(name: string): StoredUserServer | undefined {

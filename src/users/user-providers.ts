@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { entryProblem, MODEL_NAME, PROVIDER_ID, PROVIDER_KINDS, toSpec, type ProviderSpec } from "../llm/provider-config";
 import type { FieldIssue } from "../shared/errors";
+import { readEntries } from "./entry-table";
 
 export const KEY_MASK = "••••••";
 /** The prefix of a user's provider ids in a session's choice: `user:{id}`, never a deployment id. */
@@ -67,13 +68,7 @@ export class ModelProviderStore {
   }
 
   list(): StoredUserProvider[] {
-    return this.sql
-      .exec<{ entry: string }>("SELECT entry FROM model_providers ORDER BY id")
-      .toArray()
-      .flatMap((row) => {
-        const parsed = UserProviderInputSchema.safeParse(JSON.parse(row.entry));
-        return parsed.success ? [parsed.data] : [];
-      });
+    return readEntries(this.sql, "SELECT entry FROM model_providers ORDER BY id", UserProviderInputSchema);
   }
 
   get(id: string): StoredUserProvider | undefined {
