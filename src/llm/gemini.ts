@@ -161,54 +161,78 @@ function callData(call: ToolCallRequest | undefined): GeminiCallData {
   };
 }
 
+/** A message's contents as last built, with the ids of the calls its results answered (a tool message's depend on them). */
+type Built = { contents: Content[]; callIds?: (string | undefined)[] };
+// The model's view keeps each message object between model calls (session/model-view.ts):
+// its contents are built once, not at every call of every turn.
+const built = new WeakMap<ChatMessage, Built>();
+
 /** Our history as Gemini contents. Exported for tests of the mapping. */
 export function toContents(messages: ChatMessage[]): Content[] {
   const calls = new Map<string, ToolCallRequest>();
   const contents: Content[] = [];
   for (const message of messages) {
-    if (message.role === "user") {
-      // Attached resources and prompt contents follow the text in the same user content.
-      const parts = userParts<Part>(message.text, message.parts, (text) => ({ text }), toInlineData);
-      contents.push({ role: "user", parts: parts.length > 0 ? parts : [{ text: "" }] });
-    } else if (message.role === "assistant") {
-      const parts: Part[] = message.text ? [{ text: message.text }] : [];
-      for (const call of message.toolCalls ?? []) {
-        calls.set(call.id, call);
-        const { thoughtSignature, functionCallId } = callData(call);
-        parts.push({
-          functionCall: { name: call.name, args: call.arguments, ...(functionCallId ? { id: functionCallId } : {}) },
-          ...(thoughtSignature ? { thoughtSignature } : {}),
-        });
-      }
-      // Gemini rejects contents without parts; an empty assistant turn carries nothing anyway.
-      if (parts.length > 0) contents.push({ role: "model", parts });
-    } else if (message.results.length > 0) {
-      contents.push({
-        role: "user",
-        parts: message.results.map((result) => {
-          const { functionCallId } = callData(calls.get(result.id));
-          return {
-            functionResponse: {
-              name: result.name,
-              ...(functionCallId ? { id: functionCallId } : {}),
-              // `response` must be an object (a protobuf Struct).
-              response: result.error !== undefined ? { error: result.error } : { result: result.result ?? null },
-            },
-          };
-        }),
-      });
-      // Media go in a user content of their own right after the responses, as inlineData.
-      // Not in `functionResponse.parts`: @google/genai 2.32 carries those, but Gemini
-      // documents multimodal function responses for Gemini 3 models only (and for images
-      // and documents, not audio), while the default here is gemini-2.5-flash. Inline data
-      // in a user content works with every Gemini model, audio included.
-      const media = mediaGroups(
-        message.results.map((r) => ({ ...r, id: callData(calls.get(r.id)).functionCallId ?? r.id })),
-        toInlineData,
-      ).flatMap((group): Part[] => [{ text: group.text }, ...group.parts]);
-      if (media.length > 0) contents.push({ role: "user", parts: media });
+    if (message.role === "assistant") for (const call of message.toolCalls ?? []) calls.set(call.id, call);
+    const callIds = message.role === "tool" ? message.results.map((r) => callData(calls.get(r.id)).functionCallId) : undefined;
+    let kept = built.get(message);
+    if (!kept || (callIds && !sameIds(kept.callIds, callIds))) {
+      kept = { contents: messageContents(message, callIds ?? []), ...(callIds ? { callIds } : {}) };
+      built.set(message, kept);
     }
+    for (const content of kept.contents) contents.push(content);
   }
+  return contents;
+}
+
+const sameIds = (a: (string | undefined)[] | undefined, b: (string | undefined)[]): boolean =>
+  a !== undefined && a.length === b.length && a.every((id, i) => id === b[i]);
+
+/** One message as Gemini contents; `callIds`: Gemini's id of the call each tool result answers, if it gave one. */
+function messageContents(message: ChatMessage, callIds: (string | undefined)[]): Content[] {
+  if (message.role === "user") {
+    // Attached resources and prompt contents follow the text in the same user content.
+    const parts = userParts<Part>(message.text, message.parts, (text) => ({ text }), toInlineData);
+    return [{ role: "user", parts: parts.length > 0 ? parts : [{ text: "" }] }];
+  }
+  if (message.role === "assistant") {
+    const parts: Part[] = message.text ? [{ text: message.text }] : [];
+    for (const call of message.toolCalls ?? []) {
+      const { thoughtSignature, functionCallId } = callData(call);
+      parts.push({
+        functionCall: { name: call.name, args: call.arguments, ...(functionCallId ? { id: functionCallId } : {}) },
+        ...(thoughtSignature ? { thoughtSignature } : {}),
+      });
+    }
+    // Gemini rejects contents without parts; an empty assistant turn carries nothing anyway.
+    return parts.length > 0 ? [{ role: "model", parts }] : [];
+  }
+  if (message.results.length === 0) return [];
+  const contents: Content[] = [
+    {
+      role: "user",
+      parts: message.results.map((result, i) => {
+        const functionCallId = callIds[i];
+        return {
+          functionResponse: {
+            name: result.name,
+            ...(functionCallId ? { id: functionCallId } : {}),
+            // `response` must be an object (a protobuf Struct).
+            response: result.error !== undefined ? { error: result.error } : { result: result.result ?? null },
+          },
+        };
+      }),
+    },
+  ];
+  // Media go in a user content of their own right after the responses, as inlineData.
+  // Not in `functionResponse.parts`: @google/genai 2.32 carries those, but Gemini
+  // documents multimodal function responses for Gemini 3 models only (and for images
+  // and documents, not audio), while the default here is gemini-2.5-flash. Inline data
+  // in a user content works with every Gemini model, audio included.
+  const media = mediaGroups(
+    message.results.map((r, i) => ({ ...r, id: callIds[i] ?? r.id })),
+    toInlineData,
+  ).flatMap((group): Part[] => [{ text: group.text }, ...group.parts]);
+  if (media.length > 0) contents.push({ role: "user", parts: media });
   return contents;
 }
 

@@ -128,6 +128,30 @@ describe("GeminiProvider", () => {
     ]);
   });
 
+  it("sends the whole history on every call, each message's contents built once and rebuilt when the call it answers changes", async () => {
+    const { key, gemini } = setup("history-kept");
+    await script(url, key, [reply.text("one"), reply.text("two"), reply.text("three")]);
+    const question: ChatMessage = { role: "user", text: "list it" };
+    const call = { id: "c1", name: "fs__list_directory", arguments: { path: "." } };
+    const results: ChatMessage = { role: "tool", results: [{ id: "c1", name: "fs__list_directory", result: "a b" }] };
+    const history = [question, { role: "assistant", text: "", toolCalls: [call] } satisfies ChatMessage, results];
+    await collect(gemini.stream(ask(history)));
+    await collect(gemini.stream(ask([...history, { role: "assistant", text: "a and b" }, { role: "user", text: "again" }])));
+    // The same result message after a call Gemini gave an id: its functionResponse must carry that id now.
+    const withId = { role: "assistant", text: "", toolCalls: [{ ...call, providerData: { functionCallId: "g-1" } }] } satisfies ChatMessage;
+    await collect(gemini.stream(ask([question, withId, results])));
+    const [first, second, third] = (await requests(url, key)).map((r) => r.body?.contents as unknown[]);
+    const response = (id?: string) => ({
+      role: "user",
+      parts: [{ functionResponse: { name: "fs__list_directory", ...(id ? { id } : {}), response: { result: "a b" } } }],
+    });
+    expect(first).toHaveLength(3);
+    expect(first?.[2]).toEqual(response());
+    expect(second).toEqual([...(first ?? []), { role: "model", parts: [{ text: "a and b" }] }, { role: "user", parts: [{ text: "again" }] }]);
+    expect(third?.[1]).toEqual({ role: "model", parts: [{ functionCall: { name: "fs__list_directory", args: { path: "." }, id: "g-1" } }] });
+    expect(third?.[2]).toEqual(response("g-1"));
+  });
+
   it("waits the retry-after of a 429 and succeeds on the second request through withRetries", async () => {
     const { key, gemini } = setup("429");
     await script(url, key, [reply.error(429, { "retry-after": "1" }, geminiRetryBody("7s")), reply.text("ok")]);
