@@ -48,6 +48,8 @@ export type Env = {
   UPLOAD_MAX_FILE_BYTES?: string;
   UPLOAD_MAX_FILES?: string;
   UPLOAD_QUOTA_BYTES?: string;
+  UPLOADS_PER_MINUTE?: string;
+  UPLOAD_BURST?: string;
   ALLOW_PRIVATE_SERVER_URLS?: string;
   SIGN_IN_FAILURE_BURST?: string;
   SIGN_IN_FAILURES_PER_HOUR?: string;

@@ -33,6 +33,10 @@ export const SettingsSchema = z.object({
   UPLOAD_MAX_FILES: int(5, 1, 20),
   /** Bytes of attached files one user may keep (all their sessions); past it an upload answers 413 file_quota_exceeded. */
   UPLOAD_QUOTA_BYTES: int(100 * 1024 * 1024, 1_024, 100 * 1024 * 1024 * 1024),
+  /** Uploads one user may start per minute, once the burst is spent; past it an upload answers 429 rate_limited. */
+  UPLOADS_PER_MINUTE: int(30, 1, 10_000),
+  /** Uploads one user may start at once (a message's files go up together: at least UPLOAD_MAX_FILES). */
+  UPLOAD_BURST: int(20, 1, 1_000),
   /** The tokens a turn holds against DAILY_TOKEN_BUDGET while it runs: its worst case (src/users/reservations.ts). */
   TURN_TOKEN_RESERVATION: int(40_000, 1, 10_000_000),
   /** Runtime servers on private or loopback addresses in a deployed Worker (src/servers/url-policy.ts); off by default. */

@@ -35,11 +35,15 @@ files.post("/sessions/:id/files", async (c) => {
   const bucket = bucketOf(c.env);
   const name = cleanName(decodedHeader(c.req.header("x-file-name")) ?? "file");
   const claimed = c.req.header("x-file-type") ?? "";
-  const { maxFileBytes, quotaBytes } = limitsOf(c);
+  const { maxFileBytes, maxFiles, quotaBytes } = limitsOf(c);
+  const account = userAccount(c.env, c.var.identity.id);
+  // Counted before the body is read: the quota bounds what is kept, this bounds the writes (each one costs R2 operations).
+  const { UPLOADS_PER_MINUTE, UPLOAD_BURST } = runtimeConfig(c.env).settings;
+  const spend = await account.admit("upload", { perMinute: UPLOADS_PER_MINUTE, burst: Math.max(UPLOAD_BURST, maxFiles) });
+  if (!spend.ok) throw new RequestError(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {});
   const bytes = await readLimited(c.req.raw, maxFileBytes, name);
   const { kind, mimeType } = classify(name, claimed, bytes);
   const record: FileRecord = { id: newFileId(), session, name, mimeType, kind, size: bytes.byteLength, createdAt: Date.now() };
-  const account = userAccount(c.env, c.var.identity.id);
   const reserved = await account.reserveFile(record, quotaBytes);
   if (!reserved.ok) {
     throw new FileError(

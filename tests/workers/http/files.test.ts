@@ -2,13 +2,16 @@
 // (Miniflare's, from wrangler.toml): the limits the page states, an upload stored and
 // served back to its owner only, and every refusal a typed error naming the file: wrong
 // kind, too large, over quota, content that lies about its type; then the attacks: another
-// user's file id, a name and content made to inject HTML, no identity, a foreign Origin.
+// user's file id, a name and content made to inject HTML, no identity, a foreign Origin,
+// a user over their upload rate.
 // Limits here are small (vitest.config.ts): 100000 bytes a file, 3 a message, 250000 a user.
-import { env, SELF } from "cloudflare:test";
+import { env, runInDurableObject, SELF } from "cloudflare:test";
 import type { Env } from "../../../src/config/env";
 import { describe, expect, it } from "vitest";
 import { ownerPrefix } from "../../../src/files/store";
 import { tokenUserId } from "../../../src/identity/tokens";
+import { userAccount } from "../../../src/users/account";
+import { bucketKey } from "../../../src/users/spend-ledger";
 import { WORKER_ORIGIN, workerFetch } from "../worker-fetch";
 import type { TestUser } from "../test-users";
 
@@ -154,6 +157,23 @@ describe("uploading a file", () => {
     expect(answers.map((r) => r.status).sort()).toEqual([201, 201, 413, 413]);
     expect((await bucket.list({ prefix: await ownerPrefix(tokenUserId("dave")) })).objects).toHaveLength(2);
     expect((await workerFetch(`/sessions/${session}`, { method: "DELETE" }, "dave")).status).toBe(204);
+  });
+
+  it("limits how fast a user uploads, before reading the file, and not other users", async () => {
+    const bob = userAccount(env as unknown as Env, tokenUserId("bob"));
+    // Bob's uploads are used up for the next hour.
+    await runInDurableObject(bob, (_instance, state) => state.storage.put(bucketKey("upload"), { tokens: 0, at: Date.now() + 3_600_000 }));
+    const session = await newSession("bob");
+    const stored = async () => (await bucket.list({ prefix: await ownerPrefix(tokenUserId("bob")) })).objects.length;
+    const before = await stored();
+    const refused = await upload(session, "a.txt", "text/plain", "hi", "bob");
+    const { message, ...rest } = await refusal(refused);
+    expect(rest).toEqual({ status: 429, code: "rate_limited" });
+    expect(message).toMatch(/^Too many uploads: try again in \d+ s\.$/);
+    expect(await stored()).toBe(before);
+    expect((await upload(await newSession("alice"), "a.txt", "text/plain", "hi")).status).toBe(201);
+    await runInDurableObject(bob, (_instance, state) => state.storage.delete(bucketKey("upload")));
+    expect((await upload(session, "a.txt", "text/plain", "hi", "bob")).status).toBe(201);
   });
 
   it("deletes every file of an account with its data", async () => {
