@@ -15,6 +15,7 @@ import { maskedProvider } from "../users/user-providers";
 import { findOwnedSession, ownedSession } from "./owned-session";
 import { parsed } from "./request-body";
 import { deleteAllFiles } from "../files/store";
+import { sizeText } from "../files/errors";
 
 export const myData = new Hono<AppEnv>();
 
@@ -85,8 +86,11 @@ function toMarkdown(user: string, exportedAt: string, sessions: ExportedSession[
   for (const session of sessions) {
     out.push(`## ${session.title ?? "Untitled session"}`, "", `Session \`${session.id}\`, last active ${new Date(session.lastActivity).toISOString()}.`, "");
     for (const entry of session.entries) {
-      if (entry.kind === "user") out.push(`**You:** ${entry.text ?? ""}`, "");
-      else if (entry.kind === "assistant" && entry.text) out.push(`**Assistant:** ${entry.text}`, "");
+      if (entry.kind === "user") {
+        out.push(`**You:** ${entry.text ?? ""}`, "");
+        // The files themselves stay in the account (GET /api/files/{id}); the export names them.
+        if (entry.files?.length) out.push(`*Files:* ${entry.files.map((f) => `${f.name} (${sizeText(f.size)}, \`${f.id}\`)`).join(", ")}`, "");
+      } else if (entry.kind === "assistant" && entry.text) out.push(`**Assistant:** ${entry.text}`, "");
       else if (entry.kind === "tool_call")
         out.push(`*Tool call* \`${entry.server}.${entry.tool}\` ${"```"}json\n${JSON.stringify(entry.arguments ?? {}, null, 2)}\n${"```"}`, "");
       else if (entry.kind === "tool_result")

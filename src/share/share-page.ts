@@ -5,6 +5,7 @@ import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { Snapshot, SnapshotEntry } from "./snapshot";
 import { scriptlessPageHeaders } from "../shared/page-headers";
+import { sizeText } from "../files/errors";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -34,7 +35,7 @@ function entry(e: SnapshotEntry): Html | "" {
     case "user":
       return html`<li class="msg user"><div class="who">You</div><div class="text">${e.text ?? ""}</div>${
         e.attachments?.length ? html`<div class="attached">Attached: ${e.attachments.join(", ")}</div>` : ""
-      }</li>`;
+      }${e.files?.length ? html`<div class="attached">Files (not shared): ${e.files.map((f) => `${f.name} (${sizeText(f.size)})`).join(", ")}</div>` : ""}</li>`;
     case "assistant":
       return e.text
         ? html`<li class="msg assistant"><div class="who">Assistant${e.model ? html` <span class="model">${e.model}</span>` : ""}</div><div class="text">${e.text}</div></li>`

@@ -1,8 +1,8 @@
 // What a shared link shows: a snapshot of a conversation as its owner saw it when they
 // shared it (the current path of its history, tool cards included), made from the wire
 // entries the page gets. Only what a reader needs is kept: no session or turn id, no
-// resource URIs of attachments (they can name the owner's files and servers), no
-// provider data; each entry's large parts are cut so a snapshot fits one stored value.
+// resource URIs of attachments (they can name the owner's files and servers), no file
+// ids (a file's name and size are shown, its bytes stay its owner's), no provider data; each entry's large parts are cut so a snapshot fits one stored value.
 import { z } from "zod";
 import type { HistoryEntry } from "../protocol/messages";
 
@@ -24,6 +24,8 @@ export const SnapshotEntrySchema = z.object({
   model: z.string().optional(),
   /** Names of the resources a message attached (their content stays out). */
   attachments: z.array(z.string()).optional(),
+  /** The files from the owner's computer a message carried: named, never linked (they are served to their owner only). */
+  files: z.array(z.object({ name: z.string(), kind: z.string(), size: z.number() })).optional(),
   createdAt: z.number(),
 });
 export type SnapshotEntry = z.infer<typeof SnapshotEntrySchema>;
@@ -71,6 +73,7 @@ export function snapshotOf(title: string | null, entries: HistoryEntry[], now = 
         done: tool ? result !== undefined : undefined,
         model: e.model,
         attachments: e.attachments?.map((a) => a.name ?? "a resource"),
+        files: e.files?.map(({ name, kind, size }) => ({ name, kind, size })),
         createdAt: e.createdAt,
       },
     ];

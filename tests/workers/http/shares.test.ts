@@ -82,6 +82,34 @@ describe("sharing a conversation", () => {
     expect(body).not.toContain(inject("testUsers").alice);
   });
 
+  it("names the files a message carried, with their size, and shares neither their bytes nor their ids", async () => {
+    const id = await newSession("alice");
+    const name = "<b>notes.txt";
+    const uploaded = await workerFetch(
+      `/sessions/${id}/files`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/octet-stream", "x-file-name": encodeURIComponent(name), "x-file-type": "text/plain" },
+        body: "the secret plan",
+      },
+      "alice",
+    );
+    expect(uploaded.status).toBe(201);
+    const { file } = (await uploaded.json()) as { file: { id: string } };
+    await script(llm, KEY, [reply.stream(["Read it."])]);
+    const socket = await openSession(id, "alice");
+    socket.send({ type: "message", text: "read my file", files: [file.id] });
+    await socket.turnEnd();
+    socket.close();
+    const body = await (await view((await shared(id, "alice")).url, "bob")).text();
+    expect(body).toContain("Files (not shared): &lt;b&gt;notes.txt (15 B)");
+    expect(body).not.toContain(file.id);
+    expect(body).not.toContain("the secret plan");
+    // The owner's export names it too, with the id to fetch it by.
+    const markdown = await (await workerFetch("/api/export?format=markdown", {}, "alice")).text();
+    expect(markdown).toContain(`*Files:* ${name} (15 B, \`${file.id}\`)`);
+  });
+
   it("is a snapshot: what the session says later does not show", async () => {
     const id = await conversation("alice", "first question", "first answer");
     const link = await shared(id, "alice");
