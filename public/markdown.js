@@ -10,6 +10,8 @@
 // - Images are shown as links to them (the page makes no external requests).
 // - `2*3*4`: a `*` between two digits is a times sign, not emphasis.
 // - Headings start at h3 (the page's own h1/h2 stay above them).
+// - The shared page renders answers with the same rules on the Worker
+//   (src/share/share-markdown.ts): a change to them belongs in both.
 // - Code blocks are highlighted by highlight.js (vendored too) as classed spans, which
 //   DOMPurify lets through like the rest; they get their language and a copy button.
 import MarkdownIt from "./vendor/markdown-it/markdown-it.esm.min.mjs";

@@ -1,11 +1,13 @@
 // The page a shared link shows, rendered on the Worker: no script at all (the CSP allows
-// none), every value escaped by hono/html, tool cards as <details>. Only images a tool
+// none), every value escaped by hono/html (answers and summaries go through Markdown,
+// share-markdown.ts, which escapes all but its own tags), tool cards as <details>. Only images a tool
 // returned as base64 of a known image type are shown, as data: URLs the CSP admits.
-import { html } from "hono/html";
+import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { Snapshot, SnapshotEntry } from "./snapshot";
 import { scriptlessPageHeaders } from "../shared/page-headers";
 import { sizeText } from "../files/errors";
+import { markdownHtml } from "./share-markdown";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -38,7 +40,7 @@ function entry(e: SnapshotEntry): Html | "" {
       }${e.files?.length ? html`<div class="attached">Files (not shared): ${e.files.map((f) => `${f.name} (${sizeText(f.size)})`).join(", ")}</div>` : ""}</li>`;
     case "assistant":
       return e.text
-        ? html`<li class="msg assistant"><div class="who">Assistant${e.model ? html` <span class="model">${e.model}</span>` : ""}</div><div class="text">${e.text}</div></li>`
+        ? html`<li class="msg assistant"><div class="who">Assistant${e.model ? html` <span class="model">${e.model}</span>` : ""}</div><div class="text md">${raw(markdownHtml(e.text))}</div></li>`
         : "";
     case "tool_call": {
       const state = !e.done ? "no result" : e.error !== undefined ? "error" : "done";
@@ -48,7 +50,7 @@ ${!e.done ? "" : e.error !== undefined ? html`<h3>Error</h3><pre>${e.error}</pre
 </details></li>`;
     }
     case "summary":
-      return html`<li class="msg summary"><div class="who">Summary of earlier turns</div><div class="text">${e.text ?? ""}</div></li>`;
+      return html`<li class="msg summary"><div class="who">Summary of earlier turns</div><div class="text md">${raw(markdownHtml(e.text ?? ""))}</div></li>`;
     default:
       return html`<li class="msg ${e.kind}">${e.text ?? ""}</li>`;
   }

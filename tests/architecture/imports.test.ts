@@ -29,7 +29,7 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
   approval: { folders: ["orchestrator", "protocol", "shared"], packages: ["@modelcontextprotocol/client"] },
   machines: { folders: ["shared"], packages: ["cloudflare:workers", "zod"] },
   ops: { folders: ["config"], packages: ["cloudflare:workers", "zod"] },
-  share: { folders: ["config", "files", "protocol", "shared"], packages: ["cloudflare:workers", "hono", "zod"] },
+  share: { folders: ["config", "files", "protocol", "shared"], packages: ["cloudflare:workers", "hono", "markdown-it", "zod"] },
   users: { folders: ["config", "files", "llm", "machines", "mcp", "share", "shared"], packages: ["@modelcontextprotocol/client", "cloudflare:workers", "zod"] },
   servers: { folders: ["config", "generated", "machines", "mcp", "shared", "users"], packages: [] },
   identity: { folders: ["config", "shared", "users"], packages: ["cloudflare:workers", "hono", "zod"] },

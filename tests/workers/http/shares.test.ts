@@ -110,6 +110,37 @@ describe("sharing a conversation", () => {
     expect(markdown).toContain(`*Files:* ${name} (15 B, \`${file.id}\`)`);
   });
 
+  it("shows answers as Markdown, as the chat does, with no way to run or load anything", async () => {
+    const answer = [
+      "# Plan",
+      "**Bold**, `code` and 2*3*4.",
+      "",
+      "| a | b |",
+      "|:--|--:|",
+      "| 1 | 2 |",
+      "",
+      "```js",
+      'if (x < 1) alert("hi")',
+      "```",
+      "[docs](https://example.com/docs) [bad](javascript:alert(1)) ![pic](https://example.com/p.png) <b onclick=alert(1)>raw</b>",
+    ].join("\n");
+    const id = await conversation("alice", "format it", answer);
+    const body = await (await view((await shared(id, "alice")).url, "bob")).text();
+    for (const part of [
+      "<h3>Plan</h3>",
+      "<strong>Bold</strong>, <code>code</code> and 2*3*4.",
+      '<th data-align="left">a</th>',
+      '<pre><code class="language-js">if (x &lt; 1) alert(&quot;hi&quot;)',
+      '<a href="https://example.com/docs" rel="noopener noreferrer">docs</a>',
+      // Refused scheme: the text as written. An image: a link, never loaded. Raw HTML: text.
+      "[bad](javascript:alert(1))",
+      '<a href="https://example.com/p.png" class="image-link" rel="noopener noreferrer">pic</a>',
+      "&lt;b onclick=alert(1)&gt;raw&lt;/b&gt;",
+    ])
+      expect(body).toContain(part);
+    expect(body).not.toMatch(/<img|<b |href="javascript|style=/i);
+  });
+
   it("is a snapshot: what the session says later does not show", async () => {
     const id = await conversation("alice", "first question", "first answer");
     const link = await shared(id, "alice");
