@@ -21,12 +21,12 @@ export function whenSignedOut(handler) {
 
 /**
  * @param {string} path
- * @param {{ method?: string, body?: unknown }} [options]
+ * @param {{ method?: string, body?: unknown, keepalive?: boolean }} [options] `keepalive`: sent even while the page unloads
  * @returns {Promise<{ ok: boolean, status: number, data: any }>}
  */
-export async function request(path, { method = "GET", body } = {}) {
+export async function request(path, { method = "GET", body, keepalive = false } = {}) {
   /** @type {RequestInit & { headers: Record<string, string> }} */
-  const init = { method, credentials: "same-origin", headers: { accept: "application/json" } };
+  const init = { method, credentials: "same-origin", headers: { accept: "application/json" }, keepalive };
   if (method !== "GET" && method !== "HEAD") {
     init.headers["content-type"] = "application/json";
     init.body = JSON.stringify(body ?? {});

@@ -242,6 +242,9 @@ async function start() {
   void modelPicker.loadModels();
   const listed = await sessions.load();
   let wanted = new URLSearchParams(location.hash.slice(1)).get("s");
+  // A new chat this tab dropped as it reloaded (sessions.js): not an error, just gone.
+  const dropped = sessions.droppedOnLeave();
+  if (wanted && wanted === dropped) wanted = null;
   if (wanted && listed && !state.sessions.some((s) => s.id === wanted)) {
     // Not in the user's list: open it only if the server says it is theirs.
     let answer = null;

@@ -8,6 +8,8 @@ import { confirmAction } from "./dialogs.js";
 import { dropQueued, queuedHere, state, update } from "./state.js";
 import { focusMessageLater } from "./message-focus.js";
 
+const DROPPED_KEY = "edgehost.droppedOnLeave";
+
 /**
  * @param {{ connect: () => void, detach: () => void, closeMenu: () => void, focusInput: () => void, showAlert: (text: string) => void }} page
  */
@@ -52,6 +54,27 @@ export function setupSessions(page) {
     const titled = state.sessions.find((s) => s.id === id)?.title;
     const used = titled || state.turnId || state.inFlight || queuedHere().length > 0 || document.querySelector("#messages > li:not([hidden])");
     return used ? null : id;
+  }
+
+  // A tab closed or reloaded on a new chat nothing was sent in drops it too, as leaving it
+  // for another chat does; a reload then opens the first chat instead of the dropped one
+  // (the tab's sessionStorage says which). A page kept in the back-forward cache keeps it.
+  addEventListener("pagehide", (event) => {
+    const id = event.persisted ? null : openAndUnused();
+    if (!id) return;
+    sessionStorage.setItem(DROPPED_KEY, id);
+    void request(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE", body: {}, keepalive: true }).catch(() => undefined);
+  });
+
+  /**
+   * The session this tab dropped as it reloaded, if any (asked once, at start): out of the
+   * list now, and deleted again in case the request sent while unloading did not arrive.
+   */
+  function droppedOnLeave() {
+    const id = sessionStorage.getItem(DROPPED_KEY);
+    sessionStorage.removeItem(DROPPED_KEY);
+    if (id) drop(id);
+    return id;
   }
 
   /** Deletes a session the user left unused. @param {string | null} id */
@@ -204,5 +227,5 @@ export function setupSessions(page) {
     await openFirst();
   }
 
-  return { load, refreshSoon, open, openFirst, create, remove, rename, pin, removeAll, lost };
+  return { load, refreshSoon, open, openFirst, create, remove, rename, pin, removeAll, lost, droppedOnLeave };
 }

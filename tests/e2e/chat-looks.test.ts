@@ -222,6 +222,39 @@ describe("the chat's looks", () => {
     }
   });
 
+  it("drops an unused new chat when its tab is reloaded or closed; a reload opens the chat before it, with no alert", async () => {
+    const context = await browser.newContext({ viewport: DESKTOP });
+    try {
+      const page = await openPage(browser, stack, { context });
+      await script(stack.llm.url, stack.llmKey, [reply.text("Kept too.")]);
+      await newChat(page);
+      const used = new URL(page.url()).hash.replace("#s=", "");
+      await sendMessage(page, "a chat to come back to");
+      await page.locator(".msg.assistant", { hasText: "Kept too." }).waitFor();
+      const listed = async () =>
+        ((await (await context.request.get(`${stack.url}/api/sessions`)).json()) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
+
+      await newChat(page);
+      const reloaded = new URL(page.url()).hash.replace("#s=", "");
+      expect(await listed()).toContain(reloaded);
+      await page.reload();
+      await page.locator("#sessions li.current").waitFor();
+      await expect.poll(listed).not.toContain(reloaded);
+      expect(new URL(page.url()).hash).not.toContain(reloaded);
+      expect(await page.locator(`#sessions li[data-session="${reloaded}"]`).count()).toBe(0);
+      expect(await page.locator("#alert:not([hidden])").count()).toBe(0);
+
+      await newChat(page);
+      const closed = new URL(page.url()).hash.replace("#s=", "");
+      expect(await listed()).toContain(closed);
+      await page.close();
+      await expect.poll(listed).not.toContain(closed);
+      expect(await listed()).toContain(used);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("counts what waits in the tab's title and notifies while the tab is hidden, once the user turned notifications on", async () => {
     const context = await browser.newContext({ viewport: DESKTOP });
     // What the page asks of the Notification API, recorded; the real one still runs.
