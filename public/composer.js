@@ -40,15 +40,21 @@ export function setupComposer(socket) {
     socket.send(files.length > 0 ? { ...message, files: files.map((f) => f.id) } : message);
   }
 
-  /** A `/` prompt chosen in the box starts a turn (with the resources attached meanwhile). */
+  /** A `/` prompt chosen in the box starts a turn (with the resources and files attached meanwhile). */
   function startPrompt(/** @type {{ server: string, name: string, arguments?: Record<string, string> }} */ prompt) {
     if (state.turnId || state.inFlight || !socket.isOpen() || !state.sessionId) {
       update({ busyNote: true });
       return;
     }
+    const files = takeFiles();
+    if (files === null) {
+      showSystem("Wait for the files to finish uploading, then send.", "notice");
+      return;
+    }
     const taken = takeAttachments();
-    update({ inFlight: { text: "", queued: false, sessionId: state.sessionId, taken, prompt: true } });
-    socket.send(withAttachments({ type: "prompt", ...prompt }, taken));
+    update({ inFlight: { text: "", queued: false, sessionId: state.sessionId, taken, files, prompt: true } });
+    const frame = withAttachments({ type: "prompt", ...prompt }, taken);
+    socket.send(files.length > 0 ? { ...frame, files: files.map((f) => f.id) } : frame);
   }
 
   /** Sends the next queued message of this session once connected and idle. */

@@ -65,6 +65,7 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
     name: z.string().min(1).max(256),
     arguments: z.record(z.string().max(256), z.string().max(MAX_MESSAGE_CHARS)).optional(),
     attachments,
+    files,
   }),
   z.object({ type: z.literal("cancel"), turnId: id.optional() }),
   /** Answers turn `turnId`'s message again: a new version of the turn beside the old one (docs/websocket-protocol.md: branches). */

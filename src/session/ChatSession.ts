@@ -147,7 +147,12 @@ export class ChatSession extends ProtocolAgent<Env> {
         const refused = await this.parts.turns.start(
           () =>
             this.connected().then(() =>
-              openWithPrompt(message, { host: this.parts.mcp.host(), attachments: this.parts.attachments, store: this.parts.attachmentStore }),
+              openWithPrompt(message, {
+                host: this.parts.mcp.host(),
+                attachments: this.parts.attachments,
+                store: this.parts.attachmentStore,
+                files: this.parts.files,
+              }),
             ),
           { requestId: this.requestIdOf(connection) },
         );

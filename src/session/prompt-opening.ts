@@ -3,7 +3,8 @@
 // prompts/get, and its messages turned into history entries: user messages with
 // their text and contents (images, audio and embedded resources kept like
 // attachments), assistant messages as assistant entries. The first user entry
-// records which prompt it was.
+// records which prompt it was, and carries what the user attached with it (resources,
+// files from their computer).
 import { CatalogError, findPrompt } from "../mcp/catalog";
 import type { McpHost } from "../mcp/host";
 import { promptTurnMessages } from "../orchestrator/resource-parts";
@@ -12,12 +13,16 @@ import { errorMessage } from "../shared/logger";
 import type { AttachmentStore } from "./attachment-store";
 import type { AttachedEntry, AttachmentRef, SessionAttachments } from "./attachments";
 import type { NewEntry } from "./history";
+import type { FileRef } from "../protocol/messages";
+import type { SessionFiles } from "./session-files";
 
 export interface PromptRequest {
   server: string;
   name: string;
   arguments?: Record<string, string>;
   attachments?: AttachmentRef[];
+  /** Files uploaded to the session, by id: they go with the prompt's first user message, as with a typed one. */
+  files?: string[];
 }
 
 export type OpeningEntry = Omit<NewEntry, "turnId">;
@@ -30,10 +35,12 @@ export interface TurnOpening {
 
 export async function openWithPrompt(
   request: PromptRequest,
-  deps: { host: McpHost; attachments: SessionAttachments; store: AttachmentStore },
+  deps: { host: McpHost; attachments: SessionAttachments; store: AttachmentStore; files: SessionFiles },
 ): Promise<TurnOpening> {
   const { server, name } = request;
   deps.attachments.checkServer(server);
+  // Checked first, as for a typed message: a refused file costs no MCP request.
+  const files: FileRef[] = request.files?.length ? await deps.files.resolve(request.files) : [];
   const prompt = findPrompt(deps.host, server, name);
   const given = request.arguments ?? {};
   const missing = prompt.arguments.filter((a) => a.required && !given[a.name]?.trim()).map((a) => a.name);
@@ -69,6 +76,7 @@ export async function openWithPrompt(
       kind: "user",
       text: message.text,
       ...(all.length > 0 ? { attachments: all } : {}),
+      ...(first && files.length > 0 ? { files } : {}),
       ...(first ? { prompt: { server, name, arguments: args } } : {}),
     };
   });

@@ -219,6 +219,29 @@ describe("the page", () => {
     await page.context().close();
   });
 
+  it("sends the files in the box with a / prompt: they go with its first message and show under it", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.text("Prompt with a file.")]);
+    const page = await openReady();
+    const chooser = page.waitForEvent("filechooser");
+    await page.locator("#attach-file").click();
+    await (await chooser).setFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("buy milk") });
+    await page.locator('#composer-files .file-chip[data-status="ready"]').waitFor();
+    const box = page.locator("#composer-input");
+    await box.pressSequentially("/simple");
+    await option(page, "/simple-prompt").waitFor();
+    await box.press("Enter");
+    await page.locator(".msg.assistant", { hasText: "Prompt with a file." }).waitFor();
+    expect((await lastGemini()).at(-1)?.parts).toEqual([
+      { text: "This is a simple prompt without arguments." },
+      { text: 'Attached file "notes.txt" (text/plain, 8 B):\nbuy milk' },
+    ]);
+    expect(await page.locator(".msg.user .prompt-badge").textContent()).toBe("/simple-prompt");
+    expect(await page.locator(".msg.user").textContent()).toContain("notes.txt");
+    expect(await page.locator("#composer-files .file-chip").count()).toBe(0);
+    noPageErrors(page);
+    await page.context().close();
+  });
+
   it("marks an attached resource's chip when the server says it changed", async () => {
     await script(stack.llm.url, stack.llmKey, [reply.text("Watching.")]);
     const page = await openReady();

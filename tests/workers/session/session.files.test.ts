@@ -117,6 +117,34 @@ describe("files attached to a message", () => {
     await socket.close();
   });
 
+  it("go with a server's prompt, in its first user message, checked as a message's are", async () => {
+    await script(llm, KEY, [reply.text("Prompt and file read.")]);
+    const id = crypto.randomUUID();
+    const socket = await openSession(id);
+    await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "ready"));
+    const notes = await upload(id, "notes.txt", "text/plain", "buy milk");
+    const bobs = crypto.randomUUID();
+    await (await openSession(bobs, "bob")).close();
+    const foreign = await upload(bobs, "secret.txt", "text/plain", "bob's secret", "bob");
+    expect(await errorFor(socket, { type: "prompt", server: "everything", name: "simple-prompt", files: [foreign.id] })).toMatchObject({
+      code: "file_not_found",
+    });
+    const from = socket.received.length;
+    socket.send({ type: "prompt", server: "everything", name: "simple-prompt", files: [notes.id] });
+    expect((await socket.turnEnd(from)).end.reason).toBe("complete");
+    expect((await lastContents()).at(-1)?.parts).toEqual([
+      { text: "This is a simple prompt without arguments." },
+      { text: 'Attached file "notes.txt" (text/plain, 8 B):\nbuy milk' },
+    ]);
+    expect(socket.entries(from).find((e) => e.kind === "user")).toMatchObject({
+      prompt: { server: "everything", name: "simple-prompt" },
+      files: [{ id: notes.id, name: "notes.txt", kind: "text", size: 8 }],
+    });
+    // The refused prompt reached no model: one request in all.
+    expect((await requests(llm, KEY)).length).toBe(1);
+    socket.close();
+  });
+
   it("are deleted with the conversation on reset", async () => {
     await script(llm, KEY, [reply.text("ok")]);
     const id = crypto.randomUUID();
