@@ -3,17 +3,18 @@
 // changes with any of them: sessions ask for it at every turn and read the list only when
 // it changed, so the version is kept in memory (the account is the only writer).
 import { UserServerInputSchema, type StoredUserServer } from "./user-servers";
-import { readEntries } from "./entry-table";
+import { EntryTable } from "./entry-table";
 
 export class RuntimeServerStore {
+  private readonly table: EntryTable<typeof UserServerInputSchema>;
   private versionCache?: string;
 
   constructor(private readonly sql: SqlStorage) {
-    sql.exec("CREATE TABLE IF NOT EXISTS servers (name TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)");
+    this.table = new EntryTable(sql, "servers", "name", UserServerInputSchema);
   }
 
   list(): StoredUserServer[] {
-    return readEntries(this.sql, "SELECT entry FROM servers ORDER BY name", UserServerInputSchema);
+    return this.table.list();
   }
 
   get(name: string): StoredUserServer | undefined {
@@ -25,23 +26,18 @@ export class RuntimeServerStore {
     const existing = this.list().find((s) => s.name.toLowerCase() === server.name.toLowerCase());
     if (create && existing) return { ok: false, code: "duplicate_name" };
     if (!create && existing?.name !== server.name) return { ok: false, code: "not_found" };
-    this.sql.exec(
-      "INSERT INTO servers (name, entry, updated_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at",
-      server.name,
-      JSON.stringify(server),
-      Date.now(),
-    );
+    this.table.put(server.name, server);
     this.versionCache = undefined;
     return { ok: true };
   }
 
   delete(name: string): boolean {
     this.versionCache = undefined;
-    return this.sql.exec("DELETE FROM servers WHERE name = ? RETURNING name", name).toArray().length > 0;
+    return this.table.delete(name);
   }
 
   clear(): void {
-    this.sql.exec("DELETE FROM servers");
+    this.table.clear();
     this.versionCache = undefined;
   }
 

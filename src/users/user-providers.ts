@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { entryProblem, MODEL_NAME, PROVIDER_ID, PROVIDER_KINDS, toSpec, type ProviderSpec } from "../llm/provider-config";
 import type { FieldIssue } from "../shared/errors";
-import { readEntries } from "./entry-table";
+import { EntryTable } from "./entry-table";
 
 export const KEY_MASK = "••••••";
 /** The prefix of a user's provider ids in a session's choice: `user:{id}`, never a deployment id. */
@@ -63,12 +63,14 @@ export function ownProviderSpecs(providers: readonly StoredUserProvider[]): Prov
 
 /** The account's table of providers (one row per provider, the entry as JSON). */
 export class ModelProviderStore {
-  constructor(private readonly sql: SqlStorage) {
-    sql.exec("CREATE TABLE IF NOT EXISTS model_providers (id TEXT PRIMARY KEY, entry TEXT NOT NULL, updated_at INTEGER NOT NULL)");
+  private readonly table: EntryTable<typeof UserProviderInputSchema>;
+
+  constructor(sql: SqlStorage) {
+    this.table = new EntryTable(sql, "model_providers", "id", UserProviderInputSchema);
   }
 
   list(): StoredUserProvider[] {
-    return readEntries(this.sql, "SELECT entry FROM model_providers ORDER BY id", UserProviderInputSchema);
+    return this.table.list();
   }
 
   get(id: string): StoredUserProvider | undefined {
@@ -81,20 +83,15 @@ export class ModelProviderStore {
     if (create && existing) return { ok: false, code: "duplicate_name" };
     if (!create && !existing) return { ok: false, code: "not_found" };
     if (create && this.list().length >= MAX_PROVIDERS) return { ok: false, code: "too_many" };
-    this.sql.exec(
-      "INSERT INTO model_providers (id, entry, updated_at) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET entry = excluded.entry, updated_at = excluded.updated_at",
-      provider.id,
-      JSON.stringify(provider),
-      Date.now(),
-    );
+    this.table.put(provider.id, provider);
     return { ok: true };
   }
 
   delete(id: string): boolean {
-    return this.sql.exec("DELETE FROM model_providers WHERE id = ? RETURNING id", id).toArray().length > 0;
+    return this.table.delete(id);
   }
 
   clear(): void {
-    this.sql.exec("DELETE FROM model_providers");
+    this.table.clear();
   }
 }
