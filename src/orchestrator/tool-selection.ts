@@ -9,6 +9,7 @@
 import type { ToolView } from "../mcp/capabilities";
 import type { ToolDeclaration } from "../llm/provider";
 import type { TranscriptEntry } from "./transcript";
+import { groupBy } from "../shared/group-by";
 
 export const TOOL_SEARCH_THRESHOLD = 50;
 export const SEARCH_TOOL = "search_tools";
@@ -41,12 +42,7 @@ export function toolContext(history: readonly TranscriptEntry[]): ToolContext {
 
 export function selectTools(all: ToolView[], context: ToolContext, limit = TOOL_SEARCH_THRESHOLD): ToolSelection {
   if (all.length <= limit) return { declared: all };
-  const byServer = new Map<string, ToolView[]>();
-  for (const tool of all) {
-    const tools = byServer.get(tool.server);
-    if (tools) tools.push(tool);
-    else byServer.set(tool.server, [tool]);
-  }
+  const byServer = groupBy(all, (t) => t.server);
   const chosen = new Set(all.filter((t) => context.found.has(t.functionName)).map((t) => t.functionName));
   const servers = [...byServer.entries()].sort(
     ([a, ta], [b, tb]) => Number(context.usedServers.has(b)) - Number(context.usedServers.has(a)) || ta.length - tb.length || a.localeCompare(b),

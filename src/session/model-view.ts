@@ -10,6 +10,7 @@
 import type { ChatMessage, UserPart } from "../llm/provider";
 import { estimateTokens, historyToTurns } from "../orchestrator/prune";
 import type { HistoryStore, StoredEntry } from "./history";
+import { groupBy } from "../shared/group-by";
 
 export interface ModelHistory {
   /** The entries the model gets, in order. */
@@ -27,13 +28,7 @@ export function modelHistory(store: HistoryStore): ModelHistory {
   const summary = all.filter((e) => e.kind === "summary" && e.summaryOf && position.has(e.summaryOf.upTo)).pop();
   const cut = summary?.summaryOf ? (position.get(summary.summaryOf.upTo) ?? -1) : -1;
   const entries = all.filter((e) => e.kind !== "summary" && (e.turnId === null || (position.get(e.turnId) ?? -1) > cut));
-  const byTurn = new Map<string, StoredEntry[]>();
-  for (const entry of entries) {
-    if (entry.turnId === null) continue;
-    const turn = byTurn.get(entry.turnId);
-    if (turn) turn.push(entry);
-    else byTurn.set(entry.turnId, [entry]);
-  }
+  const byTurn = groupBy(entries, (e) => e.turnId ?? undefined);
   const turns = path.filter((t) => byTurn.has(t)).map((turnId) => ({ turnId, entries: byTurn.get(turnId) ?? [] }));
   return { entries, summary, turns };
 }

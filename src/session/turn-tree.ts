@@ -4,6 +4,8 @@
 // sees, one path: from the current leaf up to the root. Switching to a sibling makes
 // the newest turn below it the leaf. Kept in SQLite beside the history.
 
+import { groupBy } from "../shared/group-by";
+
 /** What the tree needs of the history store it lives beside (history.ts). */
 export interface TreeStorage {
   getSetting<T>(key: string): T | undefined;
@@ -133,14 +135,12 @@ export class TurnTree {
   /** Children grouped once: asking siblings() turn by turn made a long conversation's connect quadratic. */
   private childrenByParent(): Map<string | null, string[]> {
     if (this.children) return this.children;
-    const byParent = new Map<string | null, string[]>();
-    for (const [turn, parent] of this.load()) {
-      const children = byParent.get(parent);
-      if (children) children.push(turn);
-      else byParent.set(parent, [turn]);
-    }
-    this.children = byParent;
-    return byParent;
+    this.children = groupBy(
+      this.load(),
+      ([, parent]) => parent,
+      ([turn]) => turn,
+    );
+    return this.children;
   }
 
   clear(): void {
