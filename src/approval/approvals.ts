@@ -12,7 +12,8 @@ const ALWAYS_KEY = "alwaysAllowed";
 
 export interface SettingsStore {
   getSetting<T>(key: string): T | undefined;
-  setSetting(key: string, value: unknown): void;
+  /** `json`: the value as JSON, when the caller has it already (it is not made again). */
+  setSetting(key: string, value: unknown, json?: string): void;
 }
 
 export interface ApprovalDeps {

@@ -96,24 +96,23 @@ export class DiscoveryCache {
     const kept: { server: string; key: string; row: string }[] = [];
     for (const server of this.config.servers) {
       if (!connected.includes(server.name)) continue;
-      const row: ServerDiscovery = {
-        key: serverKey(server),
-        tools: tools.filter((t) => t.server === server.name),
-        ...(guides.find((g) => g.server === server.name) ? { guide: guides.find((g) => g.server === server.name) } : {}),
-      };
-      if (this.keep(server.name, row)) kept.push({ server: server.name, key: row.key, row: JSON.stringify(row) });
+      const guide = guides.find((g) => g.server === server.name);
+      const row: ServerDiscovery = { key: serverKey(server), tools: tools.filter((t) => t.server === server.name), ...(guide ? { guide } : {}) };
+      // Made once: stored here, and compared and sent to the owner's account by the session.
+      const text = JSON.stringify(row);
+      if (this.keep(server.name, row, text)) kept.push({ server: server.name, key: row.key, row: text });
     }
     return kept;
   }
 
-  private keep(server: string, row: ServerDiscovery): boolean {
+  private keep(server: string, row: ServerDiscovery, text: string): boolean {
     try {
-      this.store.setSetting(PREFIX + server, row);
+      this.store.setSetting(PREFIX + server, row, text);
       this.loaded.set(server, row);
       return true;
     } catch (error) {
       this.loaded.set(server, null);
-      this.writeFailed(server, error, JSON.stringify(row).length);
+      this.writeFailed(server, error, text.length);
       return false;
     }
   }

@@ -211,9 +211,10 @@ export class HistoryStore {
     return value;
   }
 
-  setSetting(key: string, value: unknown): void {
+  /** `json`: the value as JSON, when the caller has it already. */
+  setSetting(key: string, value: unknown, json = JSON.stringify(value)): void {
     if (value === undefined) this.sql.exec("DELETE FROM settings WHERE key = ?", key);
-    else this.sql.exec("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
+    else this.sql.exec("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", key, json);
     // Only once stored: a write that failed (a row over 2 MB) must not be read back as if kept.
     this.settingsCache.set(key, value);
   }
