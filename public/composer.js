@@ -31,13 +31,20 @@ export function setupComposer(socket) {
    * @returns {M}
    */
   const withAttachments = (message, taken) => (taken.length > 0 ? { ...message, attachments: taken.map(({ server, uri }) => ({ server, uri })) } : message);
+  /**
+   * A message or prompt frame with the files taken from the box, by id.
+   * @template {ClientMessage} M
+   * @param {M} message
+   * @param {import("./types").FileRef[]} files
+   * @returns {M}
+   */
+  const withFiles = (message, files) => (files.length > 0 ? { ...message, files: files.map((f) => f.id) } : message);
 
   /** @param {string} text @param {boolean} queued @param {Attachment[]} [taken] @param {import("./types").FileRef[]} [files] */
   function sendMessage(text, queued, taken = [], files = []) {
     if (!state.sessionId) return;
     update({ inFlight: { text, queued, sessionId: state.sessionId, taken, files } });
-    const message = withAttachments({ type: "message", text }, taken);
-    socket.send(files.length > 0 ? { ...message, files: files.map((f) => f.id) } : message);
+    socket.send(withFiles(withAttachments({ type: "message", text }, taken), files));
   }
 
   /** A `/` prompt chosen in the box starts a turn (with the resources and files attached meanwhile). */
@@ -53,8 +60,7 @@ export function setupComposer(socket) {
     }
     const taken = takeAttachments();
     update({ inFlight: { text: "", queued: false, sessionId: state.sessionId, taken, files, prompt: true } });
-    const frame = withAttachments({ type: "prompt", ...prompt }, taken);
-    socket.send(files.length > 0 ? { ...frame, files: files.map((f) => f.id) } : frame);
+    socket.send(withFiles(withAttachments({ type: "prompt", ...prompt }, taken), files));
   }
 
   /** Sends the next queued message of this session once connected and idle. */

@@ -2,7 +2,7 @@
 // against the real stack: dark mode and its choice, highlighted code with its language
 // that scrolls rather than wraps at phone width, the welcome of an empty chat, the tab's
 // title, and the title count and notifications while the tab is hidden.
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin } from "../fixtures/servers";
@@ -36,6 +36,22 @@ async function setHidden(page: Page, hidden: boolean): Promise<void> {
 }
 
 /** Starts a new chat and waits for its (empty) history: the welcome of that chat, not the last one's. */
+/** The id of the chat the page has open (its address names it). */
+const openChat = (page: Page): string => new URL(page.url()).hash.replace("#s=", "");
+
+/** A page of its own whose new chat got `answer` to `question`, and the ids the server lists for its user. */
+async function pageWithAChat(stack: Stack, context: BrowserContext, question: string, answer: string) {
+  const page = await openPage(browser, stack, { context });
+  await script(stack.llm.url, stack.llmKey, [reply.text(answer)]);
+  await newChat(page);
+  const used = openChat(page);
+  await sendMessage(page, question);
+  await page.locator(".msg.assistant", { hasText: answer }).waitFor();
+  const listed = async () =>
+    ((await (await context.request.get(`${stack.url}/api/sessions`)).json()) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
+  return { page, used, listed };
+}
+
 async function newChat(page: Page): Promise<void> {
   const before = new URL(page.url()).hash;
   await page.locator("#new-session").click();
@@ -182,20 +198,13 @@ describe("the chat's looks", () => {
   it("keeps no unused new chat: New twice, or New then another chat, leaves one chat behind, not an empty entry", async () => {
     const context = await browser.newContext({ viewport: DESKTOP });
     try {
-      const page = await openPage(browser, stack, { context });
-      await script(stack.llm.url, stack.llmKey, [reply.text("Kept.")]);
-      await newChat(page);
-      const used = new URL(page.url()).hash.replace("#s=", "");
-      await sendMessage(page, "a chat worth keeping");
-      await page.locator(".msg.assistant", { hasText: "Kept." }).waitFor();
-      const listed = async () =>
-        ((await (await page.request.get(`${stack.url}/api/sessions`)).json()) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
+      const { page, used, listed } = await pageWithAChat(stack, context, "a chat worth keeping", "Kept.");
 
       // New, then New again: the first new chat, never used, is gone from the page and the server.
       await newChat(page);
-      const unused = new URL(page.url()).hash.replace("#s=", "");
+      const unused = openChat(page);
       await newChat(page);
-      const latest = new URL(page.url()).hash.replace("#s=", "");
+      const latest = openChat(page);
       await expect.poll(listed).not.toContain(unused);
       expect(await listed()).toEqual(expect.arrayContaining([latest, used]));
       await expect.poll(() => page.locator(`#sessions li[data-session="${unused}"]`).count()).toBe(0);
@@ -212,7 +221,7 @@ describe("the chat's looks", () => {
       await sendMessage(page, "second keeper");
       await page.locator(".msg.user", { hasText: "second keeper" }).waitFor();
       await page.locator("#send:not([hidden])").waitFor();
-      const keeper = new URL(page.url()).hash.replace("#s=", "");
+      const keeper = openChat(page);
       await page.locator(`#sessions li[data-session="${used}"] .link`).click();
       await page.locator(".msg.assistant", { hasText: "Kept." }).waitFor();
       expect(await listed()).toEqual(expect.arrayContaining([keeper, used]));
@@ -225,17 +234,10 @@ describe("the chat's looks", () => {
   it("drops an unused new chat when its tab is reloaded or closed; a reload opens the chat before it, with no alert", async () => {
     const context = await browser.newContext({ viewport: DESKTOP });
     try {
-      const page = await openPage(browser, stack, { context });
-      await script(stack.llm.url, stack.llmKey, [reply.text("Kept too.")]);
-      await newChat(page);
-      const used = new URL(page.url()).hash.replace("#s=", "");
-      await sendMessage(page, "a chat to come back to");
-      await page.locator(".msg.assistant", { hasText: "Kept too." }).waitFor();
-      const listed = async () =>
-        ((await (await context.request.get(`${stack.url}/api/sessions`)).json()) as { sessions: { id: string }[] }).sessions.map((s) => s.id);
+      const { page, used, listed } = await pageWithAChat(stack, context, "a chat to come back to", "Kept too.");
 
       await newChat(page);
-      const reloaded = new URL(page.url()).hash.replace("#s=", "");
+      const reloaded = openChat(page);
       expect(await listed()).toContain(reloaded);
       await page.reload();
       await page.locator("#sessions li.current").waitFor();
@@ -245,7 +247,7 @@ describe("the chat's looks", () => {
       expect(await page.locator("#alert:not([hidden])").count()).toBe(0);
 
       await newChat(page);
-      const closed = new URL(page.url()).hash.replace("#s=", "");
+      const closed = openChat(page);
       expect(await listed()).toContain(closed);
       await page.close();
       await expect.poll(listed).not.toContain(closed);
