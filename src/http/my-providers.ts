@@ -13,7 +13,15 @@ import { serverUrlRefusal } from "../servers/url-policy";
 import { RequestError } from "../shared/errors";
 import { errorMessage } from "../shared/logger";
 import { userAccount } from "../users/account";
-import { KEY_MASK, maskedProvider, ownProviderSpecs, UserProviderInputSchema, validateUserProvider, type StoredUserProvider } from "../users/user-providers";
+import {
+  KEY_BOUND,
+  KEY_MASK,
+  maskedProvider,
+  ownProviderSpecs,
+  UserProviderInputSchema,
+  validateUserProvider,
+  type StoredUserProvider,
+} from "../users/user-providers";
 import { parsed } from "./request-body";
 
 const TEST_TIMEOUT_MS = 20_000;
@@ -25,7 +33,10 @@ const providerBody = parsed("json", UserProviderInputSchema, "the provider entry
 /** The entry with its stored key when the mask stands for it; a 400 naming each problem otherwise. */
 async function checked(c: Context<AppEnv>, input: StoredUserProvider, previous: StoredUserProvider | undefined): Promise<StoredUserProvider> {
   const validated = validateUserProvider(input, previous);
-  if (!validated.ok) throw new RequestError("bad_request", "the provider entry is invalid", { issues: validated.issues });
+  if (!validated.ok) {
+    const message = validated.code === "secret_required" ? KEY_BOUND : "the provider entry is invalid";
+    throw new RequestError(validated.code ?? "bad_request", message, { issues: validated.issues });
+  }
   if (validated.provider.baseUrl) {
     // The Worker fetches this URL with the user's key: the same rule as the user's MCP servers.
     const policy = { deployed: !isLoopback(c), allowPrivate: runtimeConfig(c.env).settings.ALLOW_PRIVATE_SERVER_URLS, workerHost: new URL(c.req.url).hostname };

@@ -11,7 +11,7 @@ import { userAccount } from "../users/account";
 import { revokeTokens } from "../mcp/oauth/revoke";
 import { takeOAuthRecord } from "../users/oauth-client-storage";
 import { testServer } from "../servers/test-server";
-import { maskedServer, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
+import { maskedServer, SECRET_BOUND, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 import { parsed } from "./request-body";
 import { RequestError } from "../shared/errors";
@@ -37,7 +37,10 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
     });
   }
   const validated = validateUserServer(input, previous);
-  if (!validated.ok) throw new RequestError("bad_request", "the server entry is invalid", { issues: validated.issues });
+  if (!validated.ok) {
+    const message = validated.code === "secret_required" ? SECRET_BOUND : "the server entry is invalid";
+    throw new RequestError(validated.code ?? "bad_request", message, { issues: validated.issues });
+  }
   refuseUrl(c, validated.config.url);
   const { settings } = runtimeConfig(c.env);
   const spend = await account.admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });

@@ -100,6 +100,8 @@ export const ERROR_CODES = {
   // ---- the user's own servers and OAuth sign-in ----
   duplicate_name: http(409),
   server_url_refused: http(400, INVALID_PARAMS),
+  /** A masked key or header value sent with a changed address: a saved secret does not follow it. */
+  secret_required: http(400, INVALID_PARAMS),
   server_unreachable: http(400),
   auth_required: both(401),
   oauth_unsupported: both(400),

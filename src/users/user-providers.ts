@@ -1,8 +1,9 @@
 // Model providers a user adds with their own key (kept in their UserAccount, in SQLite):
 // the same kinds as the deployment's MODEL_PROVIDERS (src/llm/provider-config.ts), with
 // the key itself in place of the name of a variable. The key is write-only: the API shows
-// it masked, a masked value sent back keeps the stored one, and it leaves the account
-// only for the Worker's own use (a session's model, the route that tests a provider).
+// it masked, a masked value sent back keeps the stored one only while the kind and base
+// URL stay as saved, and it leaves the account only for the Worker's own use (a session's
+// model, the route that tests a provider) at that address.
 // Turns on a user's own key do not count against the deployment's daily token budget.
 import { z } from "zod";
 import { entryProblem, MODEL_NAME, PROVIDER_ID, PROVIDER_KINDS, toSpec, type ProviderSpec } from "../llm/provider-config";
@@ -32,12 +33,31 @@ export type UserProviderInput = z.infer<typeof UserProviderInputSchema>;
 /** As stored: the input with the real key. */
 export type StoredUserProvider = UserProviderInput;
 
-export type ValidatedProvider = { ok: true; provider: StoredUserProvider } | { ok: false; issues: FieldIssue[] };
+export type ValidatedProvider = { ok: true; provider: StoredUserProvider } | { ok: false; issues: FieldIssue[]; code?: "secret_required" };
 
-/** Checks an entry; `previous` supplies the key a masked value keeps. */
+/** The message a masked key gets when the address it would go to is not the one it was saved with. */
+export const KEY_BOUND = "the saved key goes only to the address and kind it was saved with: enter the key again to change the base URL or kind";
+
+/**
+ * Checks an entry; `previous` supplies the key a masked value keeps, and only while the
+ * entry still sends it where it was saved for (same kind, same base URL): otherwise a
+ * moment in the owner's session, or a script in the page, could point the stored key at
+ * any address and read it there.
+ */
 export function validateUserProvider(input: UserProviderInput, previous?: StoredUserProvider): ValidatedProvider {
   const apiKey = input.apiKey === KEY_MASK ? previous?.apiKey : input.apiKey;
   if (input.apiKey === KEY_MASK && apiKey === undefined) return { ok: false, issues: [{ path: "apiKey", message: "no stored key to keep: enter the key" }] };
+  if (input.apiKey === KEY_MASK && previous && (input.kind !== previous.kind || (input.baseUrl ?? "") !== (previous.baseUrl ?? ""))) {
+    const path = input.kind !== previous.kind ? "kind" : "baseUrl";
+    return {
+      ok: false,
+      code: "secret_required",
+      issues: [
+        { path: "apiKey", message: KEY_BOUND },
+        { path, message: "changed: the saved key does not follow it" },
+      ],
+    };
+  }
   const provider: StoredUserProvider = { ...input, ...(apiKey === undefined ? {} : { apiKey }) };
   if (apiKey === undefined) delete provider.apiKey;
   const problem = entryProblem(provider, apiKey !== undefined);

@@ -3,7 +3,8 @@
 // the errors read the same, `url: expected string`), with no environment: a user
 // entry can never expand `${VAR}` into one of the Worker's secrets. Header values
 // are write-only: they are shown masked and a masked value sent back keeps the
-// stored one. Stdio servers still come only from the bridge's mcp.json.
+// stored one, only while the URL stays the one they were saved with. Stdio
+// servers still come only from the bridge's mcp.json.
 import { z } from "zod";
 import type { FieldIssue } from "../shared/errors";
 import { ConfigError } from "../shared/errors";
@@ -35,7 +36,10 @@ export type UserServerInput = z.infer<typeof UserServerInputSchema>;
 /** As stored in the user's account: the input with real header values. */
 export type StoredUserServer = UserServerInput;
 
-export type Validated = { ok: true; server: StoredUserServer; config: RemoteServerConfig } | { ok: false; issues: FieldIssue[] };
+export type Validated = { ok: true; server: StoredUserServer; config: RemoteServerConfig } | { ok: false; issues: FieldIssue[]; code?: "secret_required" };
+
+/** What a masked value gets when the URL changed: the stored secrets were given for the old one. */
+export const SECRET_BOUND = "saved header values and the client secret go only to the URL they were saved with: enter them again to change the URL";
 
 /** A header's path as mcp.json errors write it: `headers.X` or `headers["X-Key"]`. */
 const headerPath = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? `headers.${name}` : `headers[${JSON.stringify(name)}]`);
@@ -56,6 +60,22 @@ function headerIssues(headers: Record<string, string>): FieldIssue[] {
 
 /** Checks one entry with mcp.json's parser; `previous` supplies the values of masked headers. */
 export function validateUserServer(input: UserServerInput, previous?: StoredUserServer): Validated {
+  // A masked value keeps a secret only at the address it was saved for: otherwise whoever has a
+  // moment in the owner's session could point a saved token at their own server and read it there.
+  if (previous && input.url !== previous.url) {
+    const masked = [
+      ...Object.entries(input.headers)
+        .filter(([, value]) => value === MASK)
+        .map(([name]) => headerPath(name)),
+      ...(input.oauth?.clientSecret === MASK ? ["oauth.clientSecret"] : []),
+    ];
+    if (masked.length > 0)
+      return {
+        ok: false,
+        code: "secret_required",
+        issues: [...masked.map((path) => ({ path, message: SECRET_BOUND })), { path: "url", message: "changed: saved secrets do not follow it" }],
+      };
+  }
   const headers = Object.fromEntries(Object.entries(input.headers).map(([name, value]) => [name, value === MASK ? (previous?.headers[name] ?? MASK) : value]));
   const oauth = input.oauth && { ...input.oauth, ...(input.oauth.clientSecret === MASK ? { clientSecret: previous?.oauth?.clientSecret ?? MASK } : {}) };
   const server: StoredUserServer = { ...input, headers, ...(oauth ? { oauth } : {}) };
