@@ -11,20 +11,27 @@
 // differences and of the pairs' differences (goal: relay p50 ≤ HTTP p50 + 1 ms). Wall time
 // on a loaded machine is mostly waiting for a core, so the CPU each call costs workerd and
 // the bridge process that served it (its threads' schedstat, read around each call) is
-// printed too: it hardly moves with the load. Then 20
-// sessions of the same user call the machine at once, and the TCP connections of the
-// connect process to the Worker are counted (goal: 1 socket for all).
+// printed too: it hardly moves with the load. Then the account object's hop on its own:
+// the same calls to an echo server answered in this process (bench/lib/relay-fakes.ts),
+// once over HTTP and once as a paired machine over the relay's WebSocket, so no bridge and
+// no child are in the way; each call's Worker legs (call sent → request at the server, and
+// answer sent → call answered) are timed on this process's clock, and relay − HTTP of
+// those legs is what the account object adds. Then 20 sessions of the same user call the
+// machine at once, and the TCP connections of the connect process to the Worker are
+// counted (goal: 1 socket for all).
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { pairMachine } from "../tests/fixtures/paired-machine";
 import { startStack } from "../tests/fixtures/stack";
 import { everythingBin } from "../tests/fixtures/servers";
 import { cpuTimeNs, descendantsOf } from "./lib/procs";
+import { clock, connectFakeMachine, startFakeHttp, type FakeEnd, type Served } from "./lib/relay-fakes";
 
 const WARMUP = 100;
 const BLOCKS = 7;
 const PAIRS_PER_BLOCK = 50;
 const CPU_PAIRS = 150;
+const HOP_PAIRS = 200;
 const SESSIONS = 20;
 
 const percentile = (values: number[], p: number) => {
@@ -33,14 +40,17 @@ const percentile = (values: number[], p: number) => {
 };
 
 async function main(): Promise<void> {
+  const fakeHttp = await startFakeHttp();
   const stack = await startStack({
     model: false,
     vars: { RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" },
-    mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"] } },
+    mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"] }, fake: { url: fakeHttp.url } },
   });
   let machine: Awaited<ReturnType<typeof pairMachine>> | undefined;
+  let fakeMachine: FakeEnd | undefined;
   try {
     machine = await pairMachine(stack.url, "", "laptop");
+    fakeMachine = await connectFakeMachine(stack.url, "fakebox", "echo");
     // Without a sessionId: the caller's own console session.
     const call = async (tool: string, sessionId?: string): Promise<number> => {
       const started = performance.now();
@@ -113,6 +123,39 @@ async function main(): Promise<void> {
       `relay − HTTP        CPU p50: workerd ${ms(percentile(cpu.relay.worker, 50) - percentile(cpu.http.worker, 50))}, bridge ${ms(percentile(cpu.relay.bridge, 50) - percentile(cpu.http.bridge, 50))}`,
     );
 
+    // The account object's hop on its own: both ends answered here, each call's Worker legs timed on this clock.
+    const ends = { http: fakeHttp, relay: fakeMachine };
+    const tools = { http: "fake.echo", relay: "fakebox-echo.echo" };
+    for (let i = 0; i < WARMUP; i++) {
+      await call(tools.http);
+      await call(tools.relay);
+    }
+    const hop = { http: [] as number[], relay: [] as number[], diff: [] as number[], cpu: { http: [] as number[], relay: [] as number[] } };
+    const timed = async (path: "http" | "relay"): Promise<number> => {
+      const [start, w0] = [clock(), workerdNs()];
+      await call(tools[path]);
+      const [end, w1] = [clock(), workerdNs()];
+      hop.cpu[path].push((w1 - w0) / 1e6);
+      const served = ends[path].served.filter((s) => s.arrived >= start && s.answered <= end);
+      // One request per call once connected; a call that carried another too (a reconnect) is left out, with its pair.
+      const legs = served.length === 1 ? workerLegs(start, end, served[0] as Served) : Number.NaN;
+      hop[path].push(legs);
+      return legs;
+    };
+    for (let i = 0; i < HOP_PAIRS; i++) {
+      const relayFirst = i % 2 === 1;
+      const first = await timed(relayFirst ? "relay" : "http");
+      const second = await timed(relayFirst ? "http" : "relay");
+      hop.diff.push(relayFirst ? first - second : second - first);
+    }
+    const kept = (values: number[]) => values.filter((v) => !Number.isNaN(v));
+    console.log(
+      `Worker legs, ends answered here (p50, ${kept(hop.diff).length} pairs): HTTP ${ms(percentile(kept(hop.http), 50))}, relay ${ms(percentile(kept(hop.relay), 50))}; workerd CPU HTTP ${ms(percentile(hop.cpu.http, 50))}, relay ${ms(percentile(hop.cpu.relay, 50))}`,
+    );
+    console.log(
+      `account-object hop  wall p50 (median of pairs) ${ms(percentile(kept(hop.diff), 50))}, workerd CPU p50 ${ms(percentile(hop.cpu.relay, 50) - percentile(hop.cpu.http, 50))}`,
+    );
+
     // Twenty sessions of the same user call the machine at once: one socket carries them all.
     const sessions = await Promise.all(
       Array.from(
@@ -133,10 +176,15 @@ async function main(): Promise<void> {
       .filter((line) => line.includes(`pid=${pid},`)).length;
     console.log(`${SESSIONS} sessions of one user called the machine at once: ${sockets} TCP connection(s) from the connect process to the Worker`);
   } finally {
+    await fakeMachine?.stop();
     await machine?.stop();
     await stack.stop();
+    await fakeHttp.stop();
   }
 }
+
+/** Call sent → request at the server, plus answer sent → call answered. */
+const workerLegs = (start: number, end: number, served: Served) => served.arrived - start + (end - served.answered);
 
 main().catch((error: unknown) => {
   console.error(error);
