@@ -50,6 +50,10 @@ export type Env = {
   UPLOAD_QUOTA_BYTES?: string;
   UPLOADS_PER_MINUTE?: string;
   UPLOAD_BURST?: string;
+  SHARES_PER_SESSION?: string;
+  SHARES_PER_USER?: string;
+  SHARES_PER_MINUTE?: string;
+  SHARE_BURST?: string;
   ALLOW_PRIVATE_SERVER_URLS?: string;
   SIGN_IN_FAILURE_BURST?: string;
   SIGN_IN_FAILURES_PER_HOUR?: string;

@@ -37,6 +37,14 @@ export const SettingsSchema = z.object({
   UPLOADS_PER_MINUTE: int(30, 1, 10_000),
   /** Uploads one user may start at once (a message's files go up together: at least UPLOAD_MAX_FILES). */
   UPLOAD_BURST: int(20, 1, 1_000),
+  /** Live shared links one chat may have; past it sharing it answers 409 too_many_shares (src/users/share-list.ts). */
+  SHARES_PER_SESSION: int(10, 1, 1_000),
+  /** Live shared links one user may have across their chats (each is an object holding up to 1.5 MB). */
+  SHARES_PER_USER: int(100, 1, 100_000),
+  /** Links one user may create per minute, once the burst is spent; past it sharing answers 429 rate_limited. */
+  SHARES_PER_MINUTE: int(10, 1, 10_000),
+  /** Links one user may create at once. */
+  SHARE_BURST: int(10, 1, 1_000),
   /** The tokens a turn holds against DAILY_TOKEN_BUDGET while it runs: its worst case (src/users/reservations.ts). */
   TURN_TOKEN_RESERVATION: int(40_000, 1, 10_000_000),
   /** Runtime servers on private or loopback addresses in a deployed Worker (src/servers/url-policy.ts); off by default. */

@@ -14,6 +14,7 @@ import { MAX_SNAPSHOT_CHARS, snapshotOf } from "../share/snapshot";
 import { newShareId, SHARE_ID, sharedConversation } from "../share/share-object";
 import type { StoredShare } from "../share/SharedConversation";
 import { SHARE_PAGE_HEADERS, shareGonePage, sharePage, shareSignInPage } from "../share/share-page";
+import { runtimeConfig } from "../config/runtime-config";
 import { RequestError } from "../shared/errors";
 import { SESSION_ID, ownedSession } from "./owned-session";
 import { parsed } from "./request-body";
@@ -36,10 +37,23 @@ shares.post("/sessions/:id/shares", async (c) => {
   if (JSON.stringify(snapshot).length > MAX_SNAPSHOT_CHARS)
     throw new RequestError("payload_too_large", "this conversation is too large to share as one page; delete or compact it first");
   const shareId = newShareId();
-  // Stored before it is listed: a link whose listing failed shows nothing (the list is what counts).
-  await sharedConversation(c.env, shareId).put({ owner: c.var.identity.id, ownerName: c.var.identity.name, snapshot });
   const share = { id: shareId, sessionId: id, title: listed.title, createdAt: snapshot.sharedAt };
-  await account.addShare(share);
+  // Listed before its snapshot is stored, counted against the caps and the rate in the same
+  // call of the account object: nothing is stored past a limit, however many run at once.
+  // Until the snapshot is stored the listed link shows "gone"; if storing fails, it leaves the list.
+  const { SHARES_PER_SESSION, SHARES_PER_USER, SHARES_PER_MINUTE, SHARE_BURST } = runtimeConfig(c.env).settings;
+  const listing = await account.addShare(
+    share,
+    { perSession: SHARES_PER_SESSION, perUser: SHARES_PER_USER },
+    { perMinute: SHARES_PER_MINUTE, burst: SHARE_BURST },
+  );
+  if (!listing.ok) throw new RequestError(listing.code, listing.message, "retryAfterMs" in listing ? { retryAfterMs: listing.retryAfterMs } : {});
+  try {
+    await sharedConversation(c.env, shareId).put({ owner: c.var.identity.id, ownerName: c.var.identity.name, snapshot });
+  } catch (error) {
+    await account.revokeShare(shareId);
+    throw error;
+  }
   return c.json(withUrl(share), 201);
 });
 

@@ -118,6 +118,10 @@ export const ERROR_CODES = {
   file_not_found: both(404, INVALID_PARAMS),
   too_many_files: both(400, INVALID_PARAMS),
 
+  // ---- shared links (src/share/) ----
+  /** SHARES_PER_SESSION or SHARES_PER_USER live links already: revoking one makes room (no time helps). */
+  too_many_shares: http(409),
+
   // ---- paired machines ----
   pairing_unknown: http(404),
   pairing_used: http(409),

@@ -16,7 +16,8 @@ import { errorJson } from "../shared/error-body";
 import { FileLedger, type FileReservation } from "./file-ledger";
 import type { FileRecord } from "../files/record";
 import { SessionSearch, type IndexedMessage, type SearchResult } from "./session-search";
-import { ShareList, type ShareSummary } from "./share-list";
+import { ShareList, type ShareCaps, type ShareDecision, type ShareSummary } from "./share-list";
+import type { BucketLimits } from "./token-bucket";
 import { sharedConversation } from "../share/share-object";
 import { OwnerDiscovery, type OwnerDiscoveryRow } from "./owner-discovery";
 import { SessionList, type SessionSummary } from "./session-list";
@@ -311,8 +312,17 @@ export class UserAccount extends DurableObject<unknown> {
     return this.sessions.title(id);
   }
 
-  addShare(share: ShareSummary): void {
+  /**
+   * Lists a new link if the user is within the caps and their rate: checked and listed in one
+   * call of this object, which runs one at a time, so parallel shares cannot pass a cap.
+   */
+  addShare(share: ShareSummary, caps: ShareCaps, rate: BucketLimits, now = Date.now()): ShareDecision {
+    const refusal = this.shares.refusal(share.sessionId, caps);
+    if (refusal) return { ok: false, code: "too_many_shares", message: refusal };
+    const spend = this.spend.admit("share", rate, now);
+    if (!spend.ok) return spend;
     this.shares.add(share);
+    return { ok: true };
   }
 
   hasShare(id: string): boolean {

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { Reservations } from "./reservations";
 import { takeToken, type Bucket, type BucketLimits } from "./token-bucket";
 
-export type SpendKind = "turn" | "call" | "upload";
+export type SpendKind = "turn" | "call" | "upload" | "share";
 
 /** A turn's worst-case tokens to hold (`id`), and the hold of the session's previous turn to end (`release`). */
 export interface TokenHold {
@@ -63,7 +63,7 @@ export class SpendLedger {
     // it is still written, and a failed write restarts the object.
     void this.storage.put(bucketKey(kind), bucket, { allowUnconfirmed: true });
     if (waitMs > 0) {
-      const what = kind === "turn" ? "messages" : kind === "upload" ? "uploads" : "tool calls";
+      const what = { turn: "messages", call: "tool calls", upload: "uploads", share: "shared links" }[kind];
       return { ok: false, code: "rate_limited", message: `Too many ${what}: try again in ${Math.ceil(waitMs / 1000)} s.`, retryAfterMs: waitMs };
     }
     // The turn's worst case, within what is left: parallel turns then pass the budget by one turn's worth at most.

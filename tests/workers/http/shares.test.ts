@@ -7,6 +7,7 @@ import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import type { Env } from "../../../src/config/env";
 import type { ChatSession } from "../../../src/session/ChatSession";
+import { userAccount } from "../../../src/users/account";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import type { TestUser } from "../test-users";
 import { openSession, WORKER_ORIGIN, workerFetch } from "../worker-fetch";
@@ -221,5 +222,57 @@ describe("sharing a conversation", () => {
     const revokeForeign = await workerFetch(`/api/shares/${link.id}`, { method: "DELETE", headers: { origin: "https://evil.example" } }, "alice");
     expect(revokeForeign.status).toBe(403);
     expect((await view(link.url, "bob")).status).toBe(200);
+  });
+});
+
+describe("limits on sharing", () => {
+  type Refusal = { error: { code: string; message: string; retryAfterMs?: number } };
+
+  it("caps a chat's live links, counted atomically: 30 at once make exactly SHARES_PER_SESSION (10), then the rate refuses", async () => {
+    // erin shares nowhere else in this run: her rate bucket is full.
+    const [first, second] = [await newSession("erin"), await newSession("erin")];
+    const answers = await Promise.all(Array.from({ length: 30 }, () => share(first, "erin")));
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(20);
+    const refused = (await answers.find((a) => a.status === 409)?.json()) as Refusal;
+    expect(refused.error).toEqual({
+      code: "too_many_shares",
+      message: "this chat has 10 shared links already, the most allowed: revoke one first",
+    });
+    // Nothing past the cap was listed, and every listed link shows its snapshot.
+    const list = ((await (await workerFetch(`/api/shares?session=${first}`, {}, "erin")).json()) as { shares: Share[] }).shares;
+    expect(list).toHaveLength(10);
+    expect((await Promise.all(list.map(async (l) => (await view(l.url, "bob")).status))).every((s) => s === 200)).toBe(true);
+
+    // The ten took the burst (SHARE_BURST 10): another chat's link waits for the rate (SHARES_PER_MINUTE 10).
+    const throttled = await share(second, "erin");
+    expect(throttled.status).toBe(429);
+    const body = (await throttled.json()) as Refusal;
+    expect(body.error).toMatchObject({ code: "rate_limited", message: expect.stringMatching(/^Too many shared links: try again in [1-6] s\.$/) });
+    expect(body.error.retryAfterMs).toBeGreaterThan(0);
+    expect(body.error.retryAfterMs).toBeLessThanOrEqual(6_000);
+    expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await (await workerFetch(`/api/shares?session=${second}`, {}, "erin")).json()) as { shares: Share[] }).shares).toEqual([]);
+    // Someone else's sharing is not affected.
+    expect((await share(await newSession("bob"), "bob")).status).toBe(201);
+  });
+
+  it("caps a user's live links across chats (SHARES_PER_USER), in the account object that lists them", async () => {
+    const account = userAccount(env as unknown as Env, `token:share-cap-${crypto.randomUUID()}`);
+    const caps = { perSession: 10, perUser: 3 };
+    const rate = { perMinute: 600, burst: 100 };
+    const decisions = [];
+    for (let i = 0; i < 5; i++) {
+      decisions.push(await account.addShare({ id: `share-${i}`, sessionId: `chat-${i}`, title: null, createdAt: Date.now() }, caps, rate));
+    }
+    expect(decisions.slice(0, 3)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+    expect(decisions.slice(3)).toEqual(
+      Array(2).fill({ ok: false, code: "too_many_shares", message: "you have 3 shared links already, the most allowed: revoke one first" }),
+    );
+    expect((await account.listShares()).map((s) => s.id).sort()).toEqual(["share-0", "share-1", "share-2"]);
+    // Revoking one makes room again.
+    expect(await account.revokeShare("share-1")).toBe(true);
+    expect(await account.addShare({ id: "share-5", sessionId: "chat-5", title: null, createdAt: Date.now() }, caps, rate)).toEqual({ ok: true });
   });
 });
