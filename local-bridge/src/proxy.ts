@@ -88,6 +88,8 @@ export class ServerProxy {
   child?: ChildProcess;
   readonly stats: ServerStats;
   readonly sessions = new Map<string, Downstream>();
+  /** When a 2026 request (which leaves no session behind) last came: a per-user child is in use until the idle timeout after it. */
+  lastUsed = 0;
 
   private nextId = 1;
   private nextServerRequest = 1;

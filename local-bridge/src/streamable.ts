@@ -11,6 +11,8 @@ import { HttpError, accepts, header, parseMessages, readJson, sendError, type Br
 import { RPC } from "@edgehost/shared/rpc";
 import { StreamableSession } from "./sessions";
 import { requestUser } from "./user-scope";
+import { sendRefusal, serveModern } from "./modern";
+import { classify, trimmed } from "./modern-protocol";
 
 const JSON_TYPE = "application/json";
 const SSE_TYPE = "text/event-stream";
@@ -53,6 +55,15 @@ async function post(ctx: HttpContext, proxy: ServerProxy, req: BridgeRequest, re
     throw new HttpError(406, RPC.invalidRequest, `Not Acceptable: Accept must list both ${JSON_TYPE} and ${SSE_TYPE}`);
   }
   const body = await readJson(req, ctx.maxBodyBytes);
+  // Both revisions on one endpoint: a body that names 2026-07-28 in its `_meta` is served statelessly (modern.ts).
+  const modernHeaders = {
+    protocolVersion: trimmed(header(req, "mcp-protocol-version")),
+    method: trimmed(header(req, "mcp-method")),
+    name: trimmed(header(req, "mcp-name")),
+  };
+  const era = classify("POST", modernHeaders, body);
+  if (era.kind === "reject") return sendRefusal(res, era);
+  if (era.kind === "modern") return serveModern(ctx, proxy, requestUser(req) ?? "", res, era.message, era.version, modernHeaders);
   const batch = Array.isArray(body);
   const messages = parseMessages(body);
   const initialize = messages.find((m) => isRequest(m) && m.method === "initialize");

@@ -57,7 +57,7 @@ export class UserChildren {
   async sweep(timeoutMs: number, idleMs: number, now = Date.now()): Promise<void> {
     for (const byUser of this.children.values()) {
       for (const [user, proxy] of byUser) {
-        if (proxy.sessions.size > 0) {
+        if (proxy.sessions.size > 0 || now - proxy.lastUsed < idleMs) {
           this.idleSince.delete(proxy);
           continue;
         }

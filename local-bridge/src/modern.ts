@@ -1,0 +1,132 @@
+// A 2026-07-28 POST on `/servers/{name}/mcp` (streamable.ts routes it here by era): no
+// session, everything the server needs in the request. The child behind is a 2025 stdio
+// server with one initialized session, shared as for 2025 clients: `server/discover` is
+// answered from what it said at initialize, a call is forwarded with the envelope taken
+// off its `_meta`, and the answer is written as the revision wants it (modern-call.ts).
+import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage } from "@edgehost/shared/logger";
+import type { HttpContext } from "./http-context";
+import { ModernCall, ModernReply, modernResult } from "./modern-call";
+import { ALL_VERSIONS, checkStandardHeaders, META, MODERN_ERROR, MODERN_METHODS, MODERN_VERSION, type ModernHeaders, type Refusal } from "./modern-protocol";
+import { verifyState, type StateBinding } from "./modern-state";
+import type { ServerProxy } from "./proxy";
+import type { BridgeResponse } from "./request";
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The envelope's keys: the child speaks 2025 and is told none of them. */
+const ENVELOPE_KEYS = new Set<string>([META.protocolVersion, META.clientInfo, META.clientCapabilities, META.logLevel]);
+
+export function sendRefusal(res: BridgeResponse, refusal: Refusal, id: unknown = null): void {
+  const error = { code: refusal.code, message: refusal.message, ...(refusal.data === undefined ? {} : { data: refusal.data }) };
+  res.writeHead(refusal.status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id, error }));
+}
+
+/** A JSON-RPC error that is the request's answer (HTTP 200), not a refusal of the HTTP request. */
+function inBand(res: BridgeResponse, id: unknown, code: number, message: string, data?: unknown): void {
+  sendRefusal(res, { status: 200, code, message, data }, id);
+}
+
+/** What a 2026 client learns of the child's capabilities: no tasks (an extension it must ask for), no subscriptions yet. */
+function modernCapabilities(capabilities: Json): Json {
+  const { tasks, logging, ...rest } = capabilities;
+  const out: Json = { ...rest };
+  for (const kind of ["tools", "prompts", "resources"] as const) {
+    const own = capabilities[kind];
+    if (isObject(own)) {
+      const { listChanged, subscribe, ...keep } = own;
+      out[kind] = keep;
+    }
+  }
+  return out;
+}
+
+export async function serveModern(
+  ctx: HttpContext,
+  proxy: ServerProxy,
+  user: string,
+  res: BridgeResponse,
+  message: JSONRPCRequest | { method: string; params?: Json },
+  version: string,
+  headers: ModernHeaders,
+): Promise<void> {
+  if (version !== MODERN_VERSION)
+    return sendRefusal(res, {
+      status: 400,
+      code: MODERN_ERROR.unsupportedProtocolVersion,
+      message: `Unsupported protocol version: ${version}`,
+      data: { supported: [...ALL_VERSIONS], requested: version },
+    });
+  // A notification has nothing to answer and, without a session, nothing it could change.
+  if (!("id" in message)) {
+    res.writeHead(202).end();
+    return;
+  }
+  const request = message as JSONRPCRequest;
+  const wrong = checkStandardHeaders(headers, request, version);
+  if (wrong) return sendRefusal(res, wrong, request.id);
+  if (!MODERN_METHODS.has(request.method))
+    return sendRefusal(res, { status: 404, code: MODERN_ERROR.methodNotFound, message: `Method not found: ${request.method}` }, request.id);
+  proxy.lastUsed = Date.now();
+  if (request.method === "server/discover") return discover(proxy, res, request);
+  if (request.method === "subscriptions/listen")
+    return inBand(res, request.id, MODERN_ERROR.methodNotFound, "subscriptions/listen is not offered by this bridge yet");
+  const params = (request.params ?? {}) as Json;
+  const meta = params._meta as Json;
+  const binding: StateBinding = { user, server: proxy.name, method: request.method, params };
+  const reply = new ModernReply(res, request.id);
+  const state = params.requestState;
+  if (state !== undefined) {
+    const claim = typeof state === "string" ? verifyState(state, binding) : undefined;
+    const held = claim ? proxy.sessions.get(claim.call) : undefined;
+    if (!claim || !(held instanceof ModernCall) || !held.resume(claim, params.inputResponses, reply)) {
+      ctx.logger.info("requestState refused", { server: proxy.name, method: request.method });
+      return inBand(res, request.id, MODERN_ERROR.invalidParams, "Invalid or expired requestState", { reason: "invalid_request_state" });
+    }
+    return;
+  }
+  const capabilities = (meta[META.clientCapabilities] ?? {}) as Json;
+  const call = new ModernCall(user, capabilities, request.id, request.method, binding, () => proxy.child?.info?.serverInfo, {
+    answer: (response) => {
+      proxy.fromSession(call, response).catch((error: unknown) => ctx.logger.warn("answer to the server failed", { error: errorMessage(error) }));
+    },
+    done: () => proxy.detach(call),
+    expired: () => {
+      proxy.cancel(call, call.requestId, "the client did not answer");
+      proxy.detach(call);
+    },
+  });
+  proxy.sessions.set(call.id, call);
+  call.attach(reply);
+  await proxy.fromSession(call, { ...request, params: childParams(params) });
+}
+
+/** The params as a 2025 child takes them: the envelope off `_meta` (progressToken and the rest stay). */
+function childParams(params: Json): Json {
+  const { _meta, inputResponses, requestState, ...rest } = params;
+  if (!isObject(_meta)) return rest;
+  const kept: Json = {};
+  for (const [key, value] of Object.entries(_meta)) if (!ENVELOPE_KEYS.has(key)) kept[key] = value;
+  return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
+}
+
+async function discover(proxy: ServerProxy, res: BridgeResponse, request: JSONRPCRequest): Promise<void> {
+  let info: NonNullable<NonNullable<ServerProxy["child"]>["info"]> | undefined;
+  try {
+    info = (await proxy.ensureChild()).info;
+  } catch (error) {
+    return inBand(res, request.id, MODERN_ERROR.internalError, `MCP server "${proxy.name}" is unavailable: ${errorMessage(error)}`);
+  }
+  const result = modernResult(
+    "server/discover",
+    {
+      supportedVersions: [...ALL_VERSIONS],
+      capabilities: modernCapabilities((info?.capabilities ?? {}) as Json),
+      ...(info?.instructions ? { instructions: info.instructions } : {}),
+    },
+    info?.serverInfo,
+    { ttlMs: 0, cacheScope: "private" },
+  );
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: request.id, result }));
+}
