@@ -1,9 +1,9 @@
-// The modal dialogs: tool approval, elicitation and confirmation. Native
+// The modal dialogs: tool approval and confirmation (a server's question is
+// elicitation-dialog.js, on showDialog from here). Native
 // <dialog> gives Escape and an inert page behind it; Tab and Shift+Tab are kept
 // inside the dialog here (the browser would otherwise move focus out of it once
 // the last button is passed), and focus returns where it was when it closes.
 import { showArguments } from "./approval-args.js";
-import { buildSchemaForm } from "./schema-form.js";
 import { toolDescription } from "./tool-info.js";
 import { byId } from "./dom.js";
 
@@ -16,7 +16,8 @@ function trapFocus(dialog) {
     if (items.length === 0) return;
     const first = items[0];
     const last = items[items.length - 1];
-    const inside = dialog.contains(document.activeElement);
+    // A guarded dialog holds focus itself (guardAgainstTyping): Tab goes to its first field, Shift+Tab to its last.
+    const inside = dialog.contains(document.activeElement) && document.activeElement !== dialog;
     if (event.shiftKey && (document.activeElement === first || !inside)) {
       event.preventDefault();
       last.focus();
@@ -38,9 +39,11 @@ export const ARM_DELAY_MS = 700;
 const TYPING_KEYS = new Set(["Backspace", "Delete", "Enter"]);
 
 /**
- * An approval opens while the user may be typing: the dialog takes focus itself (not a
- * button, where Space or Enter would answer it), its buttons wait ARM_DELAY_MS, and what is
- * typed meanwhile goes on into the message box, so nothing is approved and nothing is lost.
+ * An approval or a server's question opens while the user may be typing: the dialog takes
+ * focus itself (not a button, where Space or Enter would answer it, nor a field, where the
+ * text would go to the server), its buttons wait ARM_DELAY_MS, and what is typed meanwhile
+ * goes on into the message box, so nothing is answered and nothing is lost. A click or Tab
+ * moves into the dialog; from there keys are the answer.
  */
 function guardAgainstTyping(dialog, composer) {
   const buttons = [...dialog.querySelectorAll("button")];
@@ -80,8 +83,16 @@ function guardAgainstTyping(dialog, composer) {
 /** Per dialog, the question being asked: a second one waits until it is answered. */
 const queues = new WeakMap();
 
-/** Fills (`prepare`) and shows `dialog` once it is free; resolves with the button's value. */
-function showDialog(dialog, fallback, prepare = () => {}, { guard = false } = {}) {
+/**
+ * Fills (`prepare`) and shows `dialog` once it is free; resolves with the button's value.
+ * `guard`: it may open while the user types (guardAgainstTyping).
+ * @param {HTMLDialogElement} dialog
+ * @param {string} fallback
+ * @param {() => void} [prepare]
+ * @param {{ guard?: boolean }} [options]
+ * @returns {Promise<string>}
+ */
+export function showDialog(dialog, fallback, prepare = () => {}, { guard = false } = {}) {
   const ask = () =>
     new Promise((resolve) => {
       prepare();
@@ -144,16 +155,6 @@ export function askApproval(request, { always = "Always allow in this session" }
     },
     { guard: true },
   );
-}
-
-export function askElicitation(request) {
-  const dialog = byId("elicitation-dialog");
-  let read = () => ({});
-  return showDialog(dialog, "cancel", () => {
-    byId("elicitation-message").textContent = `${request.server}: ${request.message}`;
-    read = buildSchemaForm(byId("elicitation-fields"), request.schema);
-    dialog.dataset.requestId = request.requestId;
-  }).then((action) => ({ action, content: action === "accept" ? read() : undefined }));
 }
 
 /** A yes/no question; resolves true only when the user confirmed. */

@@ -1,16 +1,86 @@
-// Builds a form from a JSON Schema (tool inputs, elicitation requests) and reads
-// the values back as typed JSON. Handles the shapes tools use: strings, numbers,
-// integers, booleans, enums, arrays of scalars; anything else is a JSON textarea.
-// `read.missing()` names the required fields left empty (and marks them invalid),
-// so a caller can say so before it asks for anything else.
+// Builds a form from a JSON Schema (a tool's inputs in the console, a server's question)
+// and reads the values back as typed JSON. Handles the shapes tools and elicitation use:
+// strings (with their format and length), numbers (decimals) and integers (whole), with
+// their range, booleans, one choice or several of a fixed set (schema-choices.js), arrays
+// of scalars; anything else is a JSON textarea. Each field starts at the schema's
+// `default`, so what the server suggests is what is shown and sent.
+// `read.missing()` names the required fields left empty (and marks them invalid);
+// `read.problems()` adds what a browser cannot check itself (how many choices), so a
+// caller can say so before it asks for anything else.
+import { choicesOf, multipleChoice, singleChoice } from "./schema-choices.js";
 
 let counter = 0;
+
+const STRING_INPUT = { email: "email", uri: "url", date: "date" };
+
+/** One field: its input, how it reads, and (for some) a problem a browser does not see. */
+function fieldFor(prop, { name, id, required }) {
+  const type = Array.isArray(prop.type) ? prop.type.find((t) => t !== "null") : prop.type;
+  const fallback = prop.default;
+  const choices = choicesOf(prop);
+  if (choices && type !== "array") return singleChoice(choices, { required, fallback });
+  const itemChoices = type === "array" ? choicesOf(prop.items) : null;
+  if (itemChoices) return multipleChoice(itemChoices, { name, labelId: `${id}-label`, fallback, minItems: prop.minItems, maxItems: prop.maxItems });
+  if (type === "boolean") {
+    const input = document.createElement("input");
+    input.type = "checkbox";
+    input.checked = fallback === true;
+    return { input, read: () => input.checked };
+  }
+  if (type === "number" || type === "integer") {
+    const input = document.createElement("input");
+    input.type = "number";
+    // Without `any` the browser's step of 1 refuses 3.14, a server's own default included.
+    input.step = type === "integer" ? "1" : "any";
+    if (typeof prop.minimum === "number") input.min = String(prop.minimum);
+    if (typeof prop.maximum === "number") input.max = String(prop.maximum);
+    if (typeof fallback === "number") input.value = String(fallback);
+    return { input, read: () => (input.value === "" ? undefined : Number(input.value)) };
+  }
+  if (type === "array" && prop.items && ["string", "number", "integer"].includes(prop.items.type)) {
+    const input = document.createElement("textarea");
+    input.rows = 3;
+    input.placeholder = "one value per line";
+    if (Array.isArray(fallback)) input.value = fallback.join("\n");
+    const read = () => {
+      const values = input.value
+        .split("\n")
+        .map((v) => v.trim())
+        .filter(Boolean);
+      if (values.length === 0) return undefined;
+      return prop.items.type === "string" ? values : values.map(Number);
+    };
+    return { input, read };
+  }
+  if (type === "string" || type === undefined) {
+    const input = document.createElement("input");
+    input.type = STRING_INPUT[prop.format] ?? "text";
+    if (typeof prop.minLength === "number") input.minLength = prop.minLength;
+    if (typeof prop.maxLength === "number") input.maxLength = prop.maxLength;
+    if (fallback !== undefined) input.value = String(fallback);
+    return { input, read: () => (input.value === "" ? undefined : input.value) };
+  }
+  const input = document.createElement("textarea");
+  input.rows = 3;
+  input.placeholder = "JSON";
+  if (fallback !== undefined) input.value = JSON.stringify(fallback, null, 2);
+  const read = () => {
+    if (!input.value.trim()) return undefined;
+    try {
+      return JSON.parse(input.value);
+    } catch {
+      throw new Error(`${name}: not valid JSON`);
+    }
+  };
+  return { input, read };
+}
 
 export function buildSchemaForm(container, schema) {
   container.replaceChildren();
   const properties = schema?.properties || {};
   const required = new Set(schema?.required || []);
-  const readers = [];
+  /** @type {{ name: string, label: string, input: HTMLElement, read: () => unknown, problem?: () => string | undefined, required: boolean, boolean: boolean }[]} */
+  const fields = [];
   const names = Object.keys(properties);
   if (names.length === 0) {
     const p = document.createElement("p");
@@ -21,100 +91,74 @@ export function buildSchemaForm(container, schema) {
   for (const name of names) {
     const prop = properties[name] || {};
     const id = `field-${++counter}`;
+    const isRequired = required.has(name);
     const row = document.createElement("div");
     row.className = "field";
-    const label = document.createElement("label");
-    label.htmlFor = id;
-    label.textContent = `${prop.title || name}${required.has(name) ? " *" : ""}`;
-    row.append(label);
-    const type = Array.isArray(prop.type) ? prop.type.find((t) => t !== "null") : prop.type;
-    let input;
-    let read;
-    if (Array.isArray(prop.enum)) {
-      input = document.createElement("select");
-      if (!required.has(name)) input.append(new Option("", ""));
-      for (const value of prop.enum) input.append(new Option(String(value), JSON.stringify(value)));
-      read = () => (input.value === "" ? undefined : JSON.parse(input.value));
-    } else if (type === "boolean") {
-      input = document.createElement("input");
-      input.type = "checkbox";
-      input.checked = prop.default === true;
-      read = () => input.checked;
-    } else if (type === "number" || type === "integer") {
-      input = document.createElement("input");
-      input.type = "number";
-      if (type === "integer") input.step = "1";
-      if (prop.default !== undefined) input.value = String(prop.default);
-      read = () => (input.value === "" ? undefined : Number(input.value));
-    } else if (type === "array" && prop.items && ["string", "number", "integer"].includes(prop.items.type)) {
-      input = document.createElement("textarea");
-      input.rows = 3;
-      input.placeholder = "one value per line";
-      read = () => {
-        const values = input.value
-          .split("\n")
-          .map((v) => v.trim())
-          .filter(Boolean);
-        if (values.length === 0) return undefined;
-        return prop.items.type === "string" ? values : values.map(Number);
-      };
-    } else if (type === "string" || type === undefined) {
-      input = document.createElement("input");
-      input.type = prop.format === "email" ? "email" : prop.format === "date" ? "date" : "text";
-      if (prop.default !== undefined) input.value = String(prop.default);
-      read = () => (input.value === "" ? undefined : input.value);
-    } else {
-      input = document.createElement("textarea");
-      input.rows = 3;
-      input.placeholder = "JSON";
-      read = () => {
-        if (!input.value.trim()) return undefined;
-        try {
-          return JSON.parse(input.value);
-        } catch {
-          throw new Error(`${name}: not valid JSON`);
-        }
-      };
+    const field = fieldFor(prop, { name, id, required: isRequired });
+    // A group of check boxes is named by its heading; a single input by its <label>.
+    const label = document.createElement(field.element ? "span" : "label");
+    label.id = `${id}-label`;
+    if (label instanceof HTMLLabelElement) label.htmlFor = id;
+    label.textContent = `${prop.title || name}${isRequired ? " *" : ""}`;
+    const shown = field.element ?? field.input;
+    if (!field.element) {
+      field.input.id = id;
+      field.input.setAttribute("name", name);
     }
-    input.id = id;
-    input.name = name;
-    if (required.has(name) && input.type !== "checkbox") input.required = true;
-    row.append(input);
+    const isBoolean = field.input instanceof HTMLInputElement && field.input.type === "checkbox" && !field.element;
+    // A required boolean is answered unchecked too (false); a group's count is checked by problem().
+    if (isRequired && !isBoolean && !field.element) field.input.setAttribute("required", "");
+    row.append(label, shown);
     if (prop.description) {
       const hint = document.createElement("small");
       hint.textContent = prop.description;
       row.append(hint);
     }
     container.append(row);
-    readers.push([name, read, input, prop.title || name]);
-    input.addEventListener("input", () => input.removeAttribute("aria-invalid"));
+    fields.push({ name, label: prop.title || name, input: field.input, read: field.read, problem: field.problem, required: isRequired, boolean: isBoolean });
+    const invalidOf = field.element ?? field.input;
+    shown.addEventListener("input", () => invalidOf.removeAttribute("aria-invalid"));
+    shown.addEventListener("change", () => invalidOf.removeAttribute("aria-invalid"));
   }
   const readAll = () => {
+    /** @type {Record<string, unknown>} */
     const values = {};
-    for (const [name, read] of readers) {
+    for (const { name, read } of fields) {
       const value = read();
       if (value !== undefined) values[name] = value;
     }
     return values;
   };
+  const marked = (field) => field.input.closest(".choices") ?? field.input;
   /** Required fields with no value: [{ name, label, input }]; each gets aria-invalid. */
   readAll.missing = () => {
     const missing = [];
-    for (const [name, read, input, label] of readers) {
-      if (!required.has(name) || input.type === "checkbox") continue;
+    for (const field of fields) {
+      if (!field.required || field.boolean) continue;
       let value;
       try {
-        value = read();
+        value = field.read();
       } catch {
         continue; // present but unreadable: read() reports it
       }
       const empty = value === undefined || (typeof value === "string" && value.trim() === "");
       if (empty) {
-        input.setAttribute("aria-invalid", "true");
-        missing.push({ name, label, input });
-      } else input.removeAttribute("aria-invalid");
+        marked(field).setAttribute("aria-invalid", "true");
+        missing.push({ name: field.name, label: field.label, input: field.input });
+      } else marked(field).removeAttribute("aria-invalid");
     }
     return missing;
+  };
+  /** Everything wrong before sending: missing required fields, then counts of choices: [{ label, input, message }]. */
+  readAll.problems = () => {
+    const problems = readAll.missing().map((m) => ({ label: m.label, input: m.input, message: "fill it in" }));
+    for (const field of fields) {
+      const message = field.problem?.();
+      if (!message) continue;
+      marked(field).setAttribute("aria-invalid", "true");
+      problems.push({ label: field.label, input: field.input, message });
+    }
+    return problems;
   };
   return readAll;
 }
