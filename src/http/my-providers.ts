@@ -12,16 +12,9 @@ import { ModelRegistry } from "../llm/registry";
 import { serverUrlRefusal } from "../servers/url-policy";
 import { RequestError } from "../shared/errors";
 import { errorMessage } from "../shared/logger";
+import { secretsOf, upstreamExcerpt } from "../shared/upstream-text";
 import { userAccount } from "../users/account";
-import {
-  KEY_BOUND,
-  KEY_MASK,
-  maskedProvider,
-  ownProviderSpecs,
-  UserProviderInputSchema,
-  validateUserProvider,
-  type StoredUserProvider,
-} from "../users/user-providers";
+import { KEY_BOUND, maskedProvider, ownProviderSpecs, UserProviderInputSchema, validateUserProvider, type StoredUserProvider } from "../users/user-providers";
 import { parsed } from "./request-body";
 
 const TEST_TIMEOUT_MS = 20_000;
@@ -107,7 +100,8 @@ myProviders.post("/test", providerBody, async (c) => {
   await admitCall(c);
   const [spec] = ownProviderSpecs([provider]);
   if (!spec) throw new RequestError("bad_request", "the provider entry is invalid");
-  const scrub = (text: string) => (provider.apiKey && provider.apiKey.length >= 4 ? text.split(provider.apiKey).join(KEY_MASK) : text);
+  // The registry takes the key out of a model error; the listing's error and the reply are the upstream's words too.
+  const scrub = (text: string) => upstreamExcerpt(text, secretsOf(provider.apiKey), 300);
   const listing = spec.models ? { models: spec.models } : await fetchModelList(spec);
   const model = provider.defaultModel ?? listing.models[0] ?? spec.defaultModel;
   const registry = new ModelRegistry([spec], undefined, { retry: { tries: 1 } });

@@ -24,7 +24,7 @@ import { OAuthUnsupportedError } from "../mcp/oauth/errors";
 import type { OAuthRecord } from "../mcp/oauth/provider";
 import { revokeTokens } from "../mcp/oauth/revoke";
 import { beginSignIn, finishSignIn } from "../mcp/oauth/sign-in";
-import { errorMessage } from "../shared/logger";
+import { publicFailure } from "../mcp/http-failure";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { remoteServerFor } from "../servers/lookup";
@@ -33,6 +33,7 @@ import { findOwnedSession, ownedSession, SESSION_ID } from "./owned-session";
 import { callbackPage, clientMetadataDocument } from "./oauth-pages";
 import { parsed } from "./request-body";
 import { RequestError } from "../shared/errors";
+import { secretsOf, upstreamExcerpt } from "../shared/upstream-text";
 
 export const oauth = new Hono<AppEnv>();
 
@@ -116,9 +117,19 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
   } catch (error) {
     await account.oauthTakeSignIn(state);
     if (error instanceof OAuthUnsupportedError) throw new RequestError(error.code, error.message);
-    throw new RequestError("oauth_failed", `sign-in to "${name}" could not start: ${errorMessage(error)}`);
+    throw new RequestError("oauth_failed", `sign-in to "${name}" could not start: ${oauthFailure(error, server)}`);
   }
 });
+
+/**
+ * What an authorization server's failure may say to the page: the SDK quotes its answers
+ * (a token endpoint's body among them), so only a short excerpt, without the body or any
+ * secret the request carried (src/shared/upstream-text.ts).
+ */
+function oauthFailure(error: unknown, server: RemoteServerConfig): string {
+  const secrets = [...Object.values(server.headers ?? {}).flatMap(secretsOf), ...secretsOf(server.oauth?.clientSecret)];
+  return upstreamExcerpt(publicFailure(error), secrets);
+}
 
 oauth.get("/callback", (c) => c.html(callbackPage()));
 
@@ -141,7 +152,7 @@ oauth.post("/callback", body(CallbackSchema), async (c) => {
     const before = await loadOAuthRecord(c.env, c.var.identity.id, server.name);
     await storage.save({ challenge: undefined, signIns: [...recentSignIns(before), Date.now()] });
   } catch (error) {
-    throw new RequestError("oauth_failed", `sign-in to "${server.name}" failed: ${errorMessage(error)}`);
+    throw new RequestError("oauth_failed", `sign-in to "${server.name}" failed: ${oauthFailure(error, server)}`);
   }
   await (await findOwnedSession(c, pending.session, { claim: false }))?.reconnectServer(server.name);
   return c.json({ ok: true, server: server.name, session: pending.session });

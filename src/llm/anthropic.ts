@@ -224,7 +224,7 @@ function toLlmError(error: unknown, started: boolean): LlmError {
   if (error instanceof LlmError) return error;
   if (error instanceof APIError && typeof error.status === "number") {
     const status = error.status;
-    const detail = error.apiMessage ?? clip(errorText(error));
+    const detail = clip(error.apiMessage ?? errorText(error));
     const kind = error.type ? ` ${error.type}` : "";
     const retryAfterMs = parseRetryAfter(error.headers?.get("retry-after"));
     // 529 "overloaded" is Anthropic's own transient status.
@@ -232,7 +232,7 @@ function toLlmError(error: unknown, started: boolean): LlmError {
   }
   if (error instanceof APIError && !(error instanceof APIConnectionError)) {
     // An `error` event mid-stream (overloaded_error…): no status, worth retrying before anything was shown.
-    return new LlmError(`Anthropic stream error: ${error.apiMessage ?? clip(errorText(error))}`, undefined, true);
+    return new LlmError(`Anthropic stream error: ${clip(error.apiMessage ?? errorText(error))}`, undefined, true);
   }
   return started ? interrupted("Anthropic", error) : new LlmError(`Anthropic API unreachable: ${errorText(error)}`, undefined, true);
 }

@@ -1,6 +1,7 @@
 // Helpers shared by the providers for turning HTTP failures into LlmError:
 // which statuses are worth retrying, how long the server asked us to wait, and
 // the error a cancelled request should surface as.
+import { EXCERPT_CHARS, upstreamExcerpt } from "../shared/upstream-text";
 import { LlmError } from "./provider";
 
 /** 408, 429 and 5xx are transient; every other 4xx means the request itself is wrong. */
@@ -39,8 +40,10 @@ export function interrupted(provider: string, error: unknown): LlmError {
   return new LlmError(`${provider} stream was interrupted: ${errorText(error)}`, undefined, true);
 }
 
-/** Keeps error bodies quoted in messages short: they can be whole HTML pages. */
-export function clip(text: string, max = 300): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+/**
+ * Keeps error bodies quoted in messages short, one line, and without an HTML page's text
+ * (src/shared/upstream-text.ts); the registry takes the key out of the whole message.
+ */
+export function clip(text: string, max = EXCERPT_CHARS): string {
+  return upstreamExcerpt(text, [], max);
 }

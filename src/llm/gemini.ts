@@ -283,7 +283,7 @@ function toLlmError(error: unknown, retryAfterHeader: string | undefined, starte
   const retryInfo = body?.error?.details?.find((d) => d["@type"]?.endsWith("google.rpc.RetryInfo"));
   const retryAfterMs = parseRetryAfter(retryAfterHeader) ?? parseDuration(retryInfo?.retryDelay);
   const reason = body?.error?.status ? ` ${body.error.status}` : "";
-  const detail = body?.error?.message ?? clip(errorText(error));
+  const detail = clip(body?.error?.message ?? errorText(error));
   return new LlmError(`Gemini API error ${status}${reason}: ${detail}`, status, isRetryableStatus(status), retryAfterMs);
 }
 

@@ -267,7 +267,8 @@ async function httpError(response: Response): Promise<LlmError> {
   let detail = clip(text) || response.statusText;
   try {
     const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
-    detail = (typeof body.error === "string" ? body.error : body.error?.message) ?? body.message ?? detail;
+    const message = (typeof body.error === "string" ? body.error : body.error?.message) ?? body.message;
+    if (typeof message === "string") detail = clip(message);
   } catch {
     // Not JSON (an HTML error page, plain text): the clipped text is the detail.
   }

@@ -2,6 +2,7 @@
 // and, for one user, their own (src/users/user-providers.ts); each provider's models
 // (model-list.ts); ALLOWED_MODELS; and the provider built for a choice, with its
 // per-model settings (temperature, maximum output tokens, prompted tool mode).
+import { scrubSecrets, secretsOf } from "../shared/upstream-text";
 import type { ErrorCode } from "../shared/error-codes";
 import { EdgehostError } from "../shared/errors";
 import { AnthropicProvider } from "./anthropic";
@@ -120,7 +121,7 @@ export class ModelRegistry {
     // repair attempt is retried even though the first attempt already streamed text.
     const moded = (choice.toolMode ?? spec.toolMode) === "prompted" ? new PromptedProvider(retried, this.options.prompted) : retried;
     const tuned = withSettings(moded, choice);
-    return spec.apiKey && spec.source === "user" ? withoutSecret(tuned, spec.apiKey) : tuned;
+    return spec.apiKey ? withoutSecret(tuned, spec.apiKey) : tuned;
   }
 }
 
@@ -151,11 +152,12 @@ function withSettings(provider: LlmProvider, settings: ModelSettings): LlmProvid
 }
 
 /**
- * A user's key never leaves in an error: some APIs quote the key they refused
- * ("Incorrect API key provided: sk-…"), and errors reach the page and the logs.
+ * A key never leaves in an error, in any form (src/shared/upstream-text.ts): some APIs quote
+ * the key they refused ("Incorrect API key provided: sk-…"), and errors reach the page and the logs.
  */
 function withoutSecret(provider: LlmProvider, secret: string): LlmProvider {
-  const scrub = (text: string) => (secret.length >= 4 ? text.split(secret).join("••••••") : text);
+  const secrets = secretsOf(secret);
+  const scrub = (text: string) => scrubSecrets(text, secrets);
   async function* stream(request: LlmRequest): AsyncGenerator<LlmEvent> {
     try {
       yield* provider.stream(request);

@@ -74,6 +74,21 @@ describe("a user's own model providers", () => {
     expect((await call("/api/my-providers")).text).not.toContain('"trial"');
   });
 
+  it("scrubs every form of the key from an upstream error, and quotes only a short excerpt", async () => {
+    // `"` and `\` change when JSON-escaped; `/`, `+` and `=` when URL-encoded (issue 33).
+    const key = `${uniqueKey("own-forms")}"q\\s/p+e=`;
+    const forms = [JSON.stringify(key).slice(1, -1), encodeURIComponent(key), btoa(key), btoa(`user:${key}`)];
+    const message = `bad key "${forms[0]}" in ?key=${forms[1]} token ${forms[2]} basic ${forms[3]} ${"padding ".repeat(100)}`;
+    await script(llm, key, [reply.error(401, {}, { error: { message } })]);
+    const entry = { id: "forms", kind: "openai", baseUrl: `${llm}/v1`, apiKey: key, models: ["m"] };
+    const failed = await send("POST", "/api/my-providers/test", entry);
+    const error = (failed.body.test as { error: string }).error;
+    expect(error).toMatch(/^OpenAI-compatible API error 401: bad key/);
+    expect(error.length).toBeLessThan(260);
+    for (const form of [key, ...forms]) expect(failed.text).not.toContain(form);
+    expect(failed.text).not.toContain(key.slice(0, 20));
+  });
+
   it("answers bad entries with field-level errors", async () => {
     const cases: [unknown, string][] = [
       [{ id: "Bad Id", kind: "openai", baseUrl: `${llm}/v1`, models: ["m"] }, "id"],
