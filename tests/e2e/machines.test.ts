@@ -51,4 +51,39 @@ describe("My machines", () => {
     await page.locator("#my-machines-list li", { hasText: "devbox" }).waitFor({ state: "detached" });
     noPageErrors(page);
   });
+
+  it("says why a code is refused: not a code, not waiting, and too many wrong ones", async () => {
+    const mine = await openPage(browser, stack);
+    await mine.locator("#my-machines-open").click();
+    const code = mine.locator("#pair-code");
+    await code.fill("hello");
+    await code.press("Tab");
+    await mine.locator("#pair-what", { hasText: "That is not a pairing code: it is 8 letters and digits" }).waitFor();
+    expect(await mine.locator("#pair-approve").isDisabled()).toBe(true);
+
+    await code.fill("abcd-efgh");
+    expect(await mine.locator("#pair-approve").isDisabled()).toBe(false);
+    await code.press("Tab");
+    const unknown = "No machine is waiting with this code: it expired (a code lasts 10 minutes), was used already, or is mistyped.";
+    await mine.locator("#pair-what", { hasText: unknown }).waitFor();
+    expect(await mine.locator("#pair-approve").isDisabled()).toBe(true);
+    await shot(mine, "my-machines-code-refused");
+
+    // Wrong codes count as failed sign-ins from the address: spend them, then try one more in the page.
+    const statuses = (await mine.evaluate(`(async () => {
+      const seen = [];
+      for (let i = 0; i < 40 && !seen.includes(429); i++) {
+        const r = await fetch("/api/machines/approve", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: "ABCD-EFGH" }) });
+        seen.push(r.status);
+      }
+      return seen;
+    })()`)) as number[];
+    expect(statuses.at(-1)).toBe(429);
+    await code.fill("WXYZ-2345");
+    await code.press("Enter");
+    await mine.locator("#my-machines-status", { hasText: /^Too many wrong codes from your address: try again in \d+ s\./ }).waitFor();
+    expect(await mine.locator("#my-machines-dialog").textContent()).not.toContain("[object Object]");
+    noPageErrors(mine);
+    await mine.context().close();
+  });
 });
