@@ -51,6 +51,10 @@ const encoder = new TextEncoder();
 
 export class MachineRelay {
   private readonly pending = new Map<number, Pending>();
+  /** Requests in flight per machine (the pending ones), counted as they come and go rather than by a scan per request. */
+  private readonly inFlight = new Map<string, number>();
+  /** Each socket's machine, read from its attachment once per socket object (a wake makes new objects), not once per frame. */
+  private readonly machineOfSocket = new WeakMap<WebSocket, string | undefined>();
   // Random start: after a wake the bridge may still be finishing an aborted request's id.
   private nextId = Math.floor(Math.random() * 2 ** 30);
   private readonly load = new WeakMap<WebSocket, SocketLoad>();
@@ -101,7 +105,7 @@ export class MachineRelay {
   }
 
   message(socket: WebSocket, data: string | ArrayBuffer): void {
-    const machineId = machineOf(socket);
+    const machineId = this.machineOf(socket);
     if (!machineId) return socket.close(1011, "unknown socket");
     if (!this.withinLimits(socket)) return;
     let frame;
@@ -121,7 +125,7 @@ export class MachineRelay {
     // Only answers to this machine's own requests: a frame for another id is dropped.
     if (!pending || pending.machineId !== machineId) return;
     if (frame.t === "full") {
-      this.pending.delete(frame.id);
+      this.settle(frame.id);
       if (!pending.answered)
         pending.resolve(
           new Response(frame.status === 204 || frame.status === 202 ? null : frame.body, { status: frame.status, headers: answerHeaders(frame.headers) }),
@@ -139,7 +143,7 @@ export class MachineRelay {
         },
         // The session stopped reading (it closed a stream, or went away): the bridge stops too.
         cancel: () => {
-          if (this.pending.delete(id)) send(socket, { t: "abort", id });
+          if (this.settle(id)) send(socket, { t: "abort", id });
         },
       });
       pending.resolve(new Response(frame.status === 204 ? null : body, { status: frame.status, headers }));
@@ -153,14 +157,14 @@ export class MachineRelay {
       pending.chunks = frame.chunks ?? pending.nextSeq + pending.held.size;
       this.drain(frame.id, pending);
     } else {
-      this.pending.delete(frame.id);
+      this.settle(frame.id);
       if (!pending.answered) pending.resolve(errorJson("machine_failed", `the machine could not answer: ${frame.message}`));
       else fail(pending, frame.message);
     }
   }
 
   closed(socket: WebSocket): void {
-    const machineId = machineOf(socket);
+    const machineId = this.machineOf(socket);
     if (!machineId) return;
     // A replaced socket closes after its successor opened: the machine is still online.
     if (this.socketOf(machineId) === undefined) this.failPending(machineId, "the machine went offline");
@@ -169,12 +173,15 @@ export class MachineRelay {
 
   /** A session's request to `/servers/{name}/mcp` on machine `machineId`. */
   async tunnel(request: Request, machineId: string, path: string): Promise<Response> {
-    const machine = this.store.get(machineId);
-    if (!machine) return errorJson("machine_unknown", "this machine is not paired (it was removed)");
+    // An open socket is a paired machine's (removing one closes it at once): storage is read only to say why not, or to name a busy one.
     const socket = this.socketOf(machineId);
-    if (!socket) return errorJson("machine_offline", `machine "${machine.name}" is offline: start \`mcp-local-bridge connect\` on it`);
-    if ([...this.pending.values()].filter((p) => p.machineId === machineId).length >= MAX_IN_FLIGHT)
-      return errorJson("machine_busy", `machine "${machine.name}" has too many requests in flight`);
+    if (!socket) {
+      const machine = this.store.get(machineId);
+      if (!machine) return errorJson("machine_unknown", "this machine is not paired (it was removed)");
+      return errorJson("machine_offline", `machine "${machine.name}" is offline: start \`mcp-local-bridge connect\` on it`);
+    }
+    if ((this.inFlight.get(machineId) ?? 0) >= MAX_IN_FLIGHT)
+      return errorJson("machine_busy", `machine "${this.store.get(machineId)?.name ?? machineId}" has too many requests in flight`);
     const method = request.method;
     if (method !== "GET" && method !== "POST" && method !== "DELETE") return errorJson("method_not_allowed", `${method} is not relayed`);
     const body = method === "POST" ? await request.text() : undefined;
@@ -186,8 +193,27 @@ export class MachineRelay {
     }
     const id = this.nextId++;
     const answer = new Promise<Response>((resolve) => this.pending.set(id, { machineId, answered: false, resolve, held: new Map(), nextSeq: 0 }));
+    this.inFlight.set(machineId, (this.inFlight.get(machineId) ?? 0) + 1);
     send(socket, { t: "req", id, method, path, headers, ...(body === undefined ? {} : { body }) });
     return answer;
+  }
+
+  /** Forgets a pending request (true when it was pending), and counts it out of its machine's requests in flight. */
+  private settle(id: number): boolean {
+    const pending = this.pending.get(id);
+    if (!pending) return false;
+    this.pending.delete(id);
+    const left = (this.inFlight.get(pending.machineId) ?? 1) - 1;
+    if (left > 0) this.inFlight.set(pending.machineId, left);
+    else this.inFlight.delete(pending.machineId);
+    return true;
+  }
+
+  private machineOf(socket: WebSocket): string | undefined {
+    if (this.machineOfSocket.has(socket)) return this.machineOfSocket.get(socket);
+    const machineId = machineOf(socket);
+    this.machineOfSocket.set(socket, machineId);
+    return machineId;
   }
 
   /** Moves the chunks that are next in order into the body, and closes it once `end` said all are in. */
@@ -199,19 +225,19 @@ export class MachineRelay {
         pending.body.enqueue(encoder.encode(chunk));
       }
       if (pending.chunks !== undefined && pending.nextSeq >= pending.chunks) {
-        this.pending.delete(id);
+        this.settle(id);
         pending.body.close();
       }
     } catch {
       // Cancelled meanwhile.
-      this.pending.delete(id);
+      this.settle(id);
     }
   }
 
   private failPending(machineId: string, why: string): void {
     for (const [id, pending] of this.pending) {
       if (pending.machineId !== machineId) continue;
-      this.pending.delete(id);
+      this.settle(id);
       if (!pending.answered) pending.resolve(errorJson("machine_offline", why));
       else fail(pending, why);
     }

@@ -45,14 +45,17 @@ export function machineServers(machines: readonly MachineView[]): MachineServers
 }
 
 /** A fetch that takes a session's request to a machine server to the owner's account, which relays it. */
-export function machineFetch(account: () => { fetch(request: Request): Promise<Response> } | undefined): typeof fetch {
+export function machineFetch(account: () => { fetch(input: string, init: RequestInit): Promise<Response> } | undefined): typeof fetch {
   return async (input, init) => {
-    const request = new Request(input, init);
-    const target = tunnelRequestUrl(request.url);
     const stub = account();
+    // The MCP client's usual call (a URL and a string body) goes as given; anything else is read into a Request first.
+    const simple = !(input instanceof Request) && (init?.body === undefined || init.body === null || typeof init.body === "string");
+    const request = simple ? undefined : new Request(input, init);
+    const target = tunnelRequestUrl(request?.url ?? String(input));
     if (!target || !stub) return errorJson("machine_unknown", "not a server of your machines");
+    const method = (request?.method ?? init?.method ?? "GET").toUpperCase();
     // Method, headers and body only: the caller's abort signal does not cross to another object.
-    const body = request.method === "GET" || request.method === "HEAD" ? null : await request.text();
-    return stub.fetch(new Request(target, { method: request.method, headers: request.headers, body }));
+    const body = method === "GET" || method === "HEAD" ? null : request ? await request.text() : (init?.body as string | null | undefined);
+    return stub.fetch(target, { method, headers: request?.headers ?? init?.headers, body });
   };
 }
