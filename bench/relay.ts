@@ -44,7 +44,11 @@ async function main(): Promise<void> {
   const stack = await startStack({
     model: false,
     vars: { RATE_LIMIT_PER_MINUTE: "10000", RATE_LIMIT_BURST: "1000" },
-    mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"] }, fake: { url: fakeHttp.url } },
+    mcpServers: {
+      everything: { command: process.execPath, args: [everythingBin, "stdio"] },
+      // An Authorization header of its own, as a bridged server needs no sign-in: no OAuth provider on its path either.
+      fake: { url: fakeHttp.url, headers: { authorization: "Bearer bench" } },
+    },
   });
   let machine: Awaited<ReturnType<typeof pairMachine>> | undefined;
   let fakeMachine: FakeEnd | undefined;
