@@ -43,6 +43,8 @@ export const ServerStatusSchema = z.object({
   name: z.string(),
   state: ServerStateSchema,
   transport: z.string().optional(),
+  /** The MCP revision the last connect negotiated (e.g. "2026-07-28", "2025-11-25"). */
+  protocol: z.string().optional(),
   toolCount: z.number().int(),
   lastError: z.string().optional(),
   retryAfterMs: z.number().optional(),

@@ -1,8 +1,8 @@
 // One MCP server as the host sees it: its state and the rules for when it is usable.
 // Health comes from use only (no pinging): a timeout, a closed connection or a broken
 // response stream makes the server unavailable, and the next use after a backoff delay
-// tries to connect again. The Client it drives is built in server-client.ts, what the
-// server offers is read in discovery.ts, and its transport is wrapped in
+// tries to connect again. A connect (its transports, its MCP era) is connect-attempt.ts,
+// what the server offers is read in discovery.ts, and its transport is wrapped in
 // tracked-transport.ts (sends still going out) and stream-watch.ts (broken streams).
 import type {
   Client,
@@ -20,14 +20,16 @@ import type { ServerConfig } from "../shared/mcp-config/config";
 import { errorMessage, type Logger } from "../shared/logger";
 import { ServerStats } from "../shared/metrics";
 import type { BreakerPolicy } from "./breaker";
-import { ServerOfferings, type DiscoveredTool, type ListKind } from "./discovery";
+import { ServerOfferings, type DiscoveredTool } from "./discovery";
 import { ServerUnavailableError } from "./errors";
 import { publicFailure } from "./http-failure";
 import { isSignInRequired } from "./oauth/errors";
-import { createServerClient, listenTo } from "./server-client";
+import { openClient, type AttemptHooks } from "./connect-attempt";
+import { priorFrom, verdictOf, type EraVerdict } from "./protocol-era";
+import { listenTo } from "./server-client";
 import type { ServerRequestHandlers } from "./server-requests";
-import { TrackedTransport } from "./tracked-transport";
-import { shouldFallBack, type TransportFactory, type TransportHandle, type TransportKind } from "./transports";
+import type { TrackedTransport } from "./tracked-transport";
+import type { TransportFactory, TransportHandle, TransportKind } from "./transports";
 
 export type { DiscoveredTool } from "./discovery";
 
@@ -53,6 +55,14 @@ export interface ConnectionDeps {
   onChange: (server: string, kind: ChangeKind) => void;
   /** A resource this client subscribed to changed (notifications/resources/updated). */
   onResourceUpdated?: (server: string, uri: string) => void;
+  /** The era each server was last found to speak, so a connect can skip the probe (protocol-era.ts). */
+  eras?: EraMemory;
+}
+
+export interface EraMemory {
+  remembered(server: string): EraVerdict | undefined;
+  /** A connect found (or confirmed) `server`'s era. */
+  found(server: string, verdict: EraVerdict): void;
 }
 
 export class ServerConnection {
@@ -64,6 +74,8 @@ export class ServerConnection {
   serverInfo?: Implementation;
   serverCapabilities?: ServerCapabilities;
   instructions?: string;
+  /** The era and revision the last successful connect negotiated. */
+  verdict?: EraVerdict;
   readonly stats = new ServerStats();
   /** The roots this server is served (its entry's, as changed since by setRoots); undefined: the roots handler's. */
   roots?: Root[];
@@ -169,11 +181,13 @@ export class ServerConnection {
       this.reconnectAttempts = 0;
       this.lastError = undefined;
       this.setState("ready");
+      const ms = Math.round(this.deps.now() - started);
       this.deps.logger.info("server ready", {
         server: this.name,
         transport: this.transportKind,
+        protocol: this.verdict?.protocolVersion,
         tools: this.tools.size,
-        ms: Math.round(this.deps.now() - started),
+        ms,
       });
       return client;
     } catch (error) {
@@ -190,50 +204,26 @@ export class ServerConnection {
     }
   }
 
-  private async openCandidates(generation: number): Promise<Client> {
-    const candidates = this.deps.transports(this.config);
-    for (let i = 0; ; i++) {
-      const candidate = candidates[i];
-      if (!candidate) throw new Error("no transport for this server");
-      const current = () => generation === this.generation;
-      const handle = candidate.create({
-        // A response stream that broke before its answer: the request would wait for its timeout.
-        // Closing the client fails the requests in flight at once.
-        onStreamBroken: (error) => {
-          if (current()) this.markUnavailable(`the connection was lost (${publicFailure(error)})`);
-        },
-      });
-      const tracked = new TrackedTransport(handle.transport);
-      const client = createServerClient({
-        server: this.name,
-        clientInfo: this.deps.clientInfo,
-        capabilities: this.deps.capabilities,
-        handlers: this.deps.handlers,
-        roots: () => this.roots,
-      });
-      this.handle = handle;
-      this.tracked = tracked;
-      this.client = client;
-      try {
-        await client.connect(tracked, { timeout: this.deps.policies.connectTimeoutMs });
-        if (generation !== this.generation) throw new Error("superseded");
+  private openCandidates(generation: number): Promise<Client> {
+    const current = () => generation === this.generation;
+    const { deps } = this;
+    const attempt = { ...deps, connectTimeoutMs: deps.policies.connectTimeoutMs, roots: () => this.roots };
+    const hooks: AttemptHooks = {
+      current,
+      onStreamBroken: (error) => this.markUnavailable(`the connection was lost (${publicFailure(error)})`),
+      attach: (handle, tracked, client) => Object.assign(this, { handle, tracked, client }),
+      connected: async (client, handle) => {
         this.transportKind = handle.kind;
         this.serverInfo = client.getServerVersion();
         this.serverCapabilities = client.getServerCapabilities();
         this.instructions = client.getInstructions();
+        this.verdict = verdictOf(client, Date.now());
         this.listen(client, current);
         await this.offerings.discover(client);
-        if (generation !== this.generation) throw new Error("superseded");
-        return client;
-      } catch (error) {
-        await client.close().catch(() => undefined);
-        if (i + 1 < candidates.length && shouldFallBack(error)) {
-          this.deps.logger.info("falling back to the next transport", { server: this.name, from: handle.kind, reason: errorMessage(error) });
-          continue;
-        }
-        throw error;
-      }
-    }
+        if (this.verdict && current()) deps.eras?.found(this.name, this.verdict);
+      },
+    };
+    return openClient(this.config, attempt, hooks, priorFrom(deps.eras?.remembered(this.name), Date.now()));
   }
 
   private listen(client: Client, current: () => boolean): void {
@@ -245,17 +235,13 @@ export class ServerConnection {
         if (this.state === "ready") this.markUnavailable("connection closed");
       },
       listChanged: (kind) => {
-        this.refresh(client, kind).catch((error: unknown) =>
-          this.deps.logger.warn("refresh after list_changed failed", { server: this.name, kind, error: errorMessage(error) }),
+        this.offerings.refresh(client, kind).then(
+          () => this.deps.onChange(this.name, kind),
+          (error: unknown) => this.deps.logger.warn("refresh after list_changed failed", { server: this.name, kind, error: errorMessage(error) }),
         );
       },
       resourceUpdated: (uri) => this.deps.onResourceUpdated?.(this.name, uri),
     });
-  }
-
-  private async refresh(client: Client, kind: ListKind): Promise<void> {
-    await this.offerings.refresh(client, kind);
-    this.deps.onChange(this.name, kind);
   }
 
   /** A timeout or a dead connection: hide the server, free its process, back off. */

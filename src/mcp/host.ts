@@ -4,27 +4,30 @@
 // resources and prompts. Runtime-neutral: the transport factory decides whether
 // a server is a child process (Node) or a URL (workerd).
 import type { ErrorCode } from "../shared/error-codes";
-import { publicFailure } from "./http-failure";
 import { UriTemplate, type CallToolResult, type GetPromptResult, type Implementation, type ReadResourceResult, type Root } from "@modelcontextprotocol/client";
-import { defaultBackoff, withRetry, type BackoffPolicy } from "../shared/backoff";
+import { defaultBackoff, type BackoffPolicy } from "../shared/backoff";
 import { defaultBreaker, type BreakerPolicy } from "./breaker";
 import { z } from "zod";
 import { CacheStatsSchema, defaultCache, TtlLruCache, type CachePolicy } from "./cache";
 import { MCP_APP_MIME, MCP_APPS_EXTENSION } from "./app-ui";
 import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type ToolView } from "./capabilities";
-import { callTool, isTransient, linkSignal, translateError, type CallToolOptions } from "./call";
+import { callTool, type CallToolOptions } from "./call";
 import type { McpConfig } from "../shared/mcp-config/config";
-import { ServerConnection, ServerStateSchema, type ChangeKind, type ServerState } from "./connection";
-import { NotFoundError, ServerUnavailableError, ToolNotFoundError } from "./errors";
+import { ServerConnection, ServerStateSchema, type ChangeKind, type EraMemory, type ServerState } from "./connection";
+import { NotFoundError, ToolNotFoundError } from "./errors";
 import { serverGuide, type ServerGuide } from "./guide";
-import { errorMessage, silentLogger, type Logger } from "../shared/logger";
-import { EdgehostError, findCause } from "../shared/errors";
+import { silentLogger, type Logger } from "../shared/logger";
+import { EdgehostError } from "../shared/errors";
 import { ServerMetricsSchema } from "../shared/metrics";
 import { FunctionNameMap, splitQualified } from "./names";
 import { capabilitiesFor, capabilitiesForServer, type ServerRequestHandlers } from "./server-requests";
+import { startInOrder, type ConnectReport } from "./start-order";
+import { cachedRead, type Cached, type CachedReadDeps, type RequestOptions } from "./cached-read";
 import type { TransportFactory } from "./transports";
 
 export type { CallToolOptions } from "./call";
+export type { ConnectReport } from "./start-order";
+export type { RequestOptions } from "./cached-read";
 
 export interface McpHostOptions {
   transports: TransportFactory;
@@ -38,6 +41,8 @@ export interface McpHostOptions {
   cache?: CachePolicy;
   /** Told of every tool call that reached a server, once it ended (the operator's metrics across sessions). */
   onToolCall?: (call: ToolCallRecord) => void;
+  /** The era each server was last found to speak (the session's discovery), so connects skip the probe. */
+  eras?: EraMemory;
 }
 
 export interface ToolCallRecord {
@@ -48,30 +53,18 @@ export interface ToolCallRecord {
   code?: ErrorCode;
 }
 
-export interface ConnectReport {
-  ready: string[];
-  /** `code`: the typed error's, when the failure was one of ours (e.g. "oauth_unsupported"). */
-  failed: { server: string; reason: string; code?: ErrorCode }[];
-}
-
-export interface RequestOptions {
-  bypassCache?: boolean;
-  signal?: AbortSignal;
-}
-
 export const HostMetricsSchema = z.object({
   servers: z.record(z.string(), ServerMetricsSchema.extend({ state: ServerStateSchema })),
   cache: CacheStatsSchema,
 });
 export type HostMetrics = z.infer<typeof HostMetricsSchema>;
 
-type Cached = { kind: "resource"; value: ReadResourceResult } | { kind: "prompt"; value: GetPromptResult };
-
 export class McpHost {
   private readonly connections = new Map<string, ServerConnection>();
   private readonly listeners = new Set<(server: string, kind: ChangeKind) => void>();
   private readonly updateListeners = new Set<(server: string, uri: string) => void>();
   private readonly cache: TtlLruCache<Cached>;
+  private readonly reads: CachedReadDeps;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly retry: BackoffPolicy;
@@ -83,6 +76,7 @@ export class McpHost {
     this.now = options.now ?? (() => performance.now());
     this.retry = options.retry ?? defaultBackoff;
     this.cache = new TtlLruCache(options.cache ?? defaultCache, this.now);
+    this.reads = { cache: this.cache, now: this.now, retry: this.retry };
   }
 
   /** Register before `connect`: the capabilities advertised are exactly the handlers given. */
@@ -127,6 +121,7 @@ export class McpHost {
             breaker: this.options.breaker ?? defaultBreaker,
           },
           onChange: (name, kind) => this.changed(name, kind),
+          eras: this.options.eras,
           onResourceUpdated: (name, uri) => {
             this.cache.delete(resourceKey(name, uri));
             for (const listener of this.updateListeners) listener(name, uri);
@@ -134,40 +129,10 @@ export class McpHost {
         }),
       );
     }
-    const started = new Map<string, Promise<void>>();
-    const start = (name: string): Promise<void> => {
-      let promise = started.get(name);
-      if (promise) return promise;
-      const connection = this.connections.get(name);
-      if (!connection || connection.state === "disabled") return Promise.resolve();
-      promise = (async () => {
-        // Dependencies start first; independent servers start in parallel.
-        for (const dependency of connection.config.dependencies) {
-          await start(dependency).catch(() => {
-            throw new Error(`dependency "${dependency}" failed to start`);
-          });
-        }
-        await connection.connect();
-      })().catch((error) => {
-        connection.markUnavailable(publicFailure(error));
-        throw error;
-      });
-      started.set(name, promise);
-      return promise;
-    };
-    const names = config.servers.filter((s) => !s.disabled).map((s) => s.name);
-    const results = await Promise.allSettled(names.map(start));
-    const report: ConnectReport = { ready: [], failed: [] };
-    results.forEach((result, i) => {
-      const server = names[i] ?? "";
-      if (result.status === "fulfilled") report.ready.push(server);
-      else {
-        // The typed error behind the unavailability, if any (e.g. an authorization server this client refuses).
-        const code = findCause(result.reason, (e): e is EdgehostError => e instanceof EdgehostError && !(e instanceof ServerUnavailableError))?.code;
-        report.failed.push({ server, reason: this.connections.get(server)?.lastError ?? errorMessage(result.reason), ...(code ? { code } : {}) });
-      }
-    });
-    return report;
+    return startInOrder(
+      this.connections,
+      config.servers.filter((s) => !s.disabled).map((s) => s.name),
+    );
   }
 
   /** Tries again every unavailable server whose backoff has passed (a chat session calls this at each turn). */
@@ -217,6 +182,7 @@ export class McpHost {
       name: c.name,
       state: c.state,
       transport: c.transportKind,
+      ...(c.verdict ? { protocol: c.verdict.protocolVersion } : {}),
       toolCount: c.state === "ready" ? c.tools.size : 0,
       lastError: c.lastError,
       retryAfterMs: c.retryAfterMs() || undefined,
@@ -257,7 +223,7 @@ export class McpHost {
     const connection = qualified && this.connections.get(qualified.server);
     if (!qualified || !connection) throw new NotFoundError("prompt", name);
     const key = `prompt\u0000${connection.name}\u0000${qualified.tool}\u0000${JSON.stringify(Object.entries(args).sort())}`;
-    const value = await this.cached(key, connection, options, async (client, signal) => {
+    const value = await cachedRead(this.reads, key, connection, options, async (client, signal) => {
       if (!connection.prompts.some((p) => p.name === qualified.tool)) throw new NotFoundError("prompt", name);
       return client.getPrompt({ name: qualified.tool, arguments: args }, { signal, timeout: connection.config.timeoutMs });
     });
@@ -270,7 +236,7 @@ export class McpHost {
     if (!connection) throw new NotFoundError("resource", uri);
     // `request`, not the SDK's readResource(): that one keeps its own cache when a server sends
     // `ttlMs`, which would answer a `bypassCache` read from memory. The cache here is the only one.
-    const value = await this.cached(resourceKey(connection.name, uri), connection, options, (client, signal) =>
+    const value = await cachedRead(this.reads, resourceKey(connection.name, uri), connection, options, (client, signal) =>
       client.request({ method: "resources/read", params: { uri } }, { signal, timeout: connection.config.timeoutMs }),
     );
     return value as ReadResourceResult;
@@ -285,47 +251,6 @@ export class McpHost {
     const servers: HostMetrics["servers"] = {};
     for (const c of this.connections.values()) servers[c.name] = { state: c.state, ...c.stats.snapshot() };
     return { servers, cache: this.cache.stats() };
-  }
-
-  private async cached(
-    key: string,
-    connection: ServerConnection,
-    options: RequestOptions,
-    load: (client: NonNullable<ServerConnection["client"]>, signal?: AbortSignal) => Promise<ReadResourceResult | GetPromptResult>,
-  ): Promise<ReadResourceResult | GetPromptResult> {
-    if (!options.bypassCache) {
-      const hit = this.cache.get(key);
-      if (hit) return hit.value;
-    }
-    const started = this.now();
-    try {
-      const value = await withRetry(
-        async () => {
-          const link = linkSignal(options.signal);
-          try {
-            return await load(await connection.ready(), link.signal);
-          } finally {
-            link.dispose();
-          }
-        },
-        this.retry,
-        (error) => isTransient(error) && !options.signal?.aborted,
-        options.signal,
-      );
-      connection.stats.record(undefined, this.now() - started, "ok");
-      this.cache.set(
-        key,
-        key.startsWith("prompt") ? { kind: "prompt", value: value as GetPromptResult } : { kind: "resource", value: value as ReadResourceResult },
-      );
-      return value;
-    } catch (error) {
-      const translated = translateError(error, connection, undefined, connection.config.timeoutMs, options.signal);
-      connection.stats.record(undefined, this.now() - started, translated.code === "tool_timeout" ? "timeout" : "error");
-      // Fallback while a server is down: an expired copy beats no answer.
-      const stale = translated.code === "server_unavailable" ? this.cache.getStale(key) : undefined;
-      if (stale) return stale.value;
-      throw translated;
-    }
   }
 
   private resourceOwner(uri: string): ServerConnection | undefined {

@@ -21,7 +21,14 @@ export interface ServerClientOptions {
 
 export function createServerClient(options: ServerClientOptions): Client {
   const { server, capabilities: caps, handlers } = options;
-  const client = new Client(options.clientInfo, { capabilities: caps, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  // "auto": a `server/discover` probe first, so a 2026-07-28 server is spoken to in its own era (and its
+  // questions arrive as input_required results, answered by the handlers below); a 2025 server gets the
+  // plain `initialize` it gets today. A remembered verdict skips the probe (connect's `prior`, connection.ts).
+  const client = new Client(options.clientInfo, {
+    capabilities: caps,
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    versionNegotiation: { mode: "auto" },
+  });
   if (caps.sampling) {
     client.setRequestHandler("sampling/createMessage", (request, ctx) => {
       const handler = handlers().sampling;

@@ -5,6 +5,7 @@
 import { SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type OAuthClientProvider, type Transport } from "@modelcontextprotocol/client";
 import type { RemoteServerConfig, ServerConfig } from "../shared/mcp-config/config";
 import { watchStreams } from "./stream-watch";
+import { answeredInJsonRpc } from "./version-refusal";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse" | "in-memory";
 
@@ -86,10 +87,14 @@ export function remoteTransports(server: RemoteServerConfig, options: RemoteTran
 /**
  * The MCP spec's backwards-compatibility rule: a POST of `initialize` answered with
  * 4xx (typically 404 or 405) means the server predates Streamable HTTP. Auth
- * failures are real errors, not a reason to try another transport.
+ * failures are real errors, not a reason to try another transport, and so is a 4xx
+ * carrying a JSON-RPC error (a version refusal, a bad request): only a Streamable
+ * HTTP server answers that way.
  */
 export function shouldFallBack(error: unknown): boolean {
-  return error instanceof SdkHttpError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 403;
+  return (
+    error instanceof SdkHttpError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 403 && !answeredInJsonRpc(error)
+  );
 }
 
 /** Remote-only factory for the Worker: stdio servers must already be routed through the bridge. */
