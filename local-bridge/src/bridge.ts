@@ -10,12 +10,15 @@ import { StartupError } from "@edgehost/shared/errors";
 import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import { defaultHosts, defaultOrigins, type AccessPolicy } from "./auth";
 import { createRequestHandler } from "./http";
+import { listen } from "./listen";
 import type { HttpContext } from "./http-context";
 import { ServerProxy, type ProxyOptions } from "./proxy";
 import { HttpError, type BridgeRequest, type BridgeResponse, type RequestHandler } from "./request";
 import { RPC } from "@edgehost/shared/rpc";
 import { MAX_CHILDREN_PER_SERVER, UserChildren } from "./user-children";
 import type { LegacySseSession, StreamableSession } from "./sessions";
+
+export { ListenError } from "./listen";
 
 /** Every value is given: the defaults live with the command line (options.ts). */
 export interface BridgeOptions {
@@ -44,9 +47,6 @@ export interface BridgeHealth {
   ok: boolean;
   servers: Record<string, Record<string, unknown>>;
 }
-
-/** The port could not be bound; the message says what to do. */
-export class ListenError extends Error {}
 
 export class Bridge {
   private readonly proxies = new Map<string, ServerProxy>();
@@ -287,18 +287,6 @@ export class Bridge {
     for (const [name, proxy] of this.proxies) servers[name] = { state: proxy.state, ...proxy.stats.snapshot() };
     return { servers, sessions: { streamable: this.streamable.size, sse: this.legacy.size } };
   }
-}
-
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") reject(new ListenError(`port ${port} is in use; pass --port or set BRIDGE_PORT`));
-      else if (error.code === "EACCES") reject(new ListenError(`not allowed to listen on ${host}:${port}; pass --port or set BRIDGE_PORT`));
-      else if (error.code === "EADDRNOTAVAIL") reject(new ListenError(`${host} is not an address of this machine; pass --host`));
-      else reject(error);
-    });
-    server.listen(port, host, () => resolve());
-  });
 }
 
 function stdioServers(config: McpConfig): StdioServerConfig[] {

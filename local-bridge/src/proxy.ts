@@ -11,53 +11,18 @@ import type {
   JSONRPCRequest,
   RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
-import { backoffDelay } from "@edgehost/shared/backoff";
+import { errorMessage } from "@edgehost/shared/logger";
 import type { StdioServerConfig } from "@edgehost/shared/mcp-config/config";
-import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import { ServerStats } from "@edgehost/shared/metrics";
-import { ChildProcess, describeExit, type ChildOptions, type ExitInfo } from "./child";
-import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
 import { bridgeError, rpcError, RPC, type BridgeErrorData } from "@edgehost/shared/rpc";
+import type { ChildProcess } from "./child";
+import { ChildKeeper, NoChild, type ProxyOptions } from "./child-keeper";
+import type { Downstream, Pending, ServerRequest } from "./downstream";
+import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
 import { routeServerRequest } from "./user-scope";
 
-export type ProxyState = "starting" | "ready" | "unavailable" | "stopped";
-
-/** A connected HTTP session (Streamable HTTP or legacy SSE), as the proxy sees it. */
-export interface Downstream {
-  readonly id: string;
-  /** Whose session this is (user-scope.ts): the Worker's user id, or "" for a local client. */
-  readonly user: string;
-  clientCapabilities: ClientCapabilities;
-  /** Negotiated at initialize (Streamable HTTP sessions use it to decide on priming events). */
-  protocolVersion?: string;
-  /** Sends to the client; `related` is the session's own request the message belongs to. False if undeliverable. */
-  deliver(message: JSONRPCMessage, related?: RequestId): boolean;
-  close(): void;
-}
-
-interface Pending {
-  session: Downstream;
-  id: RequestId;
-  method: string;
-  tool?: string;
-  started: number;
-  progressToken?: string | number;
-}
-
-interface ServerRequest {
-  childId: RequestId;
-  sessions: Set<string>;
-}
-
-/** Why a request found no running child; becomes a bridge error (rpc.ts) for the session. */
-class NoChild extends Error {
-  constructor(
-    readonly data: BridgeErrorData,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export type { ProxyOptions, ProxyState } from "./child-keeper";
+export type { Downstream } from "./downstream";
 
 const CAPABILITY_FOR: Record<string, keyof ClientCapabilities> = {
   "sampling/createMessage": "sampling",
@@ -65,27 +30,7 @@ const CAPABILITY_FOR: Record<string, keyof ClientCapabilities> = {
   "roots/list": "roots",
 };
 
-export interface ProxyOptions extends Omit<ChildOptions, "logger"> {
-  logger: Logger;
-  backoff: { initialMs: number; maxMs: number };
-  now?: () => number;
-  /** The one user of a per-user child (`"isolation": "user"`); absent: a child shared by everyone. */
-  user?: string;
-  /** Shared by a server's per-user children, so /metrics counts the server's calls once. */
-  stats?: ServerStats;
-}
-
-export class ServerProxy {
-  state: ProxyState = "starting";
-  /**
-   * The trace id of the request last forwarded here (W3C `traceparent`, from the Worker's
-   * turn). A child's stderr is not tied to a request: its lines name the latest trace,
-   * which is the turn's while one turn at a time uses the child.
-   */
-  trace?: string;
-  restarts = 0;
-  lastError?: string;
-  child?: ChildProcess;
+export class ServerProxy extends ChildKeeper {
   readonly stats: ServerStats;
   readonly sessions = new Map<string, Downstream>();
   /** When a 2026 request (which leaves no session behind) last came: a per-user child is in use until the idle timeout after it. */
@@ -93,88 +38,14 @@ export class ServerProxy {
 
   private nextId = 1;
   private nextServerRequest = 1;
-  private attempts = 0;
-  private nextStartAt = 0;
-  private launching?: Promise<ChildProcess>;
   private readonly pending = new Map<number, Pending>();
   private readonly bySessionRequest = new Map<string, number>();
   private readonly serverRequests = new Map<string, ServerRequest>();
   private readonly subscriptions = new Map<string, Set<string>>();
-  private readonly now: () => number;
 
-  constructor(
-    /** Replaced only by setRoots (a reload that changed nothing else). */
-    public config: StdioServerConfig,
-    private readonly options: ProxyOptions,
-  ) {
-    this.now = options.now ?? Date.now;
+  constructor(config: StdioServerConfig, options: ProxyOptions) {
+    super(config, options);
     this.stats = options.stats ?? new ServerStats();
-  }
-
-  get name(): string {
-    return this.config.name;
-  }
-
-  /** First start: rejects with the reason (and stderr tail) so the bridge can refuse to start. */
-  async start(): Promise<void> {
-    await this.launch();
-  }
-
-  /** The running child, restarting a crashed one once its backoff has passed. */
-  ensureChild(): Promise<ChildProcess> {
-    if (this.state === "ready" && this.child) return Promise.resolve(this.child);
-    if (this.launching) return this.launching;
-    if (this.state === "stopped")
-      return Promise.reject(new NoChild({ kind: "server_stopped", server: this.name, reason: "is stopped" }, `MCP server "${this.name}" is stopped`));
-    const wait = this.nextStartAt - this.now();
-    if (wait > 0) {
-      const last = this.lastError ?? "not running";
-      const next = `next restart in ${Math.ceil(wait / 100) / 10} s`;
-      return Promise.reject(
-        new NoChild(
-          { kind: "server_unavailable", server: this.name, reason: `${last}; ${next}`, retryAfterMs: wait },
-          `MCP server "${this.name}" is unavailable (${last}); ${next}`,
-        ),
-      );
-    }
-    this.restarts++;
-    return this.launch().catch((error: unknown) => {
-      const reason = `could not start: ${errorMessage(error)}`;
-      throw new NoChild({ kind: "server_unavailable", server: this.name, reason, retryAfterMs: this.retryAfterMs() }, `MCP server "${this.name}" ${reason}`);
-    });
-  }
-
-  /** Milliseconds until a crashed child may be started again. */
-  private retryAfterMs(): number {
-    return Math.max(0, this.nextStartAt - this.now());
-  }
-
-  private launch(): Promise<ChildProcess> {
-    const child = new ChildProcess(this.config, { ...this.options, clientCapabilities: this.childCapabilities(), trace: () => this.trace });
-    child.onmessage = (message) => this.fromChild(message);
-    this.state = "starting";
-    const launching = child
-      .start()
-      .then(() => {
-        child.onexit = (exit) => this.childExited(child, exit);
-        this.child = child;
-        this.state = "ready";
-        this.attempts = 0;
-        this.lastError = undefined;
-        this.options.logger.info("server ready", { server: this.name, pid: child.pid });
-        // A restarted child knows nothing of earlier subscriptions: renew them.
-        for (const uri of this.subscriptions.keys()) this.sendToChild({ jsonrpc: "2.0", id: this.nextId++, method: "resources/subscribe", params: { uri } });
-        return child;
-      })
-      .catch((error: unknown) => {
-        this.markUnavailable(errorMessage(error));
-        throw error;
-      })
-      .finally(() => {
-        this.launching = undefined;
-      });
-    this.launching = launching;
-    return launching;
   }
 
   /**
@@ -182,46 +53,19 @@ export class ServerProxy {
    * client has roots asks for them right after initialize, and with nobody to answer
    * it logs a failure at every start (server-filesystem: "Failed to request roots").
    */
-  private childCapabilities(): ClientCapabilities {
+  protected childCapabilities(): ClientCapabilities {
     // Roots written in mcp.json: the bridge answers roots/list itself, whoever is attached.
     if (this.config.roots) return { ...this.options.clientCapabilities, roots: { listChanged: true } };
     const declared = [...this.sessions.values()].find((s) => s.clientCapabilities.roots !== undefined);
     return declared ? { ...this.options.clientCapabilities, roots: { listChanged: true } } : this.options.clientCapabilities;
   }
 
-  /**
-   * New roots from a reload of mcp.json, for a server that had roots there before
-   * (its child was started with the roots capability): the child is told the list
-   * changed, and asks for it again, instead of being restarted.
-   */
-  setRoots(roots: NonNullable<StdioServerConfig["roots"]>): void {
-    this.config = { ...this.config, roots };
-    this.sendToChild({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
+  protected childReady(): void {
+    // A restarted child knows nothing of earlier subscriptions: renew them.
+    for (const uri of this.subscriptions.keys()) this.sendToChild({ jsonrpc: "2.0", id: this.nextId++, method: "resources/subscribe", params: { uri } });
   }
 
-  private markUnavailable(reason: string): void {
-    this.child = undefined;
-    this.lastError = reason;
-    this.nextStartAt = this.now() + backoffDelay(this.attempts, this.options.backoff);
-    this.attempts++;
-    if (this.state !== "stopped") this.state = "unavailable";
-    this.options.logger.warn("server unavailable", { server: this.name, reason });
-  }
-
-  private childExited(child: ChildProcess, exit: ExitInfo): void {
-    if (this.child !== child) return;
-    const reason = exit.expected ? "stopped" : child.fatal ? `was restarted: it ${child.fatal}` : `crashed (${describeExit(exit)})`;
-    if (!exit.expected) this.markUnavailable(`${reason}${child.stderrTail() ? `; last stderr: ${child.stderrTail(3)}` : ""}`);
-    // In-flight calls fail at once rather than waiting for a timeout.
-    const data: BridgeErrorData = exit.expected
-      ? { kind: "server_stopped", server: this.name, reason: "was stopped" }
-      : {
-          kind: "server_crashed",
-          server: this.name,
-          reason: `${reason} while handling this request; it restarts on the next request`,
-          retryAfterMs: this.retryAfterMs(),
-        };
-    const message = `MCP server "${this.name}" ${data.reason}`;
+  protected childGone(data: BridgeErrorData, message: string): void {
     for (const [childId, pending] of this.pending) {
       this.finish(childId, pending, bridgeError(pending.id, data, message));
     }
@@ -337,7 +181,7 @@ export class ServerProxy {
 
   // ---- messages from the child ----
 
-  private fromChild(message: JSONRPCMessage): void {
+  protected fromChild(message: JSONRPCMessage): void {
     if (isResponse(message)) {
       const childId = typeof message.id === "number" ? message.id : Number.NaN;
       const pending = this.pending.get(childId);
@@ -425,30 +269,15 @@ export class ServerProxy {
     else this.subscriptions.delete(uri);
   }
 
-  private sendToChild(message: JSONRPCMessage): boolean {
-    return this.child?.send(message) ?? false;
-  }
-
   async stop(timeoutMs: number): Promise<{ killed: boolean }> {
     this.state = "stopped";
     for (const session of this.sessions.values()) session.close();
     this.sessions.clear();
-    const child = this.child ?? (await this.launching?.catch(() => undefined));
-    if (!child) return { killed: false };
-    const result = await child.stop(timeoutMs);
-    this.options.logger.info("server stopped", { server: this.name, how: result.killed ? "SIGKILL" : describeExit(result) });
-    return { killed: result.killed };
+    return this.stopChild(timeoutMs);
   }
 
-  health(): Record<string, unknown> {
-    return {
-      state: this.state,
-      pid: this.child?.pid ?? null,
-      uptimeMs: this.child && this.state === "ready" ? this.now() - this.child.startedAt : 0,
-      restarts: this.restarts,
-      lastError: this.lastError ?? null,
-      sessions: this.sessions.size,
-    };
+  override health(): Record<string, unknown> {
+    return { ...super.health(), sessions: this.sessions.size };
   }
 }
 

@@ -1,0 +1,31 @@
+// What the proxy (proxy.ts) keeps of the other side of the bridge: the sessions (and 2026
+// calls) it serves, their requests in flight at the child, and the child's own requests
+// waiting for a session's answer.
+import type { ClientCapabilities, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+
+/** A connected HTTP session (Streamable HTTP or legacy SSE, or one 2026 call: modern-call.ts), as the proxy sees it. */
+export interface Downstream {
+  readonly id: string;
+  /** Whose session this is (user-scope.ts): the Worker's user id, or "" for a local client. */
+  readonly user: string;
+  clientCapabilities: ClientCapabilities;
+  /** Negotiated at initialize (Streamable HTTP sessions use it to decide on priming events). */
+  protocolVersion?: string;
+  /** Sends to the client; `related` is the session's own request the message belongs to. False if undeliverable. */
+  deliver(message: JSONRPCMessage, related?: RequestId): boolean;
+  close(): void;
+}
+
+export interface Pending {
+  session: Downstream;
+  id: RequestId;
+  method: string;
+  tool?: string;
+  started: number;
+  progressToken?: string | number;
+}
+
+export interface ServerRequest {
+  childId: RequestId;
+  sessions: Set<string>;
+}
