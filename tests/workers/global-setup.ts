@@ -6,6 +6,7 @@ import type { TestProject } from "vitest/node";
 import { startFakeLlm } from "../fixtures/fake-gemini";
 import { startEverythingHttp } from "../fixtures/http-servers";
 import { startOAuthFixture } from "../fixtures/oauth-server";
+import { startV2Server } from "../fixtures/v2-servers";
 import { startSessionServers } from "./session-servers";
 
 declare module "vitest" {
@@ -24,16 +25,23 @@ declare module "vitest" {
     testUsers: Record<"alice" | "bob" | "carol" | "dave" | "erin", string>;
     /** The OAuth fixture (tests/fixtures/oauth-server.ts): `${oauthBase}/{realm}/mcp`. */
     oauthBase: string;
+    /** The SDK's v2 server (tests/fixtures/v2-server.mjs): MCP 2026-07-28 only, and 2026 with the 2025 fallback. */
+    v2ModernUrl: string;
+    v2BothUrl: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [everything, fakeLlm, session, oauth] = await Promise.all([
+  const [everything, fakeLlm, session, oauth, v2Modern, v2Both] = await Promise.all([
     startEverythingHttp("streamableHttp"),
     startFakeLlm(),
     startSessionServers(),
     startOAuthFixture(),
+    startV2Server("modern"),
+    startV2Server("both"),
   ]);
+  project.provide("v2ModernUrl", v2Modern.url);
+  project.provide("v2BothUrl", v2Both.url);
   project.provide("oauthBase", oauth.base);
   project.provide("everythingUrl", everything.url);
   project.provide("fakeLlmUrl", fakeLlm.url);
@@ -45,6 +53,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const token = () => crypto.randomUUID().replace(/-/g, "");
   project.provide("testUsers", { alice: token(), bob: token(), carol: token(), dave: token(), erin: token() });
   return async () => {
-    await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop(), oauth.stop()]);
+    await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop(), oauth.stop(), v2Modern.stop(), v2Both.stop()]);
   };
 }

@@ -1,0 +1,77 @@
+// A person's own MCP servers on the SDK's v2 server (tests/fixtures/v2-server.mjs), in real
+// workerd with the real ChatSession and the fake Gemini (issue 34): a server that speaks
+// only MCP 2026-07-28 connects and its tool runs; a server's question (an input_required
+// result on 2026) reaches the person through the session's question path
+// (elicitation_request), and their answer goes back to the server.
+import { env } from "cloudflare:test";
+import { beforeEach, describe, expect, inject, it } from "vitest";
+import type { Env } from "../../../src/config/env";
+import { userAccount } from "../../../src/users/account";
+import type { StoredUserServer } from "../../../src/users/user-servers";
+import { reply, script } from "../../fixtures/fake-llm-script";
+import { frameOf, type SessionClient } from "../../fixtures/session-client";
+import { openSession } from "../worker-fetch";
+
+const llm = inject("fakeLlmUrl");
+const KEY = inject("sessionLlmKey");
+const bindings = env as unknown as Env;
+
+beforeEach(async () => {
+  await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
+});
+
+/** dave's own server `name` at `url` (its tools need no approval) for the length of `body`. */
+async function withOwnServer(name: string, url: string, body: () => Promise<void>): Promise<void> {
+  const account = userAccount(bindings, "token:dave");
+  const server: StoredUserServer = { name, url, type: "http", headers: {}, alwaysAllow: ["echo", "ask"], excludeTools: [], disabled: false };
+  expect(await account.putServer(server, true)).toEqual({ ok: true });
+  try {
+    await body();
+  } finally {
+    await account.deleteServer(name);
+  }
+}
+
+async function sessionWith(server: string): Promise<SessionClient> {
+  const socket = await openSession(crypto.randomUUID(), "dave");
+  socket.send({ type: "set_servers", enabled: [server] });
+  return socket;
+}
+
+function send(socket: SessionClient, text: string): number {
+  const from = socket.received.length;
+  socket.send({ type: "message", text });
+  return from;
+}
+
+const completed = (messages: { type: string }[]) => JSON.stringify(messages.find((m) => m.type === "status" && (m as { state?: string }).state === "complete"));
+
+describe("a person's servers of MCP 2026-07-28", () => {
+  it("connects a server that speaks only 2026-07-28, and the model's call to its tool runs", async () => {
+    await withOwnServer("modern26", inject("v2ModernUrl"), async () => {
+      await script(llm, KEY, [reply.callReply("modern26__echo", { text: "over 2026" }, { id: "m-1" }), reply.text("done")]);
+      const socket = await sessionWith("modern26");
+      const from = send(socket, "echo it");
+      const { end, messages } = await socket.turnEnd(from);
+      expect(end.reason).toBe("complete");
+      expect(completed(messages)).toContain("over 2026");
+      socket.close();
+    });
+  });
+
+  it("asks the person a 2026 server's question and gives the server their answer", async () => {
+    await withOwnServer("both26", inject("v2BothUrl"), async () => {
+      await script(llm, KEY, [reply.callReply("both26__ask", {}, { id: "a-1" }), reply.text("Greeted.")]);
+      const socket = await sessionWith("both26");
+      const from = send(socket, "greet me");
+      const request = await socket.next(frameOf("elicitation_request"), from);
+      expect(request).toMatchObject({ server: "both26", message: "What is your name?", schema: { type: "object", properties: { name: { type: "string" } } } });
+      socket.send({ type: "elicitation_response", requestId: request.requestId, action: "accept", content: { name: "Ada" } });
+      const { end, messages } = await socket.turnEnd(from);
+      expect(end.reason).toBe("complete");
+      expect(messages).toContainEqual({ type: "elicitation_resolved", requestId: request.requestId });
+      expect(completed(messages)).toContain("Hello, Ada!");
+      socket.close();
+    });
+  });
+});
