@@ -4,6 +4,7 @@
 // - Decline and Cancel answer whatever the form holds (a required field left empty);
 // - the server's defaults are shown and sent, decimals included (3.14), enum and
 //   multi-select defaults too, and a choice made by title sends its value;
+// - Send sends nothing while the form is wrong (the browser's checks, then the page's);
 // - typing when the question opens stays in the message box until the person moves in.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -119,6 +120,28 @@ describe("a server's question", () => {
     expect(result).toContain("- Name: Ada Lovelace");
     expect(result).toContain("- Favorite Number: 3.14");
     expect(result).toContain('"titledSingleSelectEnum": "hero-3"');
+  });
+
+  it("sends nothing while the form is wrong, and says what is wrong", async () => {
+    await ask("ask me once more", "Three instruments it is.");
+    await page.locator("#elicitation-dialog[open]:not([data-arming])").waitFor();
+    // The browser's own check: a required field left empty.
+    await page.locator("#elicitation-accept").click();
+    expect(await field("name").evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(true);
+    // The page's check: more choices than the server's maxItems (3).
+    await field("name").fill("Ada");
+    for (const instrument of ["Piano", "Violin", "Drums"]) {
+      await page.locator('#elicitation-fields label:has([name="untitledMultipleSelectEnum"])', { hasText: instrument }).click();
+    }
+    await page.locator("#elicitation-accept").click();
+    await page.locator("#elicitation-error", { hasText: "Untitled Multiple Select Enum: choose at most 3." }).waitFor();
+    expect(await page.locator('#elicitation-fields .choices[aria-invalid="true"]').count()).toBe(1);
+    expect(await dialog().count()).toBe(1);
+    expect(answers).toEqual([]);
+    await page.locator('#elicitation-fields label:has([name="untitledMultipleSelectEnum"])', { hasText: "Drums" }).click();
+    await page.locator("#elicitation-accept").click();
+    expect(await lastResult("Three instruments it is.")).toContain('"untitledMultipleSelectEnum": [\n      "Guitar",\n      "Piano",\n      "Violin"\n    ]');
+    expect(answers).toHaveLength(1);
   });
 
   it("leaves keys typed as it opens in the message box until the person moves into it", async () => {
