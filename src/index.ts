@@ -22,6 +22,7 @@ import { files } from "./http/files";
 import { sessionFind } from "./http/session-find";
 import { shares } from "./http/shares";
 import { importRoutes } from "./http/import";
+import { accountWrites } from "./http/account-writes";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -50,6 +51,8 @@ app.use(
   }),
 );
 app.use("*", sameOrigin());
+// A write holds a lease on the user's account: refused while Delete my data runs, waited for by one that begins.
+app.use("*", accountWrites());
 app.route("/", myData);
 app.route("/", files);
 app.route("/", sessionFind);

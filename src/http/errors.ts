@@ -11,6 +11,7 @@ import { errorMessage } from "../shared/logger";
 import { statusOf } from "../shared/error-codes";
 import { EdgehostError, type PublicError } from "../shared/errors";
 import type { AppEnv } from "../identity/identify";
+import { ACCOUNT_ERASING_MESSAGE, AccountErasingError } from "../users/erase-state";
 
 export function errorResponse(c: Context, error: unknown): Response {
   // Hono's validator throws 400 on a body that is not JSON; its other middlewares keep their own status.
@@ -19,6 +20,8 @@ export function errorResponse(c: Context, error: unknown): Response {
     if (error.status === 400) return c.json(errorBody("bad_json", "the body is not valid JSON"), 400);
     return c.json(errorBody("http_error", error.message || "request refused"), error.status);
   }
+  // The account's refusal during Delete my data arrives from its Durable Object as a plain Error (RPC keeps only the message).
+  if (!(error instanceof EdgehostError) && error instanceof Error && error.message === ACCOUNT_ERASING_MESSAGE) error = new AccountErasingError();
   const pub: PublicError = error instanceof EdgehostError ? error.toPublic() : { code: "internal", message: "internal error" };
   // The one place an unexpected error is seen: its message (not its stack) goes to the log, never to the caller.
   if (!(error instanceof EdgehostError))

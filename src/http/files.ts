@@ -12,6 +12,7 @@ import { FILE_ID, newFileId, type FileRecord } from "../files/record";
 import { bucketOf, deleteFiles, fileKey } from "../files/store";
 import { RequestError } from "../shared/errors";
 import { userAccount } from "../users/account";
+import { AccountErasingError } from "../users/erase-state";
 import { ownedSession } from "./owned-session";
 
 export const files = new Hono<AppEnv>();
@@ -56,6 +57,12 @@ files.post("/sessions/:id/files", async (c) => {
   } catch (error) {
     await account.removeFile(record.id);
     throw error;
+  }
+  // Delete my data waits for this request (src/http/account-writes.ts), but not forever: if its record went
+  // meanwhile, the bytes just stored go too rather than outlive the erase.
+  if (!(await account.getFile(record.id))) {
+    await deleteFiles(bucket, c.var.identity.id, [record.id]);
+    throw new AccountErasingError();
   }
   return c.json({ file: publicFile(record), usedBytes: reserved.used }, 201);
 });

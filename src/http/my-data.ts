@@ -9,7 +9,7 @@ import type { OAuthRecord } from "../mcp/oauth/provider";
 import { revokeTokens } from "../mcp/oauth/revoke";
 import type { HistoryEntry } from "../protocol/messages";
 import { RequestError } from "../shared/errors";
-import { userAccount } from "../users/account";
+import { consoleSessionId, userAccount } from "../users/account";
 import { maskedServer } from "../users/user-servers";
 import { maskedProvider } from "../users/user-providers";
 import { findOwnedSession, ownedSession } from "./owned-session";
@@ -68,14 +68,24 @@ myData.get("/api/export", async (c) => {
 });
 
 myData.delete("/api/account", async (c) => {
+  const account = userAccount(c.env, c.var.identity.id);
+  // Final (src/users/erase-state.ts): the account is marked first, so every write from now on is refused
+  // (account_erasing), and the write requests admitted before are waited for, so nothing they store outlives this.
+  // Should this request die midway the mark stays: nothing new is saved until Delete my data runs again.
+  const token = await account.beginErase();
   const deleted = await deleteAllSessions(c);
+  // The direct tool calls' console session is not listed, but its history is the user's too.
+  const toolConsole = await findOwnedSession(c, await consoleSessionId(c.var.identity.id), { claim: false });
+  await toolConsole?.deleteSession();
   // RPC's serializable type cannot express the SDK's metadata types: these are the records the account stored.
-  const { oauth } = (await userAccount(c.env, c.var.identity.id).forgetEverything()) as unknown as { oauth: OAuthRecord[] };
+  const { oauth } = (await account.forgetEverything()) as unknown as { oauth: OAuthRecord[] };
   // Every attached file goes too, a record lost or not (their sessions deleted theirs already).
-  await userAccount(c.env, c.var.identity.id).takeFiles();
+  await account.takeFiles();
   if (c.env.FILES) await deleteAllFiles(c.env.FILES, c.var.identity.id);
   // Tokens are revoked at their authorization servers too (RFC 7009), as on sign-out.
   await Promise.all(oauth.map((record) => revokeTokens(record).catch(() => undefined)));
+  // Nothing is left: the person can start afresh.
+  await account.endErase(token);
   return c.json({ deleted: { sessions: deleted, signIns: oauth.length } });
 });
 

@@ -438,7 +438,8 @@ export class ChatSession extends ProtocolAgent<Env> {
   async deleteSession(): Promise<void> {
     // The owner stays recorded: a deleted id can never be claimed by someone else.
     await this.parts.owner.unlist();
-    this.parts.turns.cancel(undefined, "session deleted");
+    // Waited for: a turn that raced the delete (Delete my data) records nothing after the history is cleared.
+    await this.parts.turns.drop("session deleted");
     this.appCalls.cancelAll("session deleted");
     await this.parts.attachments.forget(this.parts.connectedMcp?.host());
     await this.parts.files.forget();

@@ -50,6 +50,8 @@ function toConfigs({ version, servers, machines }: ServersSnapshot): UserServerL
 
 export class SessionOwner {
   private lastTouched = 0;
+  /** The account's generation the last turn was admitted under (src/users/erase-state.ts): its touch carries it. */
+  private generation?: number;
   private readonly pending: PendingUsage;
   private reportTimer?: ReturnType<typeof setTimeout>;
 
@@ -129,6 +131,7 @@ export class SessionOwner {
         ? undefined
         : { id: `turn:${this.sessionId}:${crypto.randomUUID()}`, tokens: this.settings().TURN_TOKEN_RESERVATION, release: previous };
     const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold));
+    this.generation = begun.generation;
     const held = hold && begun.decision.ok ? hold.id : undefined;
     if (!ownKey && held !== previous) this.store.setSetting(HOLD_KEY, held);
     return { decision: begun.decision, servers: toConfigs(begun.servers) };
@@ -201,7 +204,7 @@ export class SessionOwner {
     if (!this.store.getSetting<boolean>(LISTED_KEY) || now - this.lastTouched < TOUCH_EVERY_MS) return;
     this.lastTouched = now;
     void this.account()
-      ?.touchSession(this.sessionId, text)
+      ?.touchSession(this.sessionId, text, now, this.generation)
       .catch(() => (this.lastTouched = 0));
   }
 

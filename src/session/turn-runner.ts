@@ -61,8 +61,11 @@ export interface TurnOrigin {
   branchOf?: string;
 }
 
+/** `dropped`: the session is being deleted (drop); `ended`: the running turn's end. */
+type RunningTurn = { id: string; controller: AbortController; dropped?: boolean; ended?: Promise<void> };
+
 export class TurnRunner {
-  private current?: { id: string; controller: AbortController };
+  private current?: RunningTurn;
   private reported = false;
   private readonly streamed: StreamedText;
   private readonly view: ModelView;
@@ -90,7 +93,7 @@ export class TurnRunner {
     // One turn at a time; a message during a turn is rejected, not queued (docs/websocket-protocol.md).
     if (this.current) return { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." };
     // Claimed before the first await: a second message arriving meanwhile sees a turn.
-    const turn = { id: crypto.randomUUID(), controller: new AbortController() };
+    const turn: RunningTurn = { id: crypto.randomUUID(), controller: new AbortController() };
     this.current = turn;
     let spend: SpendDecision;
     let opening: TurnOpening;
@@ -104,6 +107,11 @@ export class TurnRunner {
       // A typed refusal (unknown server, missing argument...) goes to the sender; the session goes on.
       if (error instanceof EdgehostError) return toWire.error(error);
       throw error;
+    }
+    // Deleted while it opened (Delete my data racing it): it never starts, so nothing of it is stored after the delete.
+    if (turn.dropped) {
+      this.current = undefined;
+      return { type: "error", code: "cancelled", message: "The conversation was deleted." };
     }
     if (!spend.ok) {
       this.current = undefined;
@@ -133,8 +141,25 @@ export class TurnRunner {
     // Its MCP requests carry this trace id (the turn id's hex digits); the bridge's lines name it.
     // At debug: `turn ended` (info) says all an operator needs of a turn, in one line.
     this.deps.log.debug("turn started", { ...origin, turnId, trace: turnId.replace(/-/g, "") });
-    void this.deps.keepAliveWhile(() => this.run(turnId, model, controller, origin));
+    turn.ended = this.deps
+      .keepAliveWhile(() => this.run(turnId, model, controller, origin))
+      .catch((error: unknown) => this.deps.log.error("turn failed", { ...origin, turnId, error: errorMessage(error) }));
     return undefined;
+  }
+
+  /**
+   * The session is being deleted: the running turn is cancelled and waited for (at most
+   * `waitMs`), so it records nothing after the history is cleared; one still opening never starts.
+   */
+  async drop(reason: string, waitMs = 10_000): Promise<void> {
+    const turn = this.current;
+    if (!turn) return;
+    turn.dropped = true;
+    turn.controller.abort(reason);
+    if (!turn.ended) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([turn.ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
   }
 
   cancel(turnId?: string, reason = "cancelled by the user"): void {

@@ -61,6 +61,8 @@ export const ERROR_CODES = {
   // ---- spend ----
   rate_limited: both(429),
   budget_exhausted: both(429),
+  /** Delete my data is running (src/users/erase-state.ts): every write is refused until it finishes. */
+  account_erasing: both(409),
 
   // ---- turns, approvals, the model ----
   turn_in_progress: both(409),

@@ -22,6 +22,7 @@ import { sharedConversation } from "../share/share-object";
 import { OwnerDiscovery, type OwnerDiscoveryRow } from "./owner-discovery";
 import { SessionList, type SessionSummary } from "./session-list";
 import { RuntimeServerStore } from "./server-store";
+import { ERASING_DECISION, EraseState } from "./erase-state";
 import type { Env } from "../config/env";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
@@ -45,6 +46,8 @@ export class UserAccount extends DurableObject<unknown> {
   private readonly discovery: OwnerDiscovery;
   private readonly sessions: SessionList;
   private readonly servers: RuntimeServerStore;
+  /** Delete my data's mark, write leases and generation (src/users/erase-state.ts): checked by every write below. */
+  private readonly erase: EraseState;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -61,6 +64,29 @@ export class UserAccount extends DurableObject<unknown> {
     this.relay = new MachineRelay(ctx, this.machines, () => (this.machineViews = undefined));
     this.files = new FileLedger(this.sql);
     this.discovery = new OwnerDiscovery(this.sql);
+    this.erase = new EraseState(this.sql);
+  }
+
+  // ---- Delete my data is final (src/users/erase-state.ts, src/http/my-data.ts) ----
+
+  /** A write request of the Worker begins (src/http/account-writes.ts): its lease, or undefined while an erase runs. */
+  openWrite(now = Date.now()): string | undefined {
+    return this.erase.openLease(now);
+  }
+
+  closeWrite(lease: string): void {
+    this.erase.closeLease(lease);
+  }
+
+  /** Marks the erase, then waits for the write requests admitted before it; the token `endErase` takes. */
+  async beginErase(): Promise<number> {
+    const token = this.erase.begin();
+    await this.erase.leasesSettled();
+    return token;
+  }
+
+  endErase(token: number): void {
+    this.erase.end(token);
   }
 
   // ---- what the user's servers offered last (src/users/owner-discovery.ts): a new session's first turn starts from it ----
@@ -70,6 +96,7 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   keepDiscovery(rows: OwnerDiscoveryRow[]): void {
+    if (this.erase.erasing) return;
     this.discovery.keep(rows);
   }
 
@@ -159,6 +186,7 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   oauthSave(server: string, patch: Partial<OAuthRecord> & { serverUrl: string }): void {
+    this.erase.refuse();
     this.oauth.save(server, patch);
   }
 
@@ -178,6 +206,7 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   oauthStartSignIn(state: string, server: string, session: string): void {
+    this.erase.refuse();
     this.oauth.startSignIn(state, server, session);
   }
 
@@ -245,11 +274,19 @@ export class UserAccount extends DurableObject<unknown> {
    * when it changed since `known` (a session reconciles its connections with it); it
    * brings the tokens the session's earlier turns spent (`usage`).
    */
-  beginTurn(limits: SpendLimits, known?: string, usage = 0, hold?: TokenHold, now = Date.now()): { decision: SpendDecision; servers: ServersSnapshot } {
+  beginTurn(
+    limits: SpendLimits,
+    known?: string,
+    usage = 0,
+    hold?: TokenHold,
+    now = Date.now(),
+  ): { decision: SpendDecision; servers: ServersSnapshot; generation: number } {
     // The session's tokens since its last call, counted before its budget is checked (src/session/pending-usage.ts);
     // its previous turn's hold ends with them.
     if (usage > 0 || hold?.release) this.spend.addUsage(usage, hold?.release, now);
-    return { decision: this.spend.admit("turn", limits, now, hold), servers: this.serversSnapshot(known) };
+    // The generation rides along (no extra call): the turn's later writes carry it (touchSession).
+    const decision = this.erase.erasing ? ERASING_DECISION : this.spend.admit("turn", limits, now, hold);
+    return { decision, servers: this.serversSnapshot(known), generation: this.erase.generation };
   }
 
   /** Changes whenever the list or an entry changes: sessions compare it to reconcile. */
@@ -259,7 +296,9 @@ export class UserAccount extends DurableObject<unknown> {
 
   // ---- the session list (src/users/session-list.ts) ----
 
+  /** A new session claimed; not listed while an erase runs (a socket opened on a new id then: it stays empty, its turns refused). */
   addSession(id: string, now = Date.now()): void {
+    if (this.erase.erasing) return;
     this.sessions.add(id, now);
   }
 
@@ -271,8 +310,12 @@ export class UserAccount extends DurableObject<unknown> {
     return this.sessions.reserve(id, max, now);
   }
 
-  /** Marks activity; the first message of a session becomes its title (searchable at once). */
-  touchSession(id: string, firstMessage: string | undefined, now = Date.now()): void {
+  /**
+   * Marks activity; the first message of a session becomes its title (searchable at once).
+   * `generation`: the one the turn was admitted under; a turn that raced an erase does not list its chat again.
+   */
+  touchSession(id: string, firstMessage: string | undefined, now = Date.now(), generation?: number): void {
+    if (!this.erase.current(generation)) return;
     const titled = this.sessions.touch(id, firstMessage, now);
     if (titled) this.search.setTitle(id, titled.title);
   }
@@ -292,7 +335,7 @@ export class UserAccount extends DurableObject<unknown> {
 
   /** A listed session's new messages; a session not (or no longer) in the list is not indexed. */
   indexMessages(id: string, messages: IndexedMessage[]): void {
-    if (!this.sessions.has(id)) return;
+    if (this.erase.erasing || !this.sessions.has(id)) return;
     this.search.addMessages(id, messages);
   }
 
@@ -379,6 +422,7 @@ export class UserAccount extends DurableObject<unknown> {
 
   /** Counts one turn or direct call against the user's rate, and for turns checks the daily token budget. */
   admit(kind: SpendKind, limits: SpendLimits, now = Date.now(), hold?: TokenHold): SpendDecision {
+    if (this.erase.erasing) return ERASING_DECISION;
     return this.spend.admit(kind, limits, now, hold);
   }
 

@@ -17,7 +17,9 @@ export interface TokenHold {
 export type SpendDecision =
   | { ok: true }
   | { ok: false; code: "rate_limited"; message: string; retryAfterMs: number }
-  | { ok: false; code: "budget_exhausted"; message: string };
+  | { ok: false; code: "budget_exhausted"; message: string }
+  /** Delete my data is running (src/users/erase-state.ts). */
+  | { ok: false; code: "account_erasing"; message: string };
 
 export type SpendLimits = BucketLimits & { dailyTokens?: number };
 
