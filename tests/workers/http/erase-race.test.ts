@@ -161,7 +161,6 @@ describe("Delete my data is final", () => {
       if (shared.status === 201) expect((await workerFetch((shared.body as { url: string }).url, {}, "bob")).status).toBe(404);
       if (imported.status === 201) for (const { id } of (imported.body as { imported: { id: string }[] }).imported) expect(await history(id)).toEqual([]);
     }
-    console.log("erase race outcomes:", JSON.stringify(seen));
     // Every round ended empty, whichever way each write went.
     expect(Object.values(seen).reduce((a, b) => a + b, 0)).toBe(60);
     // 20 rounds of real requests (about 1 s each on a loaded machine).
