@@ -17,7 +17,10 @@
 //      calls / total time, per-round min–max, and the goal's ratio: the median over
 //      rounds of bridge / better peer within the round;
 //   6. direct children of the bridge/peer pid while 20 SDK sessions are open (each
-//      initialized, one echo call), path by path; RSS again 1 s after.
+//      initialized, one echo call), path by path; RSS again 1 s after;
+//   7. on our bridge, the two revisions it serves against each other (bench/lib/eras.ts):
+//      echo p50 and throughput, 2026-07-28 stateless vs 2025-11-25 sessionful, and an
+//      input_required round vs a 2025 elicitation. `--eras` runs only the bridge and this.
 // Processes run as `node <script>`, so the pid measured is the node process itself.
 // Everything started is stopped in a finally block or on SIGINT/SIGTERM, descendants
 // included. Run: npm run bench:bridge.
@@ -38,6 +41,7 @@ import {
   type Target,
   type Throughput,
 } from "./lib/measure";
+import { measureEras, printEras, type EraRow } from "./lib/eras";
 import { bridgeLogProblems, childrenOf, errorText, freePort, repoRoot, rssText, sleep, startManaged, waitForTcp, type Managed } from "./lib/procs";
 
 const TOKEN = "T";
@@ -165,8 +169,10 @@ const paths: Path[] = [
   },
 ];
 
+const erasOnly = process.argv.includes("--eras");
+
 async function startAll(rows: Row[], lives: Live[]): Promise<void> {
-  for (const path of paths) {
+  for (const path of erasOnly ? paths.filter((p) => p.name === "our bridge") : paths) {
     if (stopping) break;
     process.stderr.write(`bench: starting ${path.name}\n`);
     const row: Row = { name: path.name, p50s: [], rates: [], notes: [] };
@@ -357,17 +363,28 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0]?.toFixed(2);
   const rows: Row[] = [];
   const lives: Live[] = [];
+  let eras: EraRow[] = [];
   try {
     await startAll(rows, lives);
-    await measure(lives);
+    if (!erasOnly) await measure(lives);
+    const bridge = lives.find((l) => l.row.name === "our bridge");
+    if (bridge?.target.kind === "http" && !stopping) {
+      eras = await measureEras(bridge.target.url, bridge.target.headers).catch((error: unknown) => {
+        bridge.row.notes.push(`eras failed: ${errorText(error)}`);
+        return [];
+      });
+    }
   } finally {
     await stopEverything(lives);
   }
   console.log(
     `\n## MCP bridge benchmark (server-everything echo; node ${process.version}; ${((Date.now() - began) / 1000).toFixed(0)} s; load avg ${loadBefore} → ${loadavg()[0]?.toFixed(2)})\n`,
   );
-  printTable(rows);
-  printGoals(rows);
+  if (!erasOnly) {
+    printTable(rows);
+    printGoals(rows);
+  }
+  if (eras.length > 0) printEras(eras);
   console.log("\nCommand lines:");
   for (const r of rows) if (r.command) console.log(`- ${r.name}: ${r.command}`);
   const notes = rows.flatMap((r) => r.notes.map((n) => `- ${r.name}: ${n}`));

@@ -103,7 +103,7 @@ export interface Throughput {
 }
 
 /** Runs `total` jobs with `inFlight` at once; stops starting new ones after the budget. Throws if none succeeded. */
-async function pool(total: number, inFlight: number, budgetMs: number, job: (i: number) => Promise<void>): Promise<Throughput> {
+export async function pool(total: number, inFlight: number, budgetMs: number, job: (i: number) => Promise<void>): Promise<Throughput> {
   const reasons = new Map<string, number>();
   let next = 0;
   let ok = 0;
@@ -156,7 +156,7 @@ function sdkLoad(client: Client): Load {
 }
 
 /** JSON-RPC messages in a Streamable HTTP response body, JSON or SSE. */
-function parseBody(contentType: string, text: string): unknown[] {
+export function parseBody(contentType: string, text: string): unknown[] {
   if (contentType.includes("text/event-stream")) {
     const messages: unknown[] = [];
     for (const event of text.split(/\r?\n\r?\n/)) {

@@ -91,7 +91,8 @@ export async function serveModern(
     answer: (response) => {
       proxy.fromSession(call, response).catch((error: unknown) => ctx.logger.warn("answer to the server failed", { error: errorMessage(error) }));
     },
-    done: () => proxy.detach(call),
+    // Its call already finished at the child: nothing left to cancel, so not detach (a walk over every call in flight).
+    done: () => proxy.sessions.delete(call.id),
     expired: () => {
       proxy.cancel(call, call.requestId, "the client did not answer");
       proxy.detach(call);
