@@ -30,8 +30,8 @@ export interface AttemptHooks {
   onStreamBroken: (error: unknown) => void;
   /** The client and transport now being tried, so the connection can end them if the attempt times out. */
   attach: (handle: TransportHandle, tracked: TrackedTransport, client: Client) => void;
-  /** Runs once the client connected (read what the server offers); its failure fails the attempt. */
-  connected: (client: Client, handle: TransportHandle) => Promise<void>;
+  /** Runs once the client connected (read what the server offers); its failure fails the attempt. `prior`: the remembered verdict held. */
+  connected: (client: Client, handle: TransportHandle, prior: boolean) => Promise<void>;
 }
 
 export async function openClient(config: ServerConfig, deps: AttemptDeps, hooks: AttemptHooks, prior?: PriorDiscovery): Promise<Client> {
@@ -59,7 +59,7 @@ export async function openClient(config: ServerConfig, deps: AttemptDeps, hooks:
     try {
       await client.connect(tracked, { timeout: deps.connectTimeoutMs, ...(remembered ? { prior: remembered } : {}) });
       if (!hooks.current()) throw new Error("superseded");
-      await hooks.connected(client, handle);
+      await hooks.connected(client, handle, remembered !== undefined);
       if (!hooks.current()) throw new Error("superseded");
       return client;
     } catch (error) {

@@ -61,8 +61,8 @@ export interface ConnectionDeps {
 
 export interface EraMemory {
   remembered(server: string): EraVerdict | undefined;
-  /** A connect found (or confirmed) `server`'s era. */
-  found(server: string, verdict: EraVerdict): void;
+  /** A connect found (or confirmed) `server`'s era (a session keeps it with the server's discovery instead). */
+  found?(server: string, verdict: EraVerdict): void;
 }
 
 export class ServerConnection {
@@ -208,22 +208,22 @@ export class ServerConnection {
     const current = () => generation === this.generation;
     const { deps } = this;
     const attempt = { ...deps, connectTimeoutMs: deps.policies.connectTimeoutMs, roots: () => this.roots };
+    const remembered = deps.eras?.remembered(this.name);
     const hooks: AttemptHooks = {
       current,
       onStreamBroken: (error) => this.markUnavailable(`the connection was lost (${publicFailure(error)})`),
       attach: (handle, tracked, client) => Object.assign(this, { handle, tracked, client }),
-      connected: async (client, handle) => {
-        this.transportKind = handle.kind;
-        this.serverInfo = client.getServerVersion();
+      connected: async (client, handle, prior) => {
+        Object.assign(this, { transportKind: handle.kind, serverInfo: client.getServerVersion(), instructions: client.getInstructions() });
         this.serverCapabilities = client.getServerCapabilities();
-        this.instructions = client.getInstructions();
-        this.verdict = verdictOf(client, Date.now());
+        // A remembered verdict that held stays as it was (its date too: a legacy one is re-probed a day after it was found).
+        this.verdict = (prior ? remembered : undefined) ?? verdictOf(client, Date.now());
         this.listen(client, current);
         await this.offerings.discover(client);
-        if (this.verdict && current()) deps.eras?.found(this.name, this.verdict);
+        if (this.verdict && current()) deps.eras?.found?.(this.name, this.verdict);
       },
     };
-    return openClient(this.config, attempt, hooks, priorFrom(deps.eras?.remembered(this.name), Date.now()));
+    return openClient(this.config, attempt, hooks, priorFrom(remembered, Date.now()));
   }
 
   private listen(client: Client, current: () => boolean): void {

@@ -23,6 +23,7 @@ import { FunctionNameMap, splitQualified } from "./names";
 import { capabilitiesFor, capabilitiesForServer, type ServerRequestHandlers } from "./server-requests";
 import { startInOrder, type ConnectReport } from "./start-order";
 import { cachedRead, type Cached, type CachedReadDeps, type RequestOptions } from "./cached-read";
+import type { EraVerdict } from "./protocol-era";
 import type { TransportFactory } from "./transports";
 
 export type { CallToolOptions } from "./call";
@@ -94,6 +95,11 @@ export class McpHost {
   onResourceUpdated(listener: (server: string, uri: string) => void): () => void {
     this.updateListeners.add(listener);
     return () => this.updateListeners.delete(listener);
+  }
+
+  /** The era `server`'s last connect negotiated (kept with its discovery, so the next connect skips the probe). */
+  eraOf(server: string): EraVerdict | undefined {
+    return this.connections.get(server)?.verdict;
   }
 
   /** A server's connection, for what src/mcp/catalog.ts asks of it (completion, subscriptions). */
