@@ -13,6 +13,14 @@ export interface DriverOptions {
     preRegistered?: { clientId: string; clientSecret?: string };
     /** Client ID Metadata Document URL offered when the server supports CIMD. */
     clientMetadataUrl?: string;
+    /**
+     * Machine-to-machine: the `client_credentials` grant with a secret or a private-key JWT
+     * (auth/client-credentials-*, an extension). A client without that grant signs in as a
+     * person would and fails those scenarios.
+     */
+    clientCredentials?: { clientId: string; clientSecret?: string; privateKeyPem?: string; algorithm?: string };
+    /** Enterprise-managed authorization (SEP-990, an extension): the IdP's ID token traded for an ID-JAG, then a token. */
+    crossApp?: { clientId: string; clientSecret: string; idpClientId: string; idpIdToken: string; idpTokenEndpoint: string };
   };
 }
 

@@ -3,6 +3,10 @@
 // the SDK's OAuth (an in-memory provider, the authorization code fetched by authorize()).
 import {
   Client,
+  ClientCredentialsProvider,
+  CrossAppAccessProvider,
+  PrivateKeyJwtProvider,
+  requestJwtAuthorizationGrant,
   StreamableHTTPClientTransport,
   UnauthorizedError,
   type OAuthClientMetadata,
@@ -53,8 +57,36 @@ class MemoryProvider implements OAuthClientProvider {
   }
 }
 
+/** The SDK's own providers for the client_credentials grant (no person, no redirect). */
+function machineProvider(credentials: NonNullable<NonNullable<DriverOptions["oauth"]>["clientCredentials"]>): OAuthClientProvider {
+  const { clientId, clientSecret, privateKeyPem, algorithm } = credentials;
+  if (privateKeyPem) return new PrivateKeyJwtProvider({ clientId, privateKey: privateKeyPem, algorithm: algorithm ?? "ES256" });
+  return new ClientCredentialsProvider({ clientId, clientSecret: clientSecret ?? "" });
+}
+
+/** The SDK's Cross-App Access provider: the ID-JAG comes from the IdP's token endpoint, then the AS trades it. */
+function crossAppProvider(ctx: NonNullable<NonNullable<DriverOptions["oauth"]>["crossApp"]>): OAuthClientProvider {
+  return new CrossAppAccessProvider({
+    clientId: ctx.clientId,
+    clientSecret: ctx.clientSecret,
+    assertion: async (auth) =>
+      (
+        await requestJwtAuthorizationGrant({
+          tokenEndpoint: ctx.idpTokenEndpoint,
+          audience: auth.authorizationServerUrl,
+          resource: auth.resourceUrl,
+          idToken: ctx.idpIdToken,
+          clientId: ctx.idpClientId,
+          fetchFn: auth.fetchFn,
+        })
+      ).jwtAuthGrant,
+  });
+}
+
 export function sdkDriver(options: DriverOptions): Driver {
-  const provider = options.oauth ? new MemoryProvider(options.oauth.clientMetadataUrl, options.oauth.preRegistered) : undefined;
+  const { clientCredentials: credentials, crossApp } = options.oauth ?? {};
+  const provider = options.oauth && !credentials && !crossApp ? new MemoryProvider(options.oauth.clientMetadataUrl, options.oauth.preRegistered) : undefined;
+  const authProvider = credentials ? machineProvider(credentials) : crossApp ? crossAppProvider(crossApp) : provider;
   const client = new Client(
     { name: "conformance-sdk-v2", version: "1.0.0" },
     { capabilities: options.elicit ? { elicitation: { form: { applyDefaults: true } } } : {}, versionNegotiation: { mode: "auto" } },
@@ -63,7 +95,7 @@ export function sdkDriver(options: DriverOptions): Driver {
     const elicit = options.elicit;
     client.setRequestHandler("elicitation/create", (request) => elicit(request.params));
   }
-  let transport = new StreamableHTTPClientTransport(new URL(options.url), { authProvider: provider });
+  let transport = new StreamableHTTPClientTransport(new URL(options.url), { authProvider });
 
   /** The person's part of an authorization: follow the URL the SDK built, hand the code back. */
   const signIn = async (): Promise<void> => {
