@@ -54,6 +54,8 @@ export type Env = {
   SHARES_PER_USER?: string;
   SHARES_PER_MINUTE?: string;
   SHARE_BURST?: string;
+  PAIRINGS_PER_ADDRESS?: string;
+  PAIRINGS_PENDING_MAX?: string;
   ALLOW_PRIVATE_SERVER_URLS?: string;
   SIGN_IN_FAILURE_BURST?: string;
   SIGN_IN_FAILURES_PER_HOUR?: string;

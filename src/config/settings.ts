@@ -53,6 +53,10 @@ export const SettingsSchema = z.object({
   SIGN_IN_FAILURE_BURST: int(10, 1, 1_000),
   /** How fast that allowance comes back, in failures per hour. */
   SIGN_IN_FAILURES_PER_HOUR: int(30, 1, 100_000),
+  /** Pairings one client address may start per 10 minutes (a code lives that long): its pairings in flight (src/http/machines.ts). */
+  PAIRINGS_PER_ADDRESS: int(10, 1, 1_000),
+  /** Pairings all addresses together may have in flight (started in the last 10 minutes); past either cap a start answers 429 rate_limited. */
+  PAIRINGS_PENDING_MAX: int(1_000, 1, 1_000_000),
   // A bridge anywhere but this machine must be reached over TLS: the bearer token crosses the network.
   BRIDGE_URL: z
     .url()

@@ -1,12 +1,14 @@
 // Pairing a developer's machine and the machines a user has (src/machines/):
 //
 // POST /api/machines/pair {name?} → 201 {code, pollToken, name, expiresInMs}: a bridge running
-//   `mcp-local-bridge connect URL` starts a pairing; no identity (it has none yet).
+//   `mcp-local-bridge connect URL` starts a pairing; no identity (it has none yet), so
+//   starts are capped in flight per address and for the deployment (429 rate_limited).
 // POST /api/machines/pair/poll {code, pollToken} → {state}: the bridge waits for the
 //   approval; once approved it gets its device credential, once.
 // GET /api/machines/pair/{code} → {name, expiresAt}: the page shows what it approves.
 // POST /api/machines/approve {code} → 201 {machine: {id, name}}: the signed-in user approves a code read
-//   off their own terminal; wrong codes count as failed sign-ins (throttled per address).
+//   off their own terminal. Look-ups and approvals share one throttle: a wrong code counts as
+//   a failed guess per address and per person (src/identity/pairing-throttle.ts).
 // GET /api/machines → {machines}; DELETE /api/machines/{id}: revoke, effective at once.
 // GET /machines/connect (WebSocket, Authorization: Bearer <device credential>): the
 //   bridge's one socket, held by the user's UserAccount (src/machines/relay.ts).
@@ -14,9 +16,10 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { Env } from "../config/env";
 import type { AppEnv } from "../identity/identify";
-import { throttledSignIn } from "../identity/sign-in-throttle";
+import { admitPairingStart, throttledPairingAttempt } from "../identity/pairing-throttle";
 import { machineName, mintCredential, newPairingCode, normalCode, parseCredential, randomToken, sha256 } from "../machines/credentials";
-import type { PairingCode } from "../machines/PairingCode";
+import { PAIRING_TTL_MS, type PairingCode } from "../machines/PairingCode";
+import { runtimeConfig } from "../config/runtime-config";
 import { sameOrigin } from "../identity/same-origin";
 import { userAccount } from "../users/account";
 import { parsed } from "./request-body";
@@ -54,12 +57,14 @@ const unknownCode = () =>
 
 machineBridgeRoutes.post("/api/machines/pair", parsed("json", PairSchema, "the request body is invalid"), async (c) => {
   const name = machineName(c.req.valid("json").name);
+  // Counted before any object is made: each pairing is one, with storage and an alarm, for its ten minutes.
+  await admitPairingStart(c.env, c.req.raw.headers, runtimeConfig(c.env).settings, PAIRING_TTL_MS);
   const pollToken = randomToken();
   const pollHash = await sha256(pollToken);
   // A live pairing may hold a drawn code (one in 8.5e11): draw again.
   for (let tries = 0; tries < 5; tries++) {
     const code = newPairingCode();
-    if (await pairing(c.env, code).create(name, pollHash)) return c.json({ code, pollToken, name, expiresInMs: 10 * 60_000 }, 201);
+    if (await pairing(c.env, code).create(name, pollHash)) return c.json({ code, pollToken, name, expiresInMs: PAIRING_TTL_MS }, 201);
   }
   throw new RequestError("pairing_failed", "could not draw a free pairing code: try again");
 });
@@ -81,9 +86,15 @@ machineBridgeRoutes.get("/machines/connect", async (c) => {
   return userAccount(c.env, credential.userId).fetch(new Request(url, { headers: c.req.raw.headers }));
 });
 
+// The right code shows the machine's name before approval: the person approving must see
+// what they approve, and the code is the secret (read off their own terminal), so whoever
+// holds it may see the name. What must not work is finding codes by guessing: a look-up of a
+// code that names no waiting pairing counts as a wrong guess, as an approval's does.
 machines.get("/pair/:code", async (c) => {
   const code = normalCode(c.req.param("code"));
-  const pending = code ? await pairing(c.env, code).describe() : undefined;
+  // Not a code's shape at all: nothing to look up, nothing learnt, not counted.
+  if (!code) throw unknownCode();
+  const pending = await throttledPairingAttempt(c.env, c.req.raw.headers, c.var.identity.id, () => pairing(c.env, code).describe());
   if (!pending) throw unknownCode();
   return c.json(pending);
 });
@@ -91,8 +102,8 @@ machines.get("/pair/:code", async (c) => {
 machines.post("/approve", parsed("json", ApproveSchema, "the request body is invalid"), async (c) => {
   const { code } = c.req.valid("json");
   const identity = c.var.identity;
-  // A code that names no waiting pairing is a failed guess, counted per address like a wrong token.
-  const claimed = await throttledSignIn(c.env, c.req.raw.headers, async () => {
+  // A code that names no waiting pairing is a failed guess, counted per address and per person.
+  const claimed = await throttledPairingAttempt(c.env, c.req.raw.headers, identity.id, async () => {
     const outcome = await pairing(c.env, code).claim(identity.id, identity.name);
     return outcome.ok ? outcome : undefined;
   });

@@ -30,8 +30,11 @@ const REMEMBERED = 10_000;
 
 export class SignInThrottledError extends EdgehostError {
   readonly code = "sign_in_throttled";
-  constructor(readonly retryAfterMs: number) {
-    super(`Too many failed sign-ins from your address: try again in ${Math.ceil(retryAfterMs / 1000)} s.`);
+  constructor(
+    readonly retryAfterMs: number,
+    what = "failed sign-ins from your address",
+  ) {
+    super(`Too many ${what}: try again in ${Math.ceil(retryAfterMs / 1000)} s.`);
   }
   override toPublic(): PublicError {
     return { code: this.code, message: this.message, retryAfterMs: this.retryAfterMs };
@@ -75,26 +78,44 @@ function limitsOf(env: Env): BucketLimits {
   return { burst: settings.SIGN_IN_FAILURE_BURST, perMinute: settings.SIGN_IN_FAILURES_PER_HOUR / 60 };
 }
 
-function throttleOf(env: Env, address: string): DurableObjectStub<SignInThrottle> {
+/** The object that counts `key` (an address, or a name another throttle gives it: pairing-throttle.ts). */
+export function throttleOf(env: Env, key: string): DurableObjectStub<SignInThrottle> {
   const namespace = env.SIGN_IN_THROTTLE as unknown as DurableObjectNamespace<SignInThrottle>;
-  return namespace.get(namespace.idFromName(address));
+  return namespace.get(namespace.idFromName(key));
+}
+
+/**
+ * One attempt counted under every key of `keys` (an address, a person): `verify` says who
+ * or what it found (undefined: nothing, a failure counted under each key). Throws
+ * `throttled(ms)` when any key is throttled, whatever `verify` said.
+ */
+export async function throttledAttempt<T>(
+  env: Env,
+  keys: string[],
+  verify: () => Promise<T | undefined>,
+  throttled: (retryAfterMs: number) => Error,
+  now = Date.now(),
+): Promise<T | undefined> {
+  // Told by the objects a moment ago: no need to ask again (or to verify) until then.
+  const blockedMs = Math.max(0, ...keys.map((key) => (remembered.get(key)?.blockedUntil ?? 0) - now));
+  if (blockedMs > 0) throw throttled(blockedMs);
+  const who = await verify();
+  if (who !== undefined && !keys.some((key) => (remembered.get(key)?.watchUntil ?? 0) > now)) return who;
+  const limits = limitsOf(env);
+  const verdicts = await Promise.all(keys.map((key) => (who === undefined ? throttleOf(env, key).fail(limits) : throttleOf(env, key).check(limits))));
+  keys.forEach((key, i) => {
+    const verdict = verdicts[i];
+    if (verdict) remember(key, verdict, now);
+  });
+  const waitMs = Math.max(0, ...verdicts.map((verdict) => (verdict.blocked ? verdict.retryAfterMs : 0)));
+  if (waitMs > 0) throw throttled(waitMs);
+  return who;
 }
 
 /**
  * One sign-in attempt: `verify` says who the credential names (undefined: nobody).
  * Throws SignInThrottledError when the address is throttled, whatever `verify` said.
  */
-export async function throttledSignIn<T>(env: Env, headers: Headers, verify: () => Promise<T | undefined>, now = Date.now()): Promise<T | undefined> {
-  const address = clientAddress(headers);
-  const known = remembered.get(address);
-  // Told by the object a moment ago: no need to ask again (or to verify) until then.
-  if (known && known.blockedUntil > now) throw new SignInThrottledError(known.blockedUntil - now);
-  const who = await verify();
-  if (who !== undefined && !(known && known.watchUntil > now)) return who;
-  const limits = limitsOf(env);
-  const stub = throttleOf(env, address);
-  const verdict = who === undefined ? await stub.fail(limits) : await stub.check(limits);
-  remember(address, verdict, now);
-  if (verdict.blocked) throw new SignInThrottledError(verdict.retryAfterMs);
-  return who;
+export function throttledSignIn<T>(env: Env, headers: Headers, verify: () => Promise<T | undefined>, now = Date.now()): Promise<T | undefined> {
+  return throttledAttempt(env, [clientAddress(headers)], verify, (ms) => new SignInThrottledError(ms), now);
 }

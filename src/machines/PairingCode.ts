@@ -1,8 +1,9 @@
 // One Durable Object per pairing code (named by the code): the pairing a bridge started
 // with `mcp-local-bridge connect`, until a signed-in user approves it and the bridge
 // collects its device credential, once. Codes live ten minutes; the object forgets
-// everything at that alarm. The credential is kept here only between approval and the
-// bridge's next poll (a second or two).
+// everything at that alarm, or as soon as the bridge has collected its credential (storage
+// deleted and alarm cleared: nothing is left to wait for). The credential is kept here only
+// between approval and the bridge's next poll (a second or two).
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
 import { sameDigest } from "./credentials";
@@ -30,8 +31,15 @@ const KEY = "pairing";
 export class PairingCode extends DurableObject<unknown> {
   private async load(now = Date.now()): Promise<State | undefined> {
     const parsed = StateSchema.safeParse(await this.ctx.storage.get(KEY));
-    if (!parsed.success || parsed.data.expiresAt <= now) return undefined;
-    return parsed.data;
+    if (parsed.success && parsed.data.expiresAt > now) return parsed.data;
+    // Expired before its alarm ran (or never valid): forgotten now rather than later.
+    if (parsed.success) await this.forget();
+    return undefined;
+  }
+
+  private async forget(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    await this.ctx.storage.deleteAlarm();
   }
 
   /** False when the code is taken (a live pairing holds it): the caller draws another. */
@@ -70,11 +78,12 @@ export class PairingCode extends DurableObject<unknown> {
     const state = await this.load();
     if (!state || !sameDigest(state.pollHash, pollHash) || state.collected) return { state: "unknown" };
     if (!state.credential) return { state: "pending" };
-    await this.ctx.storage.put(KEY, { ...state, credential: undefined, collected: true });
+    // Collected: the pairing is over, and a second poll or approval finds nothing.
+    await this.forget();
     return { state: "approved", credential: state.credential, name: state.name, user: state.approvedName ?? "" };
   }
 
   override async alarm(): Promise<void> {
-    await this.ctx.storage.deleteAll();
+    await this.forget();
   }
 }

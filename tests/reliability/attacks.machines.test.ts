@@ -18,13 +18,15 @@ import { attackCase } from "./record";
 
 const ALICE = "alice-token-machines-0123456789";
 const BOB = "bob-token-machines-0123456789ab";
+/** Guesses pairing codes (and is throttled for it): nobody else in this file is. */
+const CAROL = "carol-token-machines-0123456789";
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 const json = { "content-type": "application/json" };
 
 let stack: Stack;
 let machine: PairedMachine;
 beforeAll(async () => {
-  stack = await startStack({ vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${ALICE},bob:${BOB}` } });
+  stack = await startStack({ vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${ALICE},bob:${BOB},carol:${CAROL}` } });
   machine = await pairMachine(stack.url, ALICE, "laptop");
 }, 90_000);
 afterAll(async () => {
@@ -119,14 +121,6 @@ describe("a paired machine", () => {
       "Pairing codes: guessed, replayed, approved by the wrong user",
       "12 made-up codes approved from one address; a real code approved twice and polled twice; a code alice started approved by bob",
       async () => {
-        const guesser = { ...auth(BOB), ...json, "cf-connecting-ip": "198.51.100.7" };
-        const guesses: number[] = [];
-        for (let i = 0; i < 12; i++) {
-          const code = `ABCD-${String(2345 + i).replace(/[01]/g, "2")}`;
-          guesses.push((await raw(stack.url, "/api/machines/approve", { method: "POST", headers: guesser, body: JSON.stringify({ code }) })).status);
-        }
-        expect(guesses.slice(0, 10)).toEqual(Array(10).fill(404));
-        expect(guesses.slice(10)).toEqual([429, 429]);
         // A code alice started, approved by bob: the machine is bob's, and alice's terminal says so.
         const started = await startConnect(stack.url, "alices-box");
         const approved = await raw(stack.url, "/api/machines/approve", {
@@ -152,9 +146,97 @@ describe("a paired machine", () => {
         const first = await raw(stack.url, "/api/machines/pair/poll", { method: "POST", headers: json, body: JSON.stringify({ code, pollToken }) });
         const second = await raw(stack.url, "/api/machines/pair/poll", { method: "POST", headers: json, body: JSON.stringify({ code, pollToken }) });
         expect([first.status, first.json().state, second.status]).toEqual([200, "approved", 404]);
+        // Last: the guesses throttle bob (per person) for the rest of this file.
+        const guesser = { ...auth(BOB), ...json, "cf-connecting-ip": "198.51.100.7" };
+        const guesses: number[] = [];
+        for (let i = 0; i < 12; i++) {
+          const code = `ABCD-${String(2345 + i).replace(/[01]/g, "2")}`;
+          guesses.push((await raw(stack.url, "/api/machines/approve", { method: "POST", headers: guesser, body: JSON.stringify({ code }) })).status);
+        }
+        expect(guesses.slice(0, 10)).toEqual(Array(10).fill(404));
+        expect(guesses.slice(10)).toEqual([429, 429]);
         return {
           tried: 15,
           figure: `guesses: 10 × 404 then 429; replayed approval 404; second poll 404; bob's approval made the machine bob's and the terminal said "Paired to bob"`,
+        };
+      },
+    ),
+  );
+
+  it(
+    "answers pairing look-ups only within the guess throttle, per address and per person",
+    attackCase(
+      "Pairing codes: look-ups as an oracle",
+      "carol looks up and approves 10 made-up codes from one address, then a real code from it and from a fresh address; alice looks the real code up from both",
+      async () => {
+        const pending = (
+          await raw(stack.url, "/api/machines/pair", { method: "POST", headers: json, body: JSON.stringify({ name: "secret-box" }) })
+        ).json() as {
+          code: string;
+        };
+        const from = (address: string, token: string) => ({ ...auth(token), ...json, "cf-connecting-ip": address });
+        const lookUp = (code: string, address: string, token: string) => raw(stack.url, `/api/machines/pair/${code}`, { headers: from(address, token) });
+        const guesses: number[] = [];
+        for (let i = 0; i < 10; i++) {
+          const code = `WXYZ-${"ABCDEFGHJK"[i]}ZZZ`;
+          const answer =
+            i % 2
+              ? await raw(stack.url, "/api/machines/approve", { method: "POST", headers: from("198.51.100.20", CAROL), body: JSON.stringify({ code }) })
+              : await lookUp(code, "198.51.100.20", CAROL);
+          guesses.push(answer.status);
+        }
+        expect(guesses).toEqual(Array(10).fill(404));
+        const next = await lookUp("WXYZ-MZZZ", "198.51.100.20", CAROL);
+        expect(next.status).toBe(429);
+        expect(next.json()).toMatchObject({ error: { code: "sign_in_throttled" } });
+        // The address is throttled: the right code there shows nothing, whoever asks.
+        const atAddress = await lookUp(pending.code, "198.51.100.20", ALICE);
+        expect(atAddress.status).toBe(429);
+        expect(atAddress.text).not.toContain("secret-box");
+        // And so is carol, from anywhere.
+        const elsewhere = await lookUp(pending.code, "198.51.100.21", CAROL);
+        expect(elsewhere.status).toBe(429);
+        expect(elsewhere.text).not.toContain("secret-box");
+        // The right code, by someone not throttled: the name, as the person approving must see it.
+        const shown = await lookUp(pending.code, "198.51.100.22", ALICE);
+        expect([shown.status, shown.json()]).toMatchObject([200, { name: "secret-box" }]);
+        return {
+          tried: 13,
+          figure: `10 wrong codes (look-ups and approvals) → 404, then 429 for the 11th, for the right code from that address (alice) and for carol from another address; the name shown only to alice with the right code from her own address`,
+        };
+      },
+    ),
+  );
+
+  it(
+    "caps unauthenticated pairing starts in flight per address",
+    attackCase(
+      "Pairing: unauthenticated start flood",
+      "40 parallel POST /api/machines/pair with no identity from one address (each would be an object with storage and an alarm), then one from another address",
+      async () => {
+        const flood = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            raw(stack.url, "/api/machines/pair", {
+              method: "POST",
+              headers: { ...json, "cf-connecting-ip": "203.0.113.40" },
+              body: JSON.stringify({ name: `flood-${i}` }),
+            }),
+          ),
+        );
+        const made = flood.filter((r) => r.status === 201).length;
+        const refused = flood.filter((r) => r.status === 429);
+        expect([made, refused.length]).toEqual([10, 30]);
+        const body = refused[0]?.json() as { error: { code: string; message: string; retryAfterMs: number } };
+        expect(body.error).toMatchObject({
+          code: "rate_limited",
+          message: expect.stringMatching(/^Too many pairings started from your address: try again in \d+ s\.$/),
+        });
+        expect(body.error.retryAfterMs).toBeGreaterThan(0);
+        const other = await raw(stack.url, "/api/machines/pair", { method: "POST", headers: { ...json, "cf-connecting-ip": "203.0.113.41" }, body: "{}" });
+        expect(other.status).toBe(201);
+        return {
+          tried: 41,
+          figure: `40 at once from one address: ${made} × 201, ${refused.length} × 429 rate_limited (retry in ${Math.ceil(body.error.retryAfterMs / 1000)} s); another address 201`,
         };
       },
     ),
