@@ -7,6 +7,7 @@ import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "@edgehost/shared/logger";
 import type { HttpContext } from "./http-context";
 import { ModernCall, ModernReply, modernResult } from "./modern-call";
+import { honoured, ListenStream } from "./modern-listen";
 import { ALL_VERSIONS, checkStandardHeaders, META, MODERN_ERROR, MODERN_METHODS, MODERN_VERSION, type ModernHeaders, type Refusal } from "./modern-protocol";
 import { verifyState, type StateBinding } from "./modern-state";
 import type { ServerProxy } from "./proxy";
@@ -28,18 +29,10 @@ function inBand(res: BridgeResponse, id: unknown, code: number, message: string,
   sendRefusal(res, { status: 200, code, message, data }, id);
 }
 
-/** What a 2026 client learns of the child's capabilities: no tasks (an extension it must ask for), no subscriptions yet. */
+/** What a 2026 client learns of the child's capabilities: no tasks (an extension, with vocabulary the revision deleted). */
 function modernCapabilities(capabilities: Json): Json {
-  const { tasks, logging, ...rest } = capabilities;
-  const out: Json = { ...rest };
-  for (const kind of ["tools", "prompts", "resources"] as const) {
-    const own = capabilities[kind];
-    if (isObject(own)) {
-      const { listChanged, subscribe, ...keep } = own;
-      out[kind] = keep;
-    }
-  }
-  return out;
+  const { tasks, ...rest } = capabilities;
+  return rest;
 }
 
 export async function serveModern(
@@ -70,8 +63,7 @@ export async function serveModern(
     return sendRefusal(res, { status: 404, code: MODERN_ERROR.methodNotFound, message: `Method not found: ${request.method}` }, request.id);
   proxy.lastUsed = Date.now();
   if (request.method === "server/discover") return discover(proxy, res, request);
-  if (request.method === "subscriptions/listen")
-    return inBand(res, request.id, MODERN_ERROR.methodNotFound, "subscriptions/listen is not offered by this bridge yet");
+  if (request.method === "subscriptions/listen") return listen(proxy, user, res, request);
   const params = (request.params ?? {}) as Json;
   const meta = params._meta as Json;
   const binding: StateBinding = { user, server: proxy.name, method: request.method, params };
@@ -130,4 +122,21 @@ async function discover(proxy: ServerProxy, res: BridgeResponse, request: JSONRP
     { ttlMs: 0, cacheScope: "private" },
   );
   res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: request.id, result }));
+}
+
+/** Opens a subscription stream: the ack with what the child can honour, then its change notifications as they come. */
+async function listen(proxy: ServerProxy, user: string, res: BridgeResponse, request: JSONRPCRequest): Promise<void> {
+  let capabilities: Json;
+  try {
+    capabilities = ((await proxy.ensureChild()).info?.capabilities ?? {}) as Json;
+  } catch (error) {
+    return inBand(res, request.id, MODERN_ERROR.internalError, `MCP server "${proxy.name}" is unavailable: ${errorMessage(error)}`);
+  }
+  const filter = honoured((request.params as Json | undefined)?.notifications, capabilities);
+  const stream: ListenStream = new ListenStream(user, request.id, filter, res, () => proxy.detach(stream));
+  proxy.sessions.set(stream.id, stream);
+  let n = 0;
+  for (const uri of filter.resourceSubscriptions ?? []) {
+    await proxy.fromSession(stream, { jsonrpc: "2.0", id: `${stream.id}-${n++}`, method: "resources/subscribe", params: { uri } });
+  }
 }

@@ -125,4 +125,61 @@ describe("bridge, MCP 2026-07-28 beside 2025", () => {
       await bob.close();
     }
   });
+
+  it("carries the child's resources/updated to a subscriptions/listen stream the v2 client opened, and closes it", async () => {
+    const client = await modernClient("everything", "pin");
+    try {
+      const { resources } = await client.listResources();
+      const uri = resources[0]?.uri ?? "";
+      expect(uri).not.toBe("");
+      const updated = new Promise<{ uri: string; _meta?: Record<string, unknown> }>((resolve) =>
+        client.setNotificationHandler("notifications/resources/updated", (n) => resolve(n.params as { uri: string })),
+      );
+      const subscription = await client.listen({ resourceSubscriptions: [uri], promptsListChanged: true, toolsListChanged: true });
+      expect(subscription.honoredFilter.resourceSubscriptions).toEqual([uri]);
+      // server-everything sends an update for every subscribed resource at once when asked to start.
+      await client.callTool({ name: "toggle-subscriber-updates", arguments: {} });
+      const note = await updated;
+      expect(note.uri).toBe(uri);
+      expect((await bridge.health()).servers.everything?.sessions).toBeGreaterThanOrEqual(1);
+      await client.callTool({ name: "toggle-subscriber-updates", arguments: {} });
+      await subscription.close();
+      expect(await subscription.closed).toBe("local");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("acknowledges a raw subscriptions/listen first, with what the child honours and the subscription id", async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${bridge.url}/servers/everything/mcp`, {
+      method: "POST",
+      signal: abort.signal,
+      headers: {
+        authorization: `Bearer ${bridge.token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...modernHeaders("subscriptions/listen"),
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "sub-1",
+        method: "subscriptions/listen",
+        params: { _meta: ENVELOPE, notifications: { toolsListChanged: true, resourceSubscriptions: [] } },
+      }),
+    });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const reader = res.body?.getReader();
+    let text = "";
+    while (!text.includes("\n\n")) {
+      const chunk = await reader?.read();
+      if (!chunk || chunk.done) break;
+      text += Buffer.from(chunk.value).toString();
+    }
+    abort.abort();
+    const ack = JSON.parse(/data: (.*)/.exec(text)?.[1] ?? "null");
+    expect(ack).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sub-1" } } });
+    // server-everything declares tools.listChanged; an empty list of resources is nothing to honour.
+    expect(ack.params.notifications).toEqual({ toolsListChanged: true });
+  });
 });
