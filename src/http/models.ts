@@ -4,8 +4,9 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { runtimeConfig } from "../config/runtime-config";
-import type { AppEnv } from "../identity/identify";
+import { isLoopback, type AppEnv } from "../identity/identify";
 import { ModelOptionSchema } from "../protocol/messages";
+import { guardedFetch } from "../servers/guarded-fetch";
 import { userAccount } from "../users/account";
 import { ownProviderSpecs } from "../users/user-providers";
 
@@ -23,7 +24,9 @@ export const models = new Hono<AppEnv>();
 models.get("/", async (c) => {
   const config = runtimeConfig(c.env);
   const own = ownProviderSpecs(await userAccount(c.env, c.var.identity.id).listModelProviders());
-  const { options, problems } = await config.models.withUserProviders(own).list();
+  // The user's own providers are listed from their addresses, each hop checked (src/servers/guarded-fetch.ts).
+  const policy = { deployed: !isLoopback(c), allowPrivate: config.settings.ALLOW_PRIVATE_SERVER_URLS, workerHost: new URL(c.req.url).hostname };
+  const { options, problems } = await config.models.withUserProviders(own, guardedFetch(policy)).list();
   return c.json(
     ModelListSchema.parse({
       models: options,

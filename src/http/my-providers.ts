@@ -9,7 +9,8 @@ import { runtimeConfig } from "../config/runtime-config";
 import { isLoopback, type AppEnv } from "../identity/identify";
 import { fetchModelList } from "../llm/model-list";
 import { ModelRegistry } from "../llm/registry";
-import { serverUrlRefusal } from "../servers/url-policy";
+import { guardedFetch } from "../servers/guarded-fetch";
+import { serverUrlRefusal, type UrlPolicy } from "../servers/url-policy";
 import { RequestError } from "../shared/errors";
 import { errorMessage } from "../shared/logger";
 import { secretsOf, upstreamExcerpt } from "../shared/upstream-text";
@@ -32,11 +33,15 @@ async function checked(c: Context<AppEnv>, input: StoredUserProvider, previous: 
   }
   if (validated.provider.baseUrl) {
     // The Worker fetches this URL with the user's key: the same rule as the user's MCP servers.
-    const policy = { deployed: !isLoopback(c), allowPrivate: runtimeConfig(c.env).settings.ALLOW_PRIVATE_SERVER_URLS, workerHost: new URL(c.req.url).hostname };
-    const why = serverUrlRefusal(validated.provider.baseUrl, policy);
+    const why = serverUrlRefusal(validated.provider.baseUrl, requestPolicy(c));
     if (why) throw new RequestError("server_url_refused", why, { issues: [{ path: "baseUrl", message: why }] });
   }
   return validated.provider;
+}
+
+/** The address rule for this request: deployed unless served on loopback (src/servers/url-policy.ts). */
+function requestPolicy(c: Context<AppEnv>): UrlPolicy {
+  return { deployed: !isLoopback(c), allowPrivate: runtimeConfig(c.env).settings.ALLOW_PRIVATE_SERVER_URLS, workerHost: new URL(c.req.url).hostname };
 }
 
 /** A direct action on the user's account counts against their rate, like adding a server. */
@@ -102,9 +107,11 @@ myProviders.post("/test", providerBody, async (c) => {
   if (!spec) throw new RequestError("bad_request", "the provider entry is invalid");
   // The registry takes the key out of a model error; the listing's error and the reply are the upstream's words too.
   const scrub = (text: string) => upstreamExcerpt(text, secretsOf(provider.apiKey), 300);
-  const listing = spec.models ? { models: spec.models } : await fetchModelList(spec);
+  // Every request of the test follows redirects by hand, each hop checked (src/servers/guarded-fetch.ts).
+  const outbound = guardedFetch(requestPolicy(c));
+  const listing = spec.models ? { models: spec.models } : await fetchModelList(spec, outbound);
   const model = provider.defaultModel ?? listing.models[0] ?? spec.defaultModel;
-  const registry = new ModelRegistry([spec], undefined, { retry: { tries: 1 } });
+  const registry = new ModelRegistry([spec], undefined, { retry: { tries: 1 }, fetch: outbound });
   let reply = "";
   try {
     const stream = registry.build({ provider: spec.id, model, maxOutputTokens: 16 }).stream({

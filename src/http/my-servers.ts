@@ -5,7 +5,8 @@
 import { Hono, type Context } from "hono";
 import { runtimeConfig } from "../config/runtime-config";
 import { isLoopback, type AppEnv } from "../identity/identify";
-import { serverUrlRefusal } from "../servers/url-policy";
+import { guardedFetch } from "../servers/guarded-fetch";
+import { serverUrlRefusal, type UrlPolicy } from "../servers/url-policy";
 import { deploymentNames, deploymentNamesFor } from "../servers/lookup";
 import { userAccount } from "../users/account";
 import { revokeTokens } from "../mcp/oauth/revoke";
@@ -18,10 +19,14 @@ import { RequestError } from "../shared/errors";
 
 export const myServers = new Hono<AppEnv>();
 
-/** Throws a 400 naming the rule when `url` may not be reached from here (src/servers/url-policy.ts). */
+/** The address rule for this request: deployed unless served on loopback (src/servers/url-policy.ts). */
+function requestPolicy(c: Context<AppEnv>): UrlPolicy {
+  return { deployed: !isLoopback(c), allowPrivate: runtimeConfig(c.env).settings.ALLOW_PRIVATE_SERVER_URLS, workerHost: new URL(c.req.url).hostname };
+}
+
+/** Throws a 400 naming the rule when `url` may not be reached from here. */
 function refuseUrl(c: Context<AppEnv>, url: string): void {
-  const policy = { deployed: !isLoopback(c), allowPrivate: runtimeConfig(c.env).settings.ALLOW_PRIVATE_SERVER_URLS, workerHost: new URL(c.req.url).hostname };
-  const why = serverUrlRefusal(url, policy);
+  const why = serverUrlRefusal(url, requestPolicy(c));
   if (why) throw new RequestError("server_url_refused", why, { issues: [{ path: "url", message: why }] });
 }
 
@@ -47,7 +52,7 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
   if (!spend.ok) throw new RequestError(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {});
   const test = validated.server.disabled
     ? undefined
-    : await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, settings.MCP_CONNECT_TIMEOUT_MS);
+    : await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, settings.MCP_CONNECT_TIMEOUT_MS, guardedFetch(requestPolicy(c)));
   if (test && !test.ok && test.code === "unreachable") {
     throw new RequestError("server_unreachable", `could not connect to the server: ${test.error}`, {
       issues: [{ path: "url", message: `could not connect: ${test.error}` }],
@@ -85,7 +90,7 @@ myServers.delete("/:name", async (c) => {
   const name = c.req.param("name");
   const deleted = await userAccount(c.env, c.var.identity.id).deleteServer(name);
   // Signed in to it: the tokens are forgotten here and revoked at the authorization server.
-  if (deleted) await revokeTokens(await takeOAuthRecord(c.env, c.var.identity.id, name));
+  if (deleted) await revokeTokens(await takeOAuthRecord(c.env, c.var.identity.id, name), guardedFetch(requestPolicy(c)));
   if (!deleted) throw new RequestError("not_found", `you have no server "${c.req.param("name")}"`);
   return c.body(null, 204);
 });
@@ -96,7 +101,8 @@ myServers.post("/:name/test", async (c) => {
   const validated = validateUserServer(stored);
   if (!validated.ok) throw new RequestError("bad_request", "the stored entry is invalid", { issues: validated.issues });
   refuseUrl(c, validated.config.url);
-  return c.json({ test: await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS) });
+  const timeoutMs = runtimeConfig(c.env).settings.MCP_CONNECT_TIMEOUT_MS;
+  return c.json({ test: await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, timeoutMs, guardedFetch(requestPolicy(c))) });
 });
 
 /** Reconnects a session's servers now (?session=, else the caller's console session). */

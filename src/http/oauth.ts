@@ -19,7 +19,7 @@ import { isStrictScopeSuperset } from "@modelcontextprotocol/client";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { runtimeConfig } from "../config/runtime-config";
-import type { AppEnv } from "../identity/identify";
+import { isLoopback, type AppEnv } from "../identity/identify";
 import { OAuthUnsupportedError } from "../mcp/oauth/errors";
 import type { OAuthRecord } from "../mcp/oauth/provider";
 import { revokeTokens } from "../mcp/oauth/revoke";
@@ -28,6 +28,8 @@ import { publicFailure } from "../mcp/http-failure";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
 import { remoteServerFor } from "../servers/lookup";
+import { guardedFetch } from "../servers/guarded-fetch";
+import type { UrlPolicy } from "../servers/url-policy";
 import { accountOAuthStorage, loadOAuthRecord, takeOAuthRecord } from "../users/oauth-client-storage";
 import { findOwnedSession, ownedSession, SESSION_ID } from "./owned-session";
 import { callbackPage, clientMetadataDocument } from "./oauth-pages";
@@ -108,6 +110,7 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
       granted: own?.tokens?.scope,
       stored: own?.challenge,
       saveVerifier: (verifier) => account.oauthSaveVerifier(state, verifier),
+      fetch: guardedFetch(requestPolicy(c)),
     });
     if (!url) {
       await account.oauthTakeSignIn(state);
@@ -120,6 +123,11 @@ oauth.post("/sign-in", body(SignInSchema), async (c) => {
     throw new RequestError("oauth_failed", `sign-in to "${name}" could not start: ${oauthFailure(error, server)}`);
   }
 });
+
+/** The address rule for this request's sign-in: deployed unless served on loopback (src/servers/url-policy.ts). */
+function requestPolicy(c: Context<AppEnv>): UrlPolicy {
+  return { deployed: !isLoopback(c), allowPrivate: runtimeConfig(c.env).settings.ALLOW_PRIVATE_SERVER_URLS, workerHost: new URL(c.req.url).hostname };
+}
 
 /**
  * What an authorization server's failure may say to the page: the SDK quotes its answers
@@ -147,7 +155,7 @@ oauth.post("/callback", body(CallbackSchema), async (c) => {
   if (!server) throw noServer(pending.server);
   const storage = accountOAuthStorage(c.env, c.var.identity.id, server);
   try {
-    await finishSignIn({ server, storage, verifier: pending.verifier, code, iss });
+    await finishSignIn({ server, storage, verifier: pending.verifier, code, iss, fetch: guardedFetch(requestPolicy(c)) });
     // The challenge is answered; the sign-in counts towards the limit on servers that keep asking.
     const before = await loadOAuthRecord(c.env, c.var.identity.id, server.name);
     await storage.save({ challenge: undefined, signIns: [...recentSignIns(before), Date.now()] });
@@ -163,7 +171,7 @@ oauth.post("/sign-out", body(SignOutSchema), async (c) => {
   // One call: the tokens are forgotten here, then revoked at the authorization server.
   const record = await takeOAuthRecord(c.env, c.var.identity.id, name);
   if (!record?.tokens) throw new RequestError("not_found", `you are not signed in to "${name}"`);
-  const revocation = await revokeTokens(record);
+  const revocation = await revokeTokens(record, guardedFetch(requestPolicy(c)));
   if (session !== undefined) {
     await (await findOwnedSession(c, session, { claim: false }))?.reconnectServer(name);
   }

@@ -83,13 +83,13 @@ export class ModelLister {
   ) {}
 
   /** The pinned models, or the listed ones (the default model when listing fails or lists nothing). */
-  async models(spec: ProviderSpec): Promise<ModelListing> {
+  async models(spec: ProviderSpec, fetcher: typeof fetch = this.fetcher): Promise<ModelListing> {
     if (spec.models) return { models: spec.models };
     // In memory only: the key is part of the cache key so two users' same-named providers never share a list.
     const key = JSON.stringify([spec.kind, spec.baseUrl ?? "", spec.apiKey ?? ""]);
     const cached = this.cache.get(key);
     if (cached && this.now() - cached.at < (await cached.listing.then((l) => (l.error ? FAILED_FOR_MS : LISTED_FOR_MS)))) return cached.listing;
-    const listing = fetchModelList(spec, this.fetcher).then((l) =>
+    const listing = fetchModelList(spec, fetcher).then((l) =>
       l.models.length > 0 ? l : { models: [spec.defaultModel], error: l.error ?? "it listed no models" },
     );
     this.cache.set(key, { at: this.now(), listing });

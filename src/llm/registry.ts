@@ -43,6 +43,8 @@ export interface BuildOptions {
   idleTimeoutMs?: number;
   prompted?: PromptedOptions;
   fetch?: typeof fetch;
+  /** The fetch a user's own provider goes through: their address, checked at every redirect (src/servers/guarded-fetch.ts). */
+  userFetch?: typeof fetch;
 }
 
 /** A choice of model this session cannot have (unknown, not allowed, or no longer offered). */
@@ -60,10 +62,15 @@ export class ModelRegistry {
     private readonly lister = new ModelLister(options.fetch),
   ) {}
 
-  /** This registry with one user's own providers after the deployment's (same list cache). */
-  withUserProviders(own: readonly ProviderSpec[]): ModelRegistry {
+  /** This registry with one user's own providers after the deployment's (same list cache), reached through `userFetch`. */
+  withUserProviders(own: readonly ProviderSpec[], userFetch?: typeof fetch): ModelRegistry {
     if (own.length === 0) return this;
-    return new ModelRegistry([...this.providers.filter((p) => p.source === "deployment"), ...own], this.allowed, this.options, this.lister);
+    const options = userFetch ? { ...this.options, userFetch } : this.options;
+    return new ModelRegistry([...this.providers.filter((p) => p.source === "deployment"), ...own], this.allowed, options, this.lister);
+  }
+
+  private fetchFor(spec: ProviderSpec): typeof fetch | undefined {
+    return spec.source === "user" ? (this.options.userFetch ?? this.options.fetch) : this.options.fetch;
   }
 
   spec(id: string): ProviderSpec | undefined {
@@ -90,7 +97,7 @@ export class ModelRegistry {
     const problems: string[] = [];
     const lists = await Promise.all(
       this.providers.map(async (spec) => {
-        const listing = await this.lister.models(spec);
+        const listing = await this.lister.models(spec, this.fetchFor(spec));
         if (listing.error) problems.push(`${spec.label}: ${listing.error}`);
         return listing.models
           .filter((model) => this.permits(spec, model))
@@ -105,7 +112,7 @@ export class ModelRegistry {
     const spec = this.spec(ref.provider);
     if (!spec) return `there is no model provider "${ref.provider}"`;
     if (!this.permits(spec, ref.model)) return `${modelRefText(ref)} is not among the models this deployment allows`;
-    const { models } = await this.lister.models(spec);
+    const { models } = await this.lister.models(spec, this.fetchFor(spec));
     if (!models.includes(ref.model)) return `${spec.label} offers no model "${ref.model}"`;
     return undefined;
   }
@@ -114,7 +121,7 @@ export class ModelRegistry {
   build(choice: ModelChoice): LlmProvider {
     const spec = this.spec(choice.provider);
     if (!spec) throw new ModelNotAvailableError(`there is no model provider "${choice.provider}"`);
-    const base = baseProvider(spec, choice.model, this.options.fetch);
+    const base = baseProvider(spec, choice.model, this.fetchFor(spec));
     const watched = this.options.idleTimeoutMs ? withIdleTimeout(base, this.options.idleTimeoutMs) : base;
     const retried = withRetries(watched, this.options.retry);
     // Prompted mode retries each model call itself (inside its repair loop), so a 429 on a

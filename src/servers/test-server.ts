@@ -20,13 +20,15 @@ export async function testServer(
   user: { env: Pick<Env, "USER_ACCOUNT">; userId: string },
   config: RemoteServerConfig,
   connectTimeoutMs: number,
+  /** The fetch every request goes through (the caller's guarded one: src/servers/guarded-fetch.ts). */
+  outbound?: typeof fetch,
 ): Promise<ServerTest> {
   // With the user's OAuth tokens, if they signed in to it: a signed-in server tests as it serves.
   const auth = (server: RemoteServerConfig) => sessionOAuthProvider(user.env, user.userId, server);
   // A challenge the server sends only after initialize is kept for the user's sign-in, as a session's is.
-  const recordChallenge = challengeRecordingFetch((challenge) => accountOAuthStorage(user.env, user.userId, config).save({ challenge }));
+  const recordChallenge = challengeRecordingFetch((challenge) => accountOAuthStorage(user.env, user.userId, config).save({ challenge }), outbound);
   const host = new McpHost({
-    transports: workerTransports({ auth, fetchFor: (server) => (auth(server) ? recordChallenge : undefined) }),
+    transports: workerTransports({ auth, fetch: outbound, fetchFor: (server) => (auth(server) ? recordChallenge : undefined) }),
     connectTimeoutMs: Math.min(connectTimeoutMs, TEST_TIMEOUT_MS),
     retry: { initialMs: 0, maxMs: 0, tries: 1 },
   });

@@ -4,8 +4,12 @@
 // user could make the Worker fetch the inspector port, a model endpoint's control port,
 // the Worker itself or an intranet service, and read what it answers. The check is on
 // the URL's literal host as WHATWG URL parsing normalizes it (decimal, octal and hex
-// IPv4 forms, IPv4-mapped IPv6): a Worker cannot resolve a name before fetching it, and
-// Cloudflare's network does not route Workers' fetches to private addresses anyway.
+// IPv4 forms, IPv4-mapped IPv6), and on names that only a local resolver answers: a
+// single label (`intranet`, `nas`) and names under `localhost`, `local`, `internal`,
+// `home.arpa`, `lan` and the like. A Worker cannot resolve a name before fetching it;
+// on Cloudflare's network a public name that resolves to a private address is not
+// connected to (docs/deploying.md says what Cloudflare refuses on its own). Every hop
+// of a redirect is checked again (guarded-fetch.ts).
 // `ALLOW_PRIVATE_SERVER_URLS=true` lifts it for intranet deployments and local tests.
 
 export interface UrlPolicy {
@@ -53,6 +57,16 @@ function ipv6Rule(host: string): string | undefined {
   return undefined;
 }
 
+/** Suffixes only a local network's resolver answers (RFC 6761/6762/8375, and common private zones). */
+const LOCAL_ZONES = ["localhost", "local", "localdomain", "internal", "intranet", "home.arpa", "home", "lan", "corp", "private"];
+
+function nameRule(host: string): string | undefined {
+  if (host === "localhost" || host.endsWith(".localhost")) return "localhost";
+  if (!host.includes(".")) return "single-label host names (resolved only on a local network)";
+  const zone = LOCAL_ZONES.find((z) => host === z || host.endsWith(`.${z}`));
+  return zone ? `names under .${zone} (resolved only on a local network)` : undefined;
+}
+
 /** Why `url` may not be a runtime server's address here; undefined when it may. */
 export function serverUrlRefusal(url: string, policy: UrlPolicy): string | undefined {
   if (!policy.deployed || policy.allowPrivate) return undefined;
@@ -64,12 +78,11 @@ export function serverUrlRefusal(url: string, policy: UrlPolicy): string | undef
   }
   const host = parsed.hostname.toLowerCase().replace(/\.$/, "");
   let rule: string | undefined;
-  if (host === "localhost" || host.endsWith(".localhost")) rule = "localhost";
-  else if (policy.workerHost && host === policy.workerHost.toLowerCase()) rule = "this Worker's own address";
+  if (policy.workerHost && host === policy.workerHost.toLowerCase()) rule = "this Worker's own address";
   else if (host.startsWith("[")) rule = ipv6Rule(host.slice(1, -1));
   else {
     const v4 = ipv4(host);
-    rule = v4 ? ipv4Rule(v4) : undefined;
+    rule = v4 ? ipv4Rule(v4) : nameRule(host);
   }
   return rule ? `${parsed.origin}: ${rule} cannot be reached from a deployed Worker (a server must have a public address)` : undefined;
 }

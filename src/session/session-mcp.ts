@@ -71,6 +71,8 @@ export interface SessionMcpDeps {
   recordChallenge?: (server: RemoteServerConfig, challenge: StoredChallenge) => Promise<void>;
   /** The fetch that reaches the owner's paired machines through their account. */
   machineFetch?: typeof fetch;
+  /** The fetch for the owner's own servers: redirects followed by hand, each hop checked (src/servers/guarded-fetch.ts). */
+  outbound?: typeof fetch;
   /** Told of each tool call that reached a server (the operator's metrics, src/session/operations-report.ts). */
   toolCalled?: (call: ToolCallRecord) => void;
   /** What the owner's servers offered in their other sessions (src/users/owner-discovery.ts). */
@@ -168,9 +170,11 @@ export class SessionMcp {
         traceId: () => this.traceId,
         fetchFor: (server) => {
           if (machineOfUrl(server.url)) return this.deps.machineFetch;
+          // The owner's own server (not the deployment's): every request and redirect is held to the address rule.
+          const own = this.userList?.some((s) => s.name === server.name && s.url === server.url) ? this.deps.outbound : undefined;
           // A server the user may sign in to: its challenges, on any request, are kept for the sign-in.
           const record = this.deps.recordChallenge;
-          return record && !this.bridged(server) ? challengeRecordingFetch((challenge) => record(server, challenge)) : undefined;
+          return record && !this.bridged(server) ? challengeRecordingFetch((challenge) => record(server, challenge), own) : own;
         },
       }),
       logger: this.deps.logger,

@@ -10,6 +10,7 @@ import { ModelChoiceSchema } from "../protocol/messages";
 import type { ModelPreferences } from "@modelcontextprotocol/client";
 import type { RegistryPick } from "../orchestrator/sampling";
 import { chooseFromRegistry, rankedSamplingModels } from "../orchestrator/sampling-model";
+import { guardedFetch } from "../servers/guarded-fetch";
 import type { HistoryStore } from "./history";
 
 const MODEL_KEY = "model";
@@ -41,7 +42,10 @@ export class SessionModel {
   /** The deployment's models with the owner's own providers. */
   async registry(): Promise<ModelRegistry> {
     const own = await this.deps.ownProviders();
-    return this.deps.config().models.withUserProviders(own);
+    const config = this.deps.config();
+    // The owner's providers are their addresses: the rule of their servers in a session (deployed unless AUTH_MODE=none).
+    const policy = { deployed: config.auth.mode !== "none", allowPrivate: config.settings.ALLOW_PRIVATE_SERVER_URLS };
+    return config.models.withUserProviders(own, guardedFetch(policy));
   }
 
   /** Stores `choice` once it is offered; throws ModelNotAvailableError naming why not. */

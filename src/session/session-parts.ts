@@ -8,6 +8,7 @@ import type { Env } from "../config/env";
 import { runtimeConfig, type RuntimeConfig } from "../config/runtime-config";
 import type { ServerMessage } from "../protocol/messages";
 import { machineFetch } from "../servers/machines";
+import { guardedFetch } from "../servers/guarded-fetch";
 import { serverUrlRefusal } from "../servers/url-policy";
 import type { Logger } from "../shared/logger";
 import { userAccount } from "../users/account";
@@ -152,6 +153,7 @@ export class SessionParts {
         return { mode: this.runtime.auth.mode, user: owner ? { id: owner, name: this.owner.name } : undefined };
       },
       refuseUrl: (url) => serverUrlRefusal(url, { deployed: this.runtime.auth.mode !== "none", allowPrivate: this.runtime.settings.ALLOW_PRIVATE_SERVER_URLS }),
+      outbound: guardedFetch({ deployed: this.runtime.auth.mode !== "none", allowPrivate: this.runtime.settings.ALLOW_PRIVATE_SERVER_URLS }),
       recordChallenge: async (server, challenge) => {
         const owner = this.owner.id;
         // Only for a server the owner signs in to (no Authorization header of its own).

@@ -16,15 +16,20 @@ let stack: Stack;
 /** Where alice saved her secrets, and where an attacker would like them to go. */
 let home: CaptureServer;
 let elsewhere: CaptureServer;
+/** An address that sends every request on to `elsewhere` (307, or in a loop to itself under /loop). */
+let redirector: CaptureServer;
 beforeAll(async () => {
-  [stack, home, elsewhere] = await Promise.all([
+  [stack, home, elsewhere, redirector] = await Promise.all([
     startStack({ model: false, vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${ALICE},bob:${BOB}` } }),
     startCaptureServer(),
     startCaptureServer(),
+    startCaptureServer((request, response) => {
+      response.writeHead(307, { location: request.path.startsWith("/loop") ? request.path : `${elsewhere.url}${request.path}` }).end();
+    }),
   ]);
-});
+}, 240_000);
 afterAll(async () => {
-  await Promise.all([stack?.stop(), home?.stop(), elsewhere?.stop()]);
+  await Promise.all([stack?.stop(), home?.stop(), elsewhere?.stop(), redirector?.stop()]);
 });
 
 const send = (token: string, method: string, path: string, body: unknown) => raw(stack.url, path, { method, headers: as(token), body: JSON.stringify(body) });
@@ -116,6 +121,59 @@ describe("a saved secret stays with its address", () => {
         return {
           tried: attempts.length + bobs.length,
           figure: `${attempts.length}/${attempts.length} refused 400 secret_required, bob's ${bobs.length} 404; the saved values never reached the new URL`,
+        };
+      },
+    ),
+  );
+});
+
+describe("outbound requests follow redirects by hand", () => {
+  it(
+    "a provider's redirect to another origin gets no key, a redirect loop ends, and local names are refused where deployed",
+    attackCase(
+      "Outbound requests that follow redirects and local names (issue 33)",
+      "alice tests Anthropic- and Gemini-kind providers whose address answers 307 to another origin, and one that redirects in a loop; from the public host she adds a provider and a server on a single-label name and under .internal (before the fix: redirects followed by the runtime with the key header, names accepted)",
+      async () => {
+        const key = `sk-redirect-${crypto.randomUUID()}`;
+        const before = elsewhere.requests.length;
+        const moved = [
+          await send(ALICE, "POST", "/api/my-providers/test", { id: "moved-a", kind: "anthropic", baseUrl: redirector.url, apiKey: key, models: ["c-1"] }),
+          await send(ALICE, "POST", "/api/my-providers/test", { id: "moved-g", kind: "gemini", baseUrl: redirector.url, apiKey: key }),
+        ];
+        expect(moved.map((a) => a.status)).toEqual([200, 200]);
+        const arrived = elsewhere.requests.slice(before);
+        // The requests went on (so the redirect was followed), without the key in any header or body.
+        expect(arrived.length).toBeGreaterThan(0);
+        expect(JSON.stringify(arrived)).not.toContain(key);
+        const loop = await send(ALICE, "POST", "/api/my-providers/test", {
+          id: "loop",
+          kind: "openai",
+          baseUrl: `${redirector.url}/loop/v1`,
+          apiKey: key,
+          models: ["m"],
+        });
+        expect(loop.json()).toMatchObject({ test: { ok: false, error: expect.stringContaining("redirected more than 5 times") } });
+        const port = new URL(home.url).port;
+        const named = [
+          await raw(stack.url, "/api/my-providers", {
+            method: "POST",
+            headers: { ...as(ALICE), host: "chat.example.com" },
+            body: JSON.stringify({ id: "named", kind: "openai", baseUrl: `http://capturehost:${port}/v1`, apiKey: key, models: ["m"] }),
+          }),
+          await raw(stack.url, "/api/my-servers", {
+            method: "POST",
+            headers: { ...as(ALICE), host: "chat.example.com" },
+            body: JSON.stringify({ name: "named", url: `http://tools.internal:${port}/mcp` }),
+          }),
+        ];
+        expect(named.map((a) => [a.status, code(a)])).toEqual([
+          [400, "server_url_refused"],
+          [400, "server_url_refused"],
+        ]);
+        for (const answer of [...moved, loop, ...named]) expect(answer.text).not.toContain(key);
+        return {
+          tried: moved.length + 1 + named.length,
+          figure: `key absent from all ${arrived.length} requests that reached the redirect's target; a loop ends after 5 hops; local names 2/2 refused 400 server_url_refused`,
         };
       },
     ),

@@ -20,7 +20,8 @@ const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack({
-    vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${ALICE},bob:${BOB}`, LOG_LEVEL: "debug" },
+    // The user's own provider below is the fake model on loopback: allowed as on an intranet deployment.
+    vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${ALICE},bob:${BOB}`, LOG_LEVEL: "debug", ALLOW_PRIVATE_SERVER_URLS: "true" },
     mcpServers: { probe: { command: process.execPath, args: [probeServerBin], users: ["alice"] } },
     bridgeArgs: ["--log-level", "debug"],
   });

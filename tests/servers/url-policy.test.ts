@@ -27,6 +27,14 @@ describe("serverUrlRefusal", () => {
     ["http://[fd00::1]/mcp", "unique-local"],
     ["http://[fe80::1]/mcp", "link-local"],
     ["https://chat.example.com/api/tools/x", "this Worker's own address"],
+    ["http://intranet:8080/mcp", "single-label"],
+    ["http://nas./mcp", "single-label"],
+    ["http://printer.local/mcp", ".local"],
+    ["http://metadata.google.internal/computeMetadata", ".internal"],
+    ["http://router.home.arpa/", ".home.arpa"],
+    ["http://box.lan/mcp", ".lan"],
+    ["http://wiki.corp/mcp", ".corp"],
+    ["http://a.b.intranet/mcp", ".intranet"],
   ])("refuses %s (%s)", (url, rule) => {
     expect(serverUrlRefusal(url, deployed)).toContain(rule);
   });

@@ -25,7 +25,7 @@ export interface Challenge {
  * Opens the server without a token and reads its 401 challenge through the SDK's
  * transport. Undefined when the server let us in: it needs no sign-in.
  */
-async function readChallenge(server: RemoteServerConfig, timeoutMs = 10_000): Promise<Challenge | undefined> {
+async function readChallenge(server: RemoteServerConfig, fetchImpl: typeof fetch | undefined, timeoutMs = 10_000): Promise<Challenge | undefined> {
   let challenge: Challenge | undefined;
   const probe: AuthProvider = {
     token: async () => undefined,
@@ -38,7 +38,7 @@ async function readChallenge(server: RemoteServerConfig, timeoutMs = 10_000): Pr
   const client = new Client({ name: "edgehost", version: "0.1.0" });
   try {
     const url = new URL(server.url);
-    const options = { requestInit: { headers: server.headers }, authProvider: probe };
+    const options = { requestInit: { headers: server.headers }, authProvider: probe, fetch: fetchImpl };
     const transport = server.transport === "sse" ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
     await client.connect(transport, { timeout: timeoutMs });
     return undefined;
@@ -74,13 +74,15 @@ export interface BeginSignIn {
   /** The challenge a session last received (challenge-fetch.ts), for a server that lets `initialize` through. */
   stored?: StoredChallenge;
   saveVerifier: (verifier: string) => Promise<void>;
+  /** The fetch every request of the sign-in goes through (discovery, registration, token): a guarded one. */
+  fetch?: typeof fetch;
 }
 
 /** The authorization URL to send the user to, or undefined when the server needs no sign-in. */
 export async function beginSignIn(options: BeginSignIn): Promise<URL | undefined> {
   const { server, storage } = options;
   // The server's answer to a fresh connection, else what it said to a session on a later request.
-  const challenge = (await readChallenge(server)) ?? storedChallenge(options.stored);
+  const challenge = (await readChallenge(server, options.fetch)) ?? storedChallenge(options.stored);
   if (!challenge) return undefined;
   const provider = new EdgeOAuthProvider({
     server: server.name,
@@ -97,7 +99,13 @@ export async function beginSignIn(options: BeginSignIn): Promise<URL | undefined
   });
   // The challenge's scope, widened by a step-up the session recorded; else the SDK takes the metadata's.
   const scope = computeScopeUnion(options.granted, options.remembered, challenge.scope);
-  await auth(provider, { serverUrl: server.url, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, forceReauthorization: true });
+  await auth(provider, {
+    serverUrl: server.url,
+    resourceMetadataUrl: challenge.resourceMetadataUrl,
+    scope,
+    forceReauthorization: true,
+    ...(options.fetch ? { fetchFn: options.fetch } : {}),
+  });
   if (!provider.authorizationUrl) throw new OAuthUnsupportedError(server.name, "the authorization server gave no authorization URL");
   // The page opens this URL from our origin: only a web address may be opened (the SDK refuses
   // javascript:, data: and vbscript:, not every other scheme).
@@ -113,6 +121,7 @@ export interface FinishSignIn {
   verifier: string;
   code: string;
   iss?: string;
+  fetch?: typeof fetch;
 }
 
 /** Exchanges the authorization code; the tokens are saved through `storage`. */
@@ -125,5 +134,5 @@ export async function finishSignIn(options: FinishSignIn): Promise<void> {
     preRegistered: server.oauth,
     mode: { kind: "callback", verifier: options.verifier },
   });
-  await auth(provider, { serverUrl: server.url, authorizationCode: options.code, iss: options.iss });
+  await auth(provider, { serverUrl: server.url, authorizationCode: options.code, iss: options.iss, ...(options.fetch ? { fetchFn: options.fetch } : {}) });
 }
