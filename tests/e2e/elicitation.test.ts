@@ -90,7 +90,9 @@ describe("a server's question", () => {
     expect(await page.locator('#elicitation-fields [name="titledSingleSelectEnum"] option:checked').textContent()).toBe("Superman");
     expect(await page.locator('#elicitation-fields [name="legacyTitledEnum"] option:checked').textContent()).toBe("Cats");
     expect(
-      await page.locator('#elicitation-fields [name="untitledMultipleSelectEnum"]:checked').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value)),
+      await page
+        .locator('#elicitation-fields [name="untitledMultipleSelectEnum"]:checked')
+        .evaluateAll((boxes) => boxes.map((box) => (box as unknown as { value: string }).value)),
     ).toEqual(["Guitar"]);
     expect(await page.locator('#elicitation-fields label:has([name="titledMultipleSelectEnum"]:checked)').allTextContents()).toEqual(["Tuna"]);
     await field("name").click();
@@ -127,7 +129,7 @@ describe("a server's question", () => {
     await page.locator("#elicitation-dialog[open]:not([data-arming])").waitFor();
     // The browser's own check: a required field left empty.
     await page.locator("#elicitation-accept").click();
-    expect(await field("name").evaluate((el) => (el as HTMLInputElement).validity.valueMissing)).toBe(true);
+    expect(await field("name").evaluate((input) => (input as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing)).toBe(true);
     // The page's check: more choices than the server's maxItems (3).
     await field("name").fill("Ada");
     for (const instrument of ["Piano", "Violin", "Drums"]) {
