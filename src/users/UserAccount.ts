@@ -398,6 +398,7 @@ export class UserAccount extends DurableObject<unknown> {
   /** Deleting the account's data: runtime servers, what they offered, own model providers, page logins and paired machines (revoked at once); OAuth records are taken by the caller, to revoke. */
   forgetEverything(): { oauth: OAuthRecord[] } {
     const oauth = this.oauth.signedInServers().flatMap((server) => this.oauthTake(server) ?? []);
+    this.oauth.forgetAll();
     this.servers.clear();
     this.search.clear();
     this.ctx.waitUntil(this.emptyShares(this.shares.takeAll()));

@@ -60,6 +60,12 @@ export class OAuthRecords {
     this.sql.exec("DELETE FROM oauth_pending WHERE server = ?", server);
   }
 
+  /** Delete my data: every record (registrations and challenges too) and every sign-in in progress, so none completes after. */
+  forgetAll(): void {
+    this.sql.exec("DELETE FROM oauth");
+    this.sql.exec("DELETE FROM oauth_pending");
+  }
+
   /** The servers with tokens: names only, for the page. */
   signedInServers(): string[] {
     return this.sql

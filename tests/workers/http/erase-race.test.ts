@@ -124,6 +124,19 @@ describe("Delete my data is final", () => {
     expect((await erase()).status).toBe(200);
   });
 
+  it("forgets OAuth registrations and sign-ins in progress, so none completes after it", async () => {
+    const account = userAccount(env as unknown as Env, tokenUserId(USER));
+    await runInDurableObject(account, (instance) => {
+      instance.oauthSave("remote", { serverUrl: "https://mcp.example/mcp", redirectUri: "https://edgehost.test/oauth/callback" });
+      instance.oauthStartSignIn("state-before-erase", "remote", "some-session");
+    });
+    expect((await erase()).status).toBe(200);
+    await runInDurableObject(account, (instance) => {
+      expect(instance.oauthLoad("remote")).toBeUndefined();
+      expect(instance.oauthTakeSignIn("state-before-erase")).toBeUndefined();
+    });
+  });
+
   it("leaves no chat, search hit, file or link of a turn, an upload, an import and a share racing it, 20 rounds", async () => {
     const seen: Record<string, number> = {};
     for (let round = 0; round < 20; round++) {
