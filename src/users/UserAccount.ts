@@ -46,7 +46,11 @@ export class UserAccount extends DurableObject<unknown> {
   private readonly discovery: OwnerDiscovery;
   private readonly sessions: SessionList;
   private readonly servers: RuntimeServerStore;
-  /** Delete my data's mark, write leases and generation (src/users/erase-state.ts): checked by every write below. */
+  /**
+   * Delete my data's mark, write leases and generation (src/users/erase-state.ts). The Worker's write
+   * requests hold leases (the erase waits for them, then deletes what they wrote); what a session writes
+   * on its own (a turn's admission, its chat's listing, search entries, discovery, sign-ins) checks the mark here.
+   */
   private readonly erase: EraseState;
 
   constructor(ctx: DurableObjectState, env: unknown) {
