@@ -1,6 +1,6 @@
 // The compact matrix both conformance scripts print: one row per scenario, one column
 // per run (suite version × implementation), each cell `passed/total` checks with a mark
-// when any check failed; then the failing check ids, so a reader sees why.
+// when any check failed (`w2`: two WARNING checks besides); then the failing check ids.
 import type { ScenarioResult } from "./suite";
 
 export interface Column {
@@ -11,7 +11,7 @@ export interface Column {
 function cell(result: ScenarioResult | undefined): string {
   if (!result) return "-";
   const total = result.passed + result.failed;
-  return `${result.failed ? "✗" : "✓"} ${result.passed}/${total}`;
+  return `${result.failed ? "✗" : "✓"} ${result.passed}/${total}${result.warnings ? ` w${result.warnings}` : ""}`;
 }
 
 /** A scenario passes when it ran and none of its checks failed. */

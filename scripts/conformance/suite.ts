@@ -122,6 +122,8 @@ export interface ScenarioResult {
   scenario: string;
   passed: number;
   failed: number;
+  /** WARNING checks: neither pass nor fail, but something the suite wanted to see was missing. */
+  warnings: number;
   /** First failing checks' ids (for the report). */
   failing: string[];
 }
@@ -149,6 +151,7 @@ export function readResults(dir: string): ScenarioResult[] {
         scenario,
         passed: checks.filter((c) => c.status === "SUCCESS").length,
         failed: failing.length,
+        warnings: checks.filter((c) => c.status === "WARNING").length,
         failing: failing.map((c) => c.id ?? c.name ?? "?"),
       });
     }
