@@ -115,6 +115,8 @@ function fixture(transports: Map<string, StreamableHTTPServerTransport>): Server
         const label = request.params.name === "test_elicitation" ? "User response" : "Elicitation completed";
         return text(`${label}: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`);
       }
+      case "test_custom_header":
+        return text(`region=${String(args.region)}`);
       case "json_schema_2020_12_tool":
         return text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`);
       default:

@@ -51,6 +51,13 @@ export const fixtureTools: Tool[] = [
   }),
   described("test_elicitation_sep1034_defaults", "Tests elicitation with default values per SEP-1034"),
   described("test_elicitation_sep1330_enums", "Tests elicitation with enum schema improvements per SEP-1330"),
+  // SEP-2243: a parameter the client mirrors into an `Mcp-Param-Region` header, which a 2026
+  // server checks against the body (http-custom-header-server-validation has nothing to test without one).
+  described("test_custom_header", "Echoes a region that clients also send as a header", {
+    type: "object",
+    properties: { region: { type: "string", description: "A region name", "x-mcp-header": "Region" } },
+    required: ["region"],
+  }),
   described("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)", JSON_SCHEMA_2020_12),
 ];
 
