@@ -6,62 +6,27 @@
 //   multi-select defaults too, and a choice made by title sends its value;
 // - Send sends nothing while the form is wrong (the browser's checks, then the page's);
 // - typing when the question opens stays in the message box until the person moves in.
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, script } from "../fixtures/fake-llm-script";
-import { everythingBin } from "../fixtures/servers";
-import { startStack, type Stack } from "../fixtures/stack";
-import { DESKTOP, focus, launchBrowser, noPageErrors, openPage, sendMessage, shot } from "./browser";
+import { focus, noPageErrors, shot } from "./browser";
+import { askQuestion, type ElicitationPage, lastQuestionResult, openElicitationPage, questionDialog, questionField } from "./elicitation-page";
 
-const TOOL = "trigger-elicitation-request";
-
-let browser: Browser;
-let stack: Stack;
+let at: ElicitationPage;
 let page: Page;
-/** The elicitation answers the page sent, in order. */
-const answers: { action?: string; content?: Record<string, unknown> }[] = [];
+let answers: ElicitationPage["answers"];
 
 beforeAll(async () => {
-  [browser, stack] = await Promise.all([
-    launchBrowser(),
-    startStack({ mcpServers: { everything: { command: process.execPath, args: [everythingBin, "stdio"], alwaysAllow: [TOOL] } } }),
-  ]);
-  // The page's socket is watched from its first frame: the listener goes on before the page opens.
-  const context = await browser.newContext({ viewport: DESKTOP });
-  context.on("page", (opened) =>
-    opened.on("websocket", (ws) =>
-      ws.on("framesent", ({ payload }) => {
-        const frame = JSON.parse(String(payload)) as { type?: string; action?: string; content?: Record<string, unknown> };
-        if (frame.type === "elicitation_response") answers.push({ action: frame.action, content: frame.content });
-      }),
-    ),
-  );
-  page = await openPage(browser, stack, { context });
-  await page.locator('#servers li[data-server="everything"][data-state="ready"]').waitFor({ state: "attached" });
+  at = await openElicitationPage();
+  ({ page, answers } = at);
 }, 90_000);
 afterAll(async () => {
-  await page?.context().close();
-  await Promise.all([browser?.close(), stack?.stop()]);
+  await at?.close();
 });
 
-const dialog = () => page.locator("#elicitation-dialog[open]");
-const field = (name: string) => page.locator(`#elicitation-fields [name="${name}"]`);
-
-/** Asks the model to call the tool; resolves once the question is open. */
-async function ask(text: string, after: string): Promise<void> {
-  await script(stack.llm.url, stack.llmKey, [reply.callReply(`everything__${TOOL}`, {}), reply.text(after)]);
-  answers.length = 0;
-  await sendMessage(page, text);
-  await dialog().waitFor();
-}
-
-/** The text of the newest finished call of the tool (its result names what the server got). */
-async function lastResult(after: string): Promise<string> {
-  await page.locator(".msg.assistant", { hasText: after }).waitFor();
-  const card = page.locator(".tool-card.done", { hasText: `everything.${TOOL}` }).last();
-  await card.locator("summary").click();
-  return (await card.locator(".tool-result").textContent()) ?? "";
-}
+const dialog = () => questionDialog(page);
+const field = (name: string) => questionField(page, name);
+const ask = (text: string, after: string) => askQuestion(at, text, after);
+const lastResult = (after: string) => lastQuestionResult(page, after);
 
 describe("a server's question", () => {
   it("is declined, and cancelled, with its required field left empty", async () => {
