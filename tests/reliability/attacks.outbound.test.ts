@@ -179,3 +179,69 @@ describe("outbound requests follow redirects by hand", () => {
     ),
   );
 });
+
+describe("upstream error text", () => {
+  it(
+    "reaches the answer and the log only as a short excerpt, with every form of the key taken out",
+    attackCase(
+      "A provider that echoes the key back in its error, in every encoding (issue 33)",
+      'alice tests providers whose endpoint answers 401 quoting the key raw, JSON-escaped, URL-encoded, base64 and base64 of user:key (the key holds " and \\), and one answering 500 with a long HTML page (before the fix: the JSON-escaped key and the page came back)',
+      async () => {
+        const key = `sk-echo-${crypto.randomUUID()}"q\\s/p+e=`;
+        const forms = [
+          JSON.stringify(key).slice(1, -1),
+          encodeURIComponent(key),
+          Buffer.from(key).toString("base64"),
+          Buffer.from(`user:${key}`).toString("base64"),
+        ];
+        const echo = await startCaptureServer((request, response) => {
+          if (request.path.startsWith("/html")) {
+            response
+              .writeHead(500, { "content-type": "text/html" })
+              .end(`<!DOCTYPE html><html><body><h1>Inspector</h1><pre>${"internal detail ".repeat(200)}</pre></body></html>`);
+            return;
+          }
+          // One form per path, each short enough to be inside the excerpt.
+          const sent = String(request.headers.authorization ?? "").replace(/^Bearer /, "");
+          const quoted: Record<string, string> = {
+            raw: sent,
+            json: JSON.stringify(sent),
+            url: encodeURIComponent(sent),
+            b64: Buffer.from(sent).toString("base64"),
+            basic: `Basic ${Buffer.from(`user:${sent}`).toString("base64")}`,
+          };
+          const message = `bad key ${quoted[request.path.split("/")[1] ?? "raw"] ?? sent}`;
+          response.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { message } }));
+        });
+        try {
+          const test = (path: string) =>
+            send(ALICE, "POST", "/api/my-providers/test", { id: "echo", kind: "openai", baseUrl: `${echo.url}${path}`, apiKey: key, models: ["m"] });
+          const answers = [
+            await test("/raw/v1"),
+            await test("/json/v1"),
+            await test("/url/v1"),
+            await test("/b64/v1"),
+            await test("/basic/v1"),
+            await test("/html/v1"),
+          ];
+          expect(echo.requests[0]?.headers.authorization).toBe(`Bearer ${key}`); // so each answer quoted the key
+          const errors = answers.map((a) => String((a.json().test as { error?: string }).error));
+          for (const error of errors.slice(0, 5)) expect(error).toMatch(/^OpenAI-compatible API error 401: bad key .*••••••/);
+          expect(errors[5]).toMatch(/^OpenAI-compatible API error 500: Internal Server Error( \(gave up after 1 attempt\))?$/);
+          for (const form of [key, ...forms]) {
+            for (const error of errors) expect(error).not.toContain(form);
+            for (const answer of answers) expect(answer.text).not.toContain(form);
+            expect(stack.workerLog()).not.toContain(form);
+          }
+          expect(answers[5]?.text).not.toContain("internal detail");
+          return {
+            tried: 6,
+            figure: `the key in ${forms.length + 1} forms absent from all 6 answers and the log; the HTML page quoted as its status only`,
+          };
+        } finally {
+          await echo.stop();
+        }
+      },
+    ),
+  );
+});
