@@ -79,13 +79,17 @@ export function renderServers(servers, onToggle, { live = true } = {}) {
     const id = `server-${s.name}`;
     li.innerHTML = `<span class="dot" aria-hidden="true"></span>
       <input type="checkbox" id="${id}">
-      <label for="${id}"><span class="name"></span> <span class="state"></span> <span class="count"></span></label>
+      <label for="${id}"><span class="name"></span> <span class="state"></span> <span class="count"></span> <span class="protocol"></span></label>
       <small class="error"></small>`;
     li.querySelector(".name").textContent = s.name;
     // Switched off for this session: it says so, whatever its connection's state.
     li.classList.toggle("off", !s.enabled);
     li.querySelector(".state").textContent = live ? (s.enabled ? s.state : "off") : "unknown (not connected)";
     li.querySelector(".count").textContent = live ? `${s.toolCount} tools` : "";
+    // The MCP revision its last connect negotiated (2026-07-28, or a 2025 one): shown while it is known.
+    const protocol = /** @type {HTMLElement} */ (li.querySelector(".protocol"));
+    protocol.textContent = live && s.protocol ? `MCP ${s.protocol}` : "";
+    protocol.title = live && s.protocol ? "The MCP revision this server speaks" : "";
     li.querySelector(".error").textContent = live ? (s.lastError ?? "") : "";
     const box = li.querySelector("input");
     box.checked = s.enabled;

@@ -135,7 +135,9 @@ export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 
 /** A server as the page's panel shows it: the host's status plus this session's on/off choice. */
 // "unavailable" also stands for a server this Worker cannot reach at all (a stdio one without the bridge).
-export const SessionServerSchema = ServerStatusSchema.pick({ name: true, state: true, toolCount: true, lastError: true }).extend({ enabled: z.boolean() });
+export const SessionServerSchema = ServerStatusSchema.pick({ name: true, state: true, toolCount: true, lastError: true, protocol: true }).extend({
+  enabled: z.boolean(),
+});
 
 /** An image or audio clip of a tool result, base64 (within the turn's media budget, src/orchestrator/tool-results.ts). */
 const MediaSchema = z.object({ type: z.enum(["image", "audio"]), mimeType: z.string(), data: z.string() });

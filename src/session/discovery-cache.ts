@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { SettingsStore } from "../approval/approvals";
 import { ToolViewSchema, type ToolView } from "../mcp/capabilities";
+import { EraVerdictSchema, type EraVerdict } from "../mcp/protocol-era";
 import type { McpConfig } from "../shared/mcp-config/config";
 import type { ServerGuide } from "../mcp/guide";
 
@@ -17,7 +18,13 @@ const PREFIX = "discovery:";
 const OLD_KEY = "discovery";
 
 const GuideSchema = z.object({ server: z.string(), source: z.enum(["prompt", "generated"]), text: z.string() });
-const ServerDiscoverySchema = z.object({ key: z.string(), tools: z.array(ToolViewSchema), guide: GuideSchema.optional() });
+const ServerDiscoverySchema = z.object({
+  key: z.string(),
+  tools: z.array(ToolViewSchema),
+  guide: GuideSchema.optional(),
+  /** The MCP era the server was found to speak, so the next connect skips the probe (src/mcp/protocol-era.ts). */
+  era: EraVerdictSchema.optional(),
+});
 type ServerDiscovery = z.infer<typeof ServerDiscoverySchema>;
 
 export interface Discovery {
@@ -91,13 +98,30 @@ export class DiscoveryCache {
     return taken;
   }
 
-  /** Keeps each connected server's tools and guide (servers not in `tools` keep their last row); the rows kept, as JSON text. */
-  save(tools: ToolView[], guides: ServerGuide[], connected: string[]): { server: string; key: string; row: string }[] {
+  /** The era `server` was last found to speak with its current entry (undefined: none kept, or the entry changed). */
+  era(server: string): EraVerdict | undefined {
+    const entry = this.config.servers.find((s) => s.name === server);
+    return entry ? this.read(entry)?.era : undefined;
+  }
+
+  /** Keeps each connected server's tools, guide and era (servers not in `tools` keep their last row); the rows kept, as JSON text. */
+  save(
+    tools: ToolView[],
+    guides: ServerGuide[],
+    connected: string[],
+    eraOf: (server: string) => EraVerdict | undefined = () => undefined,
+  ): { server: string; key: string; row: string }[] {
     const kept: { server: string; key: string; row: string }[] = [];
     for (const server of this.config.servers) {
       if (!connected.includes(server.name)) continue;
       const guide = guides.find((g) => g.server === server.name);
-      const row: ServerDiscovery = { key: serverKey(server), tools: tools.filter((t) => t.server === server.name), ...(guide ? { guide } : {}) };
+      const era = eraOf(server.name);
+      const row: ServerDiscovery = {
+        key: serverKey(server),
+        tools: tools.filter((t) => t.server === server.name),
+        ...(guide ? { guide } : {}),
+        ...(era ? { era } : {}),
+      };
       // Made once: stored here, and compared and sent to the owner's account by the session.
       const text = JSON.stringify(row);
       if (this.keep(server.name, row, text)) kept.push({ server: server.name, key: row.key, row: text });

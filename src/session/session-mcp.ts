@@ -181,6 +181,8 @@ export class SessionMcp {
       onToolCall: this.deps.toolCalled,
       connectTimeoutMs: this.deps.settings.MCP_CONNECT_TIMEOUT_MS,
       retry: { initialMs: this.deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
+      // The era each server was found to speak, kept with its discovery (remember()): the next connect skips the probe.
+      eras: { remembered: (server) => this.discovery.era(server) },
     });
     host.onServerRequest({
       sampling: (request) => this.sample(request.server, request.params, request.signal),
@@ -388,7 +390,8 @@ export class SessionMcp {
         .servers()
         .filter((s) => s.state === "ready")
         .map((s) => s.name);
-      const kept = this.discovery.save(this.mcpHost.tools(), await this.mcpHost.guides(), connected);
+      const host = this.mcpHost;
+      const kept = this.discovery.save(host.tools(), await host.guides(), connected, (server) => host.eraOf(server));
       const news = kept.filter((k) => this.ownerRows.get(k.server) !== k.row);
       for (const k of news) this.ownerRows.set(k.server, k.row);
       if (news.length > 0) await this.deps.ownerDiscovery?.keep(news);
@@ -415,9 +418,9 @@ export class SessionMcp {
 
   status(): ServerStatusView[] {
     const enabled = this.enabled();
-    const live = this.mcpHost
+    const live: ServerStatusView[] = this.mcpHost
       .servers()
-      .map((s) => ({ name: s.name, state: s.state, enabled: enabled(s.name), toolCount: s.toolCount, lastError: s.lastError }));
+      .map((s) => ({ name: s.name, state: s.state, enabled: enabled(s.name), toolCount: s.toolCount, lastError: s.lastError, protocol: s.protocol }));
     // Configured but not yet handed to the host (the owner's servers are still being read).
     const known = new Set(live.map((s) => s.name));
     for (const server of this.config.config.servers) {

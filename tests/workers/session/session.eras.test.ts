@@ -59,6 +59,41 @@ describe("a person's servers of MCP 2026-07-28", () => {
     });
   });
 
+  it("says the revision on the server's row and keeps the era with its discovery, so a new session connects without a probe", async () => {
+    const url = inject("v2ModernUrl");
+    const methods = async () => (await (await fetch(new URL("/methods", url))).json()) as string[];
+    await withOwnServer("kept26", url, async () => {
+      await script(llm, KEY, [reply.text("first")]);
+      const first = await sessionWith("kept26");
+      const mark = (await methods()).length;
+      await first.turnEnd(send(first, "hi"));
+      const rows = first.received.filter(frameOf("servers")).flatMap((m) => m.servers.filter((s) => s.name === "kept26"));
+      expect(rows.at(-1)).toMatchObject({ state: "ready", protocol: "2026-07-28" });
+      expect((await methods()).slice(mark)).toContain("server/discover");
+      first.close();
+
+      // Another session of the owner: the era comes with the row its first session kept; no probe, the call runs.
+      await script(llm, KEY, [reply.callReply("kept26__echo", { text: "no probe" }, { id: "k-1" }), reply.text("done")]);
+      const second = await sessionWith("kept26");
+      const from = (await methods()).length;
+      const { end, messages } = await second.turnEnd(send(second, "echo"));
+      expect(end.reason).toBe("complete");
+      expect(completed(messages)).toContain("no probe");
+      const sent = (await methods()).slice(from);
+      expect(sent).toContain("tools/call");
+      expect(sent).not.toContain("server/discover");
+      expect(
+        second.received
+          .filter(frameOf("servers"))
+          .flatMap((m) => m.servers.filter((s) => s.name === "kept26"))
+          .at(-1),
+      ).toMatchObject({
+        protocol: "2026-07-28",
+      });
+      second.close();
+    });
+  });
+
   it("asks the person a 2026 server's question and gives the server their answer", async () => {
     await withOwnServer("both26", inject("v2BothUrl"), async () => {
       await script(llm, KEY, [reply.callReply("both26__ask", {}, { id: "a-1" }), reply.text("Greeted.")]);
