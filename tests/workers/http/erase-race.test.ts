@@ -91,6 +91,13 @@ describe("Delete my data is final", () => {
     await refillRates();
     const session = await newSession();
     await rename(session, "heldchat");
+    // A turn running when the erase begins (its model answer hangs), in a chat of its own.
+    const running = await newSession();
+    const runningSocket = await openSession(running, USER);
+    await script(llm, KEY, [reply.hang()]);
+    const from = runningSocket.say("runningturn hello");
+    await runningSocket.next((m) => m.type === "turn_start", from);
+    const idleSocket = await openSession(session, USER);
     const heldUpload = new TransformStream<Uint8Array, Uint8Array>();
     const heldImport = new TransformStream<Uint8Array, Uint8Array>();
     const uploading = upload(session, heldUpload.readable);
@@ -105,6 +112,9 @@ describe("Delete my data is final", () => {
     // A write arriving now is refused, with a typed error saying why.
     const late = await outcome(await workerFetch("/sessions", { method: "POST", headers: json, body: "{}" }, USER));
     expect(late).toEqual({ status: 409, code: "account_erasing" });
+    // So is a turn: its admission says why on the socket.
+    const refusedFrom = idleSocket.say("refusedturn hello");
+    expect(await idleSocket.next((m) => m.type === "error", refusedFrom)).toMatchObject({ code: "account_erasing" });
     // The bodies arrive only now: the erase waits for both (before the fix it had already ended, and both outlived it).
     const upWriter = heldUpload.writable.getWriter();
     await upWriter.write(new TextEncoder().encode(NINE_BYTES));
@@ -116,7 +126,10 @@ describe("Delete my data is final", () => {
     expect((await uploading).status).toBe(201);
     expect((await importing).status).toBe(201);
     expect((await erasing).status).toBe(200);
-    expect(await leftovers(["heldchat", "heldimport"])).toEqual(NOTHING);
+    // The running turn was cancelled and waited for: nothing of it is left in its chat either.
+    await runningSocket.closed;
+    expect(await history(running)).toEqual([]);
+    expect(await leftovers(["heldchat", "heldimport", "runningturn", "refusedturn"])).toEqual(NOTHING);
     // Afterwards the person starts afresh: writes are open again, on an empty account.
     const fresh = await newSession();
     expect((await upload(fresh, NINE_BYTES)).status).toBe(201);
