@@ -1,6 +1,6 @@
 // The two ends bench:relay puts in place of the bridge to time the Worker's side of a call
-// on its own: one MCP server (the SDK's v2 `McpServer` with one `echo` tool, behind
-// `createMcpHandler`) answered in this process either over HTTP (as `BRIDGE_URL` would be
+// on its own: one MCP server (the SDK's v2 `McpServer` with one `echo` tool, stateless,
+// each answer one JSON body as the bridge's usually is) answered in this process either over HTTP (as `BRIDGE_URL` would be
 // reached) or as a paired machine over the relay's WebSocket (as `mcp-local-bridge
 // connect` would be). Each end records, on this process's clock, when a request reached
 // it and when its answer was handed back to the socket, so the caller splits each call
@@ -10,7 +10,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import WebSocket from "ws";
 import { z } from "zod";
 import { SERVERS_HEADER, ToBridgeSchema, type ToWorker } from "../../src/shared/machine-frames";
@@ -36,9 +36,19 @@ function echoServer(): McpServer {
   return server;
 }
 
+/**
+ * One request answered by a fresh stateless server, in JSON: so the relay carries it in one
+ * `full` frame, as it carries the bridge's answer to a call (an SSE answer would take three).
+ */
+async function echoHandler(request: Request): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await echoServer().connect(transport);
+  return transport.handleRequest(request);
+}
+
 /** The echo server over HTTP on a free loopback port: an mcp.json `url` entry the Worker fetches directly. */
 export async function startFakeHttp(): Promise<FakeEnd & { url: string }> {
-  const handle = toNodeHandler(createMcpHandler(echoServer));
+  const handle = toNodeHandler({ fetch: echoHandler });
   const served: Served[] = [];
   const server = createServer((req, res) => {
     const entry = { arrived: clock(), answered: Number.NaN };
@@ -83,7 +93,6 @@ export async function connectFakeMachine(origin: string, name: string, server: s
   const approved = await postJson(`${origin}/api/machines/approve`, { code });
   if (approved.status !== 201) throw new Error(`approve answered ${approved.status}: ${JSON.stringify(approved.json)}`);
   const { credential } = PairPollSchema.parse((await postJson(`${origin}/api/machines/pair/poll`, { code, pollToken })).json);
-  const handler = createMcpHandler(echoServer);
   const served: Served[] = [];
   const socket = new WebSocket(`${origin.replace(/^http/, "ws")}/machines/connect`, {
     perMessageDeflate: false,
@@ -98,7 +107,7 @@ export async function connectFakeMachine(origin: string, name: string, server: s
     const frame = ToBridgeSchema.parse(JSON.parse(text));
     if (frame.t !== "req") return;
     const request = new Request(`http://localhost${frame.path}`, { method: frame.method, headers: frame.headers, body: frame.body });
-    void handler.fetch(request).then(async (response) => {
+    void echoHandler(request).then(async (response) => {
       const headers = [...response.headers].filter(([key]) => ["content-type", "mcp-session-id"].includes(key));
       const body = await response.text();
       const entry = { arrived, answered: clock() };
