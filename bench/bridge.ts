@@ -369,10 +369,16 @@ async function main(): Promise<void> {
     if (!erasOnly) await measure(lives);
     const bridge = lives.find((l) => l.row.name === "our bridge");
     if (bridge?.target.kind === "http" && !stopping) {
+      if (erasOnly && bridge.managed) {
+        await sleep(1_000);
+        bridge.row.notes.push(`idle RSS before any call: ${rssText(bridge.managed.pid).text} MB`);
+      }
       eras = await measureEras(bridge.target.url, bridge.target.headers).catch((error: unknown) => {
         bridge.row.notes.push(`eras failed: ${errorText(error)}`);
         return [];
       });
+      await sleep(1_000);
+      if (bridge.managed) bridge.row.notes.push(`RSS 1 s after both revisions were served: ${rssText(bridge.managed.pid).text} MB`);
     }
   } finally {
     await stopEverything(lives);
