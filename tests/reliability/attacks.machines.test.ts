@@ -26,7 +26,14 @@ const json = { "content-type": "application/json" };
 let stack: Stack;
 let machine: PairedMachine;
 beforeAll(async () => {
-  stack = await startStack({ vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${ALICE},bob:${BOB},carol:${CAROL}` } });
+  stack = await startStack({
+    vars: {
+      AUTH_MODE: "token",
+      ACCESS_TOKENS: `alice:${ALICE},bob:${BOB},carol:${CAROL}`,
+      // Small, so the last test fills the deployment's room for pairings in flight; the tests before use 16.
+      PAIRINGS_PENDING_MAX: "30",
+    },
+  });
   machine = await pairMachine(stack.url, ALICE, "laptop");
 }, 90_000);
 afterAll(async () => {
@@ -299,6 +306,36 @@ describe("a paired machine", () => {
         expect(stack.workerLog()).not.toContain(secret);
         expect(machine.output()).not.toContain(secret);
         return { tried: 2, figure: "the connect process exited (code 4) and forgot its credential; the old credential 401; the secret in no log" };
+      },
+    ),
+  );
+
+  // Last: it fills the deployment's room for pairings, so no test after could start one.
+  it(
+    "caps unauthenticated pairing starts in flight for the whole deployment",
+    attackCase(
+      "Pairing: start flood from many addresses",
+      "pairings started one by one, each from a new address, until the deployment refuses (PAIRINGS_PENDING_MAX 30 in this stack), then two more from new addresses",
+      async () => {
+        const start = (i: number) =>
+          raw(stack.url, "/api/machines/pair", { method: "POST", headers: { ...json, "cf-connecting-ip": `192.0.2.${i + 1}` }, body: "{}" });
+        let made = 0;
+        let refused = await start(0);
+        while (refused.status === 201 && made < 40) refused = await start(++made);
+        expect(refused.status).toBe(429);
+        const body = refused.json() as { error: { code: string; message: string; retryAfterMs: number } };
+        expect(body.error).toMatchObject({
+          code: "rate_limited",
+          message: expect.stringMatching(/^Too many pairings are waiting for approval on this deployment: try again in \d+ s\.$/),
+        });
+        expect(made).toBeGreaterThan(0);
+        expect(made).toBeLessThan(30);
+        const after = [(await start(100)).status, (await start(101)).status];
+        expect(after).toEqual([429, 429]);
+        return {
+          tried: made + 3,
+          figure: `${made} more started from ${made} addresses, then 429 rate_limited for the deployment (30 in flight), and for 2 more new addresses`,
+        };
       },
     ),
   );
