@@ -8,7 +8,7 @@ import { describe, expect, inject, it } from "vitest";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
 import { KEY_MASK } from "../../../src/users/user-providers";
-import { reply, script, scriptModels, uniqueKey } from "../../fixtures/fake-llm-script";
+import { reply, requests, script, scriptModels, uniqueKey } from "../../fixtures/fake-llm-script";
 import type { TestUser } from "../test-users";
 import { openSession, workerFetch } from "../worker-fetch";
 
@@ -87,6 +87,28 @@ describe("a user's own model providers", () => {
     expect(error.length).toBeLessThan(260);
     for (const form of [key, ...forms]) expect(failed.text).not.toContain(form);
     expect(failed.text).not.toContain(key.slice(0, 20));
+  });
+
+  it("binds a saved key to its kind and base URL: the mask with another address is refused and nothing is sent (issue 33)", async () => {
+    const key = uniqueKey("own-bound");
+    const id = `bd${crypto.randomUUID().slice(0, 6)}`;
+    const entry = { id, kind: "openai", baseUrl: `${llm}/v1`, apiKey: key, models: ["m"] };
+    expect((await send("POST", "/api/my-providers", entry)).status).toBe(201);
+    const moved = { ...entry, apiKey: KEY_MASK, baseUrl: `${llm}/elsewhere/v1` };
+    const attempts = [
+      await send("POST", "/api/my-providers/test", moved),
+      await send("PUT", `/api/my-providers/${id}`, moved),
+      await send("PUT", `/api/my-providers/${id}`, { ...entry, apiKey: KEY_MASK, kind: "anthropic" }),
+    ];
+    for (const answer of attempts) {
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ error: { code: "secret_required", issues: expect.arrayContaining([expect.objectContaining({ path: "apiKey" })]) } });
+    }
+    // Another person naming the id gets no key to keep, and cannot change or remove the entry.
+    expect((await send("POST", "/api/my-providers/test", { ...entry, apiKey: KEY_MASK }, "bob")).status).toBe(400);
+    expect((await send("PUT", `/api/my-providers/${id}`, moved, "bob")).status).toBe(404);
+    expect(await requests(llm, key)).toEqual([]);
+    expect((await call(`/api/my-providers/${id}`, { method: "DELETE" })).status).toBe(204);
   });
 
   it("answers bad entries with field-level errors", async () => {

@@ -50,6 +50,22 @@ describe("runtime MCP servers", () => {
     expect((await serverNames(id)).some((s) => s.startsWith(`${name}:`))).toBe(false);
   });
 
+  it("keeps a masked header value only at the URL it was saved with (issue 33)", async () => {
+    const name = `bound${crypto.randomUUID().slice(0, 6)}`;
+    const saved = { name, url: `${everything}/mcp`, headers: { Authorization: "Bearer bound-0123456789" }, disabled: true };
+    expect((await post("/api/my-servers", saved)).status).toBe(201);
+    const moved = await put(`/api/my-servers/${name}`, { ...saved, url: `${everything}/other`, headers: { Authorization: MASK } });
+    expect(moved.status).toBe(400);
+    expect(moved.body).toMatchObject({
+      error: { code: "secret_required", issues: expect.arrayContaining([expect.objectContaining({ path: "headers.Authorization" })]) },
+    });
+    // The same URL keeps it; a new URL with a new value is the owner's choice.
+    expect((await put(`/api/my-servers/${name}`, { ...saved, headers: { Authorization: MASK } })).status).toBe(200);
+    expect((await put(`/api/my-servers/${name}`, { ...saved, url: `${everything}/other`, headers: { Authorization: "Bearer new" } })).status).toBe(200);
+    expect((await put(`/api/my-servers/${name}`, { ...saved, headers: { Authorization: MASK } }, "bob")).status).toBe(404);
+    expect((await call(`/api/my-servers/${name}`, { method: "DELETE" })).status).toBe(204);
+  });
+
   it("answers bad entries with field-level errors", async () => {
     const name = `dup${crypto.randomUUID().slice(0, 6)}`;
     expect((await post("/api/my-servers", { name, url: everything })).status).toBe(201);
