@@ -72,7 +72,8 @@ export async function serveModern(
   if (state !== undefined) {
     const claim = typeof state === "string" ? verifyState(state, binding) : undefined;
     const held = claim ? proxy.sessions.get(claim.call) : undefined;
-    if (!claim || !(held instanceof ModernCall) || !held.resume(claim, params.inputResponses, reply)) {
+    // The MAC already binds the user; the held call's own user is checked as well, at no cost.
+    if (!claim || !(held instanceof ModernCall) || held.user !== user || !held.resume(claim, params.inputResponses, reply)) {
       ctx.logger.info("requestState refused", { server: proxy.name, method: request.method });
       return inBand(res, request.id, MODERN_ERROR.invalidParams, "Invalid or expired requestState", { reason: "invalid_request_state" });
     }
