@@ -184,7 +184,7 @@ async function main(): Promise<void> {
     const pathCpu = (path: "http" | "relay") => percentile(cpu[path].worker, 50) + percentile(cpu[path].bridge, 50);
     const extraCpu = pathCpu("relay") - pathCpu("http");
     console.log(
-      `relay − HTTP p50: wall ${ms(percentile(pairDeltas, 50))} (median of pairs), CPU on the call's path ${ms(extraCpu)} (workerd + bridge), the account object's hop alone ${ms(percentile(hop.cpu.relay, 50) - percentile(hop.cpu.http, 50))} CPU / ${ms(percentile(kept(hop.diff), 50))} wall: goal ≤ +1 ms ${extraCpu <= 1 && percentile(pairDeltas, 50) <= 1 ? "met" : "NOT met"}`,
+      `relay − HTTP p50: wall ${ms(percentile(pairDeltas, 50))} (median of pairs), CPU on the call's path ${ms(extraCpu)} (workerd + bridge), the account object's hop alone ${ms(percentile(hop.cpu.relay, 50) - percentile(hop.cpu.http, 50))} CPU / ${ms(percentile(kept(hop.diff), 50))} wall: goal ≤ +1 ms ${extraCpu <= 1 ? "met" : "NOT met"} by CPU, ${percentile(pairDeltas, 50) <= 1 ? "met" : "NOT met"} by wall (HTTP p50 ${ms(httpP50)}: wall resolves 1 ms only on a quiet machine)`,
     );
   } finally {
     await fakeMachine?.stop();
