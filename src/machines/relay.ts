@@ -26,6 +26,13 @@ const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 const MAX_BAD_FRAMES = 20;
 /** Frames a socket may send per second on average (answers stream in 512 KiB chunks). */
 const FRAMES_PER_SECOND = 2000;
+/**
+ * Frames for requests this machine does not have open, per minute: a few follow each answer the
+ * Worker stopped reading (they were on their way before the abort). The per-second rate alone
+ * cannot catch a flood of them when the object handles frames slower than that rate (a busy
+ * host), so they have a count of their own.
+ */
+const STRAY_FRAMES_PER_MINUTE = 1000;
 
 interface Pending {
   machineId: string;
@@ -45,6 +52,8 @@ interface SocketLoad {
   bad: number;
   windowStart: number;
   frames: number;
+  strayWindowStart: number;
+  stray: number;
 }
 
 const encoder = new TextEncoder();
@@ -123,7 +132,7 @@ export class MachineRelay {
     }
     const pending = this.pending.get(frame.id);
     // Only answers to this machine's own requests: a frame for another id is dropped.
-    if (!pending || pending.machineId !== machineId) return;
+    if (!pending || pending.machineId !== machineId) return this.countStray(socket);
     if (frame.t === "full") {
       this.settle(frame.id);
       if (!pending.answered)
@@ -249,8 +258,18 @@ export class MachineRelay {
 
   private loadOf(socket: WebSocket): SocketLoad {
     let load = this.load.get(socket);
-    if (!load) this.load.set(socket, (load = { bad: 0, windowStart: Date.now(), frames: 0 }));
+    if (!load) this.load.set(socket, (load = { bad: 0, windowStart: Date.now(), frames: 0, strayWindowStart: Date.now(), stray: 0 }));
     return load;
+  }
+
+  private countStray(socket: WebSocket): void {
+    const load = this.loadOf(socket);
+    const now = Date.now();
+    if (now - load.strayWindowStart >= 60_000) {
+      load.strayWindowStart = now;
+      load.stray = 0;
+    }
+    if (++load.stray === STRAY_FRAMES_PER_MINUTE + 1) socket.close(1008, "too many frames for unknown requests");
   }
 
   /** A flood is closed, not queued: the machine reconnects with backoff. */

@@ -60,9 +60,13 @@ afterEach(async () => {
   for (const id of paired.splice(0)) await workerFetch(`/api/machines/${id}`, { method: "DELETE" }, USER);
 });
 
+/** Each pairing from an address of its own: an address may have only PAIRINGS_PER_ADDRESS pairings started in 10 minutes. */
+let pairings = 0;
+
 async function pair(name: string): Promise<{ id: string; credential: string }> {
+  const from = `198.51.100.${++pairings}`;
   const started = (await (
-    await SELF.fetch(`${WORKER_ORIGIN}/api/machines/pair`, { method: "POST", headers: json, body: JSON.stringify({ name }) })
+    await SELF.fetch(`${WORKER_ORIGIN}/api/machines/pair`, { method: "POST", headers: { ...json, "cf-connecting-ip": from }, body: JSON.stringify({ name }) })
   ).json()) as { code: string; pollToken: string };
   const approved = await workerFetch("/api/machines/approve", { method: "POST", headers: json, body: JSON.stringify({ code: started.code }) }, USER);
   const { machine } = (await approved.json()) as { machine: { id: string } };
@@ -252,6 +256,18 @@ describe("a session's request to a paired machine", () => {
 
     // Text that is not JSON, and JSON that is no frame: past a limit, a confused or hostile bridge is cut off.
     for (let i = 0; i < 30; i++) machine.send(i % 2 === 0 ? `not a frame ${i}` : JSON.stringify({ t: "data", id: -1, chunk: "no such id" }));
+    expect(await machine.closed).toBe(1008);
+  });
+
+  it("bears the few answers that outlive an abort, and closes a socket that keeps answering requests it never had, even below the frame rate", async () => {
+    const machine = await connect("stray");
+    // Fewer frames than the per-second rate allows, so only the count of strays can close the socket.
+    for (let id = 10_000; id < 11_000; id++) machine.send({ t: "end", id, chunks: 0 });
+    const answer = post(machine.id, "{}");
+    const req = await machine.next("req");
+    machine.send({ t: "full", id: req.id, status: 200, headers: [], body: "still served" });
+    expect(await (await answer).text()).toBe("still served");
+    machine.send({ t: "end", id: 11_000, chunks: 0 });
     expect(await machine.closed).toBe(1008);
   });
 });
