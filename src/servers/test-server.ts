@@ -24,7 +24,7 @@ export async function testServer(
   outbound?: typeof fetch,
 ): Promise<ServerTest> {
   // With the user's OAuth tokens, if they signed in to it: a signed-in server tests as it serves.
-  const auth = (server: RemoteServerConfig) => sessionOAuthProvider(user.env, user.userId, server);
+  const auth = (server: RemoteServerConfig) => sessionOAuthProvider(user.env, user.userId, server, outbound);
   // A challenge the server sends only after initialize is kept for the user's sign-in, as a session's is.
   const recordChallenge = challengeRecordingFetch((challenge) => accountOAuthStorage(user.env, user.userId, config).save({ challenge }), outbound);
   const host = new McpHost({

@@ -62,7 +62,7 @@ export interface SessionMcpDeps {
   /** Holds a sampling answer's worst case (`hold` names it); why it may not be answered now (the budget is used up or held). */
   samplingRefusal?: (hold: string, tokens: number) => Promise<string | undefined>;
   /** The owner's OAuth client for a remote server (src/users/oauth-client-storage.ts); bridge-routed servers never get one. */
-  oauth?: (server: RemoteServerConfig) => OAuthClientProvider | undefined;
+  oauth?: (server: RemoteServerConfig, outbound?: typeof fetch) => OAuthClientProvider | undefined;
   /** Why a runtime server's URL may not be connected to here (src/servers/url-policy.ts), even one stored earlier. */
   refuseUrl?: (url: string) => string | undefined;
   /** The owner as the deployment knows them, for mcp.json's audience rule (src/servers/audience.ts). */
@@ -166,12 +166,12 @@ export class SessionMcp {
   private createHost(): McpHost {
     const host = new McpHost({
       transports: workerTransports({
-        auth: (server) => (this.bridged(server) ? undefined : this.deps.oauth?.(server)),
+        auth: (server) => (this.bridged(server) ? undefined : this.deps.oauth?.(server, this.own(server) ? this.deps.outbound : undefined)),
         traceId: () => this.traceId,
         fetchFor: (server) => {
           if (machineOfUrl(server.url)) return this.deps.machineFetch;
           // The owner's own server (not the deployment's): every request and redirect is held to the address rule.
-          const own = this.userList?.some((s) => s.name === server.name && s.url === server.url) ? this.deps.outbound : undefined;
+          const own = this.own(server) ? this.deps.outbound : undefined;
           // A server the user may sign in to: its challenges, on any request, are kept for the sign-in.
           const record = this.deps.recordChallenge;
           return record && !this.bridged(server) ? challengeRecordingFetch((challenge) => record(server, challenge), own) : own;
@@ -202,6 +202,11 @@ export class SessionMcp {
 
   host(): McpHost {
     return this.mcpHost;
+  }
+
+  /** One of the owner's own runtime servers (not the deployment's), held to the address rule. */
+  private own(server: RemoteServerConfig): boolean {
+    return this.userList?.some((s) => s.name === server.name && s.url === server.url) ?? false;
   }
 
   /** A stdio server reached through the local bridge or a paired machine: never OAuth. */

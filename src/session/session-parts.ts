@@ -144,9 +144,9 @@ export class SessionParts {
       samplingModel: (preferences, listed) => this.model.samplingPick(preferences, listed),
       used: (tokens, hold) => this.owner.addUsage(tokens, hold),
       samplingRefusal: (hold, tokens) => this.owner.holdSampling(hold, tokens),
-      oauth: (server) => {
+      oauth: (server, outbound) => {
         const owner = this.owner.id;
-        return owner ? sessionOAuthProvider(this.site.env, owner, server) : undefined;
+        return owner ? sessionOAuthProvider(this.site.env, owner, server, outbound) : undefined;
       },
       audience: () => {
         const owner = this.owner.id;

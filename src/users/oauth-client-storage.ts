@@ -28,7 +28,13 @@ export function accountOAuthStorage(env: Pick<Env, "USER_ACCOUNT">, userId: stri
 }
 
 /** The provider a session's connection to `server` uses, or undefined when the server is not one to sign in to. */
-export function sessionOAuthProvider(env: Pick<Env, "USER_ACCOUNT">, userId: string, server: RemoteServerConfig): OAuthClientProvider | undefined {
+export function sessionOAuthProvider(
+  env: Pick<Env, "USER_ACCOUNT">,
+  userId: string,
+  server: RemoteServerConfig,
+  /** The fetch its token refreshes go through. */
+  fetchImpl?: typeof fetch,
+): OAuthClientProvider | undefined {
   // A server given its own Authorization header (a personal token in mcp.json) is not signed in to.
   if (Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")) return undefined;
   return new EdgeOAuthProvider({
@@ -37,5 +43,6 @@ export function sessionOAuthProvider(env: Pick<Env, "USER_ACCOUNT">, userId: str
     storage: accountOAuthStorage(env, userId, server),
     preRegistered: server.oauth,
     mode: { kind: "session" },
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
   });
 }

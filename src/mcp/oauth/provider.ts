@@ -69,6 +69,8 @@ export interface OAuthProviderOptions {
   /** Pre-registered client from mcp.json or the user's entry. */
   preRegistered?: OAuthClientConfig;
   now?: () => number;
+  /** The fetch a token refresh goes through (a guarded one for the user's own servers: src/servers/guarded-fetch.ts). */
+  fetch?: typeof fetch;
 }
 
 /** A token this close to its expiry is refreshed before it is sent. */
@@ -162,7 +164,7 @@ export class EdgeOAuthProvider implements OAuthClientProvider {
 
   private async refresh(): Promise<void> {
     try {
-      await auth(this, { serverUrl: this.options.serverUrl });
+      await auth(this, { serverUrl: this.options.serverUrl, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) });
     } catch {
       // The request goes out with what is stored; a 401 then runs the SDK's own recovery.
     }
