@@ -70,7 +70,7 @@ const modelPicker = setupModelPicker({ send: connection.send });
 setupMyProviders({ changed: () => void modelPicker.loadModels() });
 const consolePanel = setupConsole();
 const myServers = setupMyServers({ sessionId: () => state.sessionId });
-setupMyMachines();
+setupMyMachines({ sessionId: () => state.sessionId });
 setupOAuth({ sessionId: () => state.sessionId });
 setupViews({
   onSwitch: sessions.open,

@@ -76,7 +76,8 @@ function row(machine, onRevoke) {
   return li;
 }
 
-export function setupMyMachines() {
+/** @param {{ sessionId: () => string | null }} options */
+export function setupMyMachines({ sessionId }) {
   const dialog = $("my-machines-dialog");
   const status = $("my-machines-status");
   const say = (text) => (status.textContent = text);
@@ -105,6 +106,9 @@ export function setupMyMachines() {
     if (!sure) return;
     const answer = await ask(`/api/machines/${machine.id}`, { method: "DELETE" });
     say(answer.ok ? `Removed "${machine.name}".` : describeError(answer.status, answer.data));
+    // This chat reads its servers again now, not at its next turn: the machine's servers leave its list.
+    const id = sessionId();
+    if (answer.ok && id) await ask(`/api/servers/restart?session=${encodeURIComponent(id)}`, { method: "POST", body: {} });
     await load();
   }
 

@@ -109,6 +109,8 @@ export class ChatSession extends ProtocolAgent<Env> {
     this.sendTo(connection, { type: "model", choice });
     this.sendTo(connection, this.parts.approvals.alwaysAllowedFrame());
     this.sendTo(connection, this.historyFrame());
+    // Read before this connect starts: a session that read the owner's servers before checks them again below.
+    const readBefore = this.parts.mcp.knownUserVersion !== undefined;
     // Started before the status is sent: the servers then show as "connecting", not as absent.
     const connecting = this.parts.mcp.ensureConnected();
     this.sendTo(connection, { type: "servers", servers: this.parts.mcp.status() });
@@ -125,6 +127,10 @@ export class ChatSession extends ProtocolAgent<Env> {
     this.scheduleExpiry();
     void this.keepAliveWhile(async () => {
       await connecting;
+      // The owner's servers may have changed since (a paired machine removed, a server deleted, from
+      // another chat): read again now, not at the next turn, so the page is not shown servers that
+      // are gone (a version check when nothing changed). A running turn keeps its connections.
+      if (readBefore && !this.parts.turns.running && (await this.parts.mcp.syncUserServers())) await this.parts.mcp.ensureConnected();
       await this.parts.attachments.resubscribe(this.parts.mcp.host()).catch(() => undefined);
     }).then(() => this.watchUnavailable());
     this.watchUnavailable();

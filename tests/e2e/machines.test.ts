@@ -11,6 +11,8 @@ import { launchBrowser, noPageErrors, openPage, shot } from "./browser";
 let browser: Browser;
 let stack: Stack;
 let page: Page;
+/** A second tab of the same person, with a chat of its own. */
+let other: Page | undefined;
 let connect: Awaited<ReturnType<typeof startConnect>> | undefined;
 beforeAll(async () => {
   [browser, stack] = await Promise.all([launchBrowser(), startStack({ model: false })]);
@@ -19,6 +21,7 @@ afterAll(async () => {
   if (connect && connect.child.exitCode === null) connect.child.kill("SIGTERM");
   await connect?.exited;
   await page?.context().close();
+  await other?.context().close();
   await stack?.stop();
   await browser?.close();
 });
@@ -42,6 +45,14 @@ describe("My machines", () => {
     // A new session lists the machine's server beside the deployment's.
     await page.reload();
     await page.locator('#servers li[data-server="devbox-everything"][data-state="ready"]').waitFor({ state: "attached" });
+    // Another chat of the person, in another tab, connects the machine's server too.
+    const chatOf = (url: string) => new URLSearchParams(new URL(url).hash.slice(1)).get("s") ?? "";
+    const chat = chatOf(page.url());
+    other = await openPage(browser, stack);
+    await other.locator("#new-session").click();
+    await other.waitForURL((url) => chatOf(url.href) !== "" && chatOf(url.href) !== chat);
+    const otherChat = chatOf(other.url());
+    await other.locator('#servers li[data-server="devbox-everything"][data-state="ready"]').waitFor({ state: "attached" });
     await page.locator("#my-machines-open").click();
     await row.locator(".revoke").click();
     await page.locator("#confirm-ok").click();
@@ -49,8 +60,18 @@ describe("My machines", () => {
     await page.locator("#my-machines-status", { hasText: 'Removed "devbox"' }).waitFor();
     // The page says so first, then reads the list again: the row goes once that answer is in.
     await page.locator("#my-machines-list li", { hasText: "devbox" }).waitFor({ state: "detached" });
+    // This chat drops the removed machine's server at once, not at its next turn.
+    await page.locator('#servers li[data-server="devbox-everything"]').waitFor({ state: "detached" });
+    // The other chat, opened again in a new tab, no longer lists it either (it read its servers as the page joined).
+    const again = await openPage(browser, stack, { path: `/#s=${otherChat}` });
+    await again.locator('#servers li[data-server="devbox-everything"]').waitFor({ state: "detached" });
+    expect(
+      await again.locator("#servers li[data-server]").evaluateAll((rows) => rows.map((r) => (r as unknown as { dataset: { server: string } }).dataset.server)),
+    ).toEqual(["filesystem"]);
     noPageErrors(page);
-  });
+    await again.context().close();
+    // Waits on a pairing, the bridge's child and three pages: past the default 30 s on a busy machine.
+  }, 90_000);
 
   it("says why a code is refused: not a code, not waiting, and too many wrong ones", async () => {
     const mine = await openPage(browser, stack);
