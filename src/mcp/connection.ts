@@ -216,8 +216,8 @@ export class ServerConnection {
       connected: async (client, handle, prior) => {
         Object.assign(this, { transportKind: handle.kind, serverInfo: client.getServerVersion(), instructions: client.getInstructions() });
         this.serverCapabilities = client.getServerCapabilities();
-        // A remembered verdict that held stays as it was (its date too: a legacy one is re-probed a day after it was found).
-        this.verdict = (prior ? remembered : undefined) ?? verdictOf(client, Date.now());
+        // A remembered verdict that held keeps its date: a legacy one is probed again a day after it was found.
+        this.verdict = verdictOf(client, prior && remembered ? remembered.at : Date.now());
         this.listen(client, current);
         await this.offerings.discover(client);
         if (this.verdict && current()) deps.eras?.found?.(this.name, this.verdict);

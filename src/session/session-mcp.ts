@@ -13,6 +13,7 @@ import type { ServerGuide } from "../mcp/guide";
 import { visibleTo } from "../mcp/app-ui";
 import { McpHost, type ToolCallRecord } from "../mcp/host";
 import { errorMessage, type Logger } from "../shared/logger";
+import { heldLegacy } from "../mcp/protocol-era";
 import { DiscoveryCache } from "./discovery-cache";
 import { workerTransports } from "../mcp/transports";
 import { loadSessionMcpConfig, type SessionMcpConfig } from "../servers/mcp-json";
@@ -182,7 +183,8 @@ export class SessionMcp {
       connectTimeoutMs: this.deps.settings.MCP_CONNECT_TIMEOUT_MS,
       retry: { initialMs: this.deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
       // The era each server was found to speak, kept with its discovery (remember()): the next connect skips the probe.
-      eras: { remembered: (server) => this.discovery.era(server) },
+      // The bridge and paired machines stay on 2025 (protocol-era.ts heldLegacy).
+      eras: { remembered: (name) => (this.bridgedName(name) ? heldLegacy(Date.now()) : this.discovery.era(name)) },
     });
     host.onServerRequest({
       sampling: (request) => this.sample(request.server, request.params, request.signal),
@@ -207,6 +209,11 @@ export class SessionMcp {
   /** One of the owner's own runtime servers (not the deployment's), held to the address rule. */
   private own(server: RemoteServerConfig): boolean {
     return this.userList?.some((s) => s.name === server.name && s.url === server.url) ?? false;
+  }
+
+  private bridgedName(name: string): boolean {
+    const server = this.config.config.servers.find((s) => s.name === name);
+    return server !== undefined && server.transport !== "stdio" && this.bridged(server);
   }
 
   /** A stdio server reached through the local bridge or a paired machine: never OAuth. */

@@ -49,7 +49,7 @@ describe("the era a server was found to speak, remembered", () => {
     expect(second.report.ready).toEqual(["v2"]);
     expect(second.methods).not.toContain("server/discover");
     expect(second.methods).not.toContain("initialize");
-    expect(memory.get("v2")).toBe(kept);
+    expect(memory.get("v2")).toEqual(kept);
 
     // The server now speaks 2025 only: the remembered 2026 verdict fails, the probe finds 2025.
     await server.setEra("legacy");
