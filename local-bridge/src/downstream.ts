@@ -1,7 +1,7 @@
 // What the proxy (proxy.ts) keeps of the other side of the bridge: the sessions (and 2026
 // calls) it serves, their requests in flight at the child, and the child's own requests
 // waiting for a session's answer.
-import type { ClientCapabilities, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, JSONRPCMessage, JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 /** A connected HTTP session (Streamable HTTP or legacy SSE, or one 2026 call: modern-call.ts), as the proxy sees it. */
 export interface Downstream {
@@ -13,6 +13,8 @@ export interface Downstream {
   protocolVersion?: string;
   /** Sends to the client; `related` is the session's own request the message belongs to. False if undeliverable. */
   deliver(message: JSONRPCMessage, related?: RequestId): boolean;
+  /** A 2026 call only (modern-log.ts): takes a log line of the child while in flight, if it asked for that level. */
+  logLine?(notification: JSONRPCNotification): boolean;
   close(): void;
 }
 

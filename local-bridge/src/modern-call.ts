@@ -4,11 +4,13 @@
 // asked that way, so the call answers the round with an `input_required` result that
 // carries the question, holds the child's call, and the client's retry (its
 // `inputResponses` and the `requestState` minted here) brings the answers to the child
-// and takes the call on to its result. Nothing but the call's own result, its questions
-// and its progress reaches the client: a 2026 request has no session to carry the rest.
+// and takes the call on to its result. Nothing but the call's own result, its questions,
+// its progress and the log lines it asked for (modern-log.ts) reaches the client: a 2026
+// request has no session to carry the rest.
 import { randomUUID } from "node:crypto";
-import type { ClientCapabilities, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, JSONRPCMessage, JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isErrorResponse, isRequest, isResponse } from "./messages";
+import { atOrAbove } from "./modern-log";
 import { META, MODERN_ERROR } from "./modern-protocol";
 import type { Downstream } from "./proxy";
 import type { BridgeResponse } from "./request";
@@ -89,6 +91,8 @@ export class ModernCall implements Downstream {
   private readonly queued = new Map<string, Json>();
   private readonly asked = new Map<string, Json>();
   private timer?: ReturnType<typeof setTimeout>;
+  /** The level the request's `_meta` asked logs at (`io.modelcontextprotocol/logLevel`); none asked, none sent. */
+  logLevel?: string;
 
   constructor(
     readonly user: string,
@@ -154,6 +158,12 @@ export class ModernCall implements Downstream {
     // Progress and the like of this very call; list changes and logs have no request to ride on.
     if (related !== this.requestId || !this.reply) return false;
     return this.reply.interim(message);
+  }
+
+  logLine(notification: JSONRPCNotification): boolean {
+    if (this.finished || !this.reply || this.logLevel === undefined) return false;
+    if (!atOrAbove(notification.params?.level, this.logLevel)) return false;
+    return this.reply.interim(notification);
   }
 
   private translate(message: JSONRPCMessage, id: RequestId): JSONRPCMessage {

@@ -91,6 +91,8 @@ export async function serveModern(
       proxy.detach(call);
     },
   });
+  const logLevel = meta[META.logLevel];
+  if (typeof logLevel === "string") call.logLevel = logLevel; // checked against the levels by envelopeIssue
   proxy.sessions.set(call.id, call);
   call.attach(reply);
   await proxy.fromSession(call, { ...request, params: childParams(params) });

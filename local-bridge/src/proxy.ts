@@ -19,6 +19,7 @@ import type { ChildProcess } from "./child";
 import { ChildKeeper, NoChild, type ProxyOptions } from "./child-keeper";
 import type { Downstream, Pending, ServerRequest } from "./downstream";
 import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
+import { logRecipients } from "./modern-log";
 import { routeServerRequest } from "./user-scope";
 
 export type { ProxyOptions, ProxyState } from "./child-keeper";
@@ -224,7 +225,11 @@ export class ServerProxy extends ChildKeeper {
       for (const sessionId of this.subscriptions.get(String(params?.uri)) ?? []) this.sessions.get(sessionId)?.deliver(notification);
       return;
     }
-    // list_changed, logging and anything else concern every session.
+    if (notification.method === "notifications/message") {
+      // 2026 calls have no session: a line goes on the response stream of the calls in flight that asked for it.
+      for (const call of logRecipients([...this.pending.values()], this.options.user)) call.session.logLine?.(notification);
+    }
+    // list_changed, logging and anything else concern every session (a 2026 call takes none of them by deliver).
     for (const session of this.sessions.values()) session.deliver(notification);
   }
 

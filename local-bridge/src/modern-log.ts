@@ -1,0 +1,31 @@
+// Log lines (`notifications/message`) for MCP 2026-07-28 requests. The revision has no
+// session-wide `logging/setLevel`: a request asks for logs with a level in its `_meta`
+// (`io.modelcontextprotocol/logLevel`) and gets them on its own response stream only.
+// The 2025 child logs to its one session (the bridge), and stdio does not say which call
+// a line came from, so a line is taken as the output of the calls in flight when it
+// arrives — and, as for the child's requests (user-scope.ts), only when those calls are
+// one user's: a shared child's line never reaches another user's request.
+import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
+
+/** Syslog order, least severe first (RFC 5424 as the MCP logging utility uses it). */
+const SEVERITY = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
+
+/** Whether a line at `level` is at or above the `threshold` a request asked for; a line with no known level cannot be and is dropped. */
+export function atOrAbove(level: unknown, threshold: string): boolean {
+  const line = SEVERITY.indexOf(level as (typeof SEVERITY)[number]);
+  const wanted = SEVERITY.indexOf(threshold as (typeof SEVERITY)[number]);
+  return line >= 0 && wanted >= 0 && line >= wanted;
+}
+
+/**
+ * The calls in flight a child's log line may go to: all of them on a per-user child
+ * (`owner` set), else only when they are one user's (several users: nobody can tell whose).
+ */
+export function logRecipients<S extends { readonly user: string }>(
+  inFlight: readonly { session: S; id: RequestId }[],
+  owner?: string,
+): { session: S; id: RequestId }[] {
+  if (owner !== undefined) return [...inFlight];
+  const users = new Set(inFlight.map((call) => call.session.user));
+  return users.size === 1 ? [...inFlight] : [];
+}
