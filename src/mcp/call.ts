@@ -9,6 +9,7 @@ import { CancelledError, CircuitOpenError, ProtocolError, ServerUnavailableError
 import { EdgehostError } from "../shared/errors";
 import { errorMessage, type Logger } from "../shared/logger";
 import { isSignInRequired } from "./oauth/errors";
+import { logLevelMeta } from "./log-level";
 
 export interface CallToolOptions {
   signal?: AbortSignal;
@@ -44,7 +45,7 @@ export async function callTool(
     // the options go second.
     const send = (c: typeof client): Promise<CallToolResult> =>
       c.request(
-        { method: "tools/call", params: { name: toolName, arguments: args } },
+        { method: "tools/call", params: { name: toolName, arguments: args, ...logLevelMeta(c) } },
         {
           signal: link.signal,
           timeout: timeoutMs,

@@ -16,6 +16,7 @@ import type { McpConfig } from "../shared/mcp-config/config";
 import { ServerConnection, ServerStateSchema, type ChangeKind, type EraMemory, type ServerState } from "./connection";
 import { NotFoundError, ToolNotFoundError } from "./errors";
 import { serverGuide, type ServerGuide } from "./guide";
+import { logLevelMeta } from "./log-level";
 import { silentLogger, type Logger } from "../shared/logger";
 import { EdgehostError } from "../shared/errors";
 import { ServerMetricsSchema } from "../shared/metrics";
@@ -231,7 +232,7 @@ export class McpHost {
     const key = `prompt\u0000${connection.name}\u0000${qualified.tool}\u0000${JSON.stringify(Object.entries(args).sort())}`;
     const value = await cachedRead(this.reads, key, connection, options, async (client, signal) => {
       if (!connection.prompts.some((p) => p.name === qualified.tool)) throw new NotFoundError("prompt", name);
-      return client.getPrompt({ name: qualified.tool, arguments: args }, { signal, timeout: connection.config.timeoutMs });
+      return client.getPrompt({ name: qualified.tool, arguments: args, ...logLevelMeta(client) }, { signal, timeout: connection.config.timeoutMs });
     });
     return value as GetPromptResult;
   }
@@ -243,7 +244,7 @@ export class McpHost {
     // `request`, not the SDK's readResource(): that one keeps its own cache when a server sends
     // `ttlMs`, which would answer a `bypassCache` read from memory. The cache here is the only one.
     const value = await cachedRead(this.reads, resourceKey(connection.name, uri), connection, options, (client, signal) =>
-      client.request({ method: "resources/read", params: { uri } }, { signal, timeout: connection.config.timeoutMs }),
+      client.request({ method: "resources/read", params: { uri, ...logLevelMeta(client) } }, { signal, timeout: connection.config.timeoutMs }),
     );
     return value as ReadResourceResult;
   }
