@@ -39,17 +39,19 @@ export async function callTool(
   const started = performance.now();
   try {
     if (options.signal?.aborted) throw new CancelledError(connection.name, `${toolName} call`);
-    // `request` rather than `callTool`: callTool checks output against the SDK's own cache of
-    // an all-pages listTools(), which the host's paging (connection.ts) never fills; the host
-    // checks arguments and output itself. Method-keyed form (the SDK picks the result schema):
-    // the options go second.
+    // Through the SDK's callTool so that on a 2026 HTTP connection it mirrors the arguments a tool
+    // marks with `x-mcp-header` into `Mcp-Param-*` headers (SEP-2243). The host's paging never
+    // fills the SDK's tools/list cache, so the discovered tool goes in as `toolDefinition`, with
+    // its input schema only: the SDK checks output against a definition's outputSchema and throws
+    // its own errors, while the host checks arguments and output itself (above and below).
     const send = (c: typeof client): Promise<CallToolResult> =>
-      c.request(
-        { method: "tools/call", params: { name: toolName, arguments: args, ...logLevelMeta(c) } },
+      c.callTool(
+        { name: toolName, arguments: args, ...logLevelMeta(c) },
         {
           signal: link.signal,
           timeout: timeoutMs,
           onprogress: options.onProgress,
+          toolDefinition: { name: toolName, inputSchema: tool.inputSchema },
         },
       );
     let result: CallToolResult;
