@@ -4,7 +4,9 @@
 // The 2025 child logs to its one session (the bridge), and stdio does not say which call
 // a line came from, so a line is taken as the output of the calls in flight when it
 // arrives — and, as for the child's requests (user-scope.ts), only when those calls are
-// one user's: a shared child's line never reaches another user's request.
+// one user's: a shared child's line never reaches another user's request. A line may carry
+// a user's data (arguments, file names, results), so 2025 sessions follow the same rule
+// (`lineOwner`, used by proxy.ts): one place decides who may read a child's line.
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 /** Syslog order, least severe first (RFC 5424 as the MCP logging utility uses it). */
@@ -18,14 +20,20 @@ export function atOrAbove(level: unknown, threshold: string): boolean {
 }
 
 /**
- * The calls in flight a child's log line may go to: all of them on a per-user child
- * (`owner` set), else only when they are one user's (several users: nobody can tell whose).
+ * The one user who may read a child's log line: the owner of a per-user child (`owner` set),
+ * else the user of every call in flight; undefined with no call in flight or calls of
+ * several users (stdio does not say whose the line is, so nobody gets it).
  */
+export function lineOwner(inFlight: readonly { session: { readonly user: string } }[], owner?: string): string | undefined {
+  if (owner !== undefined) return owner;
+  const users = new Set(inFlight.map((call) => call.session.user));
+  return users.size === 1 ? [...users][0] : undefined;
+}
+
+/** The calls in flight a child's log line may go to: all of them when `lineOwner` names a user, else none. */
 export function logRecipients<S extends { readonly user: string }>(
   inFlight: readonly { session: S; id: RequestId }[],
   owner?: string,
 ): { session: S; id: RequestId }[] {
-  if (owner !== undefined) return [...inFlight];
-  const users = new Set(inFlight.map((call) => call.session.user));
-  return users.size === 1 ? [...inFlight] : [];
+  return lineOwner(inFlight, owner) === undefined ? [] : [...inFlight];
 }

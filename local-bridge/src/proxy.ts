@@ -19,7 +19,7 @@ import type { ChildProcess } from "./child";
 import { ChildKeeper, NoChild, type ProxyOptions } from "./child-keeper";
 import type { Downstream, Pending, ServerRequest } from "./downstream";
 import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
-import { logRecipients } from "./modern-log";
+import { lineOwner, logRecipients } from "./modern-log";
 import { routeServerRequest } from "./user-scope";
 
 export type { ProxyOptions, ProxyState } from "./child-keeper";
@@ -221,16 +221,38 @@ export class ServerProxy extends ChildKeeper {
       }
       return;
     }
+    // resources/updated names only a URI the session subscribed to, and list_changed says
+    // only that a list changed: neither carries a user's data, so they go to every
+    // subscriber / session, whichever user's call caused them.
     if (notification.method === "notifications/resources/updated") {
       for (const sessionId of this.subscriptions.get(String(params?.uri)) ?? []) this.sessions.get(sessionId)?.deliver(notification);
       return;
     }
-    if (notification.method === "notifications/message") {
-      // 2026 calls have no session: a line goes on the response stream of the calls in flight that asked for it.
-      for (const call of logRecipients([...this.pending.values()], this.options.user)) call.session.logLine?.(notification);
-    }
-    // list_changed, logging and anything else concern every session (a 2026 call takes none of them by deliver).
+    if (notification.method === "notifications/message") return this.logLine(notification);
+    // list_changed and anything else concern every session (a 2026 call takes none of them by deliver).
     for (const session of this.sessions.values()) session.deliver(notification);
+  }
+
+  /**
+   * A log line may carry a user's data: only the one user whose calls are in flight (or
+   * a per-user child's user) gets it (modern-log.ts lineOwner); otherwise nobody does.
+   */
+  private logLine(notification: JSONRPCNotification): void {
+    const inFlight = [...this.pending.values()];
+    const user = lineOwner(inFlight, this.options.user);
+    if (user === undefined) {
+      // Never the line itself: it may be any user's data.
+      const reason = inFlight.length === 0 ? "no call running" : "calls of several users running";
+      this.options.logger.debug("server log line withheld", { server: this.name, reason });
+      return;
+    }
+    // 2026 calls have no session: a line goes on the response stream of the calls in flight that asked for it.
+    for (const call of logRecipients(inFlight, this.options.user)) call.session.logLine?.(notification);
+    // A 2025 session with a call in flight gets the line on that call's stream, else on its own.
+    const related = new Map(inFlight.filter((call) => !call.session.logLine).map((call) => [call.session.id, call.id] as const));
+    for (const session of this.sessions.values()) {
+      if (session.user === user && !session.logLine) session.deliver(notification, related.get(session.id));
+    }
   }
 
   private serverRequest(request: JSONRPCRequest): void {

@@ -4,18 +4,23 @@
 // each user a child of their own. Before: the request went to the oldest call's session
 // (alice's), whoever's call caused it, or to every capable session of every user.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childrenOf, connectClient, startBridge, type RunningBridge } from "../fixtures/bridge";
-import { everythingBin } from "../fixtures/servers";
+import { ProbeLog } from "../fixtures/probe-log";
+import { everythingBin, probeServerBin } from "../fixtures/servers";
 import { attackCase } from "./record";
 
 let bridge: RunningBridge;
 const clients: Client[] = [];
+const sharedProbe = new ProbeLog();
+const isolatedProbe = new ProbeLog();
 beforeAll(async () => {
   bridge = await startBridge({
     shared: { command: process.execPath, args: [everythingBin, "stdio"] },
     isolated: { command: process.execPath, args: [everythingBin, "stdio"], isolation: "user" },
+    probe: { command: process.execPath, args: [probeServerBin], env: { PROBE_LOG: sharedProbe.path } },
+    probeIsolated: { command: process.execPath, args: [probeServerBin], env: { PROBE_LOG: isolatedProbe.path }, isolation: "user" },
   });
 });
 afterAll(async () => {
@@ -106,5 +111,62 @@ describe('"isolation": "user"', () => {
       servers: Record<string, { tools: Record<string, { calls: number }> }>;
     };
     expect(metrics.servers.isolated?.tools["trigger-sampling-request"]?.calls).toBe(2);
+  });
+});
+
+/** A 2025 session of `user` and the log lines (notifications/message data) it was sent. */
+async function loggingClient(server: string, user: string): Promise<{ client: Client; lines: unknown[] }> {
+  const { client } = await connectClient(bridge, server, {}, user);
+  clients.push(client);
+  const lines: unknown[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void lines.push(n.params.data));
+  return { client, lines };
+}
+
+/** Runs `bob`'s slow call, waits until the child has it, runs `during`, then checks bob's call outlived it. */
+async function whileBobWaits(bob: Client, probe: ProbeLog, during: () => Promise<unknown>): Promise<void> {
+  const before = probe.events().filter((e) => e.event === "call" && e.tool === "slow").length;
+  let bobDone = false;
+  const slow = bob.callTool({ name: "slow", arguments: { ms: 4000 } }).then((result) => {
+    bobDone = true;
+    return result;
+  });
+  await probe.waitFor(() => probe.events().filter((e) => e.event === "call" && e.tool === "slow").length > before);
+  await during();
+  // Bob's call was still on the wire when the line came, so his session could have had it.
+  expect(bobDone).toBe(false);
+  expect(text(await slow)).toContain("done");
+}
+
+describe("a shared child's log lines (2025 sessions)", () => {
+  it(
+    "reach only the sessions of the one user whose calls are running, and nobody while several users' calls run",
+    attackCase(
+      "Server log lines cross users (2025 sessions)",
+      "alice's call logs on a shared child while alice's second session and bob's session each have a call running there",
+      async () => {
+        const alice = await loggingClient("probe", "token:alice");
+        const alice2 = await loggingClient("probe", "token:alice");
+        const bob = await loggingClient("probe", "token:bob");
+        // Alice's calls only: both of her sessions get the line, bob's none.
+        await whileBobWaits(alice2.client, sharedProbe, () => alice.client.callTool({ name: "log", arguments: {} }));
+        expect(alice.lines).toEqual(["probe says hi"]);
+        expect(alice2.lines).toEqual(["probe says hi"]);
+        expect(bob.lines).toEqual([]);
+        // Bob's call running too: stdio does not say whose the line is, so nobody gets it.
+        await whileBobWaits(bob.client, sharedProbe, () => alice.client.callTool({ name: "log", arguments: {} }));
+        expect(bob.lines).toEqual([]);
+        expect(alice.lines).toHaveLength(1);
+        return { tried: 2, figure: "alice alone: her 2 sessions got the line, bob none; with bob's call running: nobody got it" };
+      },
+    ),
+  );
+
+  it('with "isolation": "user" reach the child\'s user even while another user\'s call runs', async () => {
+    const alice = await loggingClient("probeIsolated", "token:alice");
+    const bob = await loggingClient("probeIsolated", "token:bob");
+    await whileBobWaits(bob.client, isolatedProbe, () => alice.client.callTool({ name: "log", arguments: {} }));
+    expect(alice.lines).toEqual(["probe says hi"]);
+    expect(bob.lines).toEqual([]);
   });
 });
