@@ -35,7 +35,9 @@ async function readChallenge(server: RemoteServerConfig, fetchImpl: typeof fetch
       throw new SignInRequiredError(server.name);
     },
   };
-  const client = new Client({ name: "edgehost", version: "0.1.0" });
+  // Negotiates like every connection (server-client.ts): a 2026-07-28-only server answers an
+  // un-negotiated `initialize` with -32020 (no MCP-Protocol-Version header), never the 401 wanted here.
+  const client = new Client({ name: "edgehost", version: "0.1.0" }, { versionNegotiation: { mode: "auto" } });
   try {
     const url = new URL(server.url);
     const options = { requestInit: { headers: server.headers }, authProvider: probe, fetch: fetchImpl };

@@ -58,6 +58,16 @@ describe("OAuth sign-in to remote MCP servers", () => {
     expect(await serverRow(session, name)).toMatchObject({ state: "ready", toolCount: 2 });
   });
 
+  it("reads the challenge of a 2026-07-28 server that refuses an un-negotiated request before its auth check (-32020, not 401)", async () => {
+    // The sign-in probe negotiates like every connection: server/discover with the 2026 header gets the 401.
+    const name = await addServer("modern");
+    const session = await newSession();
+    expect(await serverRow(session, name)).toMatchObject({ state: "auth_required" });
+    const url = await signIn(session, name);
+    expect(url.searchParams.get("scope")).toBe("mcp:read");
+    expect(await serverRow(session, name)).toMatchObject({ state: "ready", toolCount: 2 });
+  });
+
   it("lets the authorization server verify the PKCE verifier kept with the state against the S256 challenge", async () => {
     const name = await addServer("header");
     const session = await newSession();
