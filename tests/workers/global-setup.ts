@@ -22,7 +22,7 @@ declare module "vitest" {
     fsRoot: string;
     mcpConfig: string;
     /** Bearer tokens of the Worker's users (AUTH_MODE=token), by name; fresh for each run. */
-    testUsers: Record<"alice" | "bob" | "carol" | "dave" | "erin", string>;
+    testUsers: Record<"alice" | "bob" | "carol" | "dave" | "erin" | "frank", string>;
     /** The OAuth fixture (tests/fixtures/oauth-server.ts): `${oauthBase}/{realm}/mcp`. */
     oauthBase: string;
     /** The SDK's v2 server (tests/fixtures/v2-server.mjs): MCP 2026-07-28 only, and 2026 with the 2025 fallback. */
@@ -51,7 +51,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("fsRoot", session.fsRoot);
   project.provide("mcpConfig", session.mcpConfig);
   const token = () => crypto.randomUUID().replace(/-/g, "");
-  project.provide("testUsers", { alice: token(), bob: token(), carol: token(), dave: token(), erin: token() });
+  project.provide("testUsers", { alice: token(), bob: token(), carol: token(), dave: token(), erin: token(), frank: token() });
   return async () => {
     await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop(), oauth.stop(), v2Modern.stop(), v2Both.stop()]);
   };

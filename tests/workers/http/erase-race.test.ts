@@ -12,7 +12,8 @@ import { userAccount } from "../../../src/users/account";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import { openSession, workerFetch } from "../worker-fetch";
 
-const USER = "erin";
+// A user of its own: this file erases the account again and again while other files run theirs.
+const USER = "frank";
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
 const bucket = (env as unknown as Env).FILES as R2Bucket;

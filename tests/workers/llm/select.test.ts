@@ -1,7 +1,6 @@
 // createProvider: Worker env bindings → a retrying provider, or a sentence for
 // the user naming the variable to set and where. Keys never reach a message.
 import { describe, expect, inject, it } from "vitest";
-import { PromptedProvider } from "../../../src/llm/prompted";
 import { createProvider } from "../../../src/llm/select";
 import { collect, reply, requests, script, uniqueKey } from "../../fixtures/fake-llm-script";
 
@@ -44,7 +43,7 @@ describe("createProvider", () => {
       OPENAI_MODEL: "llama3",
     });
     if (!("provider" in selection)) throw new Error(selection.missing);
-    expect(selection.provider).toBeInstanceOf(PromptedProvider);
+    // Wrapped so the key never leaves in an error (registry.ts' withoutSecret): the mode shows in its name and in what it sends.
     expect(selection.provider).toMatchObject({ name: "prompted", model: "llama3" });
     const { events } = await collect(
       selection.provider.stream({
