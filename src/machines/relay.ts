@@ -48,12 +48,26 @@ interface Pending {
   chunks?: number;
 }
 
+/** Frames counted in a fixed window: the count starts again when the window has passed. */
+interface WindowCount {
+  start: number;
+  count: number;
+}
+
 interface SocketLoad {
   bad: number;
-  windowStart: number;
-  frames: number;
-  strayWindowStart: number;
-  stray: number;
+  frames: WindowCount;
+  stray: WindowCount;
+}
+
+/** Counts one more in `window` (of `ms`), and says how many it now holds. */
+function countIn(window: WindowCount, ms: number): number {
+  const now = Date.now();
+  if (now - window.start >= ms) {
+    window.start = now;
+    window.count = 0;
+  }
+  return ++window.count;
 }
 
 const encoder = new TextEncoder();
@@ -258,29 +272,17 @@ export class MachineRelay {
 
   private loadOf(socket: WebSocket): SocketLoad {
     let load = this.load.get(socket);
-    if (!load) this.load.set(socket, (load = { bad: 0, windowStart: Date.now(), frames: 0, strayWindowStart: Date.now(), stray: 0 }));
+    if (!load) this.load.set(socket, (load = { bad: 0, frames: { start: Date.now(), count: 0 }, stray: { start: Date.now(), count: 0 } }));
     return load;
   }
 
   private countStray(socket: WebSocket): void {
-    const load = this.loadOf(socket);
-    const now = Date.now();
-    if (now - load.strayWindowStart >= 60_000) {
-      load.strayWindowStart = now;
-      load.stray = 0;
-    }
-    if (++load.stray === STRAY_FRAMES_PER_MINUTE + 1) socket.close(1008, "too many frames for unknown requests");
+    if (countIn(this.loadOf(socket).stray, 60_000) === STRAY_FRAMES_PER_MINUTE + 1) socket.close(1008, "too many frames for unknown requests");
   }
 
   /** A flood is closed, not queued: the machine reconnects with backoff. */
   private withinLimits(socket: WebSocket): boolean {
-    const load = this.loadOf(socket);
-    const now = Date.now();
-    if (now - load.windowStart >= 1000) {
-      load.windowStart = now;
-      load.frames = 0;
-    }
-    if (++load.frames <= FRAMES_PER_SECOND) return true;
+    if (countIn(this.loadOf(socket).frames, 1000) <= FRAMES_PER_SECOND) return true;
     socket.close(1008, "too many frames");
     return false;
   }
