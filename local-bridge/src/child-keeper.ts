@@ -43,6 +43,8 @@ export abstract class ChildKeeper {
   restarts = 0;
   lastError?: string;
   child?: ChildProcess;
+  /** Told of every message a child sends, after the proxy has handled it (modern-task-child.ts watches tool list changes). */
+  readonly observers = new Set<(message: JSONRPCMessage) => void>();
 
   private attempts = 0;
   private nextStartAt = 0;
@@ -106,7 +108,10 @@ export abstract class ChildKeeper {
 
   private launch(): Promise<ChildProcess> {
     const child = new ChildProcess(this.config, { ...this.options, clientCapabilities: this.childCapabilities(), trace: () => this.trace });
-    child.onmessage = (message) => this.fromChild(message);
+    child.onmessage = (message) => {
+      this.fromChild(message);
+      for (const observe of this.observers) observe(message);
+    };
     this.state = "starting";
     const launching = child
       .start()

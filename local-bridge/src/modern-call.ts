@@ -93,6 +93,8 @@ export class ModernCall implements Downstream {
   private timer?: ReturnType<typeof setTimeout>;
   /** The level the request's `_meta` asked logs at (`io.modelcontextprotocol/logLevel`); none asked, none sent. */
   logLevel?: string;
+  /** Rewrites the child's result before it is written as the revision wants (a task-augmented call's: modern-tasks.ts). */
+  shape?: (result: Json) => Json;
 
   constructor(
     readonly user: string,
@@ -172,7 +174,8 @@ export class ModernCall implements Downstream {
       const code = message.error.code === -32002 ? MODERN_ERROR.invalidParams : message.error.code;
       return { ...message, id, error: { ...message.error, code } };
     }
-    const result = "result" in message && isObject(message.result) ? message.result : {};
+    const given = "result" in message && isObject(message.result) ? message.result : {};
+    const result = this.shape ? this.shape(given) : given;
     return { jsonrpc: "2.0", id, result: modernResult(this.method, result, this.serverInfo(), { ttlMs: 0, cacheScope: "private" }) };
   }
 

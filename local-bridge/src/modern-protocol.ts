@@ -44,10 +44,22 @@ export const MODERN_METHODS: ReadonlySet<string> = new Set([
   "completion/complete",
   "server/discover",
   "subscriptions/listen",
+  // The Tasks extension's (modern-tasks.ts): answered whether or not the child runs tasks.
+  "tasks/get",
+  "tasks/update",
+  "tasks/cancel",
 ]);
 
 /** Methods whose `Mcp-Name` header mirrors a body field. */
-const NAME_SOURCE: Record<string, "name" | "uri"> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
+const NAME_SOURCE: Record<string, "name" | "uri" | "taskId"> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+  // SEP-2663: the Tasks extension's methods name their task.
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
+};
 
 const LOG_LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
 

@@ -10,6 +10,7 @@ import { ModernCall, ModernReply, modernResult } from "./modern-call";
 import { honoured, ListenStream } from "./modern-listen";
 import { ALL_VERSIONS, checkStandardHeaders, META, MODERN_ERROR, MODERN_METHODS, MODERN_VERSION, type ModernHeaders, type Refusal } from "./modern-protocol";
 import { verifyState, type StateBinding } from "./modern-state";
+import { createTaskResult, discoverCapabilities, planToolCall, serveTask, TASK_METHODS, TASK_TTL_MS } from "./modern-tasks";
 import type { ServerProxy } from "./proxy";
 import type { BridgeResponse } from "./request";
 
@@ -27,12 +28,6 @@ export function sendRefusal(res: BridgeResponse, refusal: Refusal, id: unknown =
 /** A JSON-RPC error that is the request's answer (HTTP 200), not a refusal of the HTTP request. */
 function inBand(res: BridgeResponse, id: unknown, code: number, message: string, data?: unknown): void {
   sendRefusal(res, { status: 200, code, message, data }, id);
-}
-
-/** What a 2026 client learns of the child's capabilities: no tasks (an extension, with vocabulary the revision deleted). */
-function modernCapabilities(capabilities: Json): Json {
-  const { tasks, ...rest } = capabilities;
-  return rest;
 }
 
 export async function serveModern(
@@ -80,6 +75,9 @@ export async function serveModern(
     return;
   }
   const capabilities = (meta[META.clientCapabilities] ?? {}) as Json;
+  if (TASK_METHODS.has(request.method)) return serveTask(proxy, user, res, request, capabilities);
+  const plan = request.method === "tools/call" ? await planToolCall(proxy, user, params.name, capabilities) : { task: false as const };
+  if ("refusal" in plan) return inBand(res, request.id, plan.refusal.code, plan.refusal.message, plan.refusal.data);
   const call = new ModernCall(user, capabilities, request.id, request.method, binding, () => proxy.child?.info?.serverInfo, {
     answer: (response) => {
       proxy.fromSession(call, response).catch((error: unknown) => ctx.logger.warn("answer to the server failed", { error: errorMessage(error) }));
@@ -93,14 +91,17 @@ export async function serveModern(
   });
   const logLevel = meta[META.logLevel];
   if (typeof logLevel === "string") call.logLevel = logLevel; // checked against the levels by envelopeIssue
+  // A task-capable tool for a client with the Tasks extension: the child runs it as a task (modern-tasks.ts).
+  if (plan.task) call.shape = (result) => createTaskResult(result, plan.instance, { user, server: proxy.name });
+  const sent = plan.task ? { ...childParams(params), task: { ttl: TASK_TTL_MS } } : childParams(params);
   proxy.sessions.set(call.id, call);
   call.attach(reply);
-  await proxy.fromSession(call, { ...request, params: childParams(params) });
+  await proxy.fromSession(call, { ...request, params: sent });
 }
 
-/** The params as a 2025 child takes them: the envelope off `_meta` (progressToken and the rest stay). */
+/** The params as a 2025 child takes them: the envelope off `_meta` (progressToken and the rest stay), no `task` (the revision has none: ignored). */
 function childParams(params: Json): Json {
-  const { _meta, inputResponses, requestState, ...rest } = params;
+  const { _meta, inputResponses, requestState, task, ...rest } = params;
   if (!isObject(_meta)) return rest;
   const kept: Json = {};
   for (const [key, value] of Object.entries(_meta)) if (!ENVELOPE_KEYS.has(key)) kept[key] = value;
@@ -118,7 +119,7 @@ async function discover(proxy: ServerProxy, res: BridgeResponse, request: JSONRP
     "server/discover",
     {
       supportedVersions: [...ALL_VERSIONS],
-      capabilities: modernCapabilities((info?.capabilities ?? {}) as Json),
+      capabilities: discoverCapabilities((info?.capabilities ?? {}) as Json),
       ...(info?.instructions ? { instructions: info.instructions } : {}),
     },
     info?.serverInfo,
