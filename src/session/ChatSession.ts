@@ -17,7 +17,7 @@ import type { NewEntry, StoredEntry } from "./history";
 import { fullEntry, historyPage, wholeHistory, type HistoryPage } from "./history-pages";
 import { toWire, type ClientMessage, type HistoryEntry, type ServerMessage, type Usage } from "../protocol/messages";
 import { branchOpening, TURN_RUNNING, unknownTurn } from "./branch-opening";
-import { forgetServerChoice } from "./session-mcp";
+import { forgetServerChoice } from "./mcp/session-mcp";
 import { AppCalls, readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
 import type { Admission } from "./session-owner";
 import { SessionParts } from "./session-parts";

@@ -15,7 +15,7 @@ import {
 } from "../mcp/catalog";
 import { EdgehostError, type PublicError } from "../shared/errors";
 import type { SessionAttachments } from "./attachments";
-import type { SessionMcp } from "./session-mcp";
+import type { SessionMcp } from "./mcp/session-mcp";
 import { errorMessage } from "../shared/logger";
 
 export type CatalogKind = "resources" | "resource-templates" | "prompts";

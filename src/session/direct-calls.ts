@@ -6,7 +6,7 @@ import type { Approvals } from "../approval/approvals";
 import type { DirectCallOutcome, ServerInfo, ToolCallResponse } from "./answers";
 import { EdgehostError } from "../shared/errors";
 import type { NewEntry } from "./history";
-import type { SessionMcp } from "./session-mcp";
+import type { SessionMcp } from "./mcp/session-mcp";
 
 export async function serversInfo(mcp: SessionMcp, approvals: Approvals): Promise<ServerInfo[]> {
   await mcp.ensureConnected();

@@ -10,7 +10,7 @@ import { MCP_APP_MIME, resourceCsp, visibleTo, type AppCsp } from "../mcp/app-ui
 import { ToolNotFoundError } from "../mcp/errors";
 import { EdgehostError, type PublicError } from "../shared/errors";
 import type { ServerMessage } from "../protocol/messages";
-import type { SessionMcp } from "./session-mcp";
+import type { SessionMcp } from "./mcp/session-mcp";
 import { decodeText } from "../orchestrator/blob-content";
 
 /** An app's HTML larger than this is refused (the Worker holds it in memory to answer). */

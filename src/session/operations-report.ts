@@ -8,7 +8,7 @@ import type { ToolCallRecord } from "../mcp/host";
 import { operations } from "../ops/operations-object";
 import type { CallReport, ServerReport, TurnOutcomeReport } from "../ops/reports";
 import { loadSessionMcpConfig } from "../servers/mcp-json";
-import type { ServerStatusView } from "./session-mcp";
+import type { ServerStatusView } from "./mcp/session-mcp";
 
 /** Calls kept between two reports (a console session may call many tools and end no turn). */
 const CALLS_KEPT = 200;

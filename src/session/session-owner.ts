@@ -15,7 +15,7 @@ import type { SpendDecision, SpendKind } from "../users/spend-ledger";
 import type { MachineView } from "../machines/machine-store";
 import type { HistoryStore } from "./history";
 import { PendingUsage } from "./pending-usage";
-import type { OwnerDiscoveryPort } from "./session-mcp";
+import type { OwnerDiscoveryPort } from "./mcp/session-mcp";
 import type { PublicError } from "../shared/errors";
 
 const OWNER_KEY = "owner";

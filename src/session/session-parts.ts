@@ -20,7 +20,7 @@ import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
 import { OperationsReporter } from "./operations-report";
 import { SearchFeed } from "./search-feed";
 import { SessionFiles } from "./session-files";
-import { SessionMcp } from "./session-mcp";
+import { SessionMcp } from "./mcp/session-mcp";
 import { SessionModel } from "./session-model";
 import { SessionOwner } from "./session-owner";
 import { TurnRunner } from "./turn-runner";

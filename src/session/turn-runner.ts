@@ -12,7 +12,7 @@ import type { SpendDecision } from "../users/spend-ledger";
 import type { HistoryStore, NewEntry } from "./history";
 import { toWire, type ServerMessage } from "../protocol/messages";
 import { EdgehostError } from "../shared/errors";
-import type { SessionMcp } from "./session-mcp";
+import type { SessionMcp } from "./mcp/session-mcp";
 import type { TurnOpening } from "./prompt-opening";
 import type { ResolvedModel } from "./session-model";
 import type { LlmProvider } from "../llm/provider";

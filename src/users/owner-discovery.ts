@@ -1,6 +1,6 @@
 // What each of the user's MCP servers offered when one of their sessions last connected
 // it (tools as the model sees them, the server's guide), one row per server under the
-// key of the entry it was found with (src/session/discovery-cache.ts makes both). A new
+// key of the entry it was found with (src/session/mcp/discovery-cache.ts makes both). A new
 // session of the same user starts from these rows: its first model call goes out at once
 // while its connections open, instead of waiting for every server's initialize and
 // tools/list. Rows are the session's JSON text, kept as written; the session checks them

@@ -7,11 +7,11 @@
 // row for all servers would pass it at a few thousand tools); a write that fails
 // anyway is reported, and that server is simply discovered again next time.
 import { z } from "zod";
-import type { SettingsStore } from "../approval/approvals";
-import { ToolViewSchema, type ToolView } from "../mcp/capabilities";
-import { EraVerdictSchema, type EraVerdict } from "../mcp/protocol-era";
-import type { McpConfig } from "../shared/mcp-config/config";
-import type { ServerGuide } from "../mcp/guide";
+import type { SettingsStore } from "../../approval/approvals";
+import { ToolViewSchema, type ToolView } from "../../mcp/capabilities";
+import { EraVerdictSchema, type EraVerdict } from "../../mcp/protocol-era";
+import type { McpConfig } from "../../shared/mcp-config/config";
+import type { ServerGuide } from "../../mcp/guide";
 
 const PREFIX = "discovery:";
 /** The row of the single-row cache before per-server rows: dropped when met. */

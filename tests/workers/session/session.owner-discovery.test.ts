@@ -10,8 +10,8 @@ import { beforeEach, describe, expect, inject, it } from "vitest";
 import type { Env } from "../../../src/config/env";
 import type { ToolView } from "../../../src/mcp/capabilities";
 import type { ChatSession } from "../../../src/session/ChatSession";
-import { DiscoveryCache, serverKey } from "../../../src/session/discovery-cache";
-import type { SessionMcp } from "../../../src/session/session-mcp";
+import { DiscoveryCache, serverKey } from "../../../src/session/mcp/discovery-cache";
+import type { SessionMcp } from "../../../src/session/mcp/session-mcp";
 import { HistoryStore } from "../../../src/session/history";
 import type { McpConfig } from "../../../src/shared/mcp-config/config";
 import { userAccount } from "../../../src/users/account";
@@ -79,9 +79,10 @@ describe("a new session of a user who used their servers before", () => {
       expect(end.reason).toBe("complete");
       expect(messages.filter(frameOf("text")).map((m) => m.delta)).toEqual(["hello"]);
       expect(declared((await requests(llm, KEY))[0]?.body)).toContain("silent__remembered");
-      // The server has still not answered: the tools came from the owner's row.
-      const servers = fresh.received.filter(frameOf("servers")).at(-1);
-      expect(servers?.servers.find((s) => s.name === "silent")?.state).toBe("connecting");
+      // The server never answered (it may have timed out by now on a loaded machine): the tools came from the owner's row.
+      const states = fresh.received.filter(frameOf("servers")).map((f) => f.servers.find((s) => s.name === "silent")?.state);
+      expect(states.length).toBeGreaterThan(0);
+      expect(states).not.toContain("ready");
       fresh.close();
     } finally {
       await account.deleteServer("silent");

@@ -12,7 +12,7 @@ import type { ToolView } from "../../../src/mcp/capabilities";
 import type { ServerMessage } from "../../../src/protocol/messages";
 import type { ServerInfo } from "../../../src/session/answers";
 import type { ChatSession } from "../../../src/session/ChatSession";
-import { DiscoveryCache } from "../../../src/session/discovery-cache";
+import { DiscoveryCache } from "../../../src/session/mcp/discovery-cache";
 import { HistoryStore } from "../../../src/session/history";
 import type { McpConfig } from "../../../src/shared/mcp-config/config";
 import { openSession } from "../worker-fetch";
