@@ -20,6 +20,7 @@ import { ChildKeeper, NoChild, type ProxyOptions } from "./child-keeper";
 import type { Downstream, Pending, ServerRequest } from "./downstream";
 import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
 import { lineOwner, logRecipients } from "./modern-log";
+import { TaskOwners } from "./task-owners";
 import { routeServerRequest } from "./user-scope";
 
 export type { ProxyOptions, ProxyState } from "./child-keeper";
@@ -43,6 +44,8 @@ export class ServerProxy extends ChildKeeper {
   private readonly bySessionRequest = new Map<string, number>();
   private readonly serverRequests = new Map<string, ServerRequest>();
   private readonly subscriptions = new Map<string, Set<string>>();
+  /** Whose tasks the child runs: a shared child's task store would show everyone's (task-owners.ts). */
+  private readonly tasks = new TaskOwners();
 
   constructor(config: StdioServerConfig, options: ProxyOptions) {
     super(config, options);
@@ -104,6 +107,8 @@ export class ServerProxy extends ChildKeeper {
       );
       return;
     }
+    const notYours = this.tasks.refusal(session.user, request);
+    if (notYours) return void session.deliver(notYours, request.id);
     if (request.method === "initialize") {
       const result = this.initializeResult(request, child);
       session.protocolVersion = result.protocolVersion;
@@ -199,7 +204,7 @@ export class ServerProxy extends ChildKeeper {
     this.bySessionRequest.delete(requestKey(pending.session.id, pending.id));
     const failed = !response || isErrorResponse(response) || (isResponse(response) && "result" in response && response.result.isError === true);
     this.stats.record(pending.tool, performance.now() - pending.started, failed ? "error" : "ok");
-    if (response) pending.session.deliver(response, pending.id);
+    if (response) pending.session.deliver(this.tasks.seen(pending.session.user, pending.method, response), pending.id);
   }
 
   private childNotification(notification: JSONRPCNotification): void {
@@ -229,6 +234,7 @@ export class ServerProxy extends ChildKeeper {
       return;
     }
     if (notification.method === "notifications/message") return this.logLine(notification);
+    if (notification.method === "notifications/tasks/status") return this.tasks.tell(notification, this.sessions.values());
     // list_changed and anything else concern every session (a 2026 call takes none of them by deliver).
     for (const session of this.sessions.values()) session.deliver(notification);
   }
