@@ -7,6 +7,7 @@ import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ApprovalQuestion } from "../orchestrator/transcript";
 import type { ClientMessage, ServerMessage } from "../protocol/messages";
 import { OpenQuestions } from "./questions";
+import { UrlWaits } from "./url-waits";
 
 const ALWAYS_KEY = "alwaysAllowed";
 
@@ -33,8 +34,12 @@ const DECLINED: Answer = { kind: "approval", approved: false, remember: false };
 
 export class Approvals {
   private readonly open = new OpenQuestions<Question, Answer>();
+  /** URL-mode questions the person agreed to, while their servers are awaited. */
+  readonly urlWaits: UrlWaits;
 
-  constructor(private readonly deps: ApprovalDeps) {}
+  constructor(private readonly deps: ApprovalDeps) {
+    this.urlWaits = new UrlWaits((message) => deps.broadcast(message));
+  }
 
   needsApproval(server: string, tool: string): boolean {
     if (!this.deps.required) return false;
@@ -105,6 +110,22 @@ export class Approvals {
     return answer.kind === "elicitation" ? answer.result : { action: "cancel" };
   }
 
+  /**
+   * A URL-mode elicitation (the caller checked that `url` is http or https): the page shows the
+   * server, the message and the URL's host, and opens the URL only once the person agrees.
+   * `accept` (they agreed to go) leaves the question waiting for the server (url-waits.ts).
+   */
+  async elicitUrl(server: string, message: string, url: URL, elicitationId: string | undefined, signal: AbortSignal): Promise<ElicitResult> {
+    // The server asks again (a 2026 round that came back still needing the person): its earlier wait is over.
+    this.urlWaits.settled(server);
+    const question = { type: "elicitation_request", requestId: crypto.randomUUID(), server, message, mode: "url", url: url.href, host: url.host } as const;
+    const answer = await this.ask(question, { kind: "elicitation", result: { action: "cancel" } }, signal);
+    const action = answer.kind === "elicitation" ? answer.result.action : "cancel";
+    if (action === "accept") this.urlWaits.start(question, elicitationId);
+    else this.deps.broadcast({ type: "elicitation_resolved", requestId: question.requestId });
+    return { action };
+  }
+
   /** Takes the user's answer; an error message when nothing waits for it. */
   answer(frame: AnswerFrame): { ok: true } | { ok: false; code: "unknown_approval" | "unknown_elicitation"; message: string } {
     const id = frame.type === "approval" ? frame.callId : frame.requestId;
@@ -117,14 +138,16 @@ export class Approvals {
       return { ok: true };
     }
     if (question?.type !== "elicitation_request") return { ok: false, code: "unknown_elicitation", message: `no pending elicitation ${id}` };
-    const result: ElicitResult = frame.action === "accept" ? { action: "accept", content: frame.content ?? {} } : { action: frame.action };
+    // A URL-mode answer carries nothing but the action (MCP: content is omitted).
+    const result: ElicitResult =
+      frame.action === "accept" && question.mode !== "url" ? { action: "accept", content: frame.content ?? {} } : { action: frame.action };
     this.open.answer(id, { kind: "elicitation", result });
     return { ok: true };
   }
 
   /** Every question still open, for a socket that connects mid-question. */
   pending(): ServerMessage[] {
-    return this.open.questions();
+    return [...this.open.questions(), ...this.urlWaits.pending()];
   }
 
   private ask(question: Question, fallback: Answer, signal: AbortSignal): Promise<Answer> {

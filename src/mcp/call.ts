@@ -10,12 +10,16 @@ import { EdgehostError } from "../shared/errors";
 import { errorMessage, type Logger } from "../shared/logger";
 import { isSignInRequired } from "./oauth/errors";
 import { logLevelMeta } from "./log-level";
+import { startedTask, type StartedTask } from "./tasks";
+import { waitForTask, type TaskHandler } from "./task-call";
 
 export interface CallToolOptions {
   signal?: AbortSignal;
   /** Overrides the server's `timeout` from mcp.json. */
   timeoutMs?: number;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** The server made the call a task (tasks.ts): what the call's result becomes. Without it the task is polled in memory. */
+  onTask?: TaskHandler;
 }
 
 export async function callTool(
@@ -26,6 +30,20 @@ export async function callTool(
   logger: Logger,
   available: () => string[],
 ): Promise<CallToolResult> {
+  const answer = await startCall(connection, toolName, args, options, logger, available);
+  if ("result" in answer) return answer.result;
+  // Past the call's own breaker, stats and timeout: those were for the request that started the task.
+  return (options.onTask ?? ((task) => waitForTask(connection, task, { signal: options.signal })))(answer.task);
+}
+
+async function startCall(
+  connection: ServerConnection,
+  toolName: string,
+  args: Record<string, unknown>,
+  options: CallToolOptions,
+  logger: Logger,
+  available: () => string[],
+): Promise<{ result: CallToolResult } | { task: StartedTask }> {
   let client = await connection.ready();
   const tool = connection.tools.get(toolName);
   if (!tool) throw new ToolNotFoundError(`${connection.name}.${toolName}`, available());
@@ -65,6 +83,14 @@ export async function callTool(
       client = await connection.connect();
       result = await send(client);
     }
+    // A task's result comes later (task-call.ts); the answer in hand only says it started.
+    const task = startedTask(result, connection.name, toolName);
+    if (task) {
+      connection.stats.record(toolName, performance.now() - started, "ok");
+      tool.breaker.success();
+      logger.debug("tool call became a task", { server: connection.name, tool: toolName });
+      return { task };
+    }
     if (tool.validateOutput && !result.isError) {
       // The SDK types it `unknown` (later protocol versions allow any JSON value); an output schema's root is an object.
       const structured = result.structuredContent;
@@ -86,7 +112,7 @@ export async function callTool(
     connection.stats.record(toolName, ms, result.isError ? "error" : "ok");
     tool.breaker.success();
     logger.debug("tool call", { server: connection.name, tool: toolName, ms, isError: result.isError === true });
-    return result;
+    return { result };
   } catch (error) {
     const translated = translateError(error, connection, toolName, timeoutMs, options.signal);
     const ms = performance.now() - started;

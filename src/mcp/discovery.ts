@@ -7,6 +7,7 @@ import { toolUiResourceUri, toolUiVisibility, type ToolUiVisibility } from "./ap
 import { createArgumentsValidator, type ArgumentsValidator } from "./arguments";
 import { CircuitBreaker, type BreakerPolicy } from "./breaker";
 import { qualify } from "./names";
+import { TASKS_EXTENSION } from "./tasks";
 
 export interface DiscoveredTool {
   name: string;
@@ -59,7 +60,7 @@ export class ServerOfferings {
       (cursor: string | undefined) =>
         client.request({ method, params: cursor === undefined ? {} : { cursor } }, options);
     if (kind === "tools") {
-      this.tools = this.indexTools(await listAll(page("tools/list"), (result) => result.tools));
+      this.tools = this.indexTools(await listAll(page("tools/list"), (result) => result.tools), tasksServed(client));
     } else if (kind === "prompts") {
       this.prompts = await listAll(page("prompts/list"), (result) => result.prompts);
     } else {
@@ -70,14 +71,14 @@ export class ServerOfferings {
     }
   }
 
-  private indexTools(tools: Tool[]): Map<string, DiscoveredTool> {
+  private indexTools(tools: Tool[], tasks: boolean): Map<string, DiscoveredTool> {
     const { includeTools, excludeTools } = this.config;
     const index = new Map<string, DiscoveredTool>();
     for (const tool of tools) {
       if (includeTools && !includeTools.includes(tool.name)) continue;
       if (excludeTools.includes(tool.name)) continue;
-      // This host does not drive MCP tasks; a tool that only runs as a task cannot be called.
-      if (tool.execution?.taskSupport === "required") continue;
+      // A tool that runs only as a task is offered where the server speaks the Tasks extension (tasks.ts).
+      if (tool.execution?.taskSupport === "required" && !tasks) continue;
       let breaker = this.breakers.get(tool.name);
       if (!breaker) {
         breaker = new CircuitBreaker(this.breaker.policy, this.breaker.now);
@@ -100,6 +101,11 @@ export class ServerOfferings {
     }
     return index;
   }
+}
+
+/** A 2026 connection to a server that names the Tasks extension: its task-only tools can be called. */
+function tasksServed(client: Client): boolean {
+  return client.getProtocolEra() === "modern" && client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined;
 }
 
 type ListMethod = "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list";

@@ -10,6 +10,7 @@ import { defaultBreaker, type BreakerPolicy } from "./breaker";
 import { z } from "zod";
 import { CacheStatsSchema, defaultCache, TtlLruCache, type CachePolicy } from "./cache";
 import { MCP_APP_MIME, MCP_APPS_EXTENSION } from "./app-ui";
+import { TASKS_EXTENSION } from "./tasks";
 import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type ToolView } from "./capabilities";
 import { callTool, type CallToolOptions } from "./call";
 import type { McpConfig } from "../shared/mcp-config/config";
@@ -110,7 +111,8 @@ export class McpHost {
 
   async connect(config: McpConfig): Promise<ConnectReport> {
     // MCP Apps: the page renders `ui://` HTML resources (public/mcp-app-frame.js), so servers may offer them.
-    const capabilities = { ...capabilitiesFor(this.handlers), extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] } } };
+    // Tasks: a 2026 server may make a call a task (tasks.ts; the caller's onTask or an in-memory wait holds it).
+    const capabilities = { ...capabilitiesFor(this.handlers), extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] }, [TASKS_EXTENSION]: {} } };
     for (const server of config.servers) {
       if (this.connections.has(server.name)) throw new Error(`server "${server.name}" is already connected`);
       this.connections.set(

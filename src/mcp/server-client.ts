@@ -43,6 +43,11 @@ export function createServerClient(options: ServerClientOptions): Client {
       return handler({ server, params: request.params, signal: ctx.mcpReq.signal });
     });
   }
+  if (caps.elicitation?.url) {
+    client.setNotificationHandler("notifications/elicitation/complete", (notification) => {
+      handlers().elicitationComplete?.({ server, elicitationId: notification.params.elicitationId });
+    });
+  }
   if (caps.roots) {
     client.setRequestHandler("roots/list", async () => {
       const own = options.roots();

@@ -14,16 +14,22 @@ export interface ServerRequestHandlers {
   sampling?: (request: ServerRequestContext & { params: CreateMessageRequest["params"] }) => Promise<CreateMessageResult>;
   elicitation?: (request: ServerRequestContext & { params: ElicitRequest["params"] }) => Promise<ElicitResult>;
   roots?: (request: { server: string }) => Promise<Root[]> | Root[];
+  /**
+   * With it the host also declares URL-mode elicitation (MCP 2025-11-25, 2026-07-28): the elicitation
+   * handler gets `mode: "url"` requests too, and this hears `notifications/elicitation/complete`
+   * (2025-11-25 only: 2026 has no such notification, its retry carries the outcome).
+   */
+  elicitationComplete?: (request: { server: string; elicitationId: string }) => void;
 }
 
 export function capabilitiesFor(handlers: ServerRequestHandlers): ClientCapabilities {
   const capabilities: ClientCapabilities = {};
   if (handlers.sampling) capabilities.sampling = {};
-  // Form mode only: URL-mode elicitation needs a browser flow this host does not offer.
+  // URL mode only for a host that hears completions (a page that opens the URL after the person agrees).
   // applyDefaults: a field the user left out of an accepted form is sent with the schema's
   // `default` (the SDK's Client fills them in on the answer's way back, so the server gets
   // what the pre-filled form showed).
-  if (handlers.elicitation) capabilities.elicitation = { form: { applyDefaults: true } };
+  if (handlers.elicitation) capabilities.elicitation = { form: { applyDefaults: true }, ...(handlers.elicitationComplete ? { url: {} } : {}) };
   if (handlers.roots) capabilities.roots = { listChanged: false };
   return capabilities;
 }

@@ -3,6 +3,7 @@
 // them (e.g. a cancellation) go out first. A wrapper, not a patched SDK method: the
 // Client sets its handlers on this object and they are passed through.
 import { StreamableHTTPClientTransport, type Client, type JSONRPCMessage, type Transport, type TransportSendOptions } from "@modelcontextprotocol/client";
+import { liftTaskResult } from "./tasks";
 
 const within = <T>(promise: Promise<T>, ms: number) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms))]);
 
@@ -30,7 +31,8 @@ export class TrackedTransport implements Transport {
     return this.inner.onerror;
   }
   set onmessage(handler: Transport["onmessage"]) {
-    this.inner.onmessage = handler;
+    // A task's CreateTaskResult, which the SDK 2.4 cannot read, lifted into a result it can (tasks.ts).
+    this.inner.onmessage = handler && ((message, extra) => handler(liftTaskResult(message), extra));
   }
   get onmessage(): Transport["onmessage"] {
     return this.inner.onmessage;

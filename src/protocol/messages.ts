@@ -204,8 +204,15 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     requestId: z.string(),
     server: z.string(),
     message: z.string(),
-    schema: z.record(z.string(), z.unknown()),
+    /** Form mode (the default): the fields asked for. */
+    schema: z.record(z.string(), z.unknown()).optional(),
+    /** URL mode: the page opens `url` (http or https only) once the person agrees; `host` is what it shows first. */
+    mode: z.literal("url").optional(),
+    url: z.string().optional(),
+    host: z.string().optional(),
   }),
+  /** A URL-mode question the person agreed to: its server is awaited ("waiting for host…") until `elicitation_resolved`. */
+  z.object({ type: z.literal("elicitation_waiting"), requestId: z.string() }),
   z.object({ type: z.literal("elicitation_resolved"), requestId: z.string() }),
   z.object({ type: z.literal("servers"), servers: z.array(SessionServerSchema) }),
   /** The tools this session runs without asking because the user chose "Always allow" (`{server}.{tool}`); sent on connect and whenever it changes. */

@@ -87,6 +87,8 @@ export const ERROR_CODES = {
   protocol: both(502),
   cancelled: both(499, RPC.requestCancelled),
   unsupported: both(400, RPC.methodNotFound),
+  /** A URL-mode elicitation whose URL is not plain http(s) (or carries a user name): never shown, never opened. */
+  elicitation_url_refused: http(400, INVALID_PARAMS),
   unknown_server: both(404, INVALID_PARAMS),
   server_disabled: both(409),
   resource_not_found: both(404, RESOURCE_NOT_FOUND),

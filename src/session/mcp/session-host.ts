@@ -12,6 +12,7 @@ import { machineOfUrl } from "../../machines/tunnel-url";
 import { challengeRecordingFetch } from "../../mcp/oauth/challenge-fetch";
 import { rpcRefusal } from "../../mcp/rpc-refusal";
 import type { SessionMcpDeps } from "./deps";
+import { askUrl } from "./url-elicitation";
 
 /** What the host asks of the session's MCP side as it connects and calls. */
 export interface SessionHostContext {
@@ -40,7 +41,11 @@ export function createSessionHost(deps: SessionMcpDeps, context: SessionHostCont
       },
     }),
     logger: deps.logger,
-    onToolCall: deps.toolCalled,
+    onToolCall: (call) => {
+      // A call that ended is what a URL-mode question waited on when its server sends no completion (2026 always).
+      deps.approvals.urlWaits.settled(call.server);
+      deps.toolCalled?.(call);
+    },
     connectTimeoutMs: deps.settings.MCP_CONNECT_TIMEOUT_MS,
     retry: { initialMs: deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
     // The era each server was found to speak, kept with its discovery: the next connect skips the probe.
@@ -49,9 +54,11 @@ export function createSessionHost(deps: SessionMcpDeps, context: SessionHostCont
   host.onServerRequest({
     sampling: (request) => sample(deps, request.server, request.params, request.signal),
     elicitation: (request) => {
+      if (request.params.mode === "url") return askUrl(deps.approvals, request.server, request.params, request.signal, deps.logger);
       const schema = "requestedSchema" in request.params ? (request.params.requestedSchema as Record<string, unknown>) : {};
       return deps.approvals.elicit(request.server, request.params.message, schema, request.signal);
     },
+    elicitationComplete: ({ server, elicitationId }) => deps.approvals.urlWaits.complete(server, elicitationId),
   });
   return host;
 }

@@ -1,0 +1,62 @@
+// URL-mode elicitations the person agreed to: from then on the server is awaited, not
+// the person (MCP: `accept` means "I agreed to go", not "I am done"). Every page shows
+// "waiting for <host>…" until the server says it is complete:
+//   - 2025-11-25: `notifications/elicitation/complete` with the request's elicitationId;
+//   - 2026-07-28 (no such notification): the retry that carried the answer came back, which the
+//     session sees as the call to that server ending, or the server asking again (another round).
+// A call that ends says so on either era, since a server need not send the notification.
+import type { ServerMessage } from "../protocol/messages";
+
+type UrlQuestion = Extract<ServerMessage, { type: "elicitation_request" }>;
+
+interface Wait {
+  question: UrlQuestion;
+  elicitationId?: string;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** As long as a question may stay open (questions.ts): a server that never answers does not keep a dialog forever. */
+const WAIT_LIMIT_MS = 10 * 60_000;
+
+export class UrlWaits {
+  private readonly waiting = new Map<string, Wait>();
+
+  constructor(
+    private readonly broadcast: (message: ServerMessage) => void,
+    private readonly limitMs = WAIT_LIMIT_MS,
+  ) {}
+
+  /** The person agreed to open `question`'s URL: every page waits for its server. */
+  start(question: UrlQuestion, elicitationId: string | undefined): void {
+    const timer = setTimeout(() => this.end(question.requestId), this.limitMs);
+    this.waiting.set(question.requestId, { question, timer, ...(elicitationId ? { elicitationId } : {}) });
+    this.broadcast({ type: "elicitation_waiting", requestId: question.requestId });
+  }
+
+  /** `server` said its URL elicitation `elicitationId` is complete (2025-11-25). */
+  complete(server: string, elicitationId: string): void {
+    for (const [id, wait] of this.waiting) if (wait.question.server === server && wait.elicitationId === elicitationId) this.end(id);
+  }
+
+  /**
+   * A call to `server` ended, or `server` asks again: what was awaited of it is over. A
+   * call running beside the one that asked ends the wait as well (the session cannot
+   * tell which call a 2026 round belongs to); only the dialog closes, no call is touched.
+   */
+  settled(server: string): void {
+    for (const [id, wait] of this.waiting) if (wait.question.server === server) this.end(id);
+  }
+
+  /** For a page that connects mid-wait: the question, then that it is awaited. */
+  pending(): ServerMessage[] {
+    return [...this.waiting.values()].flatMap(({ question }) => [question, { type: "elicitation_waiting", requestId: question.requestId } as const]);
+  }
+
+  private end(requestId: string): void {
+    const wait = this.waiting.get(requestId);
+    if (!wait) return;
+    clearTimeout(wait.timer);
+    this.waiting.delete(requestId);
+    this.broadcast({ type: "elicitation_resolved", requestId });
+  }
+}
