@@ -45,9 +45,10 @@ export class TtlLruCache<V> {
     return this.entries.get(key)?.value;
   }
 
-  set(key: string, value: V): void {
+  /** `ttlMs`: this entry's own lifetime (a server's hint, list-ttl.ts), else the policy's; 0 keeps it for getStale only. */
+  set(key: string, value: V, ttlMs = this.policy.ttlMs): void {
     this.entries.delete(key);
-    this.entries.set(key, { value, expiresAt: this.now() + this.policy.ttlMs });
+    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
     while (this.entries.size > this.policy.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest === undefined) break;

@@ -1,12 +1,16 @@
 // A prompt or resource read through the host's cache: a fresh copy answers at once,
 // else the server is asked (safe to retry: a read has no side effect), and while the
 // server is down an expired copy beats no answer. The cache is the host's only one:
-// reads go through `client.request`, not the SDK's own cached verbs.
+// reads go through `client.request`, not the SDK's own cached verbs. A read that says
+// its ttl (MCP 2026-07-28 `ttlMs`, list-ttl.ts) is fresh that long, 0 not at all; one
+// that says none (2025) keeps the host's policy. The cache is the session's (one user),
+// so a private read is never served to another.
 import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/client";
 import { withRetry, type BackoffPolicy } from "../shared/backoff";
 import type { TtlLruCache } from "./cache";
 import { isTransient, linkSignal, translateError } from "./call";
 import type { ServerConnection } from "./connection";
+import { resultTtl } from "./list-ttl";
 
 export type Cached = { kind: "resource"; value: ReadResourceResult } | { kind: "prompt"; value: GetPromptResult };
 
@@ -49,7 +53,10 @@ export async function cachedRead(
       options.signal,
     );
     connection.stats.record(undefined, now() - started, "ok");
-    cache.set(key, key.startsWith("prompt") ? { kind: "prompt", value: value as GetPromptResult } : { kind: "resource", value: value as ReadResourceResult });
+    const entry: Cached = key.startsWith("prompt")
+      ? { kind: "prompt", value: value as GetPromptResult }
+      : { kind: "resource", value: value as ReadResourceResult };
+    cache.set(key, entry, entry.kind === "resource" ? resultTtl(value) : undefined);
     return value;
   } catch (error) {
     const translated = translateError(error, connection, undefined, connection.config.timeoutMs, options.signal);

@@ -20,7 +20,7 @@ import type { ServerConfig } from "../shared/mcp-config/config";
 import { errorMessage, type Logger } from "../shared/logger";
 import { ServerStats } from "../shared/metrics";
 import type { BreakerPolicy } from "./breaker";
-import { ServerOfferings, type DiscoveredTool } from "./discovery";
+import { ServerOfferings, type DiscoveredTool, type ListMemory } from "./discovery";
 import { ServerUnavailableError } from "./errors";
 import { publicFailure } from "./http-failure";
 import { isSignInRequired } from "./oauth/errors";
@@ -55,8 +55,8 @@ export interface ConnectionDeps {
   onChange: (server: string, kind: ChangeKind) => void;
   /** A resource this client subscribed to changed (notifications/resources/updated). */
   onResourceUpdated?: (server: string, uri: string) => void;
-  /** The era each server was last found to speak, so a connect can skip the probe (protocol-era.ts). */
-  eras?: EraMemory;
+  /** What each server was last found with: its era, so a connect skips the probe (protocol-era.ts); its lists with a ttl (list-ttl.ts). */
+  eras?: EraMemory & ListMemory;
 }
 
 export interface EraMemory {
@@ -96,7 +96,7 @@ export class ServerConnection {
     this.state = config.disabled ? "disabled" : "connecting";
     this.since = deps.now();
     this.roots = config.roots;
-    this.offerings = new ServerOfferings(config, { policy: deps.policies.breaker, now: deps.now });
+    this.offerings = new ServerOfferings(config, { policy: deps.policies.breaker, now: deps.now, memory: deps.eras });
   }
 
   get name(): string {

@@ -6,8 +6,11 @@ import type { ServerConfig } from "../shared/mcp-config/config";
 import { toolUiResourceUri, toolUiVisibility, type ToolUiVisibility } from "./app-ui";
 import { createArgumentsValidator, type ArgumentsValidator } from "./arguments";
 import { CircuitBreaker, type BreakerPolicy } from "./breaker";
+import { ListFreshness, usable, type KeptList, type ListMemory } from "./list-ttl";
 import { qualify } from "./names";
 import { TASKS_EXTENSION } from "./tasks";
+
+export type { ListMemory } from "./list-ttl";
 
 export interface DiscoveredTool {
   name: string;
@@ -35,40 +38,65 @@ export class ServerOfferings {
   resources: Resource[] = [];
   resourceTemplates: ResourceTemplate[] = [];
   private readonly breakers = new Map<string, CircuitBreaker>();
+  /** Lists read with a ttl (list-ttl.ts), kept while fresh: a reconnect does not read them again. */
+  private readonly kept = new Map<ListKind, KeptList>();
 
   constructor(
     private readonly config: ServerConfig,
-    private readonly breaker: { policy: BreakerPolicy; now: () => number },
+    private readonly deps: { policy: BreakerPolicy; now: () => number; memory?: ListMemory },
   ) {}
 
-  /** Every list the server's capabilities announce. */
+  /** Every list the server's capabilities announce; a list still fresh (its ttl) is taken as kept. */
   async discover(client: Client): Promise<void> {
     const caps = client.getServerCapabilities() ?? {};
     await Promise.all([
-      caps.tools ? this.refresh(client, "tools") : undefined,
-      caps.prompts ? this.refresh(client, "prompts") : undefined,
-      caps.resources ? this.refresh(client, "resources") : undefined,
+      caps.tools ? this.load(client, "tools") : undefined,
+      caps.prompts ? this.load(client, "prompts") : undefined,
+      caps.resources ? this.load(client, "resources") : undefined,
     ]);
   }
 
+  private load(client: Client, kind: ListKind): Promise<void> | undefined {
+    const now = this.deps.now();
+    const mine = this.kept.get(kind);
+    const kept = usable(kind, mine, now) ? mine : this.deps.memory?.freshList?.(this.config.name, kind, now);
+    if (!usable(kind, kept, now)) return this.refresh(client, kind);
+    this.kept.set(kind, kept);
+    // Checked by usable() above: the items are the spec's shapes.
+    if (kind === "tools") this.tools = this.indexTools(kept.items as Tool[], tasksServed(client));
+    else if (kind === "prompts") this.prompts = kept.items as Prompt[];
+    else [this.resources, this.resourceTemplates] = [kept.items as Resource[], (kept.templates ?? []) as ResourceTemplate[]];
+    return undefined;
+  }
+
+  /** Reads a list from the server (a connect with none fresh, or list_changed: a change makes a kept list stale). */
   async refresh(client: Client, kind: ListKind): Promise<void> {
     const options: RequestOptions = { timeout: this.config.timeoutMs };
+    const fresh = new ListFreshness(this.deps.now());
     // One page per request, cursor by cursor: the SDK's listTools() & co. walk every page themselves
     // when given no cursor (and keep their own cache of the result), while the paging rules here are the host's.
     const page =
       <M extends ListMethod>(method: M) =>
       (cursor: string | undefined) =>
-        client.request({ method, params: cursor === undefined ? {} : { cursor } }, options);
+        client.request({ method, params: cursor === undefined ? {} : { cursor } }, options).then(fresh.page);
+    let kept: KeptList | undefined;
     if (kind === "tools") {
-      this.tools = this.indexTools(await listAll(page("tools/list"), (result) => result.tools), tasksServed(client));
+      const tools = await listAll(page("tools/list"), (result) => result.tools);
+      this.tools = this.indexTools(tools, tasksServed(client));
+      kept = fresh.keep(tools);
     } else if (kind === "prompts") {
       this.prompts = await listAll(page("prompts/list"), (result) => result.prompts);
+      kept = fresh.keep(this.prompts);
     } else {
       [this.resources, this.resourceTemplates] = await Promise.all([
         listAll(page("resources/list"), (result) => result.resources),
         listAll(page("resources/templates/list"), (result) => result.resourceTemplates),
       ]);
+      kept = fresh.keep(this.resources, this.resourceTemplates);
     }
+    if (kept) this.kept.set(kind, kept);
+    else this.kept.delete(kind);
+    this.deps.memory?.listed?.(this.config.name, kind, kept);
   }
 
   private indexTools(tools: Tool[], tasks: boolean): Map<string, DiscoveredTool> {
@@ -81,7 +109,7 @@ export class ServerOfferings {
       if (tool.execution?.taskSupport === "required" && !tasks) continue;
       let breaker = this.breakers.get(tool.name);
       if (!breaker) {
-        breaker = new CircuitBreaker(this.breaker.policy, this.breaker.now);
+        breaker = new CircuitBreaker(this.deps.policy, this.deps.now);
         this.breakers.set(tool.name, breaker);
       }
       index.set(tool.name, {

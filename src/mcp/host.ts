@@ -14,7 +14,7 @@ import { TASKS_EXTENSION } from "./tasks";
 import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type ToolView } from "./capabilities";
 import { callTool, type CallToolOptions } from "./call";
 import type { McpConfig } from "../shared/mcp-config/config";
-import { ServerConnection, ServerStateSchema, type ChangeKind, type EraMemory, type ServerState } from "./connection";
+import { ServerConnection, ServerStateSchema, type ChangeKind, type ConnectionDeps, type ServerState } from "./connection";
 import { NotFoundError, ToolNotFoundError } from "./errors";
 import { serverGuide, type ServerGuide } from "./guide";
 import { logLevelMeta } from "./log-level";
@@ -44,8 +44,8 @@ export interface McpHostOptions {
   cache?: CachePolicy;
   /** Told of every tool call that reached a server, once it ended (the operator's metrics across sessions). */
   onToolCall?: (call: ToolCallRecord) => void;
-  /** The era each server was last found to speak (the session's discovery), so connects skip the probe. */
-  eras?: EraMemory;
+  /** What each server was last found with (the session's discovery): its era and its lists with a ttl, so connects skip the probe and fresh lists. */
+  eras?: ConnectionDeps["eras"];
 }
 
 export interface ToolCallRecord {
