@@ -1,6 +1,6 @@
 // A server's question (MCP elicitation) in its dialog. How it is asked depends on the
-// request's mode: each mode in MODES fills the dialog's body and says what "Send" answers,
-// so another mode (URL mode: a link to open, then a wait) is one more entry there.
+// request's mode: each mode in MODES fills the dialog's body and says what "Send" answers
+// (URL mode, url-elicitation.js: the page to open, then a wait).
 // Decline and Cancel always answer, whatever the form holds: they skip the form's checks
 // (`formnovalidate` in index.html), so an empty required field never blocks a "no". Send
 // checks the form first and says what is wrong. The dialog opens guarded like an approval
@@ -9,11 +9,12 @@
 import { showDialog } from "./dialogs.js";
 import { byId } from "./dom.js";
 import { buildSchemaForm } from "./schema-form.js";
+import { urlMode } from "./url-elicitation.js";
 
 /**
- * @typedef {{ requestId: string, server: string, message: string, mode?: string, schema?: Record<string, unknown> }} Question
+ * @typedef {{ requestId: string, server: string, message: string, mode?: string, schema?: Record<string, unknown>, url?: string, host?: string }} Question
  * @typedef {{ label: string, input: HTMLElement, message: string }} Problem
- * @typedef {{ canSend: boolean, problems: () => Problem[], content: () => Record<string, unknown> | undefined }} Asked
+ * @typedef {{ canSend: boolean, problems: () => Problem[], content: () => Record<string, unknown> | undefined, title?: string, sendLabel?: string, onSend?: () => void }} Asked
  * @typedef {import("./types").Outgoing<"elicitation_response">} Answer
  */
 
@@ -23,6 +24,7 @@ const MODES = {
     const read = buildSchemaForm(body, question.schema);
     return { canSend: true, problems: () => read.problems(), content: () => read() };
   },
+  url: urlMode,
 };
 
 /** A mode this page does not know: it can only be declined or cancelled, and says so. */
@@ -59,6 +61,7 @@ dialog.querySelector("form")?.addEventListener("submit", (event) => {
     return;
   }
   sent = content;
+  asked.onSend?.();
   dialog.close("accept");
 });
 
@@ -78,6 +81,8 @@ export function askElicitation(question) {
       sent = undefined;
       const body = byId("elicitation-fields");
       asked = (MODES[question.mode ?? "form"] ?? unknownMode)(body, question);
+      byId("elicitation-title").textContent = asked.title ?? "A server asks for input";
+      send.textContent = asked.sendLabel ?? "Send";
       send.hidden = !asked.canSend;
       dialog.dataset.requestId = question.requestId;
     },

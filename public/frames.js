@@ -8,6 +8,7 @@ import { markResourceUpdated } from "./composer-attachments.js";
 import { noteFrame } from "./attention.js";
 import { askApproval, closeIfShowing } from "./dialogs.js";
 import { askElicitation } from "./elicitation-dialog.js";
+import { showWaiting, waitOver } from "./url-elicitation.js";
 import { forgetAppTools } from "./mcp-apps.js";
 import { queuedHere, state, update } from "./state.js";
 import { historyShown } from "./welcome.js";
@@ -28,6 +29,8 @@ import { focusWantedMessage } from "./message-focus.js";
 /** @param {FrameActions} actions */
 export function frameHandler(actions) {
   let asking = false;
+  /** @type {Map<string, import("./types").Frame<"elicitation_request">>} URL-mode questions until resolved, for their wait */
+  const urlQuestions = new Map();
 
   /** One approval dialog at a time, in the order asked. */
   async function nextApproval() {
@@ -138,9 +141,19 @@ export function frameHandler(actions) {
         closeIfShowing(message.callId, "handled");
         break;
       case "elicitation_resolved":
+        waitOver(message.requestId);
+        urlQuestions.delete(message.requestId);
         closeIfShowing(message.requestId, "handled");
         break;
+      case "elicitation_waiting": {
+        // The person agreed to open the URL (here or in another tab): the question closes, the wait shows.
+        const question = urlQuestions.get(message.requestId);
+        closeIfShowing(message.requestId, "handled");
+        if (question) showWaiting(question);
+        break;
+      }
       case "elicitation_request":
+        if (message.mode === "url") urlQuestions.set(message.requestId, message);
         void askElicitation(message).then(({ action, content }) => {
           if (action !== "handled") actions.send({ type: "elicitation_response", requestId: message.requestId, action, content });
         });
