@@ -7,6 +7,8 @@ import { startFakeLlm } from "../fixtures/fake-gemini";
 import { startEverythingHttp } from "../fixtures/http-servers";
 import { startOAuthFixture } from "../fixtures/oauth-server";
 import { startV2Server } from "../fixtures/v2-servers";
+import { startTtlServer } from "../fixtures/ttl-servers";
+import { startUrlServer } from "../fixtures/url-elicitation-servers";
 import { startSessionServers } from "./session-servers";
 
 declare module "vitest" {
@@ -28,18 +30,26 @@ declare module "vitest" {
     /** The SDK's v2 server (tests/fixtures/v2-server.mjs): MCP 2026-07-28 only, and 2026 with the 2025 fallback. */
     v2ModernUrl: string;
     v2BothUrl: string;
+    /** tests/fixtures/ttl-server.mjs: lists and reads with `ttlMs`/`cacheScope`, `${ttlServerBase}/t/{tag}/{ttlMs}/{scope}/mcp`. */
+    ttlServerBase: string;
+    /** tests/fixtures/url-elicitation-server.mjs: `${base}/mcp` (2026 only), `${base}/legacy` (2025), POST `${base}/complete`. */
+    urlElicitationBase: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [everything, fakeLlm, session, oauth, v2Modern, v2Both] = await Promise.all([
+  const [everything, fakeLlm, session, oauth, v2Modern, v2Both, urlServer, ttl] = await Promise.all([
     startEverythingHttp("streamableHttp"),
     startFakeLlm(),
     startSessionServers(),
     startOAuthFixture(),
     startV2Server("modern"),
     startV2Server("both"),
+    startTtlServer(),
+    startUrlServer(),
   ]);
+  project.provide("urlElicitationBase", urlServer.base);
+  project.provide("ttlServerBase", ttl.base);
   project.provide("v2ModernUrl", v2Modern.url);
   project.provide("v2BothUrl", v2Both.url);
   project.provide("oauthBase", oauth.base);
@@ -53,6 +63,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const token = () => crypto.randomUUID().replace(/-/g, "");
   project.provide("testUsers", { alice: token(), bob: token(), carol: token(), dave: token(), erin: token(), frank: token() });
   return async () => {
-    await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop(), oauth.stop(), v2Modern.stop(), v2Both.stop()]);
+    await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop(), oauth.stop(), v2Modern.stop(), v2Both.stop(), urlServer.stop(), ttl.stop()]);
   };
 }
