@@ -47,6 +47,8 @@ export abstract class ChildKeeper {
   readonly observers = new Set<(message: JSONRPCMessage) => void>();
 
   private attempts = 0;
+  /** Whether a starting child is probed with `server/discover` first (child.ts): not after one died of it. */
+  private probe = true;
   private nextStartAt = 0;
   private launching?: Promise<ChildProcess>;
   protected readonly now: () => number;
@@ -74,7 +76,14 @@ export abstract class ChildKeeper {
 
   /** First start: rejects with the reason (and stderr tail) so the bridge can refuse to start. */
   async start(): Promise<void> {
-    await this.launch();
+    const probing = this.probe;
+    try {
+      await this.launch();
+    } catch (error) {
+      // A 2025 server that died of the `server/discover` probe: once more, opening with initialize.
+      if (!probing || this.probe) throw error;
+      await this.launch();
+    }
   }
 
   /** The running child, restarting a crashed one once its backoff has passed. */
@@ -107,7 +116,7 @@ export abstract class ChildKeeper {
   }
 
   private launch(): Promise<ChildProcess> {
-    const child = new ChildProcess(this.config, { ...this.options, clientCapabilities: this.childCapabilities(), trace: () => this.trace });
+    const child = new ChildProcess(this.config, { ...this.options, clientCapabilities: this.childCapabilities(), trace: () => this.trace, probe: this.probe });
     child.onmessage = (message) => {
       this.fromChild(message);
       for (const observe of this.observers) observe(message);
@@ -126,6 +135,8 @@ export abstract class ChildKeeper {
         return child;
       })
       .catch((error: unknown) => {
+        // A 2025 server that cannot take a request before initialize: the next start skips the probe.
+        if (child.probing) this.probe = false;
         this.markUnavailable(errorMessage(error));
         throw error;
       })

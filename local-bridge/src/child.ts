@@ -3,10 +3,11 @@
 // the initialize handshake, stderr capture, and a stop that escalates from
 // SIGTERM to SIGKILL. It knows nothing about HTTP sessions: the proxy does.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import type { ClientCapabilities, Implementation, JSONRPCMessage, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, Implementation, JSONRPCMessage, JSONRPCRequest, ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { StdioServerConfig } from "@edgehost/shared/mcp-config/config";
 import { errorMessage, type Logger } from "@edgehost/shared/logger";
 import { LATEST_PROTOCOL_VERSION, isErrorResponse, parseMessage } from "./messages";
+import { discoverProbe, NativeFace, nativeInfo, PROBE_MS } from "./native-face";
 
 const STDERR_TAIL = 20;
 /** The SDK's stdio limit (STDIO_DEFAULT_MAX_BUFFER_SIZE): a longer line cannot be a message a client would take. */
@@ -27,12 +28,15 @@ function inheritedEnv(): Record<string, string> {
 }
 // Ids the bridge uses for its own handshake; forwarded requests use positive integers.
 const HANDSHAKE_ID = -1;
+const PROBE_ID = -2;
 
 export interface ChildInfo {
   protocolVersion: string;
   capabilities: ServerCapabilities;
   serverInfo: Implementation;
   instructions?: string;
+  /** It speaks MCP 2026-07-28 itself (answered the `server/discover` probe): 2026 requests pass through (native-face.ts). */
+  native?: boolean;
 }
 
 export interface ChildOptions {
@@ -44,6 +48,8 @@ export interface ChildOptions {
   clientCapabilities: ClientCapabilities;
   /** The W3C trace id of the request last forwarded to this child, if it carried one: its stderr lines name it. */
   trace?: () => string | undefined;
+  /** False: open with `initialize` at once (an earlier child of this server died of the `server/discover` probe). */
+  probe?: boolean;
 }
 
 export interface ExitInfo {
@@ -66,6 +72,10 @@ export class ChildProcess {
   private readonly tail: string[] = [];
   private stopping = false;
   private exited?: Promise<ExitInfo>;
+  /** Set for a child that speaks 2026 itself: what 2025 sessions send it is given the envelope. */
+  private face?: NativeFace;
+  /** True while the `server/discover` probe is unanswered: a child that exits now may not take it (child-keeper.ts). */
+  probing = false;
 
   constructor(
     readonly config: StdioServerConfig,
@@ -130,7 +140,7 @@ export class ChildProcess {
     const stdin = this.process?.stdin;
     if (!stdin || stdin.destroyed || !stdin.writable) return false;
     try {
-      stdin.write(`${JSON.stringify(message)}\n`);
+      stdin.write(`${JSON.stringify(this.face ? this.face.outbound(message) : message)}\n`);
     } catch {
       // Not serializable (e.g. nested too deep): the caller answers the request with an error.
       return false;
@@ -162,29 +172,46 @@ export class ChildProcess {
     return { ...exit, killed };
   }
 
-  private handshake(): Promise<ChildInfo> {
-    return new Promise((resolve, reject) => {
+  /** The `server/discover` probe first (a child that speaks 2026 answers it), else the 2025 `initialize` handshake. */
+  private async handshake(): Promise<ChildInfo> {
+    const { clientCapabilities, clientInfo } = this.options;
+    if (this.options.probe !== false) {
+      this.probing = true;
+      const answer = await this.ask(discoverProbe(PROBE_ID, clientCapabilities, clientInfo), PROBE_MS);
+      this.probing = false;
+      const native = answer && nativeInfo(answer, LATEST_PROTOCOL_VERSION);
+      if (native) {
+        this.face = new NativeFace(clientCapabilities, clientInfo);
+        return { ...native, native: true };
+      }
+    }
+    const params = { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: clientCapabilities, clientInfo };
+    const message = await this.ask({ jsonrpc: "2.0", id: HANDSHAKE_ID, method: "initialize", params });
+    if (message && isErrorResponse(message)) throw new Error(`initialize failed: ${message.error.message}`);
+    if (!message || !("result" in message)) throw new Error("initialize got no result");
+    const result = message.result as unknown as ChildInfo;
+    this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return {
+      protocolVersion: result.protocolVersion,
+      capabilities: result.capabilities ?? {},
+      serverInfo: result.serverInfo,
+      instructions: result.instructions,
+    };
+  }
+
+  /** Sends a request of the bridge's own and resolves with the answer; undefined when none came within `timeoutMs`. */
+  private ask(request: JSONRPCRequest, timeoutMs?: number): Promise<JSONRPCMessage | undefined> {
+    return new Promise((resolve) => {
       const previous = this.onmessage;
-      this.onmessage = (message) => {
-        if (!("id" in message) || message.id !== HANDSHAKE_ID) return previous?.(message);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = (message: JSONRPCMessage | undefined) => {
+        clearTimeout(timer);
         this.onmessage = previous;
-        if (isErrorResponse(message)) return reject(new Error(`initialize failed: ${message.error.message}`));
-        if (!("result" in message)) return reject(new Error("initialize got no result"));
-        const result = message.result as unknown as ChildInfo;
-        this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-        resolve({
-          protocolVersion: result.protocolVersion,
-          capabilities: result.capabilities ?? {},
-          serverInfo: result.serverInfo,
-          instructions: result.instructions,
-        });
+        resolve(message);
       };
-      this.send({
-        jsonrpc: "2.0",
-        id: HANDSHAKE_ID,
-        method: "initialize",
-        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: this.options.clientCapabilities, clientInfo: this.options.clientInfo },
-      });
+      this.onmessage = (message) => ("id" in message && message.id === request.id ? done(message) : previous?.(message));
+      if (timeoutMs !== undefined) timer = setTimeout(() => done(undefined), timeoutMs);
+      this.send(request);
     });
   }
 
@@ -221,7 +248,7 @@ export class ChildProcess {
       value = undefined;
     }
     const message = parseMessage(value);
-    if (message) return this.onmessage?.(message);
+    if (message) return this.onmessage?.(this.face ? this.face.inbound(message) : message);
     // A line that is not JSON-RPC (a stray console.log): skip it, keep the stream. Its text
     // is not logged: it may hold what the tool was working on.
     const what = value === undefined ? "not JSON" : "JSON, but not a JSON-RPC 2.0 message";

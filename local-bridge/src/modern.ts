@@ -11,6 +11,7 @@ import { honoured, ListenStream } from "./modern-listen";
 import { ALL_VERSIONS, checkStandardHeaders, META, MODERN_ERROR, MODERN_METHODS, MODERN_VERSION, type ModernHeaders, type Refusal } from "./modern-protocol";
 import { verifyState, type StateBinding } from "./modern-state";
 import { createTaskResult, discoverCapabilities, planToolCall, serveTask, TASK_METHODS, TASK_TTL_MS } from "./modern-tasks";
+import { serveNative } from "./native-call";
 import type { ServerProxy } from "./proxy";
 import type { BridgeResponse } from "./request";
 
@@ -54,6 +55,13 @@ export async function serveModern(
   const request = message as JSONRPCRequest;
   const wrong = checkStandardHeaders(headers, request, version);
   if (wrong) return sendRefusal(res, wrong, request.id);
+  // A child that speaks 2026 itself gets the request as it came (native-call.ts); one that cannot start is reported below.
+  const child = await proxy.ensureChild().catch(() => undefined);
+  if (child?.info?.native) {
+    proxy.lastUsed = Date.now();
+    const meta = (request.params as Json | undefined)?._meta as Json;
+    return serveNative(proxy, user, res, request, (meta[META.clientCapabilities] ?? {}) as Json);
+  }
   if (!MODERN_METHODS.has(request.method))
     return sendRefusal(res, { status: 404, code: MODERN_ERROR.methodNotFound, message: `Method not found: ${request.method}` }, request.id);
   proxy.lastUsed = Date.now();

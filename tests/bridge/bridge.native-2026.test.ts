@@ -1,0 +1,111 @@
+// A stdio child that speaks MCP 2026-07-28 itself (a v2 SDK server's serveStdio:
+// tests/fixtures/v2-stdio-server.mjs) behind the real bridge: the bridge finds it by the
+// `server/discover` probe and passes 2026 requests through untranslated (its own
+// server/discover answer, its own input_required results), while 2025 clients still
+// reach it through the bridge's envelope.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectClient, startBridge, type RunningBridge } from "../fixtures/bridge";
+import { connectModern, envelope, modernClient, modernHeaders, postRaw } from "../fixtures/bridge-modern";
+import { repoRoot } from "../fixtures/servers";
+
+const native = { command: process.execPath, args: [join(repoRoot, "tests", "fixtures", "v2-stdio-server.mjs")] };
+const ELICIT = { elicitation: { form: {} } };
+let bridge: RunningBridge;
+
+beforeAll(async () => {
+  bridge = await startBridge({ native }, ["--no-watch"]);
+});
+afterAll(async () => {
+  await bridge?.stop();
+});
+
+const post = (id: number, method: string, params: Record<string, unknown>, name?: string) =>
+  postRaw(bridge, "native", { jsonrpc: "2.0", id, method, params: { ...params, _meta: envelope(ELICIT) } }, modernHeaders(method, name));
+
+describe("bridge, a child that speaks 2026 over stdio", () => {
+  it("passes server/discover and a call through to the child: its own answers, no translation", async () => {
+    const discovered = await post(1, "server/discover", {});
+    // The child's own list of revisions (2026 only), not the bridge's (2026 and the 2025 ones).
+    expect(discovered.json.result.supportedVersions).toEqual(["2026-07-28"]);
+    expect(discovered.json.result._meta["io.modelcontextprotocol/serverInfo"]).toEqual({ name: "v2-stdio-fixture", version: "2.0.0" });
+    expect(discovered.json.result.instructions).toBe("A v2 stdio fixture.");
+
+    const asked = await post(2, "tools/call", { name: "ask", arguments: {} }, "ask");
+    expect(asked.json.id).toBe(2);
+    // The child's input_required, untouched: its key, no requestState of the bridge's.
+    expect(asked.json.result).toMatchObject({ resultType: "input_required", inputRequests: { name: { method: "elicitation/create" } } });
+    expect(asked.json.result.requestState).toBeUndefined();
+    const retried = await post(
+      3,
+      "tools/call",
+      { name: "ask", arguments: {}, inputResponses: { name: { action: "accept", content: { name: "Ada" } } } },
+      "ask",
+    );
+    expect(retried.json.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "Hello, Ada!" }] });
+  });
+
+  it("serves the v2 SDK client pinned to 2026, elicitation included", async () => {
+    const client = modernClient(ELICIT);
+    const asked: unknown[] = [];
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(request.params);
+      return { action: "accept", content: { name: "Grace" } };
+    });
+    await connectModern(bridge, "native", client);
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["ask", "echo"]);
+      expect((await client.callTool({ name: "echo", arguments: { text: "through" } })).content).toEqual([{ type: "text", text: "through" }]);
+      expect((await client.callTool({ name: "ask", arguments: {} })).content).toEqual([{ type: "text", text: "Hello, Grace!" }]);
+      expect(asked).toEqual([expect.objectContaining({ message: "What is your name?" })]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("still serves a 2025 client (the v1 SDK's) through the bridge's envelope", async () => {
+    const { client } = await connectClient(bridge, "native", {}, "ada");
+    try {
+      expect(client.getServerVersion()).toEqual({ name: "v2-stdio-fixture", version: "2.0.0" });
+      const tools = await client.listTools();
+      expect(tools.tools.map((t) => t.name).sort()).toEqual(["ask", "echo"]);
+      expect(tools).not.toHaveProperty("resultType");
+      const echoed = await client.callTool({ name: "echo", arguments: { text: "old client" } });
+      expect(echoed).toEqual({ content: [{ type: "text", text: "old client" }] });
+      // A question of the child cannot be put to a 2025 client yet: a clear error, not a hang.
+      await expect(client.callTool({ name: "ask", arguments: {} })).rejects.toThrow(/input_required/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+// A hand-written 2025 server that exits when its first message is not initialize (some
+// older servers cannot take any request before the handshake).
+const STRICT = `
+const rl = require("node:readline").createInterface({ input: process.stdin });
+let first = true;
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+rl.on("line", (line) => {
+  const m = JSON.parse(line);
+  if (first && m.method !== "initialize") process.exit(3);
+  first = false;
+  if (m.method === "initialize") send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "strict", version: "1" } } });
+  else if (m.method === "tools/list") send({ jsonrpc: "2.0", id: m.id, result: { tools: [{ name: "hi", inputSchema: { type: "object" } }] } });
+  else if (m.id !== undefined) send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: "hi" }] } });
+});`;
+
+describe("bridge, a 2025 child that cannot take the server/discover probe", () => {
+  it("is started again at once without it and serves as before", async () => {
+    const strict = await startBridge({ strict: { command: process.execPath, args: ["-e", STRICT] } }, ["--no-watch"]);
+    try {
+      const { client } = await connectClient(strict, "strict");
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["hi"]);
+      await client.close();
+      expect((await strict.health()).servers.strict?.state).toBe("ready");
+    } finally {
+      await strict.stop();
+    }
+  });
+});
