@@ -141,14 +141,15 @@ export function canSubscribe(host: McpHost, server: string): boolean {
 export async function subscribe(host: McpHost, server: string, uri: string): Promise<void> {
   const connection = readyConnection(host, server);
   const client = await connection.ready();
-  await client.subscribeResource({ uri }, { timeout: connection.config.timeoutMs });
+  // resources/subscribe on 2025; on 2026 the uri joins the listen stream's filter (change-feed.ts).
+  await connection.changes.subscribe(client, uri, connection.config.timeoutMs);
 }
 
 export async function unsubscribe(host: McpHost, server: string, uri: string): Promise<void> {
   const connection = host.connectionFor(server);
   // A server that went away forgot the subscription with its session.
   if (connection?.state !== "ready" || !connection.client) return;
-  await connection.client.unsubscribeResource({ uri }, { timeout: connection.config.timeoutMs });
+  await connection.changes.unsubscribe(connection.client, uri, connection.config.timeoutMs);
 }
 
 /** A name for a resource no list names, from the template it matches: "Dynamic Text Resource 5". */

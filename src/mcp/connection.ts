@@ -26,7 +26,7 @@ import { publicFailure } from "./http-failure";
 import { isSignInRequired } from "./oauth/errors";
 import { openClient, type AttemptHooks } from "./connect-attempt";
 import { priorFrom, verdictOf, type EraVerdict } from "./protocol-era";
-import { listenTo } from "./server-client";
+import { ChangeFeed } from "./change-feed";
 import type { ServerRequestHandlers } from "./server-requests";
 import type { TrackedTransport } from "./tracked-transport";
 import type { TransportFactory, TransportHandle, TransportKind } from "./transports";
@@ -87,6 +87,8 @@ export class ServerConnection {
   private reconnectAttempts = 0;
   private nextAttemptAt = 0;
   private readonly offerings: ServerOfferings;
+  /** Change notifications in either era: resources watched, and the 2026 listen stream (change-feed.ts). */
+  readonly changes: ChangeFeed;
   private readonly teardowns = new Set<Promise<void>>();
 
   constructor(
@@ -97,6 +99,20 @@ export class ServerConnection {
     this.since = deps.now();
     this.roots = config.roots;
     this.offerings = new ServerOfferings(config, { policy: deps.policies.breaker, now: deps.now, memory: deps.eras });
+    this.changes = new ChangeFeed({
+      server: config.name,
+      logger: deps.logger,
+      now: deps.now,
+      reconnect: deps.policies.reconnect,
+      closed: () => this.state === "ready" && this.markUnavailable("connection closed"),
+      listChanged: (client, kind) => {
+        this.offerings.refresh(client, kind).then(
+          () => this.deps.onChange(this.name, kind),
+          (error: unknown) => this.deps.logger.warn("refresh after list_changed failed", { server: this.name, kind, error: errorMessage(error) }),
+        );
+      },
+      resourceUpdated: (uri) => this.deps.onResourceUpdated?.(this.name, uri),
+    });
   }
 
   get name(): string {
@@ -218,30 +234,12 @@ export class ServerConnection {
         this.serverCapabilities = client.getServerCapabilities();
         // A remembered verdict that held keeps its date: a legacy one is probed again a day after it was found.
         this.verdict = verdictOf(client, prior && remembered ? remembered.at : Date.now());
-        this.listen(client, current);
-        await this.offerings.discover(client);
+        // The lists are read while a 2026 connection's listen stream opens (change-feed.ts).
+        await Promise.all([this.offerings.discover(client), this.changes.attach(client, current, this.config.timeoutMs)]);
         if (this.verdict && current()) deps.eras?.found?.(this.name, this.verdict);
       },
     };
     return openClient(this.config, attempt, hooks, priorFrom(remembered, Date.now()));
-  }
-
-  private listen(client: Client, current: () => boolean): void {
-    listenTo(client, {
-      server: this.name,
-      logger: this.deps.logger,
-      current,
-      closed: () => {
-        if (this.state === "ready") this.markUnavailable("connection closed");
-      },
-      listChanged: (kind) => {
-        this.offerings.refresh(client, kind).then(
-          () => this.deps.onChange(this.name, kind),
-          (error: unknown) => this.deps.logger.warn("refresh after list_changed failed", { server: this.name, kind, error: errorMessage(error) }),
-        );
-      },
-      resourceUpdated: (uri) => this.deps.onResourceUpdated?.(this.name, uri),
-    });
   }
 
   /** A timeout or a dead connection: hide the server, free its process, back off. */
@@ -282,6 +280,7 @@ export class ServerConnection {
   private teardown(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.changes.detach();
     if (!client) return Promise.resolve();
     client.onclose = undefined;
     const done = this.tracked ? this.tracked.end(client) : client.close().catch(() => undefined);

@@ -46,7 +46,7 @@ describe("McpHost with servers of both MCP eras", () => {
         .tools()
         .map((t) => t.name)
         .sort(),
-    ).toEqual(["ask", "echo", "locate"]);
+    ).toEqual(["ask", "echo", "grow", "locate", "touch"]);
     expect(text(await host.callTool("srv.echo", { text: "over 2026" }))).toBe("over 2026");
   });
 
