@@ -45,8 +45,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     startOAuthFixture(),
     startV2Server("modern"),
     startV2Server("both"),
-    startTtlServer(),
     startUrlServer(),
+    startTtlServer(),
   ]);
   project.provide("urlElicitationBase", urlServer.base);
   project.provide("ttlServerBase", ttl.base);
