@@ -65,7 +65,7 @@ describe("a server's URL-mode question", () => {
     const newPage = await tab;
     await newPage.waitForURL(target);
     // noopener: the server's page has no handle on the chat page.
-    expect(await newPage.evaluate(() => window.opener === null)).toBe(true);
+    expect(await newPage.evaluate(() => (globalThis as unknown as { opener: unknown }).opener === null)).toBe(true);
     expect(opened).toHaveLength(1);
 
     const waiting = page.locator("#url-wait-dialog[open]");
