@@ -82,6 +82,31 @@ describe("bridge, Tasks extension for 2026 clients over a 2025 child", () => {
     expect(refused.json.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [EXT]: {} } } } });
   });
 
+  it("reports a task that failed with a JSON-RPC error as failed with the error and no result", async () => {
+    const created = result(await send("tools/call", { name: "protocol_error_job", arguments: {} }, { user: "ada" }));
+    const ended = await untilEnded(created.taskId);
+    expect(ended).toMatchObject({ status: "failed", error: { code: expect.any(Number), message: expect.any(String) } });
+    expect(ended).not.toHaveProperty("result");
+  });
+
+  it("asks the child's question before the task exists (input_required), then answers the retry with the task", async () => {
+    const ELICIT = { elicitation: { form: {} }, ...WITH_TASKS };
+    const first = result(await send("tools/call", { name: "test_tool_with_task", arguments: {} }, { user: "ada", capabilities: ELICIT }));
+    expect(first.resultType).toBe("input_required");
+    expect(first).not.toHaveProperty("taskId");
+    const [key] = Object.keys(first.inputRequests);
+    const retry = {
+      name: "test_tool_with_task",
+      arguments: {},
+      requestState: first.requestState,
+      inputResponses: { [key ?? ""]: { action: "accept", content: { name: "Alice" } } },
+    };
+    const created = result(await send("tools/call", retry, { user: "ada", capabilities: ELICIT }));
+    expect(created.resultType).toBe("task");
+    expect(created).not.toHaveProperty("requestState");
+    expect(await untilEnded(created.taskId)).toMatchObject({ status: "completed", result: { content: [{ type: "text", text: "Hello, Alice!" }] } });
+  });
+
   it("runs an optional task tool synchronously for a client without the extension, and ignores a 2025 task param", async () => {
     const plain = result(await send("tools/call", { name: "slow_compute", arguments: { label: "sync", seconds: 0 } }, { user: "ada", capabilities: {} }));
     expect(plain).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "done sync" }] });
