@@ -6,11 +6,11 @@ import type { ServerConfig } from "../shared/mcp-config/config";
 import { toolUiResourceUri, toolUiVisibility, type ToolUiVisibility } from "./app-ui";
 import { createArgumentsValidator, type ArgumentsValidator } from "./arguments";
 import { CircuitBreaker, type BreakerPolicy } from "./breaker";
-import { ListFreshness, usable, type KeptList, type ListMemory } from "./list-ttl";
+import { ListFreshness, usable, type KeptList, type ListKind, type ListMemory } from "./list-ttl";
 import { qualify } from "./names";
 import { TASKS_EXTENSION } from "./tasks";
 
-export type { ListMemory } from "./list-ttl";
+export type { ListKind, ListMemory } from "./list-ttl";
 
 export interface DiscoveredTool {
   name: string;
@@ -28,8 +28,6 @@ export interface DiscoveredTool {
   validateOutput?: ArgumentsValidator;
   breaker: CircuitBreaker;
 }
-
-export type ListKind = "tools" | "prompts" | "resources";
 
 /** What one server offers, as last read. */
 export class ServerOfferings {

@@ -9,7 +9,9 @@
 // owner) for new sessions (src/session/mcp/kept-lists.ts).
 import { isSpecType, MAX_CACHE_TTL_MS } from "@modelcontextprotocol/client";
 import { z } from "zod";
-import type { ListKind } from "./discovery";
+
+/** The lists a server offers; "resources" covers resources/list and resources/templates/list. */
+export type ListKind = "tools" | "prompts" | "resources";
 
 export const CacheScopeSchema = z.enum(["public", "private"]);
 export type CacheScope = z.infer<typeof CacheScopeSchema>;
