@@ -18,6 +18,8 @@ export interface CallToolOptions {
   /** Overrides the server's `timeout` from mcp.json. */
   timeoutMs?: number;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** The caller's id for this call (a chat session files a held task under it). */
+  callId?: string;
   /** The server made the call a task (tasks.ts): what the call's result becomes. Without it the task is polled in memory. */
   onTask?: TaskHandler;
 }

@@ -37,8 +37,8 @@ export async function waitForTask(connection: ServerConnection, task: StartedTas
     if (!TERMINAL_TASK_STATUSES.has(state.status)) continue;
     if (state.status === "cancelled") throw new CancelledError(connection.name, `${task.tool} task`);
     const outcome = taskOutcome(state);
-    if ("error" in outcome) throw new ProtocolError(connection.name, `${task.tool}: ${outcome.error}`);
-    return outcome;
+    if (!outcome.ok) throw new ProtocolError(connection.name, `${task.tool}: ${outcome.error}`);
+    return outcome.result;
   }
 }
 

@@ -92,11 +92,12 @@ export async function cancelTask(client: Client, taskId: string, options: { sign
 }
 
 /** What an ended task means for the call that started it: the tool's result, or an error's text. */
-export function taskOutcome(state: TaskState): CallToolResult | { error: string } {
-  if (state.status === "completed" && state.result) return state.result as CallToolResult;
-  if (state.status === "cancelled") return { error: "The task was cancelled." };
+export function taskOutcome(state: TaskState): { ok: true; result: CallToolResult } | { ok: false; error: string } {
+  // Checked loosely by TaskStateSchema (content an array); the content blocks are the server's, as any tool result's.
+  if (state.status === "completed" && state.result) return { ok: true, result: state.result as CallToolResult };
+  if (state.status === "cancelled") return { ok: false, error: "The task was cancelled." };
   const why = state.error?.message ?? state.statusMessage ?? "no reason given";
-  return { error: `The task failed: ${why}` };
+  return { ok: false, error: `The task failed: ${why}` };
 }
 
 /**

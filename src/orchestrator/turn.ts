@@ -191,7 +191,11 @@ async function runCall(call: ToolCallRequest, index: ToolIndex, budget: MediaBud
   }
   const started = Date.now();
   try {
-    const result = await deps.host.callTool(tool.qualifiedName, call.arguments, { signal, onProgress: (progress) => status({ state: "progress", progress }) });
+    const result = await deps.host.callTool(tool.qualifiedName, call.arguments, {
+      signal,
+      callId: call.id,
+      onProgress: (progress) => status({ state: "progress", progress }),
+    });
     const { value, media, recorded } = reduceToolResult(result, deps.limits.toolResultChars, budget);
     const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
     // An error's media (a screenshot of what went wrong) still reach the model.

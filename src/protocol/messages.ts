@@ -90,6 +90,8 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("set_servers"), enabled: z.array(z.string().max(64)).max(100) }),
   /** Takes back an "Always allow" of this session: `tool` is `{server}.{tool}`; answered with `always_allowed`. */
   z.object({ type: z.literal("revoke_always"), tool: z.string().min(1).max(400) }),
+  /** Cancels the task a tool call started (MCP Tasks: tasks/cancel at its server); answered by its `task` frame, or `unknown_task`. */
+  z.object({ type: z.literal("cancel_task"), callId: id }),
   /** Chooses the session's model (and its settings) from the next turn on; answered with `model`, or `model_not_available`. */
   ModelChoiceSchema.extend({ type: z.literal("set_model") }),
   z.object({ type: z.literal("reset") }),
@@ -228,6 +230,15 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("error"), code: z.enum(WS_ERROR_CODE_NAMES), message: z.string(), turnId: z.string().optional() }),
   z.object({ type: z.literal("pong") }),
+  /** A task a tool call started (MCP Tasks): its state whenever it changes, and on connect for every task the session holds. */
+  z.object({
+    type: z.literal("task"),
+    callId: z.string(),
+    server: z.string(),
+    tool: z.string(),
+    status: z.enum(["working", "input_required", "completed", "failed", "cancelled"]),
+    message: z.string().optional(),
+  }),
   /** An attached resource changed at its server (a subscription); later turns use the new contents. */
   z.object({ type: z.literal("resource_updated"), server: z.string(), uri: z.string() }),
 ]);

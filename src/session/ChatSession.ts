@@ -26,6 +26,7 @@ import { openWithPrompt } from "./prompt-opening";
 import { openMessage } from "./message-opening";
 import type { CompleteInput, Completion } from "../mcp/catalog";
 import { ImportedEntriesSchema, importInto, type ImportedEntry } from "./history-import";
+import { wakeForTasks } from "./tasks/task-alarm";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
@@ -58,6 +59,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     record: (entry) => this.record(entry),
     historyFrame: () => this.historyFrame(),
     watchUnavailable: () => this.watchUnavailable(),
+    wakeForTasks: (at) => wakeForTasks(this, at, this.log),
   });
 
   /**
@@ -114,8 +116,9 @@ export class ChatSession extends ProtocolAgent<Env> {
     // Started before the status is sent: the servers then show as "connecting", not as absent.
     const connecting = this.parts.mcp.ensureConnected();
     this.sendTo(connection, { type: "servers", servers: this.parts.mcp.status() });
-    // Questions still open (a reload mid-approval) are asked again on the new socket.
+    // Questions still open (a reload mid-approval) are asked again on the new socket; held tasks' cards too.
     for (const question of this.parts.approvals.pending()) this.sendTo(connection, question);
+    for (const task of this.parts.tasks.frames()) this.sendTo(connection, task);
     // A socket that (re)connects during a turn learns it is running.
     const running = this.parts.turns.running;
     if (running) this.sendTo(connection, { type: "turn_start", turnId: running });
@@ -221,11 +224,15 @@ export class ChatSession extends ProtocolAgent<Env> {
         if (connect && !this.parts.turns.running) void this.keepAliveWhile(connect).catch(() => undefined);
         return;
       }
+      case "cancel_task":
+        if (!this.fromOwner(connection)) return;
+        return this.parts.tasks.cancel(message.callId).catch((error: unknown) => this.sendTo(connection, toWire.error(error)));
       case "ping":
         return this.sendTo(connection, { type: "pong" });
       case "reset":
         this.parts.turns.cancel(undefined, "reset");
         this.appCalls.cancelAll("reset");
+        void this.keepAliveWhile(() => this.parts.tasks.forget());
         this.parts.store.clear();
         this.parts.searchFeed.forget();
         void this.keepAliveWhile(() => this.parts.attachments.forget(this.parts.connectedMcp?.host()));
@@ -317,6 +324,11 @@ export class ChatSession extends ProtocolAgent<Env> {
   /** The newest entry's time, or when an empty session was first seen. */
   private lastActivity(): number | undefined {
     return this.parts.store.lastActivity() ?? this.parts.store.getSetting<number>(IDLE_SINCE_KEY);
+  }
+
+  /** Alarm callback: the held tasks' next `tasks/get` is due (tasks/session-tasks.ts). */
+  async pollTasks(): Promise<void> {
+    await this.keepAliveWhile(() => this.parts.tasks.poll());
   }
 
   /** Alarm callback (see watchUnavailable); the reconnect broadcasts any state change. */
@@ -447,6 +459,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     // Waited for: a turn that raced the delete (Delete my data) records nothing after the history is cleared.
     await this.parts.turns.drop("session deleted");
     this.appCalls.cancelAll("session deleted");
+    await this.parts.tasks.forget();
     await this.parts.attachments.forget(this.parts.connectedMcp?.host());
     await this.parts.files.forget();
     await this.parts.connectedMcp?.close();

@@ -24,6 +24,8 @@ import { SessionMcp } from "./mcp/session-mcp";
 import { SessionModel } from "./session-model";
 import { SessionOwner } from "./session-owner";
 import { TurnRunner } from "./turn-runner";
+import { SessionTasks } from "./tasks/session-tasks";
+import { TaskRows } from "./tasks/task-rows";
 
 /** What the parts need of the Durable Object that holds them. */
 export interface SessionSite {
@@ -39,6 +41,8 @@ export interface SessionSite {
   historyFrame(): ServerMessage;
   /** Servers changed: one left unavailable is retried while a page watches. */
   watchUnavailable(): void;
+  /** The object's alarm calls the held tasks' poll at `at` (ms) or earlier (tasks/task-alarm.ts). */
+  wakeForTasks(at: number): void;
 }
 
 export class SessionParts {
@@ -53,6 +57,7 @@ export class SessionParts {
   private reporterCache?: OperationsReporter;
   private modelCache?: SessionModel;
   private searchFeedCache?: SearchFeed;
+  private tasksCache?: SessionTasks;
 
   constructor(private readonly site: SessionSite) {}
 
@@ -232,7 +237,30 @@ export class SessionParts {
         this.searchFeed.flush();
       },
       branched: () => this.site.sendAll(this.site.historyFrame()),
+      tasks: () => this.tasks,
     });
     return this.turnsCache;
+  }
+
+  /** Tasks the session's tool calls started (MCP Tasks), held in SQLite and polled on the alarm. */
+  get tasks(): SessionTasks {
+    this.tasksCache ??= new SessionTasks({
+      rows: new TaskRows(this.site.ctx.storage.sql),
+      host: async () => {
+        await this.mcp.ensureConnected();
+        return this.mcp.host();
+      },
+      wakeAt: (at) => this.site.wakeForTasks(at),
+      broadcast: (message) => this.site.sendAll(message),
+      // Nobody waits for an ended task: a turn of its own opens with what it returned (not while another runs).
+      followUp: async (_row, text) => {
+        const refused = await this.turns.start(async () => ({ entries: [{ kind: "user", text }], title: text }));
+        if (refused?.code === "turn_in_progress") return false;
+        if (refused) this.site.record({ turnId: null, kind: "notice", text });
+        return true;
+      },
+      log: this.site.log,
+    });
+    return this.tasksCache;
   }
 }

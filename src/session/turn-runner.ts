@@ -17,6 +17,7 @@ import type { TurnOpening } from "./prompt-opening";
 import type { ResolvedModel } from "./session-model";
 import type { LlmProvider } from "../llm/provider";
 import type { StoredEntry } from "./history";
+import { taskHolder, type SessionTasks } from "./tasks/session-tasks";
 import { errorMessage, type Logger } from "../shared/logger";
 import type { TurnOutcomeReport } from "../ops/reports";
 import { StreamedText, type Streamed } from "./streamed-text";
@@ -52,6 +53,8 @@ export interface TurnRunnerDeps {
   branched?: () => void;
   /** Tells the operator's view how the turn went (src/ops/Operations.ts); it never waits on the answer. */
   report?: (report: TurnOutcomeReport) => void;
+  /** Holds a call the server made a task (tasks/session-tasks.ts); without it the host waits in memory. */
+  tasks?: () => Pick<SessionTasks, "hold">;
 }
 
 /** Who started a turn, for its log lines: the request id of the socket it came on. */
@@ -210,7 +213,10 @@ export class TurnRunner {
         turnId,
         provider: model.provider,
         // A turn that started from last time's tools (its connections still opening) calls once they are handed over.
-        host: { callTool: async (name, args, options) => (await mcp.readyHost()).callTool(name, args, options) },
+        host: {
+          callTool: async (name, args, options) =>
+            (await mcp.readyHost()).callTool(name, args, { ...options, ...taskHolder(this.deps.tasks?.(), turnId, options) }),
+        },
         tools: () => mcp.tools(),
         guides: await mcp.guides(),
         history: view.entries,

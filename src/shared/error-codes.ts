@@ -100,6 +100,12 @@ export const ERROR_CODES = {
   too_many_attachments: both(400, INVALID_PARAMS),
   not_ui_resource: both(400, INVALID_PARAMS),
   bad_ui_resource: both(502),
+  /** Tasks (MCP Tasks extension): this session holds its most running tasks already (src/session/tasks/). */
+  task_limit: both(429),
+  /** A task ran past the session's deadline for tasks: cancelled at its server. */
+  task_deadline: both(504, REQUEST_TIMEOUT),
+  /** A Cancel for a task this session does not hold (it ended, or never was). */
+  unknown_task: both(404, INVALID_PARAMS),
 
   // ---- the user's own servers and OAuth sign-in ----
   duplicate_name: http(409),

@@ -10,6 +10,9 @@ import { startV2Server } from "../fixtures/v2-servers";
 import { startTtlServer } from "../fixtures/ttl-servers";
 import { startUrlServer } from "../fixtures/url-elicitation-servers";
 import { startSessionServers } from "./session-servers";
+import { startBridge } from "../fixtures/bridge";
+import { repoRoot } from "../fixtures/servers";
+import { join } from "node:path";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -34,11 +37,14 @@ declare module "vitest" {
     ttlServerBase: string;
     /** tests/fixtures/url-elicitation-server.mjs: `${base}/mcp` (2026 only), `${base}/legacy` (2025), POST `${base}/complete`. */
     urlElicitationBase: string;
+    /** A bridge of its own serving tests/fixtures/task-server.mjs as "tasks" (MCP Tasks), at a URL the Worker does not hold at 2025. */
+    taskBridgeUrl: string;
+    taskBridgeToken: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [everything, fakeLlm, session, oauth, v2Modern, v2Both, urlServer, ttl] = await Promise.all([
+  const [everything, fakeLlm, session, oauth, v2Modern, v2Both, urlServer, ttl, taskBridge] = await Promise.all([
     startEverythingHttp("streamableHttp"),
     startFakeLlm(),
     startSessionServers(),
@@ -47,7 +53,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     startV2Server("both"),
     startUrlServer(),
     startTtlServer(),
+    startBridge({ tasks: { command: process.execPath, args: [join(repoRoot, "tests", "fixtures", "task-server.mjs")] } }, ["--no-watch"]),
   ]);
+  project.provide("taskBridgeUrl", taskBridge.url);
+  project.provide("taskBridgeToken", taskBridge.token);
   project.provide("urlElicitationBase", urlServer.base);
   project.provide("ttlServerBase", ttl.base);
   project.provide("v2ModernUrl", v2Modern.url);
@@ -63,6 +72,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const token = () => crypto.randomUUID().replace(/-/g, "");
   project.provide("testUsers", { alice: token(), bob: token(), carol: token(), dave: token(), erin: token(), frank: token() });
   return async () => {
-    await Promise.all([everything.stop(), fakeLlm.stop(), session.bridge.stop(), oauth.stop(), v2Modern.stop(), v2Both.stop(), urlServer.stop(), ttl.stop()]);
+    await Promise.all([
+      everything.stop(),
+      fakeLlm.stop(),
+      session.bridge.stop(),
+      oauth.stop(),
+      v2Modern.stop(),
+      v2Both.stop(),
+      urlServer.stop(),
+      ttl.stop(),
+      taskBridge.stop(),
+    ]);
   };
 }

@@ -1,0 +1,251 @@
+// The tasks a chat session holds (MCP Tasks extension, src/mcp/tasks.ts). A model's tool
+// call that the server made a task is held here: its row is written (task-rows.ts), and the
+// Durable Object's alarm calls `poll()` when the next `tasks/get` is due (the server's
+// pollIntervalMs, at least a second; a backoff when it gave none or failed to answer). No
+// loop is held in memory: the running turn only waits on a promise that a poll settles.
+// When a task ends: the turn still waiting gets its result like any tool call's; with no
+// turn waiting (the page closed and the turn was cut by a restart, or the object was
+// evicted) a follow-up turn opens with an entry that says the task finished and what it
+// returned, and the model answers it. Bounded: TASKS_PER_SESSION running tasks, and a
+// deadline after which the task is cancelled at its server.
+import type { CallToolResult } from "@modelcontextprotocol/client";
+import type { McpHost } from "../../mcp/host";
+import type { CallToolOptions } from "../../mcp/call";
+import { CancelledError, ProtocolError } from "../../mcp/errors";
+import { cancelTask, getTask, nextPollMs, TERMINAL_TASK_STATUSES, taskOutcome, type StartedTask } from "../../mcp/tasks";
+import type { ServerMessage } from "../../protocol/messages";
+import { EdgehostError } from "../../shared/errors";
+import { errorMessage, type Logger } from "../../shared/logger";
+import { TaskDeadlineError, TaskLimitError, UnknownTaskError } from "./task-errors";
+import type { TaskRow, TaskRows } from "./task-rows";
+
+export const TASKS_PER_SESSION = 5;
+export const TASK_DEADLINE_MS = 24 * 60 * 60_000;
+/** A follow-up that could not start (a turn was running) is tried again this much later. */
+const FOLLOW_UP_RETRY_MS = 5_000;
+/** How much of a task's result the follow-up entry carries. */
+const FOLLOW_UP_CHARS = 8_000;
+
+type Outcome = { result: CallToolResult } | { error: string; code: "cancelled" | "task_deadline" | "protocol" };
+type Waiter = { resolve: (result: CallToolResult) => void; reject: (error: Error) => void };
+export type TaskFrame = Extract<ServerMessage, { type: "task" }>;
+
+export interface SessionTasksDeps {
+  rows: TaskRows;
+  /** The session's McpHost, connected (after a wake, connecting it first). */
+  host: () => Promise<McpHost>;
+  /** The object's alarm calls `poll()` at `at` (ms since the epoch) or earlier. */
+  wakeAt: (at: number) => void;
+  broadcast: (message: ServerMessage) => void;
+  /** No turn waits for an ended task: open a follow-up turn with `text`. False when one cannot start now. */
+  followUp: (row: TaskRow, text: string) => Promise<boolean>;
+  log: Logger;
+  now?: () => number;
+  limits?: { running?: number; deadlineMs?: number };
+}
+
+export class SessionTasks {
+  /** Turns waiting in this wake, by call id (a restart loses them: the follow-up path takes over). */
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly now: () => number;
+  private polling?: Promise<void>;
+
+  constructor(private readonly deps: SessionTasksDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Holds a task the turn's call `callId` started; resolves with its result when a poll sees it end. */
+  async hold(task: StartedTask, call: { callId: string; turnId: string | null }, signal?: AbortSignal): Promise<CallToolResult> {
+    const limit = this.deps.limits?.running ?? TASKS_PER_SESSION;
+    if (this.deps.rows.running() >= limit) {
+      await this.cancelAtServer(task.server, task.taskId);
+      throw new TaskLimitError(`${task.server}.${task.tool}`, limit);
+    }
+    const now = this.now();
+    const row: TaskRow = {
+      ...call,
+      server: task.server,
+      tool: task.tool,
+      taskId: task.taskId,
+      status: task.status,
+      statusMessage: task.statusMessage ?? null,
+      pollIntervalMs: task.pollIntervalMs ?? null,
+      polls: 0,
+      nextPollAt: now + nextPollMs(task.pollIntervalMs, 0),
+      deadlineAt: now + (this.deps.limits?.deadlineMs ?? TASK_DEADLINE_MS),
+      createdAt: now,
+      outcome: null,
+    };
+    this.deps.rows.insert(row);
+    this.deps.broadcast(frameOf(row));
+    this.deps.wakeAt(row.nextPollAt);
+    return new Promise<CallToolResult>((resolve, reject) => {
+      this.waiters.set(call.callId, { resolve, reject });
+      // The turn was stopped: the task is cancelled too, and the turn is not kept waiting for the answer.
+      signal?.addEventListener("abort", () => void this.cancel(call.callId).catch(() => undefined), { once: true });
+      if (signal?.aborted) void this.cancel(call.callId).catch(() => undefined);
+    });
+  }
+
+  /** The page's Cancel (the owner's socket): `tasks/cancel` at the server; the next poll sees it cancelled. */
+  async cancel(callId: string): Promise<void> {
+    const row = this.deps.rows.get(callId);
+    if (!row || row.outcome !== null) throw new UnknownTaskError(callId);
+    await this.cancelAtServer(row.server, row.taskId);
+    // Ended here at once: a server that ignores the cancel is not waited for.
+    this.end({ ...row, status: "cancelled" }, { error: "The task was cancelled.", code: "cancelled" });
+  }
+
+  /** The held tasks' cards, for a page that (re)connects. */
+  frames(): TaskFrame[] {
+    return this.deps.rows.all().map(frameOf);
+  }
+
+  /** Alarm callback: polls every due task, ends those that ended, and sets the next wake. One at a time. */
+  poll(): Promise<void> {
+    this.polling ??= this.pollDue().finally(() => {
+      this.polling = undefined;
+      const next = this.deps.rows.nextDue();
+      if (next !== undefined) this.deps.wakeAt(next);
+    });
+    return this.polling;
+  }
+
+  /** The session's history was cleared or deleted: its tasks are cancelled and forgotten. */
+  async forget(): Promise<void> {
+    const rows = this.deps.rows.all();
+    this.deps.rows.clear();
+    for (const row of rows) {
+      this.waiters.get(row.callId)?.reject(new CancelledError(row.server, `${row.tool} task`));
+      if (row.outcome === null) await this.cancelAtServer(row.server, row.taskId);
+    }
+    this.waiters.clear();
+  }
+
+  private async pollDue(): Promise<void> {
+    const now = this.now();
+    const due = this.deps.rows.due(now);
+    if (due.length === 0) return;
+    const host = await this.deps.host();
+    for (const row of due) {
+      if (row.outcome !== null) {
+        await this.deliver(row, JSON.parse(row.outcome) as Outcome);
+        continue;
+      }
+      if (now >= row.deadlineAt) {
+        await this.cancelAtServer(row.server, row.taskId);
+        const error = new TaskDeadlineError(`${row.server}.${row.tool}`, row.deadlineAt - row.createdAt);
+        this.end({ ...row, status: "cancelled" }, { error: error.message, code: "task_deadline" });
+        continue;
+      }
+      await this.pollOne(host, row, now);
+    }
+  }
+
+  private async pollOne(host: McpHost, row: TaskRow, now: number): Promise<void> {
+    const polls = row.polls + 1;
+    try {
+      const connection = host.connectionFor(row.server);
+      if (!connection) throw new Error(`the server "${row.server}" is no longer in this session`);
+      const state = await getTask(await connection.ready(), row.taskId, { timeout: connection.config.timeoutMs });
+      const next: TaskRow = {
+        ...row,
+        status: state.status,
+        statusMessage: state.statusMessage ?? null,
+        pollIntervalMs: state.pollIntervalMs ?? row.pollIntervalMs,
+        polls,
+        nextPollAt: now + nextPollMs(state.pollIntervalMs ?? row.pollIntervalMs ?? undefined, polls),
+      };
+      if (!TERMINAL_TASK_STATUSES.has(state.status)) {
+        this.deps.rows.update(next);
+        if (state.status !== row.status || state.statusMessage !== (row.statusMessage ?? undefined)) this.deps.broadcast(frameOf(next));
+        return;
+      }
+      const outcome = taskOutcome(state);
+      this.end(next, outcome.ok ? { result: outcome.result } : { error: outcome.error, code: state.status === "cancelled" ? "cancelled" : "protocol" });
+    } catch (error) {
+      // Unreachable or refusing: asked again later, backing off; the deadline ends it at worst.
+      this.deps.log.info("task poll failed", { server: row.server, tool: row.tool, polls, error: errorMessage(error) });
+      this.deps.rows.update({ ...row, polls, nextPollAt: now + nextPollMs(undefined, polls) });
+    }
+  }
+
+  /** The task ended: its outcome is kept with the row until it reached the model. */
+  private end(row: TaskRow, outcome: Outcome): void {
+    const ended: TaskRow = { ...row, outcome: JSON.stringify(outcome), nextPollAt: this.now() };
+    this.deps.rows.update(ended);
+    this.deps.broadcast(frameOf(ended));
+    const waiter = this.waiters.get(row.callId);
+    if (waiter) return void this.settle(ended, waiter, outcome);
+    this.deps.wakeAt(ended.nextPollAt);
+  }
+
+  private settle(row: TaskRow, waiter: Waiter, outcome: Outcome): void {
+    this.waiters.delete(row.callId);
+    this.deps.rows.delete(row.callId);
+    if ("result" in outcome) return waiter.resolve(outcome.result);
+    const name = `${row.server}.${row.tool}`;
+    waiter.reject(
+      outcome.code === "cancelled"
+        ? new CancelledError(row.server, `${row.tool} task`)
+        : outcome.code === "task_deadline"
+          ? new TaskDeadlineError(name, row.deadlineAt - row.createdAt)
+          : new ProtocolError(row.server, `${row.tool}: ${outcome.error}`),
+    );
+  }
+
+  /** An ended task nobody waits for: a follow-up turn tells the model (a cancelled one needs no answer). */
+  private async deliver(row: TaskRow, outcome: Outcome): Promise<void> {
+    const waiter = this.waiters.get(row.callId);
+    if (waiter) return this.settle(row, waiter, outcome);
+    if ("error" in outcome && outcome.code === "cancelled") return this.deps.rows.delete(row.callId);
+    const started = await this.deps.followUp(row, followUpText(row, outcome)).catch((error: unknown) => {
+      this.deps.log.warn("task follow-up failed", { server: row.server, tool: row.tool, error: errorMessage(error) });
+      return false;
+    });
+    if (started) this.deps.rows.delete(row.callId);
+    else this.deps.rows.update({ ...row, nextPollAt: this.now() + FOLLOW_UP_RETRY_MS });
+  }
+
+  private async cancelAtServer(server: string, taskId: string): Promise<void> {
+    try {
+      const connection = (await this.deps.host()).connectionFor(server);
+      if (connection) await cancelTask(await connection.ready(), taskId, { timeout: connection.config.timeoutMs });
+    } catch (error) {
+      // The server's ttl ends it at worst; the session stops waiting either way.
+      this.deps.log.info("task cancel failed", { server, code: error instanceof EdgehostError ? error.code : undefined, error: errorMessage(error) });
+    }
+  }
+}
+
+/** A turn's call options with its task held by the session, under the call's id (the turn waits on it; a follow-up if the turn is gone). */
+export function taskHolder(
+  tasks: Pick<SessionTasks, "hold"> | undefined,
+  turnId: string,
+  options: CallToolOptions | undefined,
+): Pick<CallToolOptions, "onTask"> {
+  const callId = options?.callId;
+  if (!tasks || !callId) return {};
+  return { onTask: (task) => tasks.hold(task, { callId, turnId }, options.signal) };
+}
+
+function frameOf(row: TaskRow): TaskFrame {
+  return {
+    type: "task",
+    callId: row.callId,
+    server: row.server,
+    tool: row.tool,
+    status: row.status,
+    ...(row.statusMessage ? { message: row.statusMessage } : {}),
+  };
+}
+
+/** The follow-up turn's opening: which call's task ended, and what it returned (text parts, else JSON), cut to a bound. */
+export function followUpText(row: TaskRow, outcome: Outcome): string {
+  const head = `The task started by the ${row.server}.${row.tool} call (${row.callId}) has finished`;
+  if ("error" in outcome) return `${head} without a result: ${outcome.error}`;
+  const texts = outcome.result.content.flatMap((part) => (part.type === "text" ? [part.text] : []));
+  const body = texts.length > 0 ? texts.join("\n") : JSON.stringify(outcome.result.structuredContent ?? outcome.result.content);
+  const cut = body.length > FOLLOW_UP_CHARS ? `${body.slice(0, FOLLOW_UP_CHARS)}…[truncated]` : body;
+  return `${head}${outcome.result.isError ? " with an error" : ""}. Its result:\n${cut}`;
+}

@@ -1,0 +1,26 @@
+// When a session's held tasks are polled next: one agents schedule of "pollTasks", the
+// earliest one due. The object's own alarm is agents' (its expiry and server-retry
+// schedules share it); each schedule is a row of agents' table and one alarm wake.
+import { errorMessage, type Logger } from "../../shared/logger";
+
+/** What the wake needs of the session's Agent. */
+export interface TaskScheduler {
+  getSchedules(): { id: string; callback: string; time: number }[];
+  schedule(when: Date, callback: "pollTasks"): Promise<unknown>;
+  cancelSchedule(id: string): Promise<boolean>;
+}
+
+/**
+ * Makes sure `pollTasks` runs at `at` (ms) or earlier: kept when a later-than-now one is due
+ * by then; a later one is replaced. Schedules at or before now are ignored: one of them is
+ * the poll running right now (its row lives until it returns), which must not stand for the next.
+ */
+export function wakeForTasks(agent: TaskScheduler, at: number, log: Logger, now = Date.now()): void {
+  const pending = agent.getSchedules().filter((s) => s.callback === "pollTasks" && s.time * 1000 > now);
+  if (pending.some((s) => s.time * 1000 <= at)) return;
+  for (const s of pending) void agent.cancelSchedule(s.id).catch(() => false);
+  // On a whole second: agents keeps schedule times in seconds, and one rounded down would wake the object before the row is due.
+  void agent
+    .schedule(new Date(Math.ceil(Math.max(at, now) / 1000) * 1000), "pollTasks")
+    .catch((error: unknown) => log.warn("could not schedule a task poll", { error: errorMessage(error) }));
+}

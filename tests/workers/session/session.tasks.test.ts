@@ -1,0 +1,144 @@
+// Durable tasks (MCP Tasks extension) in the real ChatSession in workerd, with the fake
+// Gemini and a real bridge in front of tests/fixtures/task-server.mjs (global-setup.ts
+// taskBridgeUrl: a bridge of its own, so the session speaks 2026 with it). The model's call
+// of a task tool becomes a task the session's Durable Object holds in SQLite and polls on its
+// alarm: the turn waits for it like a long call; after a restart (the page closed, the object
+// evicted) a follow-up turn tells the model the result; Cancel stops it at the server; the
+// session holds at most 5 running tasks. The tasks end on the task server's own timer
+// (`seconds`) and the tests await frames, never a timer of their own.
+import { abortAllDurableObjects, env } from "cloudflare:test";
+import { beforeEach, describe, expect, inject, it } from "vitest";
+import type { Env } from "../../../src/config/env";
+import { userAccount } from "../../../src/users/account";
+import type { StoredUserServer } from "../../../src/users/user-servers";
+import { reply, requests, script } from "../../fixtures/fake-llm-script";
+import { frameOf, type SessionClient } from "../../fixtures/session-client";
+import { openSession } from "../worker-fetch";
+
+const llm = inject("fakeLlmUrl");
+const KEY = inject("sessionLlmKey");
+const bindings = env as unknown as Env;
+const SERVER = "tasks26";
+const WAIT_MS = 30_000;
+
+beforeEach(async () => {
+  await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
+});
+
+/** dave's own server: the task bridge's "tasks", its task tools needing no approval, for the length of `body`. */
+async function withTaskServer(body: () => Promise<void>): Promise<void> {
+  const account = userAccount(bindings, "token:dave");
+  const server: StoredUserServer = {
+    name: SERVER,
+    url: `${inject("taskBridgeUrl")}/servers/tasks/mcp`,
+    type: "http",
+    headers: { Authorization: `Bearer ${inject("taskBridgeToken")}` },
+    alwaysAllow: ["slow_compute", "failing_job"],
+    excludeTools: [],
+    disabled: false,
+  };
+  expect(await account.putServer(server, true)).toEqual({ ok: true });
+  try {
+    await body();
+  } finally {
+    // A stub of its own: a restart in `body` (abortAllDurableObjects) ends the one above.
+    await userAccount(bindings, "token:dave").deleteServer(SERVER);
+  }
+}
+
+async function sessionWithTasks(id = crypto.randomUUID()): Promise<SessionClient> {
+  const socket = await openSession(id, "dave");
+  socket.send({ type: "set_servers", enabled: [SERVER] });
+  return socket;
+}
+
+const taskFrame = (callId: string | undefined, status: string) => (m: { type: string }) =>
+  frameOf("task")(m as never) && (m as { status?: string }).status === status && (callId === undefined || (m as { callId?: string }).callId === callId);
+
+/** The text of the user entries the model was sent in its newest request. */
+async function lastUserTexts(): Promise<string> {
+  const all = await requests(llm, KEY);
+  return JSON.stringify(all.at(-1)?.body?.contents ?? []);
+}
+
+describe("a session's durable tasks", () => {
+  it("holds a task tool's call as a task: the card shows it working, and the turn gets the result when it completes", async () => {
+    await withTaskServer(async () => {
+      await script(llm, KEY, [reply.callReply(`${SERVER}__slow_compute`, { label: "waited", seconds: 2 }, { id: "t-1" }), reply.text("It is done.")]);
+      const socket = await sessionWithTasks();
+      const from = socket.say("compute it");
+      const working = await socket.next(taskFrame(undefined, "working"), from, WAIT_MS);
+      expect(working).toMatchObject({ type: "task", server: SERVER, tool: "slow_compute", status: "working" });
+      const { end, messages } = await socket.turnEnd(from, WAIT_MS);
+      expect(end.reason).toBe("complete");
+      expect(messages).toContainEqual(expect.objectContaining({ type: "task", status: "completed" }));
+      expect(JSON.stringify(messages.filter((m) => m.type === "status" && m.state === "complete"))).toContain("done waited");
+      expect(await lastUserTexts()).toContain("done waited");
+      socket.close();
+    });
+  });
+
+  it("after the object restarts mid-wait, a follow-up turn tells the model the task's result", async () => {
+    await withTaskServer(async () => {
+      await script(llm, KEY, [
+        reply.callReply(`${SERVER}__slow_compute`, { label: "after-restart", seconds: 3 }, { id: "t-2" }),
+        reply.text("Your computation finished: done after-restart."),
+      ]);
+      const id = crypto.randomUUID();
+      const first = await sessionWithTasks(id);
+      const from = first.say("compute it later");
+      await first.next(taskFrame(undefined, "working"), from, WAIT_MS);
+      first.close();
+      await abortAllDurableObjects();
+
+      // The page opens again: the held task's card comes with it, and the alarm's polls go on.
+      const again = await openSession(id, "dave");
+      const cardOrEnd = await again.next((m) => m.type === "task", 0, WAIT_MS);
+      expect(cardOrEnd).toMatchObject({ type: "task", tool: "slow_compute" });
+      const start = await again.next((m) => m.type === "turn_start", 0, WAIT_MS);
+      const { end } = await again.turnEnd(again.received.indexOf(start), WAIT_MS);
+      expect(end.reason).toBe("complete");
+      const history = again.received.filter((m) => m.type === "entry").map((m) => (m as { entry: { kind: string; text?: string } }).entry);
+      expect(history).toContainEqual(expect.objectContaining({ kind: "user", text: expect.stringContaining("done after-restart") }));
+      expect(history).toContainEqual(expect.objectContaining({ kind: "assistant", text: "Your computation finished: done after-restart." }));
+      expect(await lastUserTexts()).toContain("done after-restart");
+      again.close();
+    });
+  });
+
+  it("cancels a running task from the page (tasks/cancel), and the model hears the call was cancelled", async () => {
+    await withTaskServer(async () => {
+      await script(llm, KEY, [reply.callReply(`${SERVER}__slow_compute`, { label: "never" }, { id: "t-3" }), reply.text("Cancelled, as you asked.")]);
+      const socket = await sessionWithTasks();
+      const from = socket.say("compute forever");
+      const working = (await socket.next(taskFrame(undefined, "working"), from, WAIT_MS)) as { callId: string };
+      socket.send({ type: "cancel_task", callId: working.callId });
+      const { end, messages } = await socket.turnEnd(from, WAIT_MS);
+      expect(end.reason).toBe("complete");
+      expect(messages).toContainEqual(expect.objectContaining({ type: "task", callId: working.callId, status: "cancelled" }));
+      expect(messages).toContainEqual(expect.objectContaining({ type: "status", callId: working.callId, state: "error", error: "Cancelled by the user." }));
+      // Ended: a second Cancel finds no task.
+      const mark = socket.received.length;
+      socket.send({ type: "cancel_task", callId: working.callId });
+      expect(await socket.next(frameOf("error"), mark)).toMatchObject({ code: "unknown_task" });
+      socket.close();
+    });
+  });
+
+  it("holds at most 5 running tasks: a sixth is cancelled with task_limit", async () => {
+    await withTaskServer(async () => {
+      const calls = [1, 2, 3, 4, 5, 6].map((n) => reply.call(`${SERVER}__slow_compute`, { label: `cap-${n}`, seconds: 2 }, { id: `c-${n}` }));
+      await script(llm, KEY, [reply.text(...calls), reply.text("Five ran.")]);
+      const socket = await sessionWithTasks();
+      const from = socket.say("six at once");
+      const { end, messages } = await socket.turnEnd(from, WAIT_MS);
+      expect(end.reason).toBe("complete");
+      const outcomes = messages.filter((m) => m.type === "status" && (m.state === "complete" || m.state === "error"));
+      expect(outcomes.filter((m) => m.type === "status" && m.state === "complete")).toHaveLength(5);
+      expect(outcomes.filter((m) => m.type === "status" && m.state === "error").map((m) => (m as { error?: string }).error)).toEqual([
+        expect.stringContaining("already holds 5 running tasks"),
+      ]);
+      socket.close();
+    });
+  });
+});
