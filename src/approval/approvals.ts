@@ -116,13 +116,33 @@ export class Approvals {
    * `accept` (they agreed to go) leaves the question waiting for the server (url-waits.ts).
    */
   async elicitUrl(server: string, message: string, url: URL, elicitationId: string | undefined, signal: AbortSignal): Promise<ElicitResult> {
+    return { action: (await this.askUrl(server, message, url, elicitationId, signal)).action };
+  }
+
+  /**
+   * The same question for a call the server refused until the person finished at `url`
+   * (-32042): resolves once they agreed and the server said it is complete, or with why not.
+   */
+  async urlRequired(
+    server: string,
+    message: string,
+    url: URL,
+    elicitationId: string,
+    signal?: AbortSignal,
+  ): Promise<true | "decline" | "cancel" | "not finished"> {
+    const asked = await this.askUrl(server, message, url, elicitationId, signal);
+    if (!asked.waited) return asked.action === "decline" ? "decline" : "cancel";
+    return (await asked.waited) || "not finished";
+  }
+
+  private async askUrl(server: string, message: string, url: URL, elicitationId: string | undefined, signal?: AbortSignal) {
     // The server asks again (a 2026 round that came back still needing the person): its earlier wait is over.
     this.urlWaits.settled(server);
     const question = { type: "elicitation_request", requestId: crypto.randomUUID(), server, message, mode: "url", url: url.href, host: url.host } as const;
     const answer = await this.ask(question, { kind: "elicitation", result: { action: "cancel" } }, signal);
     const action = answer.kind === "elicitation" ? answer.result.action : "cancel";
-    if (action === "accept") this.urlWaits.start(question, elicitationId);
-    else this.deps.broadcast({ type: "elicitation_resolved", requestId: question.requestId });
+    if (action === "accept") return { action, waited: this.urlWaits.start(question, elicitationId, signal) };
+    this.deps.broadcast({ type: "elicitation_resolved", requestId: question.requestId });
     return { action };
   }
 
@@ -150,7 +170,7 @@ export class Approvals {
     return [...this.open.questions(), ...this.urlWaits.pending()];
   }
 
-  private ask(question: Question, fallback: Answer, signal: AbortSignal): Promise<Answer> {
+  private ask(question: Question, fallback: Answer, signal?: AbortSignal): Promise<Answer> {
     const id = question.type === "approval_request" ? question.callId : question.requestId;
     // Refused unasked (OpenQuestions.ask): the page must not show a second question under an open id.
     if (this.open.has(id)) return Promise.resolve(fallback);

@@ -13,6 +13,8 @@ interface Wait {
   question: UrlQuestion;
   elicitationId?: string;
   timer: ReturnType<typeof setTimeout>;
+  /** Settles what `start` returned: true when the server is done, false when the wait ran out or was given up. */
+  ended: (done: boolean) => void;
 }
 
 /** As long as a question may stay open (questions.ts): a server that never answers does not keep a dialog forever. */
@@ -26,11 +28,24 @@ export class UrlWaits {
     private readonly limitMs = WAIT_LIMIT_MS,
   ) {}
 
-  /** The person agreed to open `question`'s URL: every page waits for its server. */
-  start(question: UrlQuestion, elicitationId: string | undefined): void {
-    const timer = setTimeout(() => this.end(question.requestId), this.limitMs);
-    this.waiting.set(question.requestId, { question, timer, ...(elicitationId ? { elicitationId } : {}) });
-    this.broadcast({ type: "elicitation_waiting", requestId: question.requestId });
+  /**
+   * The person agreed to open `question`'s URL: every page waits for its server. Resolves true
+   * once the server is done, false when the wait ran out or `signal` gave it up.
+   */
+  start(question: UrlQuestion, elicitationId: string | undefined, signal?: AbortSignal): Promise<boolean> {
+    const { requestId } = question;
+    return new Promise<boolean>((resolve) => {
+      const onAbort = () => this.end(requestId, false);
+      const timer = setTimeout(onAbort, this.limitMs);
+      const ended = (done: boolean) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(done);
+      };
+      this.waiting.set(requestId, { question, timer, ended, ...(elicitationId ? { elicitationId } : {}) });
+      this.broadcast({ type: "elicitation_waiting", requestId });
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener("abort", onAbort, { once: true });
+    });
   }
 
   /** `server` said its URL elicitation `elicitationId` is complete (2025-11-25). */
@@ -52,11 +67,12 @@ export class UrlWaits {
     return [...this.waiting.values()].flatMap(({ question }) => [question, { type: "elicitation_waiting", requestId: question.requestId } as const]);
   }
 
-  private end(requestId: string): void {
+  private end(requestId: string, done = true): void {
     const wait = this.waiting.get(requestId);
     if (!wait) return;
     clearTimeout(wait.timer);
     this.waiting.delete(requestId);
     this.broadcast({ type: "elicitation_resolved", requestId });
+    wait.ended(done);
   }
 }

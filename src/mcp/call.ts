@@ -10,6 +10,7 @@ import { EdgehostError } from "../shared/errors";
 import { errorMessage, type Logger } from "../shared/logger";
 import { isSignInRequired } from "./oauth/errors";
 import { logLevelMeta } from "./log-level";
+import { retryAfterUrlElicitation, type UrlElicitationRequiredHandler } from "./url-elicitation-required";
 import { startedTask, type StartedTask } from "./tasks";
 import { waitForTask, type TaskHandler } from "./task-call";
 
@@ -22,6 +23,8 @@ export interface CallToolOptions {
   callId?: string;
   /** The server made the call a task (tasks.ts): what the call's result becomes. Without it the task is polled in memory. */
   onTask?: TaskHandler;
+  /** The server refused the call until the person finished at a URL (-32042): asked, then the call is sent once more. */
+  urlElicitationRequired?: UrlElicitationRequiredHandler;
 }
 
 export async function callTool(
@@ -68,13 +71,14 @@ async function startCall(
     // per call (callTool compiles the definition's validator on every call): under 200 sessions'
     // load the turn took 1.3x as long through callTool.
     const requestOptions = { signal: link.signal, timeout: timeoutMs, onprogress: options.onProgress };
-    const send = (c: typeof client): Promise<CallToolResult> =>
+    const sendOnce = (c: typeof client): Promise<CallToolResult> =>
       c.getProtocolEra() === "modern"
         ? c.callTool(
             { name: toolName, arguments: args, ...logLevelMeta(c) },
             { ...requestOptions, toolDefinition: { name: toolName, inputSchema: tool.inputSchema } },
           )
         : c.request({ method: "tools/call", params: { name: toolName, arguments: args } }, requestOptions);
+    const send = (c: typeof client) => retryAfterUrlElicitation(() => sendOnce(c), connection.name, options.urlElicitationRequired, link.signal);
     let result: CallToolResult;
     try {
       result = await send(client);

@@ -209,7 +209,8 @@ export class McpHost {
     return this.functionNames().qualifiedName(name);
   }
 
-  async callTool(name: string, args: Record<string, unknown> = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown> = {}, given: CallToolOptions = {}): Promise<CallToolResult> {
+    const options: CallToolOptions = { urlElicitationRequired: this.handlers.urlElicitationRequired, ...given };
     const qualified = splitQualified(name) ?? splitQualified(this.resolveToolName(name) ?? "");
     const connection = qualified && this.connections.get(qualified.server);
     if (!qualified || !connection) throw new ToolNotFoundError(name, this.availableToolNames());

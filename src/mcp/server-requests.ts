@@ -3,6 +3,7 @@
 // connecting, so a server never asks for something nobody will answer.
 import type { ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Root } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../shared/mcp-config/config";
+import type { UrlElicitationRequiredHandler } from "./url-elicitation-required";
 
 export interface ServerRequestContext {
   /** Name of the server that asked. */
@@ -20,6 +21,8 @@ export interface ServerRequestHandlers {
    * (2025-11-25 only: 2026 has no such notification, its retry carries the outcome).
    */
   elicitationComplete?: (request: { server: string; elicitationId: string }) => void;
+  /** A tool call refused with -32042 until the person finished at a URL: true retries it once (url-elicitation-required.ts). */
+  urlElicitationRequired?: UrlElicitationRequiredHandler;
 }
 
 export function capabilitiesFor(handlers: ServerRequestHandlers): ClientCapabilities {

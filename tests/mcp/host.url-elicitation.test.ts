@@ -80,6 +80,55 @@ describe("URL-mode elicitation", () => {
     expect(text(await host.callTool("u.connect", {}))).toBe("not connected (decline)");
   });
 
+  it("2025-11-25: a call refused with -32042 is asked about, then sent once more after the server said the URL is complete", async () => {
+    const { host } = testHost();
+    const completed: string[] = [];
+    const listed: unknown[] = [];
+    let heard: () => void = () => undefined;
+    host.onServerRequest({
+      elicitation: async () => ({ action: "decline" }),
+      elicitationComplete: ({ elicitationId }) => {
+        completed.push(elicitationId);
+        heard();
+      },
+      urlElicitationRequired: async ({ server: name, elicitations }) => {
+        expect(name).toBe("u");
+        listed.push(...elicitations);
+        // The person agreed and finished at the page; the server says so on its own stream.
+        const told = new Promise<void>((resolve) => (heard = resolve));
+        await server.completeGate();
+        await told;
+        return true;
+      },
+    });
+    await host.connect({ servers: [httpServer("u", server.legacyUrl)] });
+    expect(text(await host.callTool("u.gated", {}))).toBe("the gate is open");
+    expect(listed).toEqual([
+      { mode: "url", elicitationId: expect.any(String), url: `${server.base}/connect?state=s3cret-state`, message: "Sign in at the gate first." },
+    ]);
+    expect(completed).toEqual([(listed[0] as { elicitationId: string }).elicitationId]);
+  });
+
+  it("2025-11-25: a -32042 the person does not go through with fails the call, saying why, without a retry", async () => {
+    const { host } = testHost();
+    let asked = 0;
+    host.onServerRequest({
+      elicitation: async () => ({ action: "decline" }),
+      elicitationComplete: () => undefined,
+      urlElicitationRequired: async () => {
+        asked++;
+        return "the person declined to open 127.0.0.1";
+      },
+    });
+    await host.connect({ servers: [httpServer("u", server.legacyUrl)] });
+    await expect(host.callTool("u.gated", {})).rejects.toMatchObject({
+      code: "protocol",
+      rpcCode: -32042,
+      message: "u: the person declined to open 127.0.0.1",
+    });
+    expect(asked).toBe(1);
+  });
+
   it("declares URL mode only with a completion handler: without one, the server knows not to ask", async () => {
     const { host } = testHost();
     let asked = 0;

@@ -5,7 +5,8 @@
 // with the server, the message, the URL and its host; bob cannot answer it; after "accept"
 // every socket of the owner (and one that connects then) hears that the server is awaited,
 // until the server finished and the call goes on. A URL that is not http(s) never reaches
-// the page: the Worker refuses it with a typed error.
+// the page: the Worker refuses it with a typed error. A call refused with -32042 (2025) asks
+// the same question, and is sent once more after the server said the URL is complete.
 import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import type { Env } from "../../../src/config/env";
@@ -27,7 +28,7 @@ beforeEach(async () => {
 /** dave's own server `name` at `url` (its tool needs no approval) for the length of `body`. */
 async function withOwnServer(name: string, url: string, body: () => Promise<void>): Promise<void> {
   const account = userAccount(bindings, "token:dave");
-  const server: StoredUserServer = { name, url, type: "http", headers: {}, alwaysAllow: ["connect"], excludeTools: [], disabled: false };
+  const server: StoredUserServer = { name, url, type: "http", headers: {}, alwaysAllow: ["connect", "gated"], excludeTools: [], disabled: false };
   expect(await account.putServer(server, true)).toEqual({ ok: true });
   try {
     await body();
@@ -98,6 +99,42 @@ describe("URL-mode elicitation in the session", () => {
       expect(await late.next(frameOf("elicitation_resolved"), 0)).toEqual({ type: "elicitation_resolved", requestId: request.requestId });
       late.close();
       other.close();
+      socket.close();
+    });
+  });
+
+  it("2025-11-25: a call refused with -32042 asks the owner, waits for the completion notification, and is sent once more", async () => {
+    await withOwnServer("gate25", `${base}/legacy`, async () => {
+      await script(llm, KEY, [reply.callReply("gate25__gated", {}, { id: "gate-1" }), reply.text("Through the gate.")]);
+      const socket = await sessionWith(crypto.randomUUID(), "gate25");
+      const from = socket.received.length;
+      socket.send({ type: "message", text: "open the gate" });
+      const request = await socket.next(frameOf("elicitation_request"), from);
+      expect(request).toMatchObject({ server: "gate25", message: "Sign in at the gate first.", mode: "url", host: new URL(base).host });
+      socket.send({ type: "elicitation_response", requestId: request.requestId, action: "accept" });
+      await socket.next(frameOf("elicitation_waiting"), from);
+      const done = await fetch(`${base}/complete-gate`, { method: "POST" });
+      expect(done.status).toBe(204);
+      const { end, messages } = await socket.turnEnd(from);
+      expect(end.reason).toBe("complete");
+      expect(messages).toContainEqual({ type: "elicitation_resolved", requestId: request.requestId });
+      expect(completed(messages)).toContain("the gate is open");
+      socket.close();
+    });
+  });
+
+  it("2025-11-25: a -32042 the owner declines fails the call, saying so, without a retry", async () => {
+    await withOwnServer("gate25b", `${base}/legacy`, async () => {
+      await script(llm, KEY, [reply.callReply("gate25b__gated", {}, { id: "gate-2" }), reply.text("Gate stays shut.")]);
+      const socket = await sessionWith(crypto.randomUUID(), "gate25b");
+      const from = socket.received.length;
+      socket.send({ type: "message", text: "open the gate" });
+      const request = await socket.next(frameOf("elicitation_request"), from);
+      socket.send({ type: "elicitation_response", requestId: request.requestId, action: "decline" });
+      const { end, messages } = await socket.turnEnd(from);
+      expect(end.reason).toBe("complete");
+      expect(messages.filter((m) => m.type === "elicitation_request")).toHaveLength(1);
+      expect(completed(messages)).toContain(`gate25b: the person declined to open ${new URL(base).host}`);
       socket.close();
     });
   });
