@@ -10,6 +10,8 @@ import { z } from "zod";
 import type { SettingsStore } from "../../approval/approvals";
 import { ToolViewSchema, type ToolView } from "../../mcp/capabilities";
 import { EraVerdictSchema, type EraVerdict } from "../../mcp/protocol-era";
+import { KeptListSchema, type KeptList } from "../../mcp/list-ttl";
+import type { ListKind } from "../../mcp/discovery";
 import type { McpConfig } from "../../shared/mcp-config/config";
 import type { ServerGuide } from "../../mcp/guide";
 
@@ -24,7 +26,10 @@ const ServerDiscoverySchema = z.object({
   guide: GuideSchema.optional(),
   /** The MCP era the server was found to speak, so the next connect skips the probe (src/mcp/protocol-era.ts). */
   era: EraVerdictSchema.optional(),
+  /** Its lists as the server sent them, while a ttl it gave lasts: the next connect need not ask (src/mcp/list-ttl.ts). */
+  lists: z.object({ tools: KeptListSchema.optional(), prompts: KeptListSchema.optional(), resources: KeptListSchema.optional() }).optional(),
 });
+export type KeptLists = NonNullable<z.infer<typeof ServerDiscoverySchema>["lists"]>;
 type ServerDiscovery = z.infer<typeof ServerDiscoverySchema>;
 
 export interface Discovery {
@@ -104,23 +109,32 @@ export class DiscoveryCache {
     return entry ? this.read(entry)?.era : undefined;
   }
 
-  /** Keeps each connected server's tools, guide and era (servers not in `tools` keep their last row); the rows kept, as JSON text. */
+  /** `server`'s list of `kind` kept with its current entry, whether fresh or not. */
+  list(server: string, kind: ListKind): KeptList | undefined {
+    const entry = this.config.servers.find((s) => s.name === server);
+    return entry ? this.read(entry)?.lists?.[kind] : undefined;
+  }
+
+  /** Keeps each connected server's tools, guide, era and fresh lists (servers not in `tools` keep their last row); the rows kept, as JSON text. */
   save(
     tools: ToolView[],
     guides: ServerGuide[],
     connected: string[],
     eraOf: (server: string) => EraVerdict | undefined = () => undefined,
+    listsOf: (server: string) => KeptLists | undefined = () => undefined,
   ): { server: string; key: string; row: string }[] {
     const kept: { server: string; key: string; row: string }[] = [];
     for (const server of this.config.servers) {
       if (!connected.includes(server.name)) continue;
       const guide = guides.find((g) => g.server === server.name);
       const era = eraOf(server.name);
+      const lists = listsOf(server.name);
       const row: ServerDiscovery = {
         key: serverKey(server),
         tools: tools.filter((t) => t.server === server.name),
         ...(guide ? { guide } : {}),
         ...(era ? { era } : {}),
+        ...(lists ? { lists } : {}),
       };
       // Made once: stored here, and compared and sent to the owner's account by the session.
       const text = JSON.stringify(row);

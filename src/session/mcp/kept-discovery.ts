@@ -9,6 +9,7 @@ import type { McpConfig } from "../../shared/mcp-config/config";
 import { errorMessage, type Logger } from "../../shared/logger";
 import { DiscoveryCache, type Discovery } from "./discovery-cache";
 import type { OwnerDiscoveryPort } from "./deps";
+import { SessionLists } from "./kept-lists";
 
 export class KeptDiscovery {
   private cache: DiscoveryCache;
@@ -16,6 +17,8 @@ export class KeptDiscovery {
   private ownerSeed?: Promise<void>;
   /** Each server's row as the owner's account has it (read or told), so an unchanged one is not sent again. */
   private readonly ownerRows = new Map<string, string>();
+  /** Lists with a ttl, read here or kept in the rows: the host's ListMemory (kept-lists.ts). */
+  readonly lists = new SessionLists((server, kind) => this.cache.list(server, kind));
 
   constructor(
     private readonly store: SettingsStore,
@@ -53,7 +56,14 @@ export class KeptDiscovery {
         .servers()
         .filter((s) => s.state === "ready")
         .map((s) => s.name);
-      const kept = this.cache.save(host.tools(), await host.guides(), connected, (server) => host.eraOf(server));
+      const now = Date.now();
+      const kept = this.cache.save(
+        host.tools(),
+        await host.guides(),
+        connected,
+        (server) => host.eraOf(server),
+        (server) => this.lists.of(server, now),
+      );
       const news = kept.filter((k) => this.ownerRows.get(k.server) !== k.row);
       for (const k of news) this.ownerRows.set(k.server, k.row);
       if (news.length > 0) await this.owner?.keep(news);

@@ -7,6 +7,7 @@ import { answerSampling, type SamplingParams } from "../../orchestrator/sampling
 import type { RemoteServerConfig } from "../../shared/mcp-config/config";
 import { McpHost } from "../../mcp/host";
 import type { EraVerdict } from "../../mcp/protocol-era";
+import type { ListMemory } from "../../mcp/list-ttl";
 import { workerTransports } from "../../mcp/transports";
 import { machineOfUrl } from "../../machines/tunnel-url";
 import { challengeRecordingFetch } from "../../mcp/oauth/challenge-fetch";
@@ -24,6 +25,8 @@ export interface SessionHostContext {
   traceId(): string | undefined;
   /** The era a server was found to speak last time, if kept. */
   era(server: string): EraVerdict | undefined;
+  /** Its lists with a ttl (kept-lists.ts): a connect skips a list still fresh. */
+  lists: ListMemory;
 }
 
 export function createSessionHost(deps: SessionMcpDeps, context: SessionHostContext): McpHost {
@@ -48,8 +51,12 @@ export function createSessionHost(deps: SessionMcpDeps, context: SessionHostCont
     },
     connectTimeoutMs: deps.settings.MCP_CONNECT_TIMEOUT_MS,
     retry: { initialMs: deps.settings.MCP_RETRY_INITIAL_MS, maxMs: 30_000, tries: 3 },
-    // The era each server was found to speak, kept with its discovery: the next connect skips the probe.
-    eras: { remembered: (name) => context.era(name) },
+    // What each server was found with, kept with its discovery: its era (the next connect skips the probe), its lists with a ttl.
+    eras: {
+      remembered: (name) => context.era(name),
+      freshList: (name, kind, now) => context.lists.freshList?.(name, kind, now),
+      listed: (name, kind, list) => context.lists.listed?.(name, kind, list),
+    },
   });
   host.onServerRequest({
     sampling: (request) => sample(deps, request.server, request.params, request.signal),

@@ -73,11 +73,14 @@ export class SessionMcp {
       traceId: () => this.traceId,
       // The bridge and paired machines stay on 2025 (protocol-era.ts heldLegacy).
       era: (name) => (this.bridgedName(name) ? heldLegacy(Date.now()) : this.discovery.era(name)),
+      lists: this.discovery.lists,
     });
     host.onChange((_server, kind) => {
-      if (host !== this.mcpHost || (kind !== "state" && kind !== "tools")) return;
+      if (host !== this.mcpHost) return;
+      // A list read again (list_changed) is kept in the rows at once: a new session must not take the old one while its ttl lasts.
+      if (kind !== "state" && this.connected) void this.discovery.remember(this.mcpHost);
+      if (kind !== "state" && kind !== "tools") return;
       this.toolCache = undefined;
-      if (kind === "tools" && this.connected) void this.discovery.remember(this.mcpHost);
       this.deps.changed();
     });
     return host;
