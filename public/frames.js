@@ -14,6 +14,7 @@ import { queuedHere, state, update } from "./state.js";
 import { historyShown } from "./welcome.js";
 import { setOlder } from "./older-history.js";
 import { focusWantedMessage } from "./message-focus.js";
+import { showTask } from "./task-card.js";
 
 /** @typedef {import("./types").ServerMessage} ServerMessage */
 /** @typedef {import("./types").ClientMessage} ClientMessage */
@@ -116,6 +117,9 @@ export function frameHandler(actions) {
         break;
       case "resource_updated":
         markResourceUpdated(message.server, message.uri);
+        break;
+      case "task":
+        showTask(message, actions.send);
         break;
       case "model":
         update({ model: message.choice });

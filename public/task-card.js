@@ -1,0 +1,45 @@
+// A tool call's task (MCP Tasks, docs/mcp-features.md#tasks) on its tool card: the task's
+// state under the card's summary, from the session's `task` frames (live, and again for
+// every held task when a page connects, so a reload shows it), and a Cancel while it runs
+// (`cancel_task`; the session takes it only from the owner's sockets).
+import { button } from "./buttons.js";
+
+/** @typedef {import("./types").Frame<"task">} TaskFrame */
+
+const ENDED = new Set(["completed", "failed", "cancelled"]);
+const WORDS = { working: "task running…", input_required: "task needs input", completed: "task completed", failed: "task failed", cancelled: "task cancelled" };
+
+/**
+ * @param {TaskFrame} task
+ * @param {(message: import("./types").ClientMessage) => void} send
+ */
+export function showTask(task, send) {
+  const el = document.querySelector(`.tool-card[data-call-id="${CSS.escape(task.callId)}"]`);
+  if (!el) return;
+  /** @type {HTMLElement | null} */
+  let box = el.querySelector(":scope > .tool-task");
+  if (!box) {
+    box = document.createElement("div");
+    box.className = "tool-task";
+    box.innerHTML = `<span class="task-state" role="status"></span>`;
+    el.querySelector(":scope > details")?.after(box);
+  }
+  box.dataset.status = task.status;
+  box.querySelector(".task-state").textContent = `${WORDS[task.status] ?? task.status}${task.message ? `: ${task.message}` : ""}`;
+  const cancel = box.querySelector(".task-cancel");
+  if (ENDED.has(task.status)) {
+    cancel?.remove();
+  } else if (!cancel) {
+    const name = `${task.server}.${task.tool}`;
+    const b = button(
+      "Cancel",
+      `Cancel the task of ${name}`,
+      () => {
+        b.disabled = true;
+        send({ type: "cancel_task", callId: task.callId });
+      },
+      "task-cancel",
+    );
+    box.append(b);
+  }
+}
