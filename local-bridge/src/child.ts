@@ -137,10 +137,14 @@ export class ChildProcess {
   }
 
   send(message: JSONRPCMessage): boolean {
+    return this.face ? this.face.send(message) : this.write(message);
+  }
+
+  private write(message: JSONRPCMessage): boolean {
     const stdin = this.process?.stdin;
     if (!stdin || stdin.destroyed || !stdin.writable) return false;
     try {
-      stdin.write(`${JSON.stringify(this.face ? this.face.outbound(message) : message)}\n`);
+      stdin.write(`${JSON.stringify(message)}\n`);
     } catch {
       // Not serializable (e.g. nested too deep): the caller answers the request with an error.
       return false;
@@ -181,7 +185,7 @@ export class ChildProcess {
       this.probing = false;
       const native = answer && nativeInfo(answer, LATEST_PROTOCOL_VERSION);
       if (native) {
-        this.face = new NativeFace(clientCapabilities, clientInfo);
+        this.face = new NativeFace(clientCapabilities, clientInfo, { write: (m) => this.write(m), emit: (m) => this.onmessage?.(m) });
         return { ...native, native: true };
       }
     }
@@ -248,7 +252,7 @@ export class ChildProcess {
       value = undefined;
     }
     const message = parseMessage(value);
-    if (message) return this.onmessage?.(this.face ? this.face.inbound(message) : message);
+    if (message) return this.face ? this.face.receive(message) : this.onmessage?.(message);
     // A line that is not JSON-RPC (a stray console.log): skip it, keep the stream. Its text
     // is not logged: it may hold what the tool was working on.
     const what = value === undefined ? "not JSON" : "JSON, but not a JSON-RPC 2.0 message";

@@ -4,6 +4,7 @@
 // server/discover answer, its own input_required results), while 2025 clients still
 // reach it through the bridge's envelope.
 import { join } from "node:path";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient, startBridge, type RunningBridge } from "../fixtures/bridge";
 import { connectModern, envelope, modernClient, modernHeaders, postRaw } from "../fixtures/bridge-modern";
@@ -55,7 +56,7 @@ describe("bridge, a child that speaks 2026 over stdio", () => {
     await connectModern(bridge, "native", client);
     try {
       expect(client.getProtocolEra()).toBe("modern");
-      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["ask", "echo"]);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["ask", "echo", "grow"]);
       expect((await client.callTool({ name: "echo", arguments: { text: "through" } })).content).toEqual([{ type: "text", text: "through" }]);
       expect((await client.callTool({ name: "ask", arguments: {} })).content).toEqual([{ type: "text", text: "Hello, Grace!" }]);
       expect(asked).toEqual([expect.objectContaining({ message: "What is your name?" })]);
@@ -64,17 +65,24 @@ describe("bridge, a child that speaks 2026 over stdio", () => {
     }
   });
 
-  it("still serves a 2025 client (the v1 SDK's) through the bridge's envelope", async () => {
-    const { client } = await connectClient(bridge, "native", {}, "ada");
+  it("still serves a 2025 client (the v1 SDK's) through the bridge's envelope, the child's questions put to it", async () => {
+    const { client } = await connectClient(bridge, "native", { elicitation: {} }, "ada");
+    const asked: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return { action: "accept", content: { name: "Ada" } };
+    });
     try {
       expect(client.getServerVersion()).toEqual({ name: "v2-stdio-fixture", version: "2.0.0" });
       const tools = await client.listTools();
-      expect(tools.tools.map((t) => t.name).sort()).toEqual(["ask", "echo"]);
+      // The child is shared: an earlier test may have grown its list.
+      expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(["ask", "echo", "grow"]));
       expect(tools).not.toHaveProperty("resultType");
       const echoed = await client.callTool({ name: "echo", arguments: { text: "old client" } });
       expect(echoed).toEqual({ content: [{ type: "text", text: "old client" }] });
-      // A question of the child cannot be put to a 2025 client yet: a clear error, not a hang.
-      await expect(client.callTool({ name: "ask", arguments: {} })).rejects.toThrow(/input_required/);
+      // The child's input_required becomes an elicitation request to the session; the answer goes back in its retry.
+      expect((await client.callTool({ name: "ask", arguments: {} })).content).toEqual([{ type: "text", text: "Hello, Ada!" }]);
+      expect(asked).toEqual([expect.objectContaining({ message: "What is your name?" })]);
     } finally {
       await client.close();
     }
@@ -95,6 +103,18 @@ rl.on("line", (line) => {
   else if (m.method === "tools/list") send({ jsonrpc: "2.0", id: m.id, result: { tools: [{ name: "hi", inputSchema: { type: "object" } }] } });
   else if (m.id !== undefined) send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text: "hi" }] } });
 });`;
+
+describe("bridge, a child that speaks 2026, and a 2025 client that cannot answer its question", () => {
+  it("answers the call with an error naming what failed, not a hang", async () => {
+    const { client } = await connectClient(bridge, "native", {}, "bob");
+    try {
+      await expect(client.callTool({ name: "ask", arguments: {} })).rejects.toThrow(/question could not be put to the client/);
+      expect((await client.callTool({ name: "echo", arguments: { text: "still here" } })).content).toEqual([{ type: "text", text: "still here" }]);
+    } finally {
+      await client.close();
+    }
+  });
+});
 
 describe("bridge, a 2025 child that cannot take the server/discover probe", () => {
   it("is started again at once without it and serves as before", async () => {
