@@ -10,13 +10,14 @@
 // id says which child process runs it and binds it to the user (modern-task-id.ts), so a
 // restart loses no state the bridge kept, and an id whose task went with a restarted
 // child or bridge is answered as an unknown task, saying so.
-// Not carried: a task's own questions (2025 queues them for a `tasks/result` reader; the
-// extension puts them in `inputRequests`), and task status notifications on
-// subscriptions/listen.
+// A task's own questions (2025 queues them for a `tasks/result` reader) become its
+// `inputRequests` on tasks/get and are answered by tasks/update (modern-task-feed.ts).
+// Not carried: task status notifications on subscriptions/listen.
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { modernResult } from "./modern-call";
 import { MODERN_ERROR } from "./modern-protocol";
 import { askChild, taskSupportOf } from "./modern-task-child";
+import { answerFeed, feedOf, runningFeed } from "./modern-task-feed";
 import { childInstance, mintTaskId, openTaskId, type TaskBinding } from "./modern-task-id";
 import type { ServerProxy } from "./proxy";
 import type { BridgeResponse } from "./request";
@@ -124,14 +125,27 @@ export async function serveTask(proxy: ServerProxy, user: string, res: BridgeRes
   const complete = (result: Json) => reply(res, id, { result: modernResult(request.method, result, serverInfo, { ttlMs: 0, cacheScope: "private" }) });
   const status = await askChild(proxy, user, "tasks/get", childTask);
   if (!("result" in status)) return unknownTask(res, id, "the MCP server no longer has it (its time to live may have passed)");
+  // An ended task's feed has nothing left to read: it goes now, not when the child's tasks/result next wakes.
+  if (TERMINAL.has(String(status.result.status)) || request.method === "tasks/cancel") runningFeed(proxy, ref.taskId)?.close();
   if (request.method === "tasks/cancel") {
     // Cancelling an ended task is acknowledged alike: the extension keeps -32602 for unknown ids.
     if (!TERMINAL.has(String(status.result.status))) await askChild(proxy, user, "tasks/cancel", childTask);
     return complete({});
   }
-  // tasks/update: the bridge never put a question of a task to the client, so no answer is outstanding.
-  if (request.method === "tasks/update") return complete({});
+  if (request.method === "tasks/update") {
+    // Answers to the task's questions (modern-task-feed.ts); keys not outstanding are ignored, as the extension asks.
+    const feed = runningFeed(proxy, ref.taskId);
+    if (feed) await answerFeed(proxy, feed, params.inputResponses);
+    return complete({});
+  }
   const task = modernTask(status.result, String(params.taskId));
+  if (task.status === "input_required") {
+    const feed = feedOf(proxy, user, ref.taskId, capabilities);
+    await feed.pending();
+    // Every question answered and the child not yet back at work: nothing is the client's to do.
+    if (feed.questions.size === 0) return complete({ ...task, status: "working" });
+    return complete({ ...task, inputRequests: Object.fromEntries(feed.questions) });
+  }
   if (task.status !== "completed" && task.status !== "failed") return complete(task);
   const outcome = await askChild(proxy, user, "tasks/result", childTask);
   if (!("result" in outcome)) return complete({ ...task, status: "failed", error: outcome.error });
