@@ -97,6 +97,8 @@ describe("URL-mode elicitation in the session", () => {
       expect(completed(messages)).toContain('"complete"');
       expect(completed(messages)).toContain("connected");
       expect(await late.next(frameOf("elicitation_resolved"), 0)).toEqual({ type: "elicitation_resolved", requestId: request.requestId });
+      // The 2026 round's requestState went back to the server unchanged (it answered) and never to a page.
+      for (const client of [socket, other, late]) expect(JSON.stringify(client.received)).not.toContain("rs1.b3BhcXVl");
       late.close();
       other.close();
       socket.close();
