@@ -1,6 +1,7 @@
 // A server's URL-mode question in the page (issue 34), in headless Chromium against the
-// real stack and a real v2-SDK server speaking MCP 2026-07-28 only
-// (tests/fixtures/url-elicitation-server.mjs): the dialog names the server and shows the
+// real stack and a real v2-SDK server (tests/fixtures/url-elicitation-server.mjs) speaking
+// MCP 2026-07-28 only (`linker`) and 2025-11-25 (`linker25`, whose wait ends at its
+// notifications/elicitation/complete; its -32042 refusal asks the same way): the dialog names the server and shows the
 // URL's host, the full URL only as text; nothing opens until the person clicks Open, which
 // opens the URL in a new page; then "waiting for <host>…" until the server is done (the
 // person finished at its page), when the dialog closes and the call's result comes back.
@@ -21,11 +22,20 @@ const opened: Page[] = [];
 
 beforeAll(async () => {
   server = await startUrlServer();
-  [browser, stack] = await Promise.all([launchBrowser(), startStack({ mcpServers: { linker: { url: server.modernUrl, alwaysAllow: ["connect"] } } })]);
+  [browser, stack] = await Promise.all([
+    launchBrowser(),
+    startStack({
+      mcpServers: {
+        linker: { url: server.modernUrl, alwaysAllow: ["connect"] },
+        linker25: { url: server.legacyUrl, alwaysAllow: ["connect", "gated"] },
+      },
+    }),
+  ]);
   context = await browser.newContext({ viewport: DESKTOP });
   page = await openPage(browser, stack, { context });
   context.on("page", (next) => opened.push(next));
   await page.locator('#servers li[data-server="linker"][data-state="ready"]').waitFor({ state: "attached" });
+  await page.locator('#servers li[data-server="linker25"][data-state="ready"]').waitFor({ state: "attached" });
 }, 90_000);
 afterAll(async () => {
   await context?.close();
@@ -34,15 +44,15 @@ afterAll(async () => {
 
 const dialog = () => page.locator("#elicitation-dialog[open]");
 
-async function ask(after: string): Promise<void> {
-  await script(stack.llm.url, stack.llmKey, [reply.callReply("linker__connect", {}), reply.text(after)]);
+async function ask(after: string, tool = "linker__connect"): Promise<void> {
+  await script(stack.llm.url, stack.llmKey, [reply.callReply(tool, {}), reply.text(after)]);
   await sendMessage(page, "connect my account");
   await page.locator("#elicitation-dialog[open]:not([data-arming])").waitFor();
 }
 
-async function lastResult(after: string): Promise<string> {
+async function lastResult(after: string, tool = "linker.connect"): Promise<string> {
   await page.locator(".msg.assistant", { hasText: after }).waitFor();
-  const card = page.locator(".tool-card.done", { hasText: "linker.connect" }).last();
+  const card = page.locator(".tool-card.done", { hasText: tool }).last();
   await card.locator("summary").click();
   return (await card.locator(".tool-result").textContent()) ?? "";
 }
@@ -75,6 +85,32 @@ describe("a server's URL-mode question", () => {
     await waiting.waitFor({ state: "detached" });
     expect(await lastResult("Your account is connected.")).toContain("connected");
     await newPage.close();
+    noPageErrors(page);
+  });
+
+  it("2025-11-25: the wait ends when the server is done; a -32042 refusal asks the same way and the call is sent again", async () => {
+    const host = new URL(server.base).host;
+    await ask("Connected over 2025.", "linker25__connect");
+    expect(await page.locator("#elicitation-message").textContent()).toBe("linker25: Connect your account to go on.");
+    expect(await dialog().locator(".url-host").textContent()).toBe(host);
+    const tab = context.waitForEvent("page");
+    await page.locator("#elicitation-accept").click();
+    await (await tab).close();
+    const waiting = page.locator("#url-wait-dialog[open]");
+    await waiting.waitFor();
+    await server.complete();
+    await waiting.waitFor({ state: "detached" });
+    expect(await lastResult("Connected over 2025.", "linker25.connect")).toContain("connected");
+
+    await ask("Through the gate.", "linker25__gated");
+    expect(await page.locator("#elicitation-message").textContent()).toBe("linker25: Sign in at the gate first.");
+    const gateTab = context.waitForEvent("page");
+    await page.locator("#elicitation-accept").click();
+    await (await gateTab).close();
+    await waiting.waitFor();
+    await server.completeGate();
+    await waiting.waitFor({ state: "detached" });
+    expect(await lastResult("Through the gate.", "linker25.gated")).toContain("the gate is open");
     noPageErrors(page);
   });
 
