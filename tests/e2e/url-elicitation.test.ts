@@ -81,6 +81,11 @@ describe("a server's URL-mode question", () => {
     const waiting = page.locator("#url-wait-dialog[open]");
     await waiting.waitFor();
     expect(await page.locator("#url-wait-text").textContent()).toBe(`Waiting for ${host}…`);
+    // A reload mid-wait shows the wait again, not the question.
+    await page.reload();
+    await waiting.waitFor();
+    expect(await page.locator("#url-wait-text").textContent()).toBe(`Waiting for ${host}…`);
+    expect(await dialog().count()).toBe(0);
     await server.complete();
     await waiting.waitFor({ state: "detached" });
     expect(await lastResult("Your account is connected.")).toContain("connected");
