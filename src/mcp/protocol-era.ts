@@ -34,15 +34,6 @@ export function verdictOf(client: Client, at: number): EraVerdict | undefined {
   return { era, protocolVersion, ...(discover ? { discover: discover as Record<string, unknown> } : {}), at };
 }
 
-/**
- * A server held at the 2025 handshake whatever it offers (the bridge and paired machines:
- * their 2025 sessions carry list_changed, cancellation and server requests that a 2026
- * connection needs subscriptions/listen for, which the host does not drive yet).
- */
-export function heldLegacy(now: number): EraVerdict {
-  return { era: "legacy", protocolVersion: "2025-11-25", at: now };
-}
-
 /** The SDK's `prior` for a remembered verdict, or undefined when it must not be used (none, or a legacy one past its day). */
 export function priorFrom(verdict: EraVerdict | undefined, now: number): PriorDiscovery | undefined {
   if (!verdict) return undefined;

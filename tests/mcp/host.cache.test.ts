@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ServerUnavailableError } from "../../src/mcp/errors";
 import type { McpHostOptions } from "../../src/mcp/host";
-import { bridgedHost, nextChange, untilState } from "../fixtures/host";
+import { bridgedHost, heldAt2025, nextChange, untilState } from "../fixtures/host";
 import { ProbeLog } from "../fixtures/probe-log";
 import { probeServerBin, stdioServer } from "../fixtures/servers";
 
@@ -20,8 +20,9 @@ async function probeHost(options: Partial<McpHostOptions> = {}) {
 const reads = (log: ProbeLog, uri: string) => log.events().filter((e) => e.event === "read" && e.uri === uri).length;
 
 describe("McpHost cache", () => {
+  // The host's own ttl is for reads that carry none (2025): the bridge's 2026 reads say ttlMs 0, not to be kept (host.list-ttl covers those).
   it("serves repeated resource reads from the cache until the TTL passes", async () => {
-    const { host, clock, log } = await probeHost();
+    const { host, clock, log } = await probeHost(heldAt2025);
     const first = await host.readResource("probe://counter");
     expect(first.contents[0]).toMatchObject({ text: "0" });
     await host.readResource("probe://counter");
@@ -40,7 +41,7 @@ describe("McpHost cache", () => {
   });
 
   it("routes template URIs to the server whose template matches, evicting the least recently used", async () => {
-    const { host, log } = await probeHost();
+    const { host, log } = await probeHost(heldAt2025);
     for (const id of ["1", "2", "3"]) await host.readResource(`probe://items/${id}`);
     await host.readResource("probe://items/1"); // refreshes 1: 2 is now the oldest
     await host.readResource("probe://counter"); // evicts 2

@@ -12,7 +12,7 @@ import {
 } from "../../src/mcp/errors";
 import type { McpHostOptions } from "../../src/mcp/host";
 import { startBadMcpServer } from "../fixtures/bad-mcp-server";
-import { bridgedHost, isAlive, serverPid, testHost, untilState } from "../fixtures/host";
+import { bridgedHost, heldAt2025, isAlive, serverPid, testHost, untilState } from "../fixtures/host";
 import { ProbeLog } from "../fixtures/probe-log";
 import { everythingServer, httpServer, probeServerBin, stdioServer } from "../fixtures/servers";
 
@@ -27,8 +27,9 @@ async function probeHost(options: Partial<McpHostOptions> = {}) {
 describe("McpHost tool calls", () => {
   it("routes qualified and function names to the right server", async () => {
     const { host } = await probeHost();
-    expect(await host.callTool("everything.get-sum", { a: 2, b: 3 })).toEqual({ content: [{ type: "text", text: "The sum of 2 and 3 is 5." }] });
-    expect(await host.callTool("probe__echo", { text: "routed" })).toEqual({ content: [{ type: "text", text: "routed" }] });
+    // toMatchObject: a 2026-07-28 result also carries the server's identity in _meta.
+    expect(await host.callTool("everything.get-sum", { a: 2, b: 3 })).toMatchObject({ content: [{ type: "text", text: "The sum of 2 and 3 is 5." }] });
+    expect(await host.callTool("probe__echo", { text: "routed" })).toMatchObject({ content: [{ type: "text", text: "routed" }] });
   });
 
   it("ends its Streamable HTTP sessions with DELETE when it closes, so the bridge drops them at once", async () => {
@@ -75,20 +76,25 @@ describe("McpHost tool calls", () => {
     expect(result.content[0]).toMatchObject({ text: expect.stringContaining("completed") });
   });
 
-  it("cancels a call when the caller aborts, and the server sees notifications/cancelled", async () => {
-    const { host, log } = await probeHost();
-    const controller = new AbortController();
-    const call = host.callTool("probe.slow", { ms: 30_000 }, { signal: controller.signal });
-    const started = await log.waitFor((e) => e.event === "call" && e.tool === "slow");
-    controller.abort("user pressed stop");
-    await expect(call).rejects.toBeInstanceOf(CancelledError);
-    const cancelled = await log.waitFor((e) => e.event === "cancelled");
-    expect(cancelled.requestId).toBe(started.requestId);
-    expect(cancelled.reason).toContain("user pressed stop");
-    // Cancelling is not a failure of the server: it stays ready.
-    expect(host.servers().find((s) => s.name === "probe")?.state).toBe("ready");
-    expect(await host.callTool("probe.echo", { text: "still here" })).toMatchObject({ content: [{ text: "still here" }] });
-  });
+  it.each(["2026-07-28", "2025-11-25"] as const)(
+    "cancels a call when the caller aborts, and the server sees notifications/cancelled (%s)",
+    async (revision) => {
+      const { host, log } = await probeHost(revision === "2025-11-25" ? heldAt2025 : {});
+      expect(host.servers().find((s) => s.name === "probe")?.protocol).toBe(revision);
+      const controller = new AbortController();
+      const call = host.callTool("probe.slow", { ms: 30_000 }, { signal: controller.signal });
+      const started = await log.waitFor((e) => e.event === "call" && e.tool === "slow");
+      controller.abort("user pressed stop");
+      await expect(call).rejects.toBeInstanceOf(CancelledError);
+      const cancelled = await log.waitFor((e) => e.event === "cancelled");
+      expect(cancelled.requestId).toBe(started.requestId);
+      // On 2026 the SDK cancels by closing the request's stream, which carries no reason (the bridge gives its own).
+      if (revision === "2025-11-25") expect(cancelled.reason).toContain("user pressed stop");
+      // Cancelling is not a failure of the server: it stays ready.
+      expect(host.servers().find((s) => s.name === "probe")?.state).toBe("ready");
+      expect(await host.callTool("probe.echo", { text: "still here" })).toMatchObject({ content: [{ text: "still here" }] });
+    },
+  );
 
   it("times out a slow tool: cancels it on the server, marks the server unavailable and hides its tools", async () => {
     const { host, log } = await probeHost();

@@ -27,6 +27,8 @@ const EVERYTHING_TOOLS = [
   "trigger-long-running-operation",
   "trigger-elicitation-request",
   "trigger-sampling-request",
+  // Task-only: offered on the 2026 connection, where the host runs it through the bridge's Tasks extension.
+  "simulate-research-query",
 ];
 
 describe("McpHost discovery", () => {

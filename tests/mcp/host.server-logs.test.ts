@@ -6,7 +6,7 @@
 // is lost; on a 2025 connection it comes on the session as before.
 import { describe, expect, it } from "vitest";
 import type { Logger, LogFields } from "../../src/shared/logger";
-import { bridgedHost } from "../fixtures/host";
+import { bridgedHost, heldAt2025 } from "../fixtures/host";
 import { probeServerBin, stdioServer } from "../fixtures/servers";
 
 /** The lines the host logged, in order. */
@@ -23,8 +23,8 @@ describe("McpHost, a server's log lines on each MCP era", () => {
   it("logs the probe's line under its server on a 2026 connection, and on a 2025 one as before", async () => {
     for (const era of ["modern", "legacy"] as const) {
       const { logger, lines } = recordingLogger();
-      // undefined: probe the bridge (it speaks 2026); the fixture's default holds it at 2025.
-      const held = era === "modern" ? { eras: { remembered: () => undefined } } : {};
+      // The fixture's default negotiates (the bridge speaks 2026); heldAt2025 keeps the 2025 handshake.
+      const held = era === "modern" ? {} : heldAt2025;
       const { host, config } = await bridgedHost([stdioServer("probe", [probeServerBin])], { logger, ...held });
       expect(await host.connect(config)).toEqual({ ready: ["probe"], failed: [] });
       expect(host.servers()[0]?.protocol).toBe(era === "modern" ? "2026-07-28" : "2025-11-25");

@@ -8,14 +8,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { McpHost } from "../../src/mcp/host";
 import { cancelTask, getTask, TERMINAL_TASK_STATUSES, type StartedTask, type TaskState } from "../../src/mcp/tasks";
-import { bridgedHost } from "../fixtures/host";
+import { bridgedHost, heldAt2025 } from "../fixtures/host";
 import { repoRoot, stdioServer } from "../fixtures/servers";
 
 const taskServer = stdioServer("tasks", [join(repoRoot, "tests", "fixtures", "task-server.mjs")]);
 
 async function connected(era: "modern" | "legacy"): Promise<McpHost> {
-  // undefined: the host probes the bridge (2026); the fixture's default holds it at 2025 as a session does.
-  const { host, config } = await bridgedHost([taskServer], era === "modern" ? { eras: { remembered: () => undefined } } : {});
+  // The fixture's default negotiates (the bridge speaks 2026, as with a session); heldAt2025 keeps the 2025 handshake.
+  const { host, config } = await bridgedHost([taskServer], era === "modern" ? {} : heldAt2025);
   expect(await host.connect(config)).toEqual({ ready: ["tasks"], failed: [] });
   return host;
 }

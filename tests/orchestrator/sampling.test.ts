@@ -63,7 +63,12 @@ async function sampler(provider: LlmProvider, options: { models?: string[]; appr
     summaries,
     used,
     sample: async (params) => {
-      const result = await host.callTool("sampler.sample", { params });
+      // Through the bridge on 2026-07-28 a refused request fails the call itself with the host's words (an
+      // input_required answer can only be a result); on 2025 the server was answered with an error and said so.
+      const result = await host.callTool("sampler.sample", { params }).catch((error: unknown) => ({
+        isError: true,
+        content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }],
+      }));
       const text = (result.content[0] as { text: string }).text;
       return result.isError ? { error: text } : { result: JSON.parse(text) as Record<string, unknown> };
     },

@@ -8,7 +8,6 @@ import type { ServerGuide } from "../../mcp/guide";
 import { visibleTo } from "../../mcp/app-ui";
 import type { McpHost } from "../../mcp/host";
 import { errorMessage } from "../../shared/logger";
-import { heldLegacy } from "../../mcp/protocol-era";
 import { KeptDiscovery } from "./kept-discovery";
 import { serverStatus } from "./server-status";
 import { loadSessionMcpConfig, type SessionMcpConfig } from "../../servers/mcp-json";
@@ -71,8 +70,8 @@ export class SessionMcp {
       bridged: (server) => this.bridged(server),
       own: (server) => this.owner.owns(server),
       traceId: () => this.traceId,
-      // The bridge and paired machines stay on 2025 (protocol-era.ts heldLegacy).
-      era: (name) => (this.bridgedName(name) ? heldLegacy(Date.now()) : this.discovery.era(name)),
+      // Every server negotiates its era, the bridge and paired machines too (their change notifications come over subscriptions/listen on 2026).
+      era: (name) => this.discovery.era(name),
       lists: this.discovery.lists,
     });
     host.onChange((_server, kind) => {
@@ -88,11 +87,6 @@ export class SessionMcp {
 
   host(): McpHost {
     return this.mcpHost;
-  }
-
-  private bridgedName(name: string): boolean {
-    const server = this.config.config.servers.find((s) => s.name === name);
-    return server !== undefined && server.transport !== "stdio" && this.bridged(server);
   }
 
   /** A stdio server reached through the local bridge or a paired machine: never OAuth. */
