@@ -186,6 +186,7 @@ export class ChildProcess {
       const native = answer && nativeInfo(answer, LATEST_PROTOCOL_VERSION);
       if (native) {
         this.face = new NativeFace(clientCapabilities, clientInfo, { write: (m) => this.write(m), emit: (m) => this.onmessage?.(m) });
+        this.face.listen(native.capabilities);
         return { ...native, native: true };
       }
     }

@@ -18,6 +18,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isNotification, isRequest, isResponse } from "./messages";
 import { META, MODERN_VERSION } from "./modern-protocol";
+import { LegacyListen } from "./native-listen";
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -87,12 +88,20 @@ export class NativeFace {
   /** Question id → the held request it belongs to. */
   private readonly questions = new Map<string, RequestId>();
   private next = 1;
+  /** The child's change notifications for 2025 sessions (native-listen.ts). */
+  private legacy?: LegacyListen;
 
   constructor(
     private readonly capabilities: ClientCapabilities,
     private readonly clientInfo: Implementation,
     private readonly io: FaceIo,
   ) {}
+
+  /** Starts the listen that carries the child's change notifications to 2025 sessions; `capabilities` are the child's. */
+  listen(capabilities: Json): void {
+    this.legacy = new LegacyListen(capabilities, envelope(this.capabilities, this.clientInfo), this.io);
+    this.legacy.open();
+  }
 
   /** From the bridge to the child. */
   send(message: JSONRPCMessage): boolean {
@@ -102,6 +111,7 @@ export class NativeFace {
     const params = isObject(message.params) ? message.params : {};
     const meta = isObject(params._meta) ? params._meta : {};
     if (META.protocolVersion in meta) return this.io.write(message); // a 2026 client's, with its own envelope
+    if (this.legacy?.subscription(message)) return true;
     const wrapped = { ...message, params: { ...params, _meta: { ...meta, ...envelope(this.capabilities, this.clientInfo) } } };
     this.wrapped.set(message.id, wrapped);
     return this.io.write(wrapped);
@@ -109,6 +119,7 @@ export class NativeFace {
 
   /** From the child to the bridge. */
   receive(message: JSONRPCMessage): void {
+    if (this.legacy?.take(message)) return;
     const request = isResponse(message) && message.id !== undefined ? this.wrapped.get(message.id) : undefined;
     if (!request || !("result" in message)) {
       if (request) this.wrapped.delete(request.id);

@@ -4,7 +4,7 @@
 // server/discover answer, its own input_required results), while 2025 clients still
 // reach it through the bridge's envelope.
 import { join } from "node:path";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient, startBridge, type RunningBridge } from "../fixtures/bridge";
 import { connectModern, envelope, modernClient, modernHeaders, postRaw } from "../fixtures/bridge-modern";
@@ -56,10 +56,26 @@ describe("bridge, a child that speaks 2026 over stdio", () => {
     await connectModern(bridge, "native", client);
     try {
       expect(client.getProtocolEra()).toBe("modern");
-      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["ask", "echo", "grow"]);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(["ask", "echo", "grow", "touch"]));
       expect((await client.callTool({ name: "echo", arguments: { text: "through" } })).content).toEqual([{ type: "text", text: "through" }]);
       expect((await client.callTool({ name: "ask", arguments: {} })).content).toEqual([{ type: "text", text: "Hello, Grace!" }]);
       expect(asked).toEqual([expect.objectContaining({ message: "What is your name?" })]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("carries the child's change notifications to 2025 sessions, and their resource subscriptions to the child", async () => {
+    const { client } = await connectClient(bridge, "native", {}, "ada");
+    try {
+      const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+      const updated = new Promise<string>((resolve) => client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)));
+      await client.subscribeResource({ uri: "note://board" });
+      await client.callTool({ name: "grow", arguments: {} });
+      await changed;
+      await client.callTool({ name: "touch", arguments: { text: "new" } });
+      expect(await updated).toBe("note://board");
+      expect((await client.readResource({ uri: "note://board" })).contents).toMatchObject([{ uri: "note://board", text: "new" }]);
     } finally {
       await client.close();
     }
