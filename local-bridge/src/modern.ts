@@ -56,8 +56,9 @@ export async function serveModern(
   const wrong = checkStandardHeaders(headers, request, version);
   if (wrong) return sendRefusal(res, wrong, request.id);
   // A child that speaks 2026 itself gets the request as it came (native-call.ts); one that cannot start is reported below.
+  // A listen is the bridge's own, fed by the one the face keeps open at the child (native-listen.ts).
   const child = await proxy.ensureChild().catch(() => undefined);
-  if (child?.info?.native) {
+  if (child?.info?.native && request.method !== "subscriptions/listen") {
     proxy.lastUsed = Date.now();
     const meta = (request.params as Json | undefined)?._meta as Json;
     return serveNative(proxy, user, res, request, (meta[META.clientCapabilities] ?? {}) as Json);

@@ -58,18 +58,6 @@ class NativeCall implements Downstream {
   }
 }
 
-/** The request id a 2026 child's subscription notification names (`_meta` subscriptionId: the listen request's id at the child). */
-export function subscriptionOf(notification: JSONRPCNotification): number | undefined {
-  const id = (notification.params?._meta as Record<string, unknown> | undefined)?.[META.subscriptionId];
-  return typeof id === "number" ? id : undefined;
-}
-
-/** The notification as the client knows its subscription: by the id of its own listen request. */
-export function forSubscription(notification: JSONRPCNotification, requestId: RequestId): JSONRPCNotification {
-  const params = notification.params ?? {};
-  return { ...notification, params: { ...params, _meta: { ...(params._meta as object), [META.subscriptionId]: requestId } } };
-}
-
 export async function serveNative(
   proxy: ServerProxy,
   user: string,

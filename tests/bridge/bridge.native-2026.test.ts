@@ -65,6 +65,25 @@ describe("bridge, a child that speaks 2026 over stdio", () => {
     }
   });
 
+  it("gives a 2026 client's subscriptions/listen the child's list_changed", async () => {
+    const client = modernClient(ELICIT);
+    await connectModern(bridge, "native", client);
+    try {
+      const changed = new Promise<Record<string, unknown> | undefined>((resolve) =>
+        client.setNotificationHandler("notifications/tools/list_changed", (n) => resolve(n.params as Record<string, unknown> | undefined)),
+      );
+      const subscription = await client.listen({ toolsListChanged: true });
+      expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+      expect((await client.callTool({ name: "grow", arguments: {} })).content).toEqual([{ type: "text", text: "extra-1" }]);
+      await changed;
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("extra-1");
+      await subscription.close();
+      expect(await subscription.closed).toBe("local");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("carries the child's change notifications to 2025 sessions, and their resource subscriptions to the child", async () => {
     const { client } = await connectClient(bridge, "native", {}, "ada");
     try {
