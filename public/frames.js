@@ -153,7 +153,11 @@ export function frameHandler(actions) {
         // The person agreed to open the URL (here or in another tab): the question closes, the wait shows.
         const question = urlQuestions.get(message.requestId);
         closeIfShowing(message.requestId, "handled");
-        if (question) showWaiting(question);
+        // "I'm done": accept again tells the session the person finished there (a -32042 call is sent again).
+        if (question)
+          void showWaiting(question).then((closedWith) => {
+            if (closedWith === "done") actions.send({ type: "elicitation_response", requestId: message.requestId, action: "accept" });
+          });
         break;
       }
       case "elicitation_request":

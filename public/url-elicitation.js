@@ -82,15 +82,23 @@ export function waitOver(requestId) {
 
 /**
  * The person agreed to go: "waiting for <host>…" until the session closes it
- * (closeIfShowing with the request's id) or the person hides it.
+ * (closeIfShowing with the request's id), or the person says they are done there
+ * (resolves "done": the session is told, as a server need not say it) or hides it.
  * @param {Question} question
+ * @returns {Promise<string>}
  */
 export function showWaiting(question) {
-  if (waitDialog.open && waitDialog.dataset.requestId === question.requestId) return;
-  void showDialog(waitDialog, "hide", () => {
-    byId("url-wait-text").textContent = `Waiting for ${openable(question.url)?.host ?? question.host ?? "the server"}…`;
-    byId("url-wait-server").textContent = `${question.server} goes on once you have finished there.`;
-    waitDialog.dataset.requestId = question.requestId;
-    if (over.has(question.requestId)) queueMicrotask(() => waitDialog.close("handled"));
-  });
+  if (waitDialog.open && waitDialog.dataset.requestId === question.requestId) return Promise.resolve("handled");
+  return showDialog(
+    waitDialog,
+    "hide",
+    () => {
+      byId("url-wait-text").textContent = `Waiting for ${openable(question.url)?.host ?? question.host ?? "the server"}…`;
+      byId("url-wait-server").textContent = `${question.server} goes on once you have finished there.`;
+      waitDialog.dataset.requestId = question.requestId;
+      if (over.has(question.requestId)) queueMicrotask(() => waitDialog.close("handled"));
+      // Guarded like a question (dialogs.js): it may open in another tab while the person types there.
+    },
+    { guard: true },
+  );
 }

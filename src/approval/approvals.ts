@@ -157,7 +157,11 @@ export class Approvals {
       this.deps.broadcast({ type: "approval_resolved", callId: id, approved: frame.approved });
       return { ok: true };
     }
-    if (question?.type !== "elicitation_request") return { ok: false, code: "unknown_elicitation", message: `no pending elicitation ${id}` };
+    if (question?.type !== "elicitation_request") {
+      // A URL-mode question already agreed to and waiting: `accept` again is "I'm done there", anything else gives up.
+      if (this.urlWaits.finish(id, frame.action === "accept")) return { ok: true };
+      return { ok: false, code: "unknown_elicitation", message: `no pending elicitation ${id}` };
+    }
     // A URL-mode answer carries nothing but the action (MCP: content is omitted).
     const result: ElicitResult =
       frame.action === "accept" && question.mode !== "url" ? { action: "accept", content: frame.content ?? {} } : { action: frame.action };

@@ -62,6 +62,17 @@ export class UrlWaits {
     for (const [id, wait] of this.waiting) if (wait.question.server === server) this.end(id);
   }
 
+  /**
+   * The person's word on a wait (the page's "I'm done", or giving up): `done` ends it as if
+   * the server said so (MCP asks clients for such a manual control: a server need not tell).
+   * False when nothing waits under `requestId`.
+   */
+  finish(requestId: string, done: boolean): boolean {
+    if (!this.waiting.has(requestId)) return false;
+    this.end(requestId, done);
+    return true;
+  }
+
   /** For a page that connects mid-wait: the question, then that it is awaited. */
   pending(): ServerMessage[] {
     return [...this.waiting.values()].flatMap(({ question }) => [question, { type: "elicitation_waiting", requestId: question.requestId } as const]);

@@ -117,7 +117,23 @@ describe("URL-mode questions", () => {
     approvals.answer({ type: "elicitation_response", requestId: (await question(sent)).requestId, action: "accept" });
     await expect.poll(() => sent.at(-1)?.type).toBe("elicitation_waiting");
     stop.abort();
-    expect(await stopped).toBe("the person did not finish at auth.example.com in time");
+    expect(await stopped).toBe("the person did not finish at auth.example.com");
     expect(sent.at(-1)?.type).toBe("elicitation_resolved");
+
+    // A server need not say it is complete: the person's "I'm done" (accept again) ends the wait; anything else gives up.
+    for (const [action, outcome] of [
+      ["accept", true],
+      ["cancel", "the person did not finish at auth.example.com"],
+    ] as const) {
+      sent.length = 0;
+      const manual = urlRequired(approvals, { server: "gate", elicitations });
+      const requestId = (await question(sent)).requestId;
+      approvals.answer({ type: "elicitation_response", requestId, action: "accept" });
+      await expect.poll(() => sent.at(-1)?.type).toBe("elicitation_waiting");
+      expect(approvals.answer({ type: "elicitation_response", requestId, action })).toEqual({ ok: true });
+      expect(await manual).toBe(outcome);
+      expect(sent.at(-1)).toEqual({ type: "elicitation_resolved", requestId });
+      expect(approvals.answer({ type: "elicitation_response", requestId, action: "accept" })).toMatchObject({ ok: false, code: "unknown_elicitation" });
+    }
   });
 });

@@ -1,7 +1,8 @@
 // A server's URL-mode question in the page (issue 34), in headless Chromium against the
 // real stack and a real v2-SDK server (tests/fixtures/url-elicitation-server.mjs) speaking
 // MCP 2026-07-28 only (`linker`) and 2025-11-25 (`linker25`, whose wait ends at its
-// notifications/elicitation/complete; its -32042 refusal asks the same way): the dialog names the server and shows the
+// notifications/elicitation/complete; its -32042 refusal asks the same way, and "I'm done"
+// sends the call again when the server does not say it is complete): the dialog names the server and shows the
 // URL's host, the full URL only as text; nothing opens until the person clicks Open, which
 // opens the URL in a new page; then "waiting for <host>…" until the server is done (the
 // person finished at its page), when the dialog closes and the call's result comes back.
@@ -93,7 +94,7 @@ describe("a server's URL-mode question", () => {
     noPageErrors(page);
   });
 
-  it("2025-11-25: the wait ends when the server is done; a -32042 refusal asks the same way and the call is sent again", async () => {
+  it("2025-11-25: the wait ends when the server is done; a -32042 refusal asks the same way, and I'm done sends the call again", async () => {
     const host = new URL(server.base).host;
     await ask("Connected over 2025.", "linker25__connect");
     expect(await page.locator("#elicitation-message").textContent()).toBe("linker25: Connect your account to go on.");
@@ -113,7 +114,9 @@ describe("a server's URL-mode question", () => {
     await page.locator("#elicitation-accept").click();
     await (await gateTab).close();
     await waiting.waitFor();
-    await server.completeGate();
+    // This time the server never says it is complete (its notification is optional): the person says so.
+    await server.openGateQuietly();
+    await page.locator("#url-wait-dialog[open]:not([data-arming]) #url-wait-done").click();
     await waiting.waitFor({ state: "detached" });
     expect(await lastResult("Through the gate.", "linker25.gated")).toContain("the gate is open");
     noPageErrors(page);

@@ -58,7 +58,7 @@ export async function urlRequired(
     }
     logger.info("url elicitation required", { server, host: url.host });
     const outcome = await approvals.urlRequired(server, elicitation.message, url, elicitation.elicitationId, signal);
-    if (outcome === "not finished") return `the person did not finish at ${url.host} in time`;
+    if (outcome === "not finished") return `the person did not finish at ${url.host}`;
     if (outcome !== true) return `the person ${outcome === "decline" ? "declined" : "did not agree"} to open ${url.host}`;
   }
   return true;

@@ -125,6 +125,27 @@ describe("URL-mode elicitation in the session", () => {
     });
   });
 
+  it("2025-11-25: a -32042 whose server never says it is complete goes on when the owner says they are done", async () => {
+    await withOwnServer("gate25q", `${base}/legacy`, async () => {
+      await script(llm, KEY, [reply.callReply("gate25q__gated", {}, { id: "gate-3" }), reply.text("Through the quiet gate.")]);
+      const socket = await sessionWith(crypto.randomUUID(), "gate25q");
+      const from = socket.received.length;
+      socket.send({ type: "message", text: "open the gate" });
+      const request = await socket.next(frameOf("elicitation_request"), from);
+      socket.send({ type: "elicitation_response", requestId: request.requestId, action: "accept" });
+      await socket.next(frameOf("elicitation_waiting"), from);
+      const opened = await fetch(`${base}/open-gate-quietly`, { method: "POST" });
+      expect(opened.status).toBe(204);
+      // "I'm done": accept again on the waiting question.
+      socket.send({ type: "elicitation_response", requestId: request.requestId, action: "accept" });
+      const { end, messages } = await socket.turnEnd(from);
+      expect(end.reason).toBe("complete");
+      expect(messages).toContainEqual({ type: "elicitation_resolved", requestId: request.requestId });
+      expect(completed(messages)).toContain("the gate is open");
+      socket.close();
+    });
+  });
+
   it("2025-11-25: a -32042 the owner declines fails the call, saying so, without a retry", async () => {
     await withOwnServer("gate25b", `${base}/legacy`, async () => {
       await script(llm, KEY, [reply.callReply("gate25b__gated", {}, { id: "gate-2" }), reply.text("Gate stays shut.")]);
