@@ -9,15 +9,17 @@ import type { ElicitRequest } from "@modelcontextprotocol/client";
 import type { McpHost } from "../../src/mcp/host";
 import type { ServerRequestHandlers } from "../../src/mcp/server-requests";
 import { testHost } from "../fixtures/host";
+import { startEverythingHttp, type RunningServer } from "../fixtures/http-servers";
 import { httpServer } from "../fixtures/servers";
 import { startUrlServer, type RunningUrlServer } from "../fixtures/url-elicitation-servers";
 
 let server: RunningUrlServer;
+let everything: RunningServer;
 beforeAll(async () => {
-  server = await startUrlServer();
+  [server, everything] = await Promise.all([startUrlServer(), startEverythingHttp("streamableHttp")]);
 });
 afterAll(async () => {
-  await server?.stop();
+  await Promise.all([server?.stop(), everything?.stop()]);
 });
 
 type Params = ElicitRequest["params"];
@@ -145,5 +147,35 @@ describe("URL-mode elicitation", () => {
     );
     expect(asked).toBe(0);
     expect(outcome).toContain("Client does not support url elicitation");
+  });
+
+  it("server-everything (the reference server, SDK v1): its URL request, and its -32042 prerequisite then the retried call", async () => {
+    const { host } = testHost();
+    const asked: Params[] = [];
+    const required: unknown[] = [];
+    host.onServerRequest({
+      elicitation: async ({ params }) => {
+        asked.push(params);
+        return { action: "accept" };
+      },
+      elicitationComplete: () => undefined,
+      // It never says the prerequisite is complete: the person's "I'm done" stands for it here.
+      urlElicitationRequired: async ({ elicitations }) => {
+        required.push(...elicitations);
+        return true;
+      },
+    });
+    await host.connect({ servers: [httpServer("ev", everything.url)] });
+    const url = "https://example.com/authorize?state=abc";
+    const direct = await host.callTool("ev.trigger-url-elicitation", { url, message: "Authorize." });
+    expect(JSON.stringify(direct.content)).toContain("User completed the URL elicitation flow");
+    expect(asked).toEqual([expect.objectContaining({ mode: "url", url, message: "Authorize.", elicitationId: expect.any(String) })]);
+
+    asked.length = 0;
+    const gated = await host.callTool("ev.trigger-url-elicitation", { url, errorPath: true });
+    expect(required).toEqual([expect.objectContaining({ mode: "url", url: "https://modelcontextprotocol.io", elicitationId: expect.any(String) })]);
+    // The retry went through the request path: one more URL question, then the tool's result.
+    expect(asked).toHaveLength(1);
+    expect(JSON.stringify(gated.content)).toContain("User completed the URL elicitation flow");
   });
 });
