@@ -79,7 +79,12 @@ export class ServerOfferings {
         client.request({ method, params: cursor === undefined ? {} : { cursor } }, options).then(fresh.page);
     let kept: KeptList | undefined;
     if (kind === "tools") {
-      const tools = await listAll(page("tools/list"), (result) => result.tools);
+      // On 2026 the SDK's listTools walks the pages (uncached: cacheMode bypass) and leaves out tools whose
+      // x-mcp-header declarations are invalid (SEP-2243: a client MUST), a check it keeps to itself.
+      const tools =
+        client.getProtocolEra() === "modern"
+          ? fresh.page(await client.listTools(undefined, { ...options, cacheMode: "bypass" })).tools
+          : await listAll(page("tools/list"), (result) => result.tools);
       this.tools = this.indexTools(tools, tasksServed(client));
       kept = fresh.keep(tools);
     } else if (kind === "prompts") {
