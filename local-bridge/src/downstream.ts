@@ -15,6 +15,10 @@ export interface Downstream {
   deliver(message: JSONRPCMessage, related?: RequestId): boolean;
   /** A 2026 call only (modern-log.ts): takes a log line of the child while in flight, if it asked for that level. */
   logLine?(notification: JSONRPCNotification): boolean;
+  /** A 2026 call only (server-requests.ts): the child asked it for a capability its client did not declare. */
+  lacks?(capability: keyof ClientCapabilities): void;
+  /** A 2026 call only: it answered with questions and waits for the client's retry, so its call at the child is blocked. */
+  readonly awaitingClient?: boolean;
   close(): void;
 }
 

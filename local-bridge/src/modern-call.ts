@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import type { ClientCapabilities, JSONRPCMessage, JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isErrorResponse, isRequest, isResponse } from "./messages";
 import { atOrAbove } from "./modern-log";
-import { META, MODERN_ERROR } from "./modern-protocol";
+import { META, MODERN_ERROR, questionKey } from "./modern-protocol";
 import type { Downstream } from "./proxy";
 import type { BridgeResponse } from "./request";
 import { INPUT_WAIT_MS, mintState, type StateBinding, type StateClaim } from "./modern-state";
@@ -59,11 +59,12 @@ export class ModernReply {
     return true;
   }
 
-  final(message: JSONRPCMessage): boolean {
+  /** The answer; `status` only when nothing was streamed yet (an SSE answer has sent its 200). */
+  final(message: JSONRPCMessage, status = 200): boolean {
     if (!this.open) return false;
     const body = JSON.stringify(message);
     if (this.streaming) this.res.end(`event: message\ndata: ${body}\n\n`);
-    else this.res.writeHead(200, { "content-type": "application/json" }).end(body);
+    else this.res.writeHead(status, { "content-type": "application/json" }).end(body);
     return true;
   }
 
@@ -90,9 +91,13 @@ export class ModernCall implements Downstream {
   /** Questions of the child not yet put to the client, and those put and unanswered, by the id the bridge gave them. */
   private readonly queued = new Map<string, Json>();
   private readonly asked = new Map<string, Json>();
+  /** The id the proxy gave each question, by its key (the child may name a question: modern-protocol.ts questionKey). */
+  private readonly idOf = new Map<string, RequestId>();
   private timer?: ReturnType<typeof setTimeout>;
   /** The level the request's `_meta` asked logs at (`io.modelcontextprotocol/logLevel`); none asked, none sent. */
   logLevel?: string;
+  /** Capabilities the child asked this call's client for that it did not declare (server-requests.ts). */
+  private readonly lacking: Record<string, object> = {};
   /** Rewrites the child's result before it is written as the revision wants (a task-augmented call's: modern-tasks.ts). */
   shape?: (result: Json) => Json;
 
@@ -106,6 +111,11 @@ export class ModernCall implements Downstream {
     private readonly serverInfo: () => unknown,
     private readonly hooks: ModernCallHooks,
   ) {}
+
+  /** Answered with questions and waiting for the client's retry: the child's call is blocked on the answers. */
+  get awaitingClient(): boolean {
+    return !this.finished && !this.reply && this.asked.size > 0;
+  }
 
   get done(): boolean {
     return this.finished;
@@ -135,7 +145,8 @@ export class ModernCall implements Downstream {
         continue;
       }
       const { resultType, ...result } = answer;
-      this.hooks.answer({ jsonrpc: "2.0", id: key, result });
+      this.hooks.answer({ jsonrpc: "2.0", id: this.idOf.get(key) ?? key, result });
+      this.idOf.delete(key);
     }
     this.attach(reply);
     return true;
@@ -148,13 +159,19 @@ export class ModernCall implements Downstream {
       this.finished = true;
       clearTimeout(this.timer);
       const reply = this.reply;
-      const sent = reply ? reply.final(this.translate(message, reply.id)) : false;
+      const answer = reply ? this.translate(message, reply.id) : undefined;
+      // The revision sends its missing-capability error with 400 Bad Request.
+      const sent =
+        reply && answer ? reply.final(answer, isErrorResponse(answer) && answer.error.code === MODERN_ERROR.missingClientCapability ? 400 : 200) : false;
       this.hooks.done();
       return sent;
     }
     if (isRequest(message)) {
-      this.queued.set(String(message.id), { method: message.method, ...(message.params ? { params: message.params } : {}) });
-      this.askIfAny();
+      const { key, entry } = questionKey(message, (name) => this.queued.has(name) || this.asked.has(name));
+      this.idOf.set(key, message.id);
+      this.queued.set(key, entry);
+      // Questions the child sends together (Promise.all) arrive in one read: one round asks them all.
+      if (this.queued.size === 1) setImmediate(() => this.askIfAny());
       return true;
     }
     // Progress and the like of this very call; list changes and logs have no request to ride on.
@@ -168,7 +185,24 @@ export class ModernCall implements Downstream {
     return this.reply.interim(notification);
   }
 
+  lacks(capability: string): void {
+    this.lacking[capability] = {};
+  }
+
   private translate(message: JSONRPCMessage, id: RequestId): JSONRPCMessage {
+    // The child failed after asking for what this client cannot give: the revision's error names it.
+    if (isErrorResponse(message) && Object.keys(this.lacking).length > 0) {
+      const names = Object.keys(this.lacking).join(", ");
+      return {
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: MODERN_ERROR.missingClientCapability,
+          message: `The server needs client capabilities the request did not declare: ${names} (${message.error.message})`,
+          data: { requiredCapabilities: { ...this.lacking } },
+        },
+      };
+    }
     if (isErrorResponse(message)) {
       // The revision answers a missing resource with invalid params, no longer -32002.
       const code = message.error.code === -32002 ? MODERN_ERROR.invalidParams : message.error.code;

@@ -5,7 +5,7 @@
 // @modelcontextprotocol/server 2.4): tests/bridge/bridge.modern-protocol.test.ts runs both
 // over the same requests. Not imported from there because the package loads its zod
 // schemas with it (about 26 MB), which the idle bridge must not carry (bridge.memory.test.ts).
-import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isNotification, isRequest, isResponse, parseMessage, SUPPORTED_PROTOCOL_VERSIONS } from "./messages";
 
 export const MODERN_VERSION = "2026-07-28";
@@ -77,7 +77,11 @@ export interface Refusal {
   data?: unknown;
 }
 
-export type Era = { kind: "legacy" } | { kind: "modern"; message: JSONRPCRequest | JSONRPCNotification; version: string } | ({ kind: "reject" } & Refusal);
+/** A refusal of one request carries its id: the revision wants every error answered to the request it refuses. */
+export type Era =
+  | { kind: "legacy" }
+  | { kind: "modern"; message: JSONRPCRequest | JSONRPCNotification; version: string }
+  | ({ kind: "reject"; id?: RequestId } & Refusal);
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -146,29 +150,32 @@ export function classify(httpMethod: string, headers: ModernHeaders, body: unkno
   const meta = metaOf(message.params);
   const claim = meta !== undefined && META.protocolVersion in meta;
   if (isRequest(message)) {
+    const id = message.id;
     const claimed = meta?.[META.protocolVersion];
     if (message.method === "initialize" && !(claim && typeof claimed === "string" && isModern(claimed) && meta && !envelopeIssue(meta))) {
       if (headerModern)
-        return { kind: "reject", ...mismatch("an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header", header) };
+        return { kind: "reject", id, ...mismatch("an initialize request (legacy handshake) was sent with a modern MCP-Protocol-Version header", header) };
       return { kind: "legacy" };
     }
     if (claim && meta) {
       const issue = envelopeIssue(meta);
-      if (issue) return { kind: "reject", ...invalidEnvelope(issue.key, issue.problem) };
+      if (issue) return { kind: "reject", id, ...invalidEnvelope(issue.key, issue.problem) };
       const version = claimed as string;
       if (header !== undefined && header !== version)
         return {
           kind: "reject",
+          id,
           ...mismatch(`the body envelope names protocol version ${version} but the MCP-Protocol-Version header names ${header}`, header),
         };
       if (headers.method !== undefined && headers.method !== message.method)
-        return { kind: "reject", ...mismatch(`the body names method ${message.method} but the Mcp-Method header names ${headers.method}`, headers.method) };
+        return { kind: "reject", id, ...mismatch(`the body names method ${message.method} but the Mcp-Method header names ${headers.method}`, headers.method) };
       return { kind: "modern", message, version };
     }
     if (headerModern) {
       const missing = meta === undefined ? ["_meta"] : [META.protocolVersion, META.clientCapabilities].filter((k) => !(k in meta));
       return {
         kind: "reject",
+        id,
         status: 400,
         code: MODERN_ERROR.invalidParams,
         message: `Invalid params: the MCP-Protocol-Version header names protocol revision ${header}, but the request is missing the required per-request envelope key(s): ${missing.join(", ")}`,
@@ -200,6 +207,44 @@ export function classify(httpMethod: string, headers: ModernHeaders, body: unkno
       ...mismatch(`the notification body names method ${message.method} but the Mcp-Method header names ${headers.method}`, headers.method),
     };
   return { kind: "modern", message, version: header };
+}
+
+/**
+ * A request for a revision this endpoint does not speak, refused with the versions it does
+ * (`server/discover` lists them) and the request's id. Apart from `classify`, which sorts by
+ * era as the SDK's classifier does (it calls any envelope modern, whatever the version).
+ */
+export function unsupportedVersion(era: Era): ({ id: RequestId } & Refusal) | undefined {
+  if (era.kind !== "modern" || era.version === MODERN_VERSION || !isRequest(era.message)) return undefined;
+  return {
+    id: era.message.id,
+    status: 400,
+    code: MODERN_ERROR.unsupportedProtocolVersion,
+    message: `Unsupported protocol version: ${era.version}`,
+    data: { supported: [...ALL_VERSIONS], requested: era.version },
+  };
+}
+
+/**
+ * The `_meta` key by which a 2025 child names a question it asks (elicitation, sampling,
+ * roots) while serving a 2026 request: the name becomes the question's key in the
+ * `input_required` result's `inputRequests`, where a 2026 server would have chosen one.
+ * Without it (every 2025 server today) the key is the bridge's id for the question.
+ */
+export const INPUT_KEY = "edgehost.bridge/inputKey";
+
+/** A child's question as `inputRequests` lists it, under the key it named if that is free (`taken`), else under `id`. */
+export function questionKey(question: JSONRPCRequest, taken: (key: string) => boolean): { key: string; entry: Json } {
+  const params = isObject(question.params) ? question.params : undefined;
+  const meta = params && isObject(params._meta) ? params._meta : undefined;
+  const named = meta?.[INPUT_KEY];
+  const key =
+    typeof named === "string" && named.length > 0 && named.length <= 128 && !named.startsWith("bridge-") && !taken(named) ? named : String(question.id);
+  if (!params) return { key, entry: { method: question.method } };
+  if (named === undefined) return { key, entry: { method: question.method, params } };
+  const { [INPUT_KEY]: _, ...rest } = meta ?? {};
+  const { _meta, ...plain } = params;
+  return { key, entry: { method: question.method, params: Object.keys(rest).length > 0 ? { ...plain, _meta: rest } : plain } };
 }
 
 /** `Mcp-Name`'s value: plain, or `=?base64?…?=` for what a header cannot carry; undefined when the sentinel is broken. */

@@ -2,35 +2,21 @@
 // client to the child and an MCP server to each session. Request ids and progress
 // tokens are remapped so sessions never see each other's traffic; responses,
 // progress and server-initiated requests go back to the session they belong to.
-import type {
-  ClientCapabilities,
-  JSONRPCErrorResponse,
-  JSONRPCMessage,
-  JSONRPCNotification,
-  JSONRPCResultResponse,
-  JSONRPCRequest,
-  RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "@edgehost/shared/logger";
 import type { StdioServerConfig } from "@edgehost/shared/mcp-config/config";
 import { ServerStats } from "@edgehost/shared/metrics";
 import { bridgeError, rpcError, RPC, type BridgeErrorData } from "@edgehost/shared/rpc";
 import type { ChildProcess } from "./child";
 import { ChildKeeper, NoChild, type ProxyOptions } from "./child-keeper";
-import type { Downstream, Pending, ServerRequest } from "./downstream";
+import type { Downstream, Pending } from "./downstream";
 import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
 import { lineOwner, logRecipients } from "./modern-log";
+import { ServerRequests } from "./server-requests";
 import { TaskOwners } from "./task-owners";
-import { routeServerRequest } from "./user-scope";
 
 export type { ProxyOptions, ProxyState } from "./child-keeper";
 export type { Downstream } from "./downstream";
-
-const CAPABILITY_FOR: Record<string, keyof ClientCapabilities> = {
-  "sampling/createMessage": "sampling",
-  "elicitation/create": "elicitation",
-  "roots/list": "roots",
-};
 
 export class ServerProxy extends ChildKeeper {
   readonly stats: ServerStats;
@@ -39,10 +25,10 @@ export class ServerProxy extends ChildKeeper {
   lastUsed = 0;
 
   private nextId = 1;
-  private nextServerRequest = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly bySessionRequest = new Map<string, number>();
-  private readonly serverRequests = new Map<string, ServerRequest>();
+  /** What the child asks its clients (server-requests.ts). */
+  private readonly asks: ServerRequests;
   private readonly subscriptions = new Map<string, Set<string>>();
   /** Whose tasks the child runs: a shared child's task store would show everyone's (task-owners.ts). */
   private readonly tasks = new TaskOwners();
@@ -50,6 +36,19 @@ export class ServerProxy extends ChildKeeper {
   constructor(config: StdioServerConfig, options: ProxyOptions) {
     super(config, options);
     this.stats = options.stats ?? new ServerStats();
+    const proxy = this;
+    this.asks = new ServerRequests({
+      name: this.name,
+      sessions: this.sessions,
+      inFlight: () => [...this.pending.values()],
+      sendToChild: (message) => this.sendToChild(message),
+      logger: options.logger,
+      // Read at each request: mcp.json's roots may be changed while the bridge runs.
+      get roots() {
+        return proxy.config.roots;
+      },
+      owner: options.user,
+    });
   }
 
   /**
@@ -73,12 +72,7 @@ export class ServerProxy extends ChildKeeper {
     for (const [childId, pending] of this.pending) {
       this.finish(childId, pending, bridgeError(pending.id, data, message));
     }
-    for (const [id, request] of this.serverRequests) {
-      for (const sessionId of request.sessions) {
-        this.sessions.get(sessionId)?.deliver({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "server stopped" } });
-      }
-    }
-    this.serverRequests.clear();
+    this.asks.childGone();
   }
 
   // ---- messages from a session ----
@@ -86,7 +80,7 @@ export class ServerProxy extends ChildKeeper {
   async fromSession(session: Downstream, message: JSONRPCMessage): Promise<void> {
     if (isRequest(message)) return this.request(session, message);
     if (isNotification(message)) return this.notification(session, message);
-    if (isResponse(message)) return this.answer(session, message);
+    if (isResponse(message)) return this.asks.answer(session, message);
   }
 
   private async request(session: Downstream, request: JSONRPCRequest): Promise<void> {
@@ -158,15 +152,6 @@ export class ServerProxy extends ChildKeeper {
     this.finish(childId, pending, rpcError(requestId, RPC.requestCancelled, "Request cancelled"));
   }
 
-  private answer(session: Downstream, response: JSONRPCResultResponse | JSONRPCErrorResponse): void {
-    if (response.id === undefined) return;
-    const key = String(response.id);
-    const request = this.serverRequests.get(key);
-    if (!request?.sessions.has(session.id)) return;
-    this.serverRequests.delete(key);
-    this.sendToChild({ ...response, id: request.childId } as JSONRPCMessage);
-  }
-
   /** A session went away: cancel what it left running and forget its subscriptions. */
   detach(session: Downstream): void {
     this.sessions.delete(session.id);
@@ -194,7 +179,7 @@ export class ServerProxy extends ChildKeeper {
       if (pending) this.finish(childId, pending, { ...message, id: pending.id });
       return;
     }
-    if (isRequest(message)) return this.serverRequest(message);
+    if (isRequest(message)) return this.asks.fromChild(message);
     if (isNotification(message)) this.childNotification(message);
   }
 
@@ -216,16 +201,7 @@ export class ServerProxy extends ChildKeeper {
       }
       return;
     }
-    if (notification.method === "notifications/cancelled") {
-      // The child withdrew a request it had sent to sessions.
-      const childId = params?.requestId;
-      for (const [id, request] of this.serverRequests) {
-        if (request.childId !== childId) continue;
-        this.serverRequests.delete(id);
-        for (const sessionId of request.sessions) this.sessions.get(sessionId)?.deliver({ ...notification, params: { ...params, requestId: id } });
-      }
-      return;
-    }
+    if (notification.method === "notifications/cancelled") return this.asks.withdrawn(notification);
     // resources/updated names only a URI the session subscribed to, and list_changed says
     // only that a list changed: neither carries a user's data, so they go to every
     // subscriber / session, whichever user's call caused them.
@@ -259,38 +235,6 @@ export class ServerProxy extends ChildKeeper {
     for (const session of this.sessions.values()) {
       if (session.user === user && !session.logLine) session.deliver(notification, related.get(session.id));
     }
-  }
-
-  private serverRequest(request: JSONRPCRequest): void {
-    if (request.method === "ping") {
-      this.sendToChild({ jsonrpc: "2.0", id: request.id, result: {} });
-      return;
-    }
-    if (request.method === "roots/list" && this.config.roots) {
-      this.sendToChild({ jsonrpc: "2.0", id: request.id, result: { roots: this.config.roots } });
-      return;
-    }
-    const capability = CAPABILITY_FOR[request.method];
-    const capable = [...this.sessions.values()].filter((s) => !capability || s.clientCapabilities[capability] !== undefined);
-    // Over stdio nothing says which call caused a server request: the oldest call in flight
-    // from a capable session is taken as the one waiting on it, and never across users.
-    const route = routeServerRequest(capable, [...this.pending.values()], this.options.user);
-    if ("refused" in route) {
-      this.options.logger.warn("server request refused", { server: this.name, method: request.method, reason: route.refused });
-      this.sendToChild(rpcError(request.id, RPC.methodNotFound, route.refused));
-      return;
-    }
-    const id = `bridge-${this.nextServerRequest++}`;
-    const entry: ServerRequest = { childId: request.id, sessions: new Set() };
-    for (const session of route.to) {
-      if (session.deliver({ ...request, id }, route.related)) entry.sessions.add(session.id);
-    }
-    if (entry.sessions.size === 0) {
-      const what = capability ? `supports ${capability}` : "can take the request";
-      this.sendToChild(rpcError(request.id, RPC.methodNotFound, `no connected session ${what}`));
-      return;
-    }
-    this.serverRequests.set(id, entry);
   }
 
   private trackSubscription(session: Downstream, request: JSONRPCRequest): void {

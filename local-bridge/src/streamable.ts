@@ -12,7 +12,7 @@ import { RPC } from "@edgehost/shared/rpc";
 import { StreamableSession } from "./sessions";
 import { requestUser } from "./user-scope";
 import { sendRefusal, serveModern } from "./modern";
-import { classify, trimmed } from "./modern-protocol";
+import { classify, trimmed, unsupportedVersion } from "./modern-protocol";
 
 const JSON_TYPE = "application/json";
 const SSE_TYPE = "text/event-stream";
@@ -62,7 +62,9 @@ async function post(ctx: HttpContext, proxy: ServerProxy, req: BridgeRequest, re
     name: trimmed(header(req, "mcp-name")),
   };
   const era = classify("POST", modernHeaders, body);
-  if (era.kind === "reject") return sendRefusal(res, era);
+  if (era.kind === "reject") return sendRefusal(res, era, era.id ?? null);
+  const unsupported = unsupportedVersion(era);
+  if (unsupported) return sendRefusal(res, unsupported, unsupported.id);
   if (era.kind === "modern") return serveModern(ctx, proxy, requestUser(req) ?? "", res, era.message, era.version, modernHeaders);
   const batch = Array.isArray(body);
   const messages = parseMessages(body);

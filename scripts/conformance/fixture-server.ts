@@ -29,6 +29,7 @@ import {
   UnsubscribeRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { call2026, prompt2026, prompt2026Messages, tools2026 } from "./fixture-2026";
 import { fixtureTools, IMAGE, PROMPTS, RESOURCES, TEMPLATE, promptMessages } from "./fixture-surface";
 
 const AUDIO = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
@@ -49,9 +50,11 @@ function fixture(transports: Map<string, StreamableHTTPServerTransport>): Server
       },
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: fixtureTools }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...fixtureTools, ...tools2026] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = request.params.arguments ?? {};
+    const modern = await call2026(request.params.name, extra);
+    if (modern) return modern;
     const log = (data: string) => extra.sendNotification({ method: "notifications/message", params: { level: "info", data } });
     switch (request.params.name) {
       case "test_simple_text":
@@ -135,8 +138,10 @@ function fixture(transports: Map<string, StreamableHTTPServerTransport>): Server
   });
   server.setRequestHandler(SubscribeRequestSchema, () => ({}));
   server.setRequestHandler(UnsubscribeRequestSchema, () => ({}));
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: PROMPTS }));
-  server.setRequestHandler(GetPromptRequestSchema, (request) => ({ messages: promptMessages(request.params.name, request.params.arguments ?? {}) }));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [...PROMPTS, prompt2026] }));
+  server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+    request.params.name === prompt2026.name ? prompt2026Messages(extra) : { messages: promptMessages(request.params.name, request.params.arguments ?? {}) },
+  );
   server.setRequestHandler(SetLevelRequestSchema, () => ({}));
   server.setRequestHandler(CompleteRequestSchema, () => ({ completion: { values: [], total: 0, hasMore: false } }));
   return server;
