@@ -11,7 +11,15 @@
 // type, losing the task. So the connection's transport wrapper (tracked-transport.ts) lifts
 // such an answer, before the SDK reads it, into a complete result that carries the task
 // under TASK_META; `startedTask` reads it back. Nothing here is JSON-RPC framing.
-import { isJSONRPCResultResponse, type CallToolResult, type Client, type JSONRPCMessage } from "@modelcontextprotocol/client";
+import {
+  isJSONRPCResultResponse,
+  type CallToolResult,
+  type Client,
+  type CreateMessageRequest,
+  type ElicitRequest,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/client";
+import type { ServerRequestHandlers } from "./server-requests";
 import { z } from "zod";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -33,6 +41,8 @@ const TaskFieldsSchema = z.object({
 
 /** tasks/get's answer: the task, with the tool's result inlined once completed, or the protocol error once failed. */
 const TaskStateSchema = TaskFieldsSchema.extend({
+  /** With input_required: the task's questions by key, each a server request (elicitation/create, sampling/createMessage). */
+  inputRequests: z.record(z.string().max(256), z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional() })).optional(),
   result: z.looseObject({ content: z.array(z.unknown()).default([]), isError: z.boolean().optional() }).optional(),
   error: z.object({ code: z.number(), message: z.string().max(4_000), data: z.unknown().optional() }).optional(),
 });
@@ -89,6 +99,35 @@ export async function getTask(client: Client, taskId: string, options: { signal?
 /** `tasks/cancel`: acknowledged empty; the task's state says later whether it stopped. */
 export async function cancelTask(client: Client, taskId: string, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
   await client.request({ method: "tasks/cancel", params: { taskId } }, EmptySchema, options);
+}
+
+/**
+ * Answers an input_required task's questions through the host's server-request handlers
+ * (the same question and sampling paths as any server's request), then `tasks/update`.
+ * A question no handler takes is answered as declined (elicitation) or left out.
+ */
+export async function answerTaskInputs(
+  client: Client,
+  handlers: ServerRequestHandlers,
+  server: string,
+  taskId: string,
+  inputRequests: NonNullable<TaskState["inputRequests"]>,
+  signal: AbortSignal,
+): Promise<void> {
+  const answers = await Promise.all(
+    Object.entries(inputRequests).map(async ([key, request]): Promise<[string, unknown] | undefined> => {
+      if (request.method === "elicitation/create") {
+        const params = request.params as ElicitRequest["params"];
+        return [key, handlers.elicitation ? await handlers.elicitation({ server, params, signal }) : { action: "decline" }];
+      }
+      if (request.method === "sampling/createMessage" && handlers.sampling) {
+        return [key, await handlers.sampling({ server, params: request.params as CreateMessageRequest["params"], signal })];
+      }
+      return undefined;
+    }),
+  );
+  const inputResponses = Object.fromEntries(answers.filter((a) => a !== undefined));
+  await client.request({ method: "tasks/update", params: { taskId, inputResponses } }, EmptySchema, { signal });
 }
 
 /** What an ended task means for the call that started it: the tool's result, or an error's text. */

@@ -251,6 +251,13 @@ export class SessionParts {
         return this.mcp.host();
       },
       wakeAt: (at) => this.site.wakeForTasks(at),
+      // A task's questions: the person's question dialog, as a server's form-mode elicitation (URL mode is declined).
+      questions: {
+        elicitation: async ({ server, params, signal }) =>
+          params.mode === "url"
+            ? { action: "decline" }
+            : this.approvals.elicit(server, params.message, params.requestedSchema as Record<string, unknown>, signal),
+      },
       broadcast: (message) => this.site.sendAll(message),
       // Nobody waits for an ended task: a turn of its own opens with what it returned (not while another runs).
       followUp: async (_row, text) => {

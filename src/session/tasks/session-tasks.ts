@@ -12,7 +12,8 @@ import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { McpHost } from "../../mcp/host";
 import type { CallToolOptions } from "../../mcp/call";
 import { CancelledError, ProtocolError } from "../../mcp/errors";
-import { cancelTask, getTask, nextPollMs, TERMINAL_TASK_STATUSES, taskOutcome, type StartedTask } from "../../mcp/tasks";
+import { answerTaskInputs, cancelTask, getTask, nextPollMs, TERMINAL_TASK_STATUSES, taskOutcome, type StartedTask, type TaskState } from "../../mcp/tasks";
+import type { ServerRequestHandlers } from "../../mcp/server-requests";
 import type { ServerMessage } from "../../protocol/messages";
 import { EdgehostError } from "../../shared/errors";
 import { errorMessage, type Logger } from "../../shared/logger";
@@ -37,6 +38,8 @@ export interface SessionTasksDeps {
   /** The object's alarm calls `poll()` at `at` (ms since the epoch) or earlier. */
   wakeAt: (at: number) => void;
   broadcast: (message: ServerMessage) => void;
+  /** Where an input_required task's questions go: the session's own question path (approvals' elicitation). */
+  questions: ServerRequestHandlers;
   /** No turn waits for an ended task: open a follow-up turn with `text`. False when one cannot start now. */
   followUp: (row: TaskRow, text: string) => Promise<boolean>;
   log: Logger;
@@ -49,6 +52,8 @@ export class SessionTasks {
   private readonly waiters = new Map<string, Waiter>();
   private readonly now: () => number;
   private polling?: Promise<void>;
+  /** Tasks whose questions are being asked in this wake (a restart asks them again), with their end. */
+  private readonly asking = new Map<string, AbortController>();
 
   constructor(private readonly deps: SessionTasksDeps) {
     this.now = deps.now ?? Date.now;
@@ -158,6 +163,7 @@ export class SessionTasks {
       };
       if (!TERMINAL_TASK_STATUSES.has(state.status)) {
         this.deps.rows.update(next);
+        if (state.status === "input_required" && state.inputRequests) this.ask(host, next, state.inputRequests);
         if (state.status !== row.status || state.statusMessage !== (row.statusMessage ?? undefined)) this.deps.broadcast(frameOf(next));
         return;
       }
@@ -170,8 +176,33 @@ export class SessionTasks {
     }
   }
 
+  /**
+   * An input_required task's questions go to the person as any server's would (owner only,
+   * the page's question dialog); the answers go back with tasks/update and the task is
+   * polled again at once. Not awaited: a poll never waits for a person.
+   */
+  private ask(host: McpHost, row: TaskRow, inputRequests: NonNullable<TaskState["inputRequests"]>): void {
+    if (this.asking.has(row.callId)) return;
+    const controller = new AbortController();
+    this.asking.set(row.callId, controller);
+    void (async () => {
+      const connection = host.connectionFor(row.server);
+      if (!connection) return;
+      await answerTaskInputs(await connection.ready(), this.deps.questions, row.server, row.taskId, inputRequests, controller.signal);
+      const current = this.deps.rows.get(row.callId);
+      if (current && current.outcome === null) {
+        this.deps.rows.update({ ...current, nextPollAt: this.now() });
+        this.deps.wakeAt(this.now());
+      }
+    })()
+      .catch((error: unknown) => this.deps.log.info("task questions failed", { server: row.server, tool: row.tool, error: errorMessage(error) }))
+      .finally(() => this.asking.delete(row.callId));
+  }
+
   /** The task ended: its outcome is kept with the row until it reached the model. */
   private end(row: TaskRow, outcome: Outcome): void {
+    // A question still open for it is moot now.
+    this.asking.get(row.callId)?.abort("the task ended");
     const ended: TaskRow = { ...row, outcome: JSON.stringify(outcome), nextPollAt: this.now() };
     this.deps.rows.update(ended);
     this.deps.broadcast(frameOf(ended));

@@ -33,7 +33,7 @@ async function withTaskServer(body: () => Promise<void>): Promise<void> {
     url: `${inject("taskBridgeUrl")}/servers/tasks/mcp`,
     type: "http",
     headers: { Authorization: `Bearer ${inject("taskBridgeToken")}` },
-    alwaysAllow: ["slow_compute", "failing_job"],
+    alwaysAllow: ["slow_compute", "failing_job", "confirm_delete"],
     excludeTools: [],
     disabled: false,
   };
@@ -121,6 +121,22 @@ describe("a session's durable tasks", () => {
       const mark = socket.received.length;
       socket.send({ type: "cancel_task", callId: working.callId });
       expect(await socket.next(frameOf("error"), mark)).toMatchObject({ code: "unknown_task" });
+      socket.close();
+    });
+  });
+
+  it("asks the person a task's question (input_required) like a server's elicitation, and the task goes on with the answer", async () => {
+    await withTaskServer(async () => {
+      await script(llm, KEY, [reply.callReply(`${SERVER}__confirm_delete`, {}, { id: "t-4" }), reply.text("The file is deleted.")]);
+      const socket = await sessionWithTasks();
+      const from = socket.say("delete it, after asking me");
+      const question = await socket.next(frameOf("elicitation_request"), from, WAIT_MS);
+      expect(question).toMatchObject({ server: SERVER, message: "Delete the file?" });
+      expect(socket.received.slice(from)).toContainEqual(expect.objectContaining({ type: "task", status: "input_required" }));
+      socket.send({ type: "elicitation_response", requestId: question.requestId, action: "accept", content: { confirm: true } });
+      const { end, messages } = await socket.turnEnd(from, WAIT_MS);
+      expect(end.reason).toBe("complete");
+      expect(JSON.stringify(messages.filter((m) => m.type === "status" && m.state === "complete"))).toContain("deleted");
       socket.close();
     });
   });
