@@ -130,18 +130,18 @@ export class Approvals {
     elicitationId: string,
     signal?: AbortSignal,
   ): Promise<true | "decline" | "cancel" | "not finished"> {
-    const asked = await this.askUrl(server, message, url, elicitationId, signal);
+    const asked = await this.askUrl(server, message, url, elicitationId, signal, true);
     if (!asked.waited) return asked.action === "decline" ? "decline" : "cancel";
     return (await asked.waited) || "not finished";
   }
 
-  private async askUrl(server: string, message: string, url: URL, elicitationId: string | undefined, signal?: AbortSignal) {
+  private async askUrl(server: string, message: string, url: URL, elicitationId: string | undefined, signal?: AbortSignal, held = false) {
     // The server asks again (a 2026 round that came back still needing the person): its earlier wait is over.
     this.urlWaits.settled(server);
     const question = { type: "elicitation_request", requestId: crypto.randomUUID(), server, message, mode: "url", url: url.href, host: url.host } as const;
     const answer = await this.ask(question, { kind: "elicitation", result: { action: "cancel" } }, signal);
     const action = answer.kind === "elicitation" ? answer.result.action : "cancel";
-    if (action === "accept") return { action, waited: this.urlWaits.start(question, elicitationId, signal) };
+    if (action === "accept") return { action, waited: this.urlWaits.start(question, elicitationId, signal, held) };
     this.deps.broadcast({ type: "elicitation_resolved", requestId: question.requestId });
     return { action };
   }

@@ -15,6 +15,8 @@ interface Wait {
   timer: ReturnType<typeof setTimeout>;
   /** Settles what `start` returned: true when the server is done, false when the wait ran out or was given up. */
   ended: (done: boolean) => void;
+  /** A -32042 call waits on this one: only the server's completion or the person ends it, not other calls. */
+  held: boolean;
 }
 
 /** As long as a question may stay open (questions.ts): a server that never answers does not keep a dialog forever. */
@@ -30,9 +32,10 @@ export class UrlWaits {
 
   /**
    * The person agreed to open `question`'s URL: every page waits for its server. Resolves true
-   * once the server is done, false when the wait ran out or `signal` gave it up.
+   * once the server is done, false when the wait ran out or `signal` gave it up. `held`: a call
+   * refused with -32042 waits on it (settled() does not end it).
    */
-  start(question: UrlQuestion, elicitationId: string | undefined, signal?: AbortSignal): Promise<boolean> {
+  start(question: UrlQuestion, elicitationId: string | undefined, signal?: AbortSignal, held = false): Promise<boolean> {
     const { requestId } = question;
     return new Promise<boolean>((resolve) => {
       const onAbort = () => this.end(requestId, false);
@@ -41,7 +44,7 @@ export class UrlWaits {
         signal?.removeEventListener("abort", onAbort);
         resolve(done);
       };
-      this.waiting.set(requestId, { question, timer, ended, ...(elicitationId ? { elicitationId } : {}) });
+      this.waiting.set(requestId, { question, timer, ended, held, ...(elicitationId ? { elicitationId } : {}) });
       this.broadcast({ type: "elicitation_waiting", requestId });
       if (signal?.aborted) onAbort();
       else signal?.addEventListener("abort", onAbort, { once: true });
@@ -57,9 +60,10 @@ export class UrlWaits {
    * A call to `server` ended, or `server` asks again: what was awaited of it is over. A
    * call running beside the one that asked ends the wait as well (the session cannot
    * tell which call a 2026 round belongs to); only the dialog closes, no call is touched.
+   * A held wait (-32042) is not ended so: its call has not ended, and would be sent again.
    */
   settled(server: string): void {
-    for (const [id, wait] of this.waiting) if (wait.question.server === server) this.end(id);
+    for (const [id, wait] of this.waiting) if (wait.question.server === server && !wait.held) this.end(id);
   }
 
   /**

@@ -108,6 +108,9 @@ describe("URL-mode questions", () => {
     const agreed = urlRequired(approvals, { server: "gate", elicitations });
     approvals.answer({ type: "elicitation_response", requestId: (await question(sent)).requestId, action: "accept" });
     await expect.poll(() => sent.at(-1)?.type).toBe("elicitation_waiting");
+    // Another call to the server ending is not this call's completion: it would be sent again too soon.
+    approvals.urlWaits.settled("gate");
+    expect(sent.at(-1)?.type).toBe("elicitation_waiting");
     approvals.urlWaits.complete("gate", "gate-1");
     expect(await agreed).toBe(true);
 
