@@ -109,9 +109,13 @@ describe("a session's durable tasks", () => {
   it("cancels a running task from the page (tasks/cancel), and the model hears the call was cancelled", async () => {
     await withTaskServer(async () => {
       await script(llm, KEY, [reply.callReply(`${SERVER}__slow_compute`, { label: "never" }, { id: "t-3" }), reply.text("Cancelled, as you asked.")]);
-      const socket = await sessionWithTasks();
+      const id = crypto.randomUUID();
+      const socket = await sessionWithTasks(id);
       const from = socket.say("compute forever");
       const working = (await socket.next(taskFrame(undefined, "working"), from, WAIT_MS)) as { callId: string };
+      // Another user gets no socket on dave's session, so no way to send a Cancel; the task runs on.
+      await expect(openSession(id, "bob")).rejects.toThrow();
+      expect(socket.received.slice(from).filter(taskFrame(working.callId, "cancelled"))).toEqual([]);
       socket.send({ type: "cancel_task", callId: working.callId });
       const { end, messages } = await socket.turnEnd(from, WAIT_MS);
       expect(end.reason).toBe("complete");
