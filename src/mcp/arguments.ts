@@ -33,6 +33,40 @@ export function createArgumentsValidator(schema: Record<string, unknown>): Argum
   };
 }
 
+/**
+ * The arguments without the optional ones set to `null` where their schema does not admit null:
+ * models often write null for "not given", and a client omits such a field (conformance
+ * sep-2243-client-omit-null: no value, so no `Mcp-Param-*` header) rather than refusing the call
+ * or sending a value the server's schema rejects. Required fields and ones that allow null stay.
+ */
+export function withoutNullOptionals(schema: Record<string, unknown>, args: Record<string, unknown>): Record<string, unknown> {
+  const properties = isRecord(schema.properties) ? schema.properties : {};
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  let out: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(args)) {
+    if (value !== null || required.has(key) || !Object.hasOwn(properties, key) || admitsNull(properties[key])) continue;
+    out ??= { ...args };
+    delete out[key];
+  }
+  return out ?? args;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether a property schema lets `null` through (one with no type or alternatives says nothing against it). */
+function admitsNull(schema: unknown): boolean {
+  if (!isRecord(schema)) return schema !== false;
+  if ("const" in schema) return schema.const === null;
+  if (Array.isArray(schema.enum)) return schema.enum.includes(null);
+  const alternatives = [schema.anyOf, schema.oneOf].find(Array.isArray);
+  if (alternatives) return alternatives.some(admitsNull);
+  if (typeof schema.type === "string") return schema.type === "null";
+  if (Array.isArray(schema.type)) return schema.type.includes("null");
+  return true;
+}
+
 function draftOf(schema: Record<string, unknown>): SchemaDraft {
   const declared = typeof schema.$schema === "string" ? schema.$schema : "";
   if (declared.includes("draft-04")) return "4";

@@ -10,6 +10,7 @@ import { EdgehostError } from "../shared/errors";
 import { errorMessage, type Logger } from "../shared/logger";
 import { isSignInRequired } from "./oauth/errors";
 import { logLevelMeta } from "./log-level";
+import { withoutNullOptionals } from "./arguments";
 import { retryAfterUrlElicitation, type UrlElicitationRequiredHandler } from "./url-elicitation-required";
 import { startedTask, type StartedTask } from "./tasks";
 import { waitForTask, type TaskHandler } from "./task-call";
@@ -52,6 +53,8 @@ async function startCall(
   let client = await connection.ready();
   const tool = connection.tools.get(toolName);
   if (!tool) throw new ToolNotFoundError(`${connection.name}.${toolName}`, available());
+  // An optional argument given as null is left out, not refused (arguments.ts).
+  args = withoutNullOptionals(tool.inputSchema, args);
   const issues = tool.validateArguments(args);
   if (issues.length > 0) throw new ToolArgumentsError(tool.qualifiedName, issues);
   const wait = tool.breaker.acquire();
