@@ -12,6 +12,7 @@ import { ChildKeeper, NoChild, type ProxyOptions } from "./child-keeper";
 import type { Downstream, Pending } from "./downstream";
 import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
 import { lineOwner, logRecipients } from "./modern-log";
+import { ToolHeaderIndex } from "./modern-params";
 import { ServerRequests } from "./server-requests";
 import { TaskOwners } from "./task-owners";
 
@@ -27,6 +28,8 @@ export class ServerProxy extends ChildKeeper {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly bySessionRequest = new Map<string, number>();
+  /** The child's tools' `x-mcp-header` marks, which 2026 calls' `Mcp-Param-*` headers are checked against (modern-params.ts). */
+  readonly toolHeaders = new ToolHeaderIndex();
   /** What the child asks its clients (server-requests.ts). */
   private readonly asks: ServerRequests;
   private readonly subscriptions = new Map<string, Set<string>>();
@@ -64,6 +67,7 @@ export class ServerProxy extends ChildKeeper {
   }
 
   protected childReady(): void {
+    this.toolHeaders.forget();
     // A restarted child knows nothing of earlier subscriptions: renew them.
     for (const uri of this.subscriptions.keys()) this.sendToChild({ jsonrpc: "2.0", id: this.nextId++, method: "resources/subscribe", params: { uri } });
   }
@@ -189,6 +193,7 @@ export class ServerProxy extends ChildKeeper {
     this.bySessionRequest.delete(requestKey(pending.session.id, pending.id));
     const failed = !response || isErrorResponse(response) || (isResponse(response) && "result" in response && response.result.isError === true);
     this.stats.record(pending.tool, performance.now() - pending.started, failed ? "error" : "ok");
+    if (pending.method === "tools/list" && response && "result" in response) this.toolHeaders.learn(response.result);
     if (response) pending.session.deliver(this.tasks.seen(pending.session.user, pending.method, response), pending.id);
   }
 
@@ -211,6 +216,7 @@ export class ServerProxy extends ChildKeeper {
     }
     if (notification.method === "notifications/message") return this.logLine(notification);
     if (notification.method === "notifications/tasks/status") return this.tasks.tell(notification, this.sessions.values());
+    if (notification.method === "notifications/tools/list_changed") this.toolHeaders.forget();
     // list_changed and anything else concern every session (a 2026 call takes none of them by deliver).
     for (const session of this.sessions.values()) session.deliver(notification);
   }

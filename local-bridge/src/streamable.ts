@@ -65,7 +65,15 @@ async function post(ctx: HttpContext, proxy: ServerProxy, req: BridgeRequest, re
   if (era.kind === "reject") return sendRefusal(res, era, era.id ?? null);
   const unsupported = unsupportedVersion(era);
   if (unsupported) return sendRefusal(res, unsupported, unsupported.id);
-  if (era.kind === "modern") return serveModern(ctx, proxy, requestUser(req) ?? "", res, era.message, era.version, modernHeaders);
+  if (era.kind === "modern") {
+    const user = requestUser(req) ?? "";
+    // SEP-2243: a tool's x-mcp-header arguments must come in their Mcp-Param-* headers as well (modern-params.ts).
+    if (isRequest(era.message) && era.message.method === "tools/call") {
+      const wrong = await proxy.toolHeaders.check(proxy, user, era.message, (name) => trimmed(header(req, name)));
+      if (wrong) return sendRefusal(res, wrong, era.message.id);
+    }
+    return serveModern(ctx, proxy, user, res, era.message, era.version, modernHeaders);
+  }
   const batch = Array.isArray(body);
   const messages = parseMessages(body);
   const initialize = messages.find((m) => isRequest(m) && m.method === "initialize");

@@ -68,4 +68,24 @@ describe("bridge, 2026 translation for a 2025 child", () => {
     expect(answer.status).toBe(400);
     expect(answer.json).toMatchObject({ id: 3, error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } } });
   });
+
+  it("checks a tool's Mcp-Param-* header against its argument, with no tools/list asked before", async () => {
+    const locate = (id: number, extra: Record<string, string>, args: Record<string, unknown> = { region: "Hello" }) =>
+      postRaw(bridge, "asking", callTool(id, "locate", args), { ...modernHeaders("tools/call", "locate"), ...extra });
+    const base64 = `=?base64?${Buffer.from("Hello").toString("base64")}?=`;
+    expect((await locate(10, { "mcp-param-region": base64 })).json.result.content).toEqual([{ type: "text", text: "region=Hello" }]);
+    expect((await locate(11, { "Mcp-Param-Region": " Hello " })).json.result.content).toEqual([{ type: "text", text: "region=Hello" }]);
+    for (const [id, headers] of [
+      [12, {}],
+      [13, { "mcp-param-region": "=?base64?SGVsbG8?=" }],
+      [14, { "mcp-param-region": "=?base64?SGVs!!!bG8=?=" }],
+      [15, { "mcp-param-region": "Elsewhere" }],
+    ] as const) {
+      const refused = await locate(id, headers);
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({ id, error: { code: -32020, data: { mismatch: { header: "Mcp-Param-Region" } } } });
+    }
+    // An argument left out needs no header.
+    expect((await locate(16, {}, {})).status).toBe(200);
+  });
 });
