@@ -39,7 +39,7 @@ describe("lists with a ttl", () => {
     const t = tag();
     const { host, clock } = testHost();
     await host.connect({ servers: [httpServer("cached", server.url(t, 60_000, "private"))] });
-    expect(host.tools().map((tool) => tool.name)).toEqual(["echo"]);
+    expect(host.tools().map((tool) => tool.name)).toEqual(["echo", "grow"]);
     expect(count(await server.methods(t), "tools/list")).toBe(1);
 
     clock.advance(59_000);
@@ -47,7 +47,7 @@ describe("lists with a ttl", () => {
     expect(count(await server.methods(t), "tools/list")).toBe(1);
     expect(count(await server.methods(t), "prompts/list")).toBe(1);
     expect(count(await server.methods(t), "resources/list")).toBe(1);
-    expect(host.tools().map((tool) => tool.name)).toEqual(["echo"]);
+    expect(host.tools().map((tool) => tool.name)).toEqual(["echo", "grow"]);
 
     clock.advance(2_000);
     expect(await host.reconnectServer("cached")).toBe("ready");
@@ -75,7 +75,7 @@ describe("lists with a ttl", () => {
 
     const second = testHost({ eras: memoryOf(kept) });
     await second.host.connect({ servers: [httpServer("shared", server.url(t, 60_000, "public"))] });
-    expect(second.host.tools().map((tool) => tool.name)).toEqual(["echo"]);
+    expect(second.host.tools().map((tool) => tool.name)).toEqual(["echo", "grow"]);
     expect(second.host.connectionFor("shared")?.prompts.map((p) => p.name)).toEqual(["greet"]);
     expect(count(await server.methods(t), "tools/list")).toBe(1);
     // The tool is called as a listed one would be.
@@ -108,5 +108,27 @@ describe("lists with a ttl", () => {
     expect(await live()).toContain("read 1");
     // 0: immediately stale, where the host's own policy would have kept it five minutes.
     expect(await live()).toContain("read 2");
+  });
+});
+
+describe("a change notification within the ttl", () => {
+  it("reads the list at once, and the list kept for the next connect is the new one", async () => {
+    const t = tag();
+    const kept = new Map<string, KeptList>();
+    const first = testHost({ eras: memoryOf(kept) });
+    await first.host.connect({ servers: [httpServer("growing", server.url(t, 60_000, "private"))] });
+    expect(first.host.servers()[0]).toMatchObject({ protocol: "2026-07-28" });
+    const changed = new Promise<void>((resolve) => first.host.onChange((_server, kind) => kind === "prompts" && resolve()));
+    await first.host.callTool("growing.grow", { name: "extra" });
+    await changed;
+    expect(first.host.tools().map((tool) => tool.name)).toContain("extra");
+    expect(count(await server.methods(t), "tools/list")).toBe(2);
+    expect(count(await server.methods(t), "prompts/list")).toBe(2);
+
+    const second = testHost({ eras: memoryOf(kept) });
+    await second.host.connect({ servers: [httpServer("growing", server.url(t, 60_000, "private"))] });
+    expect(second.host.tools().map((tool) => tool.name)).toContain("extra");
+    expect(second.host.connectionFor("growing")?.prompts.map((p) => p.name)).toContain("extra");
+    expect(count(await server.methods(t), "tools/list")).toBe(2);
   });
 });
