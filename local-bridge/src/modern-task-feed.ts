@@ -46,7 +46,7 @@ export class TaskFeed implements Downstream {
   deliver(message: JSONRPCMessage, _related?: RequestId): boolean {
     if (this.ended) return false;
     if (isRequest(message)) {
-      // Only this task's questions: another call's cannot be answered here (the proxy routes by age, not by task).
+      // Only this task's questions: another call's cannot be answered here.
       if (relatedTask(message.params) !== this.taskId) return false;
       this.questions.set(String(message.id), { method: message.method, ...(message.params ? { params: message.params } : {}) });
       this.wake();
@@ -88,6 +88,14 @@ export class TaskFeed implements Downstream {
     this.waiters = [];
     for (const wake of waiters) wake();
   }
+}
+
+/** The feed a child's request is for: the one reading the task its `_meta` names (server-requests.ts routes by it). */
+export function taskFeedFor(params: unknown, sessions: Iterable<Downstream>): TaskFeed | undefined {
+  const taskId = relatedTask(params);
+  if (taskId === undefined) return undefined;
+  for (const session of sessions) if (session instanceof TaskFeed && session.taskId === taskId && !session.ended) return session;
+  return undefined;
 }
 
 const feeds = new WeakMap<ServerProxy, Map<string, TaskFeed>>();

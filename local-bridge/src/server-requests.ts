@@ -15,7 +15,8 @@ import type {
 import type { Logger } from "@edgehost/shared/logger";
 import { rpcError, RPC } from "@edgehost/shared/rpc";
 import type { Downstream, Pending, ServerRequest } from "./downstream";
-import { routeServerRequest } from "./user-scope";
+import { taskFeedFor } from "./modern-task-feed";
+import { routeServerRequest, type ServerRequestRoute } from "./user-scope";
 
 const CAPABILITY_FOR: Record<string, keyof ClientCapabilities> = {
   "sampling/createMessage": "sampling",
@@ -54,7 +55,9 @@ export class ServerRequests {
     const all = host.inFlight();
     const active = all.filter((call) => call.session.awaitingClient !== true);
     const inFlight = active.length > 0 ? active : all;
-    const route = routeServerRequest(capable, inFlight, host.owner);
+    // A task's question goes to the feed reading that task (modern-task-feed.ts), whichever call is older.
+    const feed = taskFeedFor(request.params, capable);
+    const route: ServerRequestRoute<Downstream> = feed ? { to: [feed] } : routeServerRequest(capable, inFlight, host.owner);
     if ("refused" in route) {
       host.logger.warn("server request refused", { server: host.name, method: request.method, reason: route.refused });
       if (capability) this.lacking(inFlight, capability);

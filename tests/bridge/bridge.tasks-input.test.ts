@@ -4,7 +4,8 @@
 // and answers them with tasks/update, one at a time if it likes, and the task goes on.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type RunningBridge } from "../fixtures/bridge";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { connectClient, startBridge, type RunningBridge } from "../fixtures/bridge";
 import { envelope, modernHeaders, postRaw } from "../fixtures/bridge-modern";
 import { repoRoot } from "../fixtures/servers";
 
@@ -37,6 +38,32 @@ async function until(taskId: string, status: string): Promise<Record<string, any
 }
 
 describe("bridge, a task's questions for 2026 clients", () => {
+  it("gives the task's question to the task, not to an older call of the same user in flight", async () => {
+    const { client } = await connectClient(bridge, "tasks", { elicitation: {} }, "ada");
+    const askedOld: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      askedOld.push(request.params);
+      return { action: "decline" };
+    });
+    try {
+      // A 2025 call that stays in flight (until released) from a session that can be asked things.
+      const held = client.callTool({ name: "slow_compute", arguments: { label: "older" } });
+      // At the child once it counts it (each count waits on a real answer, not a timer).
+      while ((await send("tools/call", { name: "waiting", arguments: { label: "older" } })).content[0].text !== "1");
+      const created = await send("tools/call", { name: "confirm_delete", arguments: {} });
+      const waiting = await until(created.taskId, "input_required");
+      expect(Object.values(waiting.inputRequests)).toEqual([expect.objectContaining({ method: "elicitation/create" })]);
+      expect(askedOld).toEqual([]);
+      const [key] = Object.keys(waiting.inputRequests);
+      await send("tasks/update", { taskId: created.taskId, inputResponses: { [key ?? ""]: { action: "accept", content: { confirm: false } } } });
+      expect((await until(created.taskId, "completed")).result.content).toEqual([{ type: "text", text: "kept" }]);
+      await send("tools/call", { name: "release", arguments: { label: "older" } });
+      expect((await held).content).toEqual([{ type: "text", text: "done older" }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("shows the task's question as inputRequests, and tasks/update's answer lets it finish", async () => {
     const created = await send("tools/call", { name: "confirm_delete", arguments: {} });
     expect(created.resultType).toBe("task");
