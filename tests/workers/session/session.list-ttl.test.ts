@@ -72,7 +72,7 @@ describe("a server's lists with a ttl, across a person's sessions", () => {
       const second = await turn("carol", [reply.callReply(`${NAME}__echo`, { text: "from a kept list" }, { id: "l-1" }), reply.text("done")]);
       expect(second.tools).toContain(`${NAME}__echo`);
       expect(completed(second.messages)).toContain("from a kept list");
-      expect(second.rows.at(-1)).toMatchObject({ state: "ready", protocol: "2026-07-28", toolCount: 1 });
+      expect(second.rows.at(-1)).toMatchObject({ state: "ready", protocol: "2026-07-28", toolCount: 2 });
       const sent = (await methods(tag)).slice(mark);
       expect(sent).toContain("tools/call");
       expect(sent).not.toContain("tools/list");
