@@ -102,10 +102,13 @@ export function hostDriver(options: DriverOptions): Driver {
   return {
     connect: async () => {
       const report = await host.connect({ servers: [server] });
-      if (state() === "auth_required" && options.oauth) {
+      if (report.failed.length && !(state() === "auth_required" && options.oauth)) throw new Error(`connect failed: ${report.failed[0]?.reason}`);
+      // A server may ask again right after a sign-in (it moved to another authorization server, SEP-2352):
+      // the page then shows "Sign in" again, and a person signs in again.
+      for (let tries = 0; tries < 2 && state() === "auth_required" && options.oauth; tries++) {
         await signIn();
         await host.reconnectServer(NAME);
-      } else if (report.failed.length) throw new Error(`connect failed: ${report.failed[0]?.reason}`);
+      }
       ready();
     },
     listTools: async () => withSignIn(async () => ready().tools.map((t) => ({ name: t.name, inputSchema: t.inputSchema }) as Tool)),

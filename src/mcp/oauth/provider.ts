@@ -218,6 +218,9 @@ export class EdgeOAuthProvider implements OAuthClientProvider {
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     const { discovery } = await this.load(true);
+    // A sign-in discovers afresh: the server may name another authorization server by now (SEP-2352). The
+    // SDK then finds the stored client stamped with the old issuer, and registers again at the new one.
+    if (this.options.mode.kind === "sign-in") return undefined;
     if (discovery) assertS256(this.options.server, discovery.authorizationServerMetadata?.code_challenge_methods_supported);
     return discovery;
   }
