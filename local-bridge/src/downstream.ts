@@ -2,6 +2,7 @@
 // calls) it serves, their requests in flight at the child, and the child's own requests
 // waiting for a session's answer.
 import type { ClientCapabilities, JSONRPCMessage, JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { CacheHint } from "./modern-cache";
 
 /** A connected HTTP session (Streamable HTTP or legacy SSE, or one 2026 call: modern-call.ts), as the proxy sees it. */
 export interface Downstream {
@@ -17,6 +18,8 @@ export interface Downstream {
   logLine?(notification: JSONRPCNotification): boolean;
   /** A 2026 call only (server-requests.ts): the child asked it for a capability its client did not declare. */
   lacks?(capability: keyof ClientCapabilities): void;
+  /** A 2026 call only: the cache hint its answer carries, set by the proxy when it sends the request (modern-cache.ts). */
+  cacheHint?: CacheHint;
   /** A 2026 call only: it answered with questions and waits for the client's retry, so its call at the child is blocked. */
   readonly awaitingClient?: boolean;
   close(): void;

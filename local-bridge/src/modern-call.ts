@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import type { ClientCapabilities, JSONRPCMessage, JSONRPCNotification, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isErrorResponse, isRequest, isResponse } from "./messages";
+import { type CacheHint, NO_CACHE } from "./modern-cache";
 import { atOrAbove } from "./modern-log";
 import { META, MODERN_ERROR, questionKey } from "./modern-protocol";
 import type { Downstream } from "./proxy";
@@ -96,6 +97,8 @@ export class ModernCall implements Downstream {
   private timer?: ReturnType<typeof setTimeout>;
   /** The level the request's `_meta` asked logs at (`io.modelcontextprotocol/logLevel`); none asked, none sent. */
   logLevel?: string;
+  /** What the answer may be cached for: the proxy says, when it sends the request (modern-cache.ts). */
+  cacheHint: CacheHint = NO_CACHE;
   /** Capabilities the child asked this call's client for that it did not declare (server-requests.ts). */
   private readonly lacking: Record<string, object> = {};
   /** Rewrites the child's result before it is written as the revision wants (a task-augmented call's: modern-tasks.ts). */
@@ -210,7 +213,7 @@ export class ModernCall implements Downstream {
     }
     const given = "result" in message && isObject(message.result) ? message.result : {};
     const result = this.shape ? this.shape(given) : given;
-    return { jsonrpc: "2.0", id, result: modernResult(this.method, result, this.serverInfo(), { ttlMs: 0, cacheScope: "private" }) };
+    return { jsonrpc: "2.0", id, result: modernResult(this.method, result, this.serverInfo(), this.cacheHint) };
   }
 
   /** Answers the round with the child's questions, when there are any and a round to answer. */

@@ -11,6 +11,7 @@ import type { ChildProcess } from "./child";
 import { ChildKeeper, NoChild, type ProxyOptions } from "./child-keeper";
 import type { Downstream, Pending } from "./downstream";
 import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
+import { type CacheFacts, cacheHint } from "./modern-cache";
 import { lineOwner, logRecipients } from "./modern-log";
 import { ToolHeaderIndex } from "./modern-params";
 import { ServerRequests } from "./server-requests";
@@ -118,6 +119,8 @@ export class ServerProxy extends ChildKeeper {
     const meta = params?._meta as Record<string, unknown> | undefined;
     const progressToken = meta?.progressToken as string | number | undefined;
     if (params && meta && progressToken !== undefined) params._meta = { ...meta, progressToken: childId };
+    // A 2026 call's answer says how long it may be kept: decided now, from what the bridge can vouch for.
+    if (session.cacheHint !== undefined) session.cacheHint = cacheHint(request.method, params, this.cacheFacts(child));
     const tool = request.method === "tools/call" ? String((params as { name?: unknown } | undefined)?.name ?? "") : undefined;
     this.pending.set(childId, { session, id: request.id, method: request.method, tool, started: performance.now(), progressToken });
     this.bySessionRequest.set(requestKey(session.id, request.id), childId);
@@ -126,6 +129,15 @@ export class ServerProxy extends ChildKeeper {
       const data: BridgeErrorData = { kind: "server_unavailable", server: this.name, reason: "could not be sent the request (its input is closed)" };
       this.finish(childId, this.pending.get(childId), bridgeError(request.id, data, `could not forward the request to MCP server "${this.name}"`));
     }
+  }
+
+  private cacheFacts(child: ChildProcess): CacheFacts {
+    return {
+      capabilities: (child.info?.capabilities ?? {}) as Record<string, unknown>,
+      live: this.state === "ready",
+      perUser: this.options.user !== undefined,
+      subscribed: (uri) => this.subscriptions.has(uri),
+    };
   }
 
   private initializeResult(request: JSONRPCRequest, child: ChildProcess): Record<string, unknown> & { protocolVersion?: string } {
