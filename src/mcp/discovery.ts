@@ -56,8 +56,9 @@ export class ServerOfferings {
 
   private load(client: Client, kind: ListKind): Promise<void> | undefined {
     const now = this.deps.now();
-    const mine = this.kept.get(kind);
-    const kept = usable(kind, mine, now) ? mine : this.deps.memory?.freshList?.(this.config.name, kind, now);
+    // A memory has every list this connection read too, and may have dropped one (a sign-in changed who is asking).
+    const memory = this.deps.memory;
+    const kept = memory?.freshList ? memory.freshList(this.config.name, kind, now) : this.kept.get(kind);
     if (!usable(kind, kept, now)) return this.refresh(client, kind);
     this.kept.set(kind, kept);
     // Checked by usable() above: the items are the spec's shapes.

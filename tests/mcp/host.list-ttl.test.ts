@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ListKind } from "../../src/mcp/discovery";
 import type { KeptList } from "../../src/mcp/list-ttl";
+import { SessionLists } from "../../src/session/mcp/kept-lists";
 import { testHost } from "../fixtures/host";
 import { httpServer } from "../fixtures/servers";
 import { startTtlServer, type RunningTtlServer } from "../fixtures/ttl-servers";
@@ -129,6 +130,25 @@ describe("a change notification within the ttl", () => {
     await second.host.connect({ servers: [httpServer("growing", server.url(t, 60_000, "private"))] });
     expect(second.host.tools().map((tool) => tool.name)).toContain("extra");
     expect(second.host.connectionFor("growing")?.prompts.map((p) => p.name)).toContain("extra");
+    expect(count(await server.methods(t), "tools/list")).toBe(2);
+  });
+});
+
+describe("a session's kept lists (SessionLists)", () => {
+  it("are dropped for a server signed in to again: its reconnect reads the lists within their ttl", async () => {
+    const t = tag();
+    const lists = new SessionLists(() => undefined);
+    const { host, clock } = testHost({
+      eras: { remembered: () => undefined, freshList: (...a) => lists.freshList(...a), listed: (...a) => lists.listed(...a) },
+    });
+    await host.connect({ servers: [httpServer("signed", server.url(t, 60_000, "private"))] });
+    expect(await host.reconnectServer("signed")).toBe("ready");
+    expect(count(await server.methods(t), "tools/list")).toBe(1);
+    expect(lists.of("signed", clock.now())?.tools?.scope).toBe("private");
+
+    lists.forget("signed");
+    expect(lists.of("signed", clock.now())).toBeUndefined();
+    expect(await host.reconnectServer("signed")).toBe("ready");
     expect(count(await server.methods(t), "tools/list")).toBe(2);
   });
 });

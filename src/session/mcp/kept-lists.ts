@@ -28,6 +28,11 @@ export class SessionLists implements ListMemory {
     told.set(kind, list ?? null);
   }
 
+  /** Drops `server`'s lists (read here or kept): the next connect reads them (a sign-in or sign-out: another authorization context). */
+  forget(server: string): void {
+    this.told.set(server, new Map(KINDS.map((kind) => [kind, null])));
+  }
+
   /** The lists to keep in `server`'s row: those still fresh at `now`, or undefined when none is. */
   of(server: string, now: number): KeptLists | undefined {
     const out: KeptLists = {};

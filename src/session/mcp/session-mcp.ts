@@ -97,6 +97,8 @@ export class SessionMcp {
   /** Connects one server again now (the user just signed in to it). */
   async reconnectServer(name: string): Promise<string | undefined> {
     await this.ensureConnected();
+    // A "private" list is for one authorization context: one read before this sign-in (or sign-out) is not reused.
+    this.discovery.lists.forget(name);
     return this.mcpHost.reconnectServer(name);
   }
 
