@@ -91,9 +91,9 @@ export class TaskRows {
     return this.read("SELECT * FROM session_tasks ORDER BY created_at");
   }
 
-  /** Rows whose next poll is due at `now`. */
+  /** Rows whose next poll, or whose deadline, is due at `now`. */
   due(now: number): TaskRow[] {
-    return this.read("SELECT * FROM session_tasks WHERE next_poll_at <= ? ORDER BY next_poll_at", now);
+    return this.read("SELECT * FROM session_tasks WHERE next_poll_at <= ? OR deadline_at <= ? ORDER BY next_poll_at", now, now);
   }
 
   /** When the earliest poll is due, or undefined with no rows. */
