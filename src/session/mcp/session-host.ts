@@ -13,7 +13,7 @@ import { machineOfUrl } from "../../machines/tunnel-url";
 import { challengeRecordingFetch } from "../../mcp/oauth/challenge-fetch";
 import { rpcRefusal } from "../../mcp/rpc-refusal";
 import type { SessionMcpDeps } from "./deps";
-import { askUrl } from "./url-elicitation";
+import { askUrl, urlRequired } from "./url-elicitation";
 
 /** What the host asks of the session's MCP side as it connects and calls. */
 export interface SessionHostContext {
@@ -66,6 +66,7 @@ export function createSessionHost(deps: SessionMcpDeps, context: SessionHostCont
       return deps.approvals.elicit(request.server, request.params.message, schema, request.signal);
     },
     elicitationComplete: ({ server, elicitationId }) => deps.approvals.urlWaits.complete(server, elicitationId),
+    urlElicitationRequired: (request) => urlRequired(deps.approvals, request, deps.logger),
   });
   return host;
 }
