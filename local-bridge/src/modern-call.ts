@@ -173,7 +173,9 @@ export class ModernCall implements Downstream {
       const { key, entry } = questionKey(message, (name) => this.queued.has(name) || this.asked.has(name));
       this.idOf.set(key, message.id);
       this.queued.set(key, entry);
-      // Questions the child sends together (Promise.all) arrive in one read: one round asks them all.
+      // Questions the child sends together (Promise.all) come in separate reads of one poll
+      // phase: setImmediate runs after them all, in the same turn of the event loop (a
+      // microtask ran after the first read only: tried, conformance multiple-input-requests).
       if (this.queued.size === 1) setImmediate(() => this.askIfAny());
       return true;
     }
