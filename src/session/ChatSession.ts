@@ -1,6 +1,6 @@
 // The chat session Durable Object (one per session id): lifecycle hooks and
-// routing. History lives in SQLite (history.ts), turns in turn-runner.ts,
-// approvals in ../approval, MCP connections in session-mcp.ts, its owner and their
+// routing (its sockets' frames in session-frames.ts). History lives in SQLite (history.ts), turns in turn-runner.ts,
+// approvals in ../approval, MCP connections in mcp/session-mcp.ts, its owner and their
 // account (spend, runtime servers, the session list) in session-owner.ts, all built and
 // wired to each other in session-parts.ts; this class routes its sockets and the
 // Worker's RPC calls to them. A session belongs to the
@@ -16,14 +16,12 @@ import { callDirect, serversInfo } from "./direct-calls";
 import type { NewEntry, StoredEntry } from "./history";
 import { fullEntry, historyPage, wholeHistory, type HistoryPage } from "./history-pages";
 import { toWire, type ClientMessage, type HistoryEntry, type ServerMessage, type Usage } from "../protocol/messages";
-import { branchOpening, TURN_RUNNING, unknownTurn } from "./branch-opening";
 import { forgetServerChoice } from "./mcp/session-mcp";
 import { AppCalls, readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
 import type { Admission } from "./session-owner";
 import { SessionParts } from "./session-parts";
+import { routeFrame, type FrameSite } from "./session-frames";
 import { catalogComplete, catalogList, type CatalogKind, type CatalogList, type CatalogOutcome } from "./catalog-calls";
-import { openWithPrompt } from "./prompt-opening";
-import { openMessage } from "./message-opening";
 import type { CompleteInput, Completion } from "../mcp/catalog";
 import { ImportedEntriesSchema, importInto, type ImportedEntry } from "./history-import";
 import { wakeForTasks } from "./tasks/task-alarm";
@@ -139,111 +137,22 @@ export class ChatSession extends ProtocolAgent<Env> {
     this.watchUnavailable();
   }
 
-  protected override async onFrame(connection: Connection, message: ClientMessage): Promise<void> {
-    switch (message.type) {
-      case "message": {
-        const { text, attachments, files } = message;
-        const refused = await this.parts.turns.start(
-          attachments?.length || files?.length
-            ? () => openMessage(text, { attachments, files }, { files: this.parts.files, resources: this.parts.attachments, connected: () => this.connected() })
-            : text,
-          { requestId: this.requestIdOf(connection) },
-        );
-        if (refused) this.sendTo(connection, refused);
-        return;
-      }
-      case "prompt": {
-        const refused = await this.parts.turns.start(
-          () =>
-            this.connected().then(() =>
-              openWithPrompt(message, {
-                host: this.parts.mcp.host(),
-                attachments: this.parts.attachments,
-                store: this.parts.attachmentStore,
-                files: this.parts.files,
-              }),
-            ),
-          { requestId: this.requestIdOf(connection) },
-        );
-        if (refused) this.sendTo(connection, refused);
-        return;
-      }
-      case "cancel":
-        return this.parts.turns.cancel(message.turnId);
-      case "regenerate":
-      case "edit": {
-        const opening = branchOpening(this.parts.store, message.turnId, message.type === "edit" ? message.text : undefined);
-        if (!opening) return this.sendTo(connection, unknownTurn(message.turnId));
-        const refused = await this.parts.turns.start(async () => opening, { requestId: this.requestIdOf(connection), branchOf: message.turnId });
-        if (refused) this.sendTo(connection, refused);
-        return;
-      }
-      case "compact": {
-        const refused = await this.parts.turns.compactNow({ requestId: this.requestIdOf(connection) });
-        if (refused) this.sendTo(connection, refused);
-        return;
-      }
-      case "switch_branch": {
-        if (this.parts.turns.running) return this.sendTo(connection, TURN_RUNNING);
-        if (!this.parts.store.tree.switchTo(message.turnId)) return this.sendTo(connection, unknownTurn(message.turnId));
-        return this.sendAll(this.historyFrame());
-      }
-      case "approval":
-      case "elicitation_response": {
-        // Answers count only from the owner's sockets (the only ones admitted, checked again).
-        if (!this.fromOwner(connection)) {
-          this.log.warn("answer refused", { requestId: this.requestIdOf(connection), reason: "not the owner's socket" });
-          return;
-        }
-        const answered = this.parts.approvals.answer(message);
-        if (!answered.ok) {
-          this.log.warn("answer refused", { requestId: this.requestIdOf(connection), code: answered.code });
-          this.sendTo(connection, { type: "error", code: answered.code, message: answered.message });
-        } else if (message.type === "approval")
-          this.log.info("approval answered", { requestId: this.requestIdOf(connection), callId: message.callId, approved: message.approved });
-        return;
-      }
-      case "set_model": {
-        const { type: _type, ...choice } = message;
-        try {
-          this.sendAll({ type: "model", choice: await this.parts.model.set(choice) });
-        } catch (error) {
-          this.sendTo(connection, toWire.error(error));
-        }
-        return;
-      }
-      case "revoke_always":
-        if (!this.fromOwner(connection)) return;
-        if (!this.parts.approvals.revoke(message.tool))
-          this.sendTo(connection, { type: "error", code: "not_always_allowed", message: `${message.tool} is not always allowed in this session` });
-        return;
-      case "set_servers": {
-        // A server switched on that was left unconnected is connected now, unless a turn runs (then at the next turn).
-        const connect = this.parts.mcp.setEnabled(message.enabled);
-        this.sendAll({ type: "servers", servers: this.parts.mcp.status() });
-        if (connect && !this.parts.turns.running) void this.keepAliveWhile(connect).catch(() => undefined);
-        return;
-      }
-      case "cancel_task":
-        if (!this.fromOwner(connection)) return;
-        return this.parts.tasks.cancel(message.callId).catch((error: unknown) => this.sendTo(connection, toWire.error(error)));
-      case "ping":
-        return this.sendTo(connection, { type: "pong" });
-      case "reset":
-        this.parts.turns.cancel(undefined, "reset");
-        this.appCalls.cancelAll("reset");
-        void this.keepAliveWhile(() => this.parts.tasks.forget());
-        this.parts.store.clear();
-        this.parts.searchFeed.forget();
-        void this.keepAliveWhile(() => this.parts.attachments.forget(this.parts.connectedMcp?.host()));
-        // Before the page hears the history is empty: by then its files are gone too.
-        await this.keepAliveWhile(() => this.parts.files.forget()).catch((error: unknown) =>
-          this.log.warn("could not delete the session's files", { error: errorMessage(error) }),
-        );
-        this.sendAll({ type: "history", entries: [] });
-        return;
-    }
+  protected override onFrame(connection: Connection, message: ClientMessage): Promise<void> {
+    return routeFrame(this.frameSite, connection, message);
   }
+
+  private readonly frameSite: FrameSite = {
+    parts: this.parts,
+    appCalls: this.appCalls,
+    log: deferredLogger(() => this.log),
+    sendTo: (connection, message) => this.sendTo(connection, message),
+    sendAll: (message) => this.sendAll(message),
+    requestIdOf: (connection) => this.requestIdOf(connection),
+    fromOwner: (connection) => this.fromOwner(connection),
+    connected: () => this.connected(),
+    historyFrame: () => this.historyFrame(),
+    keepAliveWhile: (work) => this.keepAliveWhile(work),
+  };
 
   /** The request id of the upgrade that opened `connection` (its log lines carry it). */
   private requestIdOf(connection: Connection): string | undefined {

@@ -1,0 +1,133 @@
+// What a chat session does with each frame its sockets send (ChatSession.onFrame):
+// messages, prompts, regenerate and edit start turns; answers count only from the
+// owner's sockets; the rest change the session's settings or end its work.
+import type { Connection } from "agents";
+import type { Logger } from "../shared/logger";
+import { errorMessage } from "../shared/logger";
+import { toWire, type ClientMessage, type ServerMessage } from "../protocol/messages";
+import { branchOpening, TURN_RUNNING, unknownTurn } from "./branch-opening";
+import type { AppCalls } from "./mcp-apps";
+import type { SessionParts } from "./session-parts";
+import { openWithPrompt } from "./prompt-opening";
+import { openMessage } from "./message-opening";
+
+/** What the frame router needs of the session object. */
+export interface FrameSite {
+  parts: SessionParts;
+  appCalls: AppCalls;
+  log: Logger;
+  sendTo(connection: Connection, message: ServerMessage): void;
+  sendAll(message: ServerMessage): void;
+  requestIdOf(connection: Connection): string | undefined;
+  fromOwner(connection: Connection): boolean;
+  /** The session's MCP connections, opened (a turn's opening may need them). */
+  connected(): Promise<void>;
+  historyFrame(): Extract<ServerMessage, { type: "history" }>;
+  keepAliveWhile<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export async function routeFrame(site: FrameSite, connection: Connection, message: ClientMessage): Promise<void> {
+  switch (message.type) {
+    case "message": {
+      const { text, attachments, files } = message;
+      const refused = await site.parts.turns.start(
+        attachments?.length || files?.length
+          ? () => openMessage(text, { attachments, files }, { files: site.parts.files, resources: site.parts.attachments, connected: () => site.connected() })
+          : text,
+        { requestId: site.requestIdOf(connection) },
+      );
+      if (refused) site.sendTo(connection, refused);
+      return;
+    }
+    case "prompt": {
+      const refused = await site.parts.turns.start(
+        () =>
+          site.connected().then(() =>
+            openWithPrompt(message, {
+              host: site.parts.mcp.host(),
+              attachments: site.parts.attachments,
+              store: site.parts.attachmentStore,
+              files: site.parts.files,
+            }),
+          ),
+        { requestId: site.requestIdOf(connection) },
+      );
+      if (refused) site.sendTo(connection, refused);
+      return;
+    }
+    case "cancel":
+      return site.parts.turns.cancel(message.turnId);
+    case "regenerate":
+    case "edit": {
+      const opening = branchOpening(site.parts.store, message.turnId, message.type === "edit" ? message.text : undefined);
+      if (!opening) return site.sendTo(connection, unknownTurn(message.turnId));
+      const refused = await site.parts.turns.start(async () => opening, { requestId: site.requestIdOf(connection), branchOf: message.turnId });
+      if (refused) site.sendTo(connection, refused);
+      return;
+    }
+    case "compact": {
+      const refused = await site.parts.turns.compactNow({ requestId: site.requestIdOf(connection) });
+      if (refused) site.sendTo(connection, refused);
+      return;
+    }
+    case "switch_branch": {
+      if (site.parts.turns.running) return site.sendTo(connection, TURN_RUNNING);
+      if (!site.parts.store.tree.switchTo(message.turnId)) return site.sendTo(connection, unknownTurn(message.turnId));
+      return site.sendAll(site.historyFrame());
+    }
+    case "approval":
+    case "elicitation_response": {
+      // Answers count only from the owner's sockets (the only ones admitted, checked again).
+      if (!site.fromOwner(connection)) {
+        site.log.warn("answer refused", { requestId: site.requestIdOf(connection), reason: "not the owner's socket" });
+        return;
+      }
+      const answered = site.parts.approvals.answer(message);
+      if (!answered.ok) {
+        site.log.warn("answer refused", { requestId: site.requestIdOf(connection), code: answered.code });
+        site.sendTo(connection, { type: "error", code: answered.code, message: answered.message });
+      } else if (message.type === "approval")
+        site.log.info("approval answered", { requestId: site.requestIdOf(connection), callId: message.callId, approved: message.approved });
+      return;
+    }
+    case "set_model": {
+      const { type: _type, ...choice } = message;
+      try {
+        site.sendAll({ type: "model", choice: await site.parts.model.set(choice) });
+      } catch (error) {
+        site.sendTo(connection, toWire.error(error));
+      }
+      return;
+    }
+    case "revoke_always":
+      if (!site.fromOwner(connection)) return;
+      if (!site.parts.approvals.revoke(message.tool))
+        site.sendTo(connection, { type: "error", code: "not_always_allowed", message: `${message.tool} is not always allowed in this session` });
+      return;
+    case "set_servers": {
+      // A server switched on that was left unconnected is connected now, unless a turn runs (then at the next turn).
+      const connect = site.parts.mcp.setEnabled(message.enabled);
+      site.sendAll({ type: "servers", servers: site.parts.mcp.status() });
+      if (connect && !site.parts.turns.running) void site.keepAliveWhile(connect).catch(() => undefined);
+      return;
+    }
+    case "cancel_task":
+      if (!site.fromOwner(connection)) return;
+      return site.parts.tasks.cancel(message.callId).catch((error: unknown) => site.sendTo(connection, toWire.error(error)));
+    case "ping":
+      return site.sendTo(connection, { type: "pong" });
+    case "reset":
+      site.parts.turns.cancel(undefined, "reset");
+      site.appCalls.cancelAll("reset");
+      void site.keepAliveWhile(() => site.parts.tasks.forget());
+      site.parts.store.clear();
+      site.parts.searchFeed.forget();
+      void site.keepAliveWhile(() => site.parts.attachments.forget(site.parts.connectedMcp?.host()));
+      // Before the page hears the history is empty: by then its files are gone too.
+      await site
+        .keepAliveWhile(() => site.parts.files.forget())
+        .catch((error: unknown) => site.log.warn("could not delete the session's files", { error: errorMessage(error) }));
+      site.sendAll({ type: "history", entries: [] });
+      return;
+  }
+}
