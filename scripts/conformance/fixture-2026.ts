@@ -37,7 +37,14 @@ export const tools2026: Tool[] = [
   tool("test_missing_capability", "Needs sampling: fails when the client cannot sample"),
   tool("test_streaming_elicitation", "Asks by elicitation while the call runs"),
   tool("test_logging_tool", "Logs a line, then answers"),
+  tool("test_trigger_tool_change", "Adds or removes the tool test_extra_tool and announces tools/list_changed"),
+  tool("test_trigger_prompt_change", "Adds or removes the prompt test_extra_prompt and announces prompts/list_changed"),
 ];
+
+/** What the change triggers toggle: lists (fixture-server.ts) add these while they are on. */
+export const extras = { tool: false, prompt: false };
+export const extraTool = tool("test_extra_tool", "Listed while test_trigger_tool_change has it on");
+export const extraPrompt = { name: "test_extra_prompt", description: "Listed while test_trigger_prompt_change has it on" };
 
 export const prompt2026 = {
   name: "test_input_required_result_prompt",
@@ -103,6 +110,14 @@ export async function call2026(name: string, extra: Extra): Promise<CallToolResu
       return text(`The model said: ${JSON.stringify((await sample(extra, "sample", "Say hi", 10)).content)}`);
     case "test_streaming_elicitation":
       return text(`Noted: ${String((await elicit(extra, "note", "Anything to add?", "note")).note)}`);
+    case "test_trigger_tool_change":
+      extras.tool = !extras.tool;
+      await extra.sendNotification({ method: "notifications/tools/list_changed" });
+      return text(`test_extra_tool ${extras.tool ? "added" : "removed"}`);
+    case "test_trigger_prompt_change":
+      extras.prompt = !extras.prompt;
+      await extra.sendNotification({ method: "notifications/prompts/list_changed" });
+      return text(`test_extra_prompt ${extras.prompt ? "added" : "removed"}`);
     case "test_logging_tool":
       await extra.sendNotification({ method: "notifications/message", params: { level: "info", data: "test_logging_tool ran" } });
       return text("logged");

@@ -29,7 +29,7 @@ import {
   UnsubscribeRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import { call2026, prompt2026, prompt2026Messages, tools2026 } from "./fixture-2026";
+import { call2026, extraPrompt, extras, extraTool, prompt2026, prompt2026Messages, tools2026 } from "./fixture-2026";
 import { fixtureTools, IMAGE, PROMPTS, RESOURCES, TEMPLATE, promptMessages } from "./fixture-surface";
 
 const AUDIO = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
@@ -50,7 +50,7 @@ function fixture(transports: Map<string, StreamableHTTPServerTransport>): Server
       },
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...fixtureTools, ...tools2026] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...fixtureTools, ...tools2026, ...(extras.tool ? [extraTool] : [])] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = request.params.arguments ?? {};
     const modern = await call2026(request.params.name, extra);
@@ -138,7 +138,7 @@ function fixture(transports: Map<string, StreamableHTTPServerTransport>): Server
   });
   server.setRequestHandler(SubscribeRequestSchema, () => ({}));
   server.setRequestHandler(UnsubscribeRequestSchema, () => ({}));
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [...PROMPTS, prompt2026] }));
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [...PROMPTS, prompt2026, ...(extras.prompt ? [extraPrompt] : [])] }));
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
     request.params.name === prompt2026.name ? prompt2026Messages(extra) : { messages: promptMessages(request.params.name, request.params.arguments ?? {}) },
   );
