@@ -11,7 +11,6 @@ import { randomUUID } from "node:crypto";
 import type { ClientCapabilities, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { isRequest, isResponse } from "./messages";
 import type { Downstream } from "./downstream";
-import type { ServerProxy } from "./proxy";
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -98,10 +97,17 @@ export function taskFeedFor(params: unknown, sessions: Iterable<Downstream>): Ta
   return undefined;
 }
 
-const feeds = new WeakMap<ServerProxy, Map<string, TaskFeed>>();
+/** What a feed needs of the server's proxy (proxy.ts), named here so this file does not import it: the proxy's requests import this one. */
+export interface FeedProxy {
+  readonly sessions: Map<string, Downstream>;
+  fromSession(session: Downstream, message: JSONRPCMessage): Promise<void>;
+  detach(session: Downstream): void;
+}
+
+const feeds = new WeakMap<FeedProxy, Map<string, TaskFeed>>();
 
 /** The feed of a child's task, started (a `tasks/result` read at the child) if there is none. */
-export function feedOf(proxy: ServerProxy, user: string, childTaskId: string, capabilities: ClientCapabilities): TaskFeed {
+export function feedOf(proxy: FeedProxy, user: string, childTaskId: string, capabilities: ClientCapabilities): TaskFeed {
   let byTask = feeds.get(proxy);
   if (!byTask) {
     byTask = new Map();
@@ -121,13 +127,13 @@ export function feedOf(proxy: ServerProxy, user: string, childTaskId: string, ca
 }
 
 /** The running feed of a child's task, if any. */
-export function runningFeed(proxy: ServerProxy, childTaskId: string): TaskFeed | undefined {
+export function runningFeed(proxy: FeedProxy, childTaskId: string): TaskFeed | undefined {
   const feed = feeds.get(proxy)?.get(childTaskId);
   return feed && !feed.ended ? feed : undefined;
 }
 
 /** Answers a feed's questions from `inputResponses`; keys it is not waiting on are ignored. */
-export async function answerFeed(proxy: ServerProxy, feed: TaskFeed, inputResponses: unknown): Promise<void> {
+export async function answerFeed(proxy: FeedProxy, feed: TaskFeed, inputResponses: unknown): Promise<void> {
   if (!isObject(inputResponses)) return;
   for (const [key, answer] of Object.entries(inputResponses)) {
     if (!feed.questions.has(key) || !isObject(answer)) continue;
