@@ -5,6 +5,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { ServerConnection } from "./connection";
 import { CancelledError, ProtocolError } from "./errors";
+import { sleep } from "../shared/backoff";
 import { cancelTask, getTask, nextPollMs, TERMINAL_TASK_STATUSES, taskOutcome, type StartedTask, type TaskState } from "./tasks";
 
 export type TaskHandler = (task: StartedTask) => Promise<CallToolResult>;
@@ -24,7 +25,7 @@ export async function waitForTask(connection: ServerConnection, task: StartedTas
   options.onState?.(task);
   for (let polls = 0; ; polls++) {
     try {
-      await pause(nextPollMs(interval, polls, options.pollFloorMs), signal);
+      await sleep(nextPollMs(interval, polls, options.pollFloorMs), signal);
     } catch {
       // Best effort: the caller is gone either way, and the server's ttl ends the task at worst.
       const client = await connection.ready().catch(() => undefined);
@@ -40,19 +41,4 @@ export async function waitForTask(connection: ServerConnection, task: StartedTas
     if (!outcome.ok) throw new ProtocolError(connection.name, `${task.tool}: ${outcome.error}`);
     return outcome.result;
   }
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", stop);
-      resolve();
-    }, ms);
-    const stop = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", stop, { once: true });
-  });
 }
