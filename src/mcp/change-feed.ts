@@ -53,8 +53,10 @@ export class ChangeFeed {
 
   /**
    * Wires a newly connected client's notifications and, on a 2026 connection, opens its
-   * listen stream; resolves once the server acknowledged it (or it failed, which is logged
-   * and retried): never rejects, so a server without subscriptions still connects.
+   * listen stream; resolves once the server acknowledged it, or refused it (an answer: logged,
+   * and the server still connects without change notifications). A stream that could not be
+   * opened at all rejects, and so fails the connect: with its era remembered and its lists
+   * kept with a ttl, a connect sends nothing else, and a server that is down would show ready.
    */
   attach(client: Client, current: () => boolean, timeoutMs?: number): Promise<void> {
     this.detach();
@@ -70,7 +72,13 @@ export class ChangeFeed {
     if (client.getProtocolEra() !== "modern") return Promise.resolve();
     const live: Live = { client, current, timeoutMs, openedAt: deps.now(), drops: 0, chain: Promise.resolve() };
     this.live = live;
-    return this.reopen(live).catch((error: unknown) => this.dropped(live, undefined, error));
+    return this.reopen(live).catch((error: unknown) => {
+      if (!(error instanceof ProtocolError)) {
+        this.detach();
+        throw error;
+      }
+      this.dropped(live, undefined, error);
+    });
   }
 
   /** The client is going away: its stream is cancelled (the server hears it), no reopen is pending. */
