@@ -1,7 +1,7 @@
 // One tool call through a server connection: argument validation, the circuit
 // breaker, timeout and cancellation, output validation, metrics, and turning
 // whatever went wrong into one of the host's typed errors.
-import { publicFailure } from "./http-failure";
+import { isUnreachable, publicFailure } from "./http-failure";
 import { ProtocolError as RemoteError, SdkError, SdkErrorCode, SdkHttpError, type CallToolResult } from "@modelcontextprotocol/client";
 import { readBridgeError } from "../shared/rpc";
 import type { ServerConnection } from "./connection";
@@ -194,7 +194,7 @@ export function translateError(
     }
   }
   const message = publicFailure(error);
-  if (/not connected|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|network/i.test(message)) {
+  if (isUnreachable(error)) {
     connection.markUnavailable(message);
     return new ServerUnavailableError(connection.name, message, connection.retryAfterMs());
   }

@@ -12,6 +12,7 @@ import { backoffDelay, type BackoffPolicy } from "../shared/backoff";
 import { errorMessage, type Logger } from "../shared/logger";
 import type { ListKind } from "./discovery";
 import { listenTo } from "./server-client";
+import { isUnreachable } from "./http-failure";
 
 /** Drops in a row (each reopened after a backoff) before the feed gives up until the next connect. */
 export const MAX_LISTEN_TRIES = 6;
@@ -53,10 +54,11 @@ export class ChangeFeed {
 
   /**
    * Wires a newly connected client's notifications and, on a 2026 connection, opens its
-   * listen stream; resolves once the server acknowledged it, or refused it (an answer: logged,
-   * and the server still connects without change notifications). A stream that could not be
-   * opened at all rejects, and so fails the connect: with its era remembered and its lists
-   * kept with a ttl, a connect sends nothing else, and a server that is down would show ready.
+   * listen stream; resolves once the server acknowledged it, refused it (an answer: logged, and
+   * the server connects without change notifications) or was slow (retried). A server that
+   * cannot be reached at all rejects, and so fails the connect: with its era remembered and
+   * its lists kept with a ttl, a connect sends nothing else, and a server that is down would
+   * show ready.
    */
   attach(client: Client, current: () => boolean, timeoutMs?: number): Promise<void> {
     this.detach();
@@ -73,7 +75,7 @@ export class ChangeFeed {
     const live: Live = { client, current, timeoutMs, openedAt: deps.now(), drops: 0, chain: Promise.resolve() };
     this.live = live;
     return this.reopen(live).catch((error: unknown) => {
-      if (!(error instanceof ProtocolError)) {
+      if (isUnreachable(error)) {
         this.detach();
         throw error;
       }

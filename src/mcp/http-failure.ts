@@ -24,3 +24,8 @@ export function publicFailure(error: unknown): string {
   }
   return message;
 }
+
+/** The request never reached the server: the connection could not be made or was lost (not a timeout, not an answer). */
+export function isUnreachable(error: unknown): boolean {
+  return /not connected|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|network/i.test(publicFailure(error));
+}
