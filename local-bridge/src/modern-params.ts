@@ -11,7 +11,7 @@
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { Downstream } from "./downstream";
 import { isErrorResponse, isResponse } from "./messages";
-import { MODERN_ERROR, type Refusal } from "./modern-protocol";
+import { decodeHeaderValue, MODERN_ERROR, type Refusal } from "./modern-protocol";
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -34,16 +34,6 @@ export function paramHeaders(schema: unknown, path: string[] = []): ParamHeader[
     found.push(...paramHeaders(child, [...path, key]));
   }
   return found;
-}
-
-/** A header value: plain, or `=?base64?…?=` (canonical Base64 of UTF-8); undefined when the sentinel is broken. */
-function decodeParam(value: string): string | undefined {
-  if (!(value.startsWith("=?base64?") && value.endsWith("?="))) return value;
-  const text = value.slice("=?base64?".length, -2);
-  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)) return undefined;
-  const bytes = Buffer.from(text, "base64");
-  const decoded = bytes.toString("utf8");
-  return Buffer.from(decoded, "utf8").equals(bytes) ? decoded : undefined;
 }
 
 function asText(value: unknown): string | undefined {
@@ -73,7 +63,7 @@ export function checkParamHeaders(marks: readonly ParamHeader[], args: unknown, 
     const given = header(name.toLowerCase());
     const where = mark.path.join(".");
     if (given === undefined) return mismatch(name, `the body carries ${where}=${JSON.stringify(value)} but the ${name} header is absent`);
-    const decoded = decodeParam(given);
+    const decoded = decodeHeaderValue(given);
     if (decoded === undefined) return mismatch(name, `the ${name} header carries an invalid Base64 sentinel value`);
     const numeric = (mark.type === "integer" || mark.type === "number") && typeof value === "number" && /^-?\d+(\.\d+)?$/.test(decoded);
     if (numeric ? Number(decoded) !== value : decoded !== body)

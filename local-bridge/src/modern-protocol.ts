@@ -247,8 +247,8 @@ export function questionKey(question: JSONRPCRequest, taken: (key: string) => bo
   return { key, entry: { method: question.method, params: Object.keys(rest).length > 0 ? { ...plain, _meta: rest } : plain } };
 }
 
-/** `Mcp-Name`'s value: plain, or `=?base64?…?=` for what a header cannot carry; undefined when the sentinel is broken. */
-function decodeName(value: string): string | undefined {
+/** An `Mcp-Name` or `Mcp-Param-*` value: plain, or `=?base64?…?=` for what a header cannot carry; undefined when the sentinel is broken. */
+export function decodeHeaderValue(value: string): string | undefined {
   if (!(value.startsWith("=?base64?") && value.endsWith("?="))) return value;
   const text = value.slice("=?base64?".length, -2);
   // Canonical base64 with its padding (RFC 4648 §4), as the revision's examples write it.
@@ -270,7 +270,7 @@ export function checkStandardHeaders(headers: ModernHeaders, request: JSONRPCReq
   const body = typeof value === "string" ? value : undefined;
   if (headers.name === undefined)
     return body === undefined ? undefined : mismatch(`the body carries params.${field}="${body}" but the required Mcp-Name header is absent`, "(missing)");
-  const decoded = decodeName(headers.name);
+  const decoded = decodeHeaderValue(headers.name);
   if (decoded === undefined) return mismatch("the Mcp-Name header carries an invalid Base64 sentinel value", headers.name);
   if (body !== undefined && decoded !== body)
     return mismatch(`the body carries params.${field}="${body}" but the Mcp-Name header names "${decoded}"`, headers.name);
