@@ -20,7 +20,10 @@
 //      initialized, one echo call), path by path; RSS again 1 s after;
 //   7. on our bridge, the two revisions it serves against each other (bench/lib/eras.ts):
 //      echo p50 and throughput, 2026-07-28 stateless vs 2025-11-25 sessionful, and an
-//      input_required round vs a 2025 elicitation. `--eras` runs only the bridge and this.
+//      input_required round vs a 2025 elicitation; and both against the issue's floor, raw
+//      stdio echo on server-everything itself plus a bare keep-alive HTTP round trip on
+//      loopback (bench/lib/floor.ts), timed in the same rounds. `--eras` runs only the
+//      bridge and this.
 // Processes run as `node <script>`, so the pid measured is the node process itself.
 // Everything started is stopped in a finally block or on SIGINT/SIGTERM, descendants
 // included. Run: npm run bench:bridge.
@@ -41,7 +44,7 @@ import {
   type Target,
   type Throughput,
 } from "./lib/measure";
-import { measureEras, printEras, type EraRow } from "./lib/eras";
+import { type ErasResult, measureEras, printEras } from "./lib/eras";
 import { bridgeLogProblems, childrenOf, errorText, freePort, repoRoot, rssText, sleep, startManaged, waitForTcp, type Managed } from "./lib/procs";
 
 const TOKEN = "T";
@@ -363,7 +366,7 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0]?.toFixed(2);
   const rows: Row[] = [];
   const lives: Live[] = [];
-  let eras: EraRow[] = [];
+  let eras: ErasResult | undefined;
   try {
     await startAll(rows, lives);
     if (!erasOnly) await measure(lives);
@@ -373,9 +376,9 @@ async function main(): Promise<void> {
         await sleep(1_000);
         bridge.row.notes.push(`idle RSS before any call: ${rssText(bridge.managed.pid).text} MB`);
       }
-      eras = await measureEras(bridge.target.url, bridge.target.headers).catch((error: unknown) => {
+      eras = await measureEras(bridge.target.url, bridge.target.headers, { command: node, args: [everything, "stdio"] }).catch((error: unknown) => {
         bridge.row.notes.push(`eras failed: ${errorText(error)}`);
-        return [];
+        return undefined;
       });
       await sleep(1_000);
       if (bridge.managed) bridge.row.notes.push(`RSS 1 s after both revisions were served: ${rssText(bridge.managed.pid).text} MB`);
@@ -390,7 +393,7 @@ async function main(): Promise<void> {
     printTable(rows);
     printGoals(rows);
   }
-  if (eras.length > 0) printEras(eras);
+  if (eras) printEras(eras);
   console.log("\nCommand lines:");
   for (const r of rows) if (r.command) console.log(`- ${r.name}: ${r.command}`);
   const notes = rows.flatMap((r) => r.notes.map((n) => `- ${r.name}: ${n}`));

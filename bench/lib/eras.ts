@@ -10,6 +10,7 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Pool } from "undici";
+import { type Caller, startFloor } from "./floor";
 import { connect, ECHO_ARGS, inRounds, median, parseBody, percentile, pool, type Throughput } from "./measure";
 import { withTimeout } from "./procs";
 
@@ -24,7 +25,18 @@ export interface EraRow {
   failed?: string;
 }
 
-type Caller = () => Promise<void>;
+/** The floor's two parts, timed in the same latency rounds as the eras (bench/lib/floor.ts). */
+export interface FloorRow {
+  name: string;
+  samples: number[];
+  failed?: string;
+}
+
+export interface ErasResult {
+  eras: EraRow[];
+  /** Raw stdio echo on the server itself, then the bare loopback HTTP round trip. */
+  floor: FloorRow[];
+}
 
 function rawCaller(http: Pool, path: string, headers: Record<string, string>, params: (id: number) => Record<string, unknown>): Caller {
   let nextId = 1_000_000;
@@ -49,8 +61,11 @@ async function timed(call: Caller, n: number): Promise<number[]> {
   return out;
 }
 
-/** Both eras against the bridge at `url` (its /servers/everything/mcp); `headers` carry the bearer token. */
-export async function measureEras(url: string, headers: Record<string, string>): Promise<EraRow[]> {
+/**
+ * Both eras against the bridge at `url` (its /servers/everything/mcp); `headers` carry the
+ * bearer token; `server` is the stdio command the bridge runs there, for the floor.
+ */
+export async function measureEras(url: string, headers: Record<string, string>, server: { command: string; args: string[] }): Promise<ErasResult> {
   const target = new URL(url);
   const http = new Pool(target.origin, { connections: ROUNDS.inFlight, pipelining: 1, keepAliveTimeout: 30_000 });
   const base = { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -81,12 +96,25 @@ export async function measureEras(url: string, headers: Record<string, string>):
     { name: "2025-11-25 sessionful", samples: [], rates: [], elicit: [], call: legacy, elicitOnce: async () => void (await asking.callTool(elicitTool)) },
     { name: "2026-07-28 stateless", samples: [], rates: [], elicit: [], call: modern, elicitOnce: async () => void (await v2.callTool(elicitTool)) },
   ];
-  type Live = (typeof rows)[number];
-  const failed = (row: Live, message: string) => {
+  const floor = await startFloor(server.command, server.args);
+  const floorRows: Array<FloorRow & { call: Caller }> = [
+    { name: "stdio direct, raw", samples: [], call: floor.stdio },
+    { name: "bare keep-alive HTTP round trip", samples: [], call: floor.http },
+  ];
+  const failed = <R extends { failed?: string }>(row: R, message: string) => {
     row.failed ??= message;
   };
-  const skip = (row: Live) => row.failed !== undefined;
+  const skip = <R extends { failed?: string }>(row: R) => row.failed !== undefined;
   try {
+    await inRounds({
+      items: floorRows,
+      rounds: 1,
+      label: "floor warm-up",
+      budgetMs: 60_000,
+      skip,
+      failed,
+      step: async (r) => void (await timed(r.call, 2_000)),
+    });
     await inRounds({
       items: rows,
       rounds: 1,
@@ -96,10 +124,11 @@ export async function measureEras(url: string, headers: Record<string, string>):
       failed,
       step: async (r) => void (await pool(2_000, ROUNDS.inFlight, 30_000, r.call)),
     });
+    // The floor's parts in the same rounds as the eras, so a drift of the machine shows in both.
     await inRounds({
-      items: rows,
+      items: [...rows, ...floorRows],
       rounds: ROUNDS.seq,
-      label: "eras latency",
+      label: "floor and eras latency",
       budgetMs: 30_000,
       skip,
       failed,
@@ -133,9 +162,12 @@ export async function measureEras(url: string, headers: Record<string, string>):
       step: async (r) => void r.elicit.push(...(await timed(r.elicitOnce, ROUNDS.elicitPerRound))),
     });
   } finally {
-    await Promise.allSettled([session.close(), asking.close(), v2.close(), http.destroy()]);
+    await Promise.allSettled([session.close(), asking.close(), v2.close(), http.destroy(), floor.close()]);
   }
-  return rows.map(({ name, samples, rates, elicit, failed: f }) => ({ name, samples, rates, elicit, ...(f ? { failed: f } : {}) }));
+  return {
+    eras: rows.map(({ name, samples, rates, elicit, failed: f }) => ({ name, samples, rates, elicit, ...(f ? { failed: f } : {}) })),
+    floor: floorRows.map(({ name, samples, failed: f }) => ({ name, samples, ...(f ? { failed: f } : {}) })),
+  };
 }
 
 async function connectElicitingV1(
@@ -158,7 +190,7 @@ async function connectElicitingV1(
   };
 }
 
-export function printEras(rows: EraRow[]): void {
+export function printEras({ eras: rows, floor }: ErasResult): void {
   const p = (xs: number[], q: number) =>
     xs.length
       ? percentile(
@@ -184,6 +216,18 @@ export function printEras(rows: EraRow[]): void {
   if (!old || !now) return;
   const ratio = (a: number[], b: number[]) => (a.length && b.length ? (median(b) / median(a)).toFixed(2) : "n/a");
   console.log(`- 2026 stateless / 2025 sessionful: echo p50 ${ratio(old.samples, now.samples)}x, throughput ${(cps(now.rates) / cps(old.rates)).toFixed(2)}x`);
+  const [stdio, http] = floor;
+  if (stdio?.samples.length && http?.samples.length) {
+    const floorP50 = median(stdio.samples) + median(http.samples);
+    console.log(
+      `- floor (issue 35): stdio direct, raw p50 ${median(stdio.samples).toFixed(3)} ms + bare keep-alive HTTP round trip p50 ${median(http.samples).toFixed(3)} ms = ${floorP50.toFixed(3)} ms`,
+    );
+    for (const r of rows) {
+      if (!r.samples.length) continue;
+      const x = median(r.samples) / floorP50;
+      console.log(`  - ${r.name} p50 ${median(r.samples).toFixed(3)} ms / floor = ${x.toFixed(2)}x (goal ≤ 1.5): ${x <= 1.5 ? "MET" : "NOT MET"}`);
+    }
+  } else console.log(`- floor not measured: ${stdio?.failed ?? http?.failed ?? "no samples"}`);
   const elicitRatio = old.elicit.length && now.elicit.length ? median(now.elicit) / median(old.elicit) : undefined;
   console.log(
     `- input_required round / 2025 elicitation, p50: ${elicitRatio?.toFixed(2) ?? "n/a"}x (goal ≤ 1.2): ${elicitRatio === undefined ? "n/a" : elicitRatio <= 1.2 ? "MET" : "NOT MET"}`,
