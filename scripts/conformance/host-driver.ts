@@ -7,10 +7,11 @@
 import type { Tool } from "@modelcontextprotocol/client";
 import { McpHost } from "../../src/mcp/host";
 import { challengeRecordingFetch } from "../../src/mcp/oauth/challenge-fetch";
+import { machineOAuthProvider } from "../../src/mcp/oauth/machine-client";
 import { EdgeOAuthProvider, type OAuthRecord, type OAuthStorage } from "../../src/mcp/oauth/provider";
 import { beginSignIn, finishSignIn } from "../../src/mcp/oauth/sign-in";
 import { workerTransports } from "../../src/mcp/transports";
-import type { RemoteServerConfig } from "../../src/shared/mcp-config/config";
+import { parseMcpConfig, type RemoteServerConfig } from "../../src/shared/mcp-config/config";
 import { authorize, REDIRECT_URI, type Driver, type DriverOptions } from "./driver";
 
 const NAME = "conf";
@@ -28,25 +29,40 @@ function memoryStorage(): OAuthStorage & { record?: OAuthRecord } {
   return storage;
 }
 
+/**
+ * The server as a deployment's mcp.json would have it, read by the Worker's own parser: the client
+ * credentials' secret or private key comes from the environment (`${env:NAME}`), as from a Worker secret.
+ */
+function serverConfig(options: DriverOptions): RemoteServerConfig {
+  const env: Record<string, string> = { CONF_URL: options.url };
+  const { preRegistered, clientCredentials: machine } = options.oauth ?? {};
+  let oauth: Record<string, unknown> | undefined;
+  if (machine) {
+    Object.assign(env, { CONF_CLIENT_SECRET: machine.clientSecret ?? "", CONF_PRIVATE_KEY: machine.privateKeyPem ?? "" });
+    oauth = {
+      grant: "client_credentials",
+      clientId: machine.clientId,
+      ...(machine.privateKeyPem
+        ? { privateKey: "${env:CONF_PRIVATE_KEY}", algorithm: machine.algorithm ?? "ES256" }
+        : { clientSecret: "${env:CONF_CLIENT_SECRET}" }),
+    };
+  } else if (preRegistered) oauth = { ...preRegistered };
+  const text = JSON.stringify({ servers: { [NAME]: { type: "http", url: "${CONF_URL}", timeout: 20, ...(oauth ? { oauth } : {}) } } });
+  const server = parseMcpConfig(text, { env }).servers[0];
+  if (server?.transport !== "http") throw new Error("the conformance server entry did not parse as an http server");
+  return server;
+}
+
 export function hostDriver(options: DriverOptions): Driver {
   const storage = memoryStorage();
-  const server: RemoteServerConfig = {
-    name: NAME,
-    transport: "http",
-    url: options.url,
-    headers: {},
-    disabled: false,
-    timeoutMs: 20_000,
-    alwaysAllow: [],
-    dependencies: [],
-    excludeTools: [],
-    ...(options.oauth?.preRegistered ? { oauth: options.oauth.preRegistered } : {}),
-  };
+  const server = serverConfig(options);
   const host = new McpHost({
     transports: workerTransports({
       fetch: challengeRecordingFetch((challenge) => storage.save({ challenge })),
+      // As src/users/oauth-client-storage.ts picks: the deployment's client credentials, else the person's sign-in.
       auth: options.oauth
-        ? (s) => new EdgeOAuthProvider({ server: s.name, serverUrl: s.url, storage, preRegistered: s.oauth, mode: { kind: "session" } })
+        ? (s) =>
+            machineOAuthProvider(s) ?? new EdgeOAuthProvider({ server: s.name, serverUrl: s.url, storage, preRegistered: s.oauth, mode: { kind: "session" } })
         : undefined,
     }),
     connectTimeoutMs: 20_000,

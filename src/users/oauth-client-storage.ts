@@ -3,6 +3,7 @@
 // owns the user's tokens, so every session of the user sees the same tokens.
 import type { OAuthClientProvider } from "@modelcontextprotocol/client";
 import type { Env } from "../config/env";
+import { machineOAuthProvider } from "../mcp/oauth/machine-client";
 import { EdgeOAuthProvider, type OAuthRecord, type OAuthStorage } from "../mcp/oauth/provider";
 import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "./account";
@@ -37,6 +38,9 @@ export function sessionOAuthProvider(
 ): OAuthClientProvider | undefined {
   // A server given its own Authorization header (a personal token in mcp.json) is not signed in to.
   if (Object.keys(server.headers).some((name) => name.toLowerCase() === "authorization")) return undefined;
+  // A server the deployment signs in to with its own client credentials: the same token for every user, none stored per user.
+  const machine = machineOAuthProvider(server);
+  if (machine) return machine;
   return new EdgeOAuthProvider({
     server: server.name,
     serverUrl: server.url,

@@ -83,6 +83,9 @@ export interface BeginSignIn {
 /** The authorization URL to send the user to, or undefined when the server needs no sign-in. */
 export async function beginSignIn(options: BeginSignIn): Promise<URL | undefined> {
   const { server, storage } = options;
+  // Nobody signs in to it: the deployment's client credentials get its token (machine-client.ts).
+  if (server.oauth?.grant === "client_credentials")
+    throw new OAuthUnsupportedError(server.name, "it uses the deployment's client credentials, not a person's sign-in");
   // The server's answer to a fresh connection, else what it said to a session on a later request.
   const challenge = (await readChallenge(server, options.fetch)) ?? storedChallenge(options.stored);
   if (!challenge) return undefined;

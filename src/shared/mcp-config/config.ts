@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { JsonSource, objectEntries, nodeValue, type JSONPath } from "./config-source";
 import { findDependencyCycles } from "./dependency-graph";
+import { loadOAuthConfig, RawOAuthSchema, type OAuthClientConfig } from "./oauth-config";
 import { ConfigError, type ConfigIssue } from "../errors";
 
 interface CommonServerConfig {
@@ -44,14 +45,10 @@ export interface RemoteServerConfig extends CommonServerConfig {
   transport: "http" | "sse";
   url: string;
   headers: Record<string, string>;
-  /** Pre-registered OAuth client for a server that asks for sign-in (else dynamic registration). */
+  /** How a token is got (oauth-config.ts): a pre-registered client for a person's sign-in, or the deployment's client credentials. */
   oauth?: OAuthClientConfig;
 }
-export interface OAuthClientConfig {
-  clientId: string;
-  clientSecret?: string;
-  scopes?: string[];
-}
+export type { OAuthClientConfig };
 export type ServerConfig = StdioServerConfig | RemoteServerConfig;
 /** Servers in file order, disabled ones included (`disabled: true`). */
 export interface McpConfig {
@@ -107,12 +104,7 @@ export const RawServerSchema = z.object(
       .optional(),
     users: z.array(str.min(1, { error: "expected a non-empty string" }), { error: "expected array of user names (emails or token names)" }).optional(),
     isolation: z.enum(["shared", "user"], { error: 'expected "shared" or "user"' }).optional(),
-    oauth: z
-      .object(
-        { clientId: str.min(1, { error: "expected a non-empty string" }), clientSecret: str.optional(), scopes: stringArray.optional() },
-        { error: "expected object with clientId" },
-      )
-      .optional(),
+    oauth: RawOAuthSchema.optional(),
   },
   { error: "expected object" },
 );
@@ -214,11 +206,8 @@ class Loader {
     const url = expand([...path, "url"], raw.url);
     // An unresolved reference is already reported (or the server is disabled): no second issue.
     if (url.complete && !isHttpUrl(url.value)) this.issues.push(this.source.issue([...path, "url"], "expected an http(s) URL"));
-    const oauth = raw.oauth && {
-      clientId: expand([...path, "oauth", "clientId"], raw.oauth.clientId).value,
-      ...(raw.oauth.clientSecret === undefined ? {} : { clientSecret: expand([...path, "oauth", "clientSecret"], raw.oauth.clientSecret).value }),
-      ...(raw.oauth.scopes ? { scopes: raw.oauth.scopes } : {}),
-    };
+    const oauth =
+      raw.oauth && loadOAuthConfig(raw.oauth, [...path, "oauth"], { expand, issue: (at, message) => this.issues.push(this.source.issue(at, message)) });
     return { ...common, transport, url: url.value, headers: this.expandMap([...path, "headers"], raw.headers, expand), ...(oauth ? { oauth } : {}) };
   }
 
