@@ -22,6 +22,10 @@ export interface Downstream {
   cacheHint?: CacheHint;
   /** A 2026 call only: it answered with questions and waits for the client's retry, so its call at the child is blocked. */
   readonly awaitingClient?: boolean;
+  /** A 2026 call (one request, no session): its questions must not be taken for another's (ask-gate.ts). */
+  readonly stateless?: boolean;
+  /** A 2026 call only: it ended. */
+  readonly done?: boolean;
   close(): void;
 }
 

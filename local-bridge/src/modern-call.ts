@@ -81,10 +81,15 @@ export interface ModernCallHooks {
   done(): void;
   /** The client did not come back with answers in time. */
   expired(): void;
+  /** Runs `go` when the call may go on at the child beside the calls running there (ask-gate.ts). */
+  turn?(go: () => void): void;
+  /** The call answered with questions: its call at the child is blocked on its client. */
+  blocked?(): void;
 }
 
 export class ModernCall implements Downstream {
   readonly id = `modern-${randomUUID()}`;
+  readonly stateless = true;
   /** The round whose answers are awaited: a state naming another is stale. */
   private round = 0;
   private reply?: ModernReply;
@@ -139,6 +144,15 @@ export class ModernCall implements Downstream {
   resume(claim: StateClaim, inputResponses: unknown, reply: ModernReply): boolean {
     if (this.finished || this.reply || claim.round !== this.round) return false;
     this.round++;
+    // The answers wait while another call that can be asked runs at the child (ask-gate.ts):
+    // the child's next question after them must be taken for this call alone.
+    const go = () => this.answered(inputResponses, reply);
+    if (this.hooks.turn) this.hooks.turn(go);
+    else go();
+    return true;
+  }
+
+  private answered(inputResponses: unknown, reply: ModernReply): void {
     const answers = isObject(inputResponses) ? inputResponses : {};
     for (const [key, question] of this.asked) {
       const answer = answers[key];
@@ -152,7 +166,6 @@ export class ModernCall implements Downstream {
       this.idOf.delete(key);
     }
     this.attach(reply);
-    return true;
   }
 
   deliver(message: JSONRPCMessage, related?: RequestId): boolean {
@@ -237,6 +250,7 @@ export class ModernCall implements Downstream {
       if (!this.finished && !this.reply) this.hooks.expired();
     }, INPUT_WAIT_MS);
     this.timer.unref();
+    this.hooks.blocked?.();
   }
 
   private giveUp(): void {

@@ -93,6 +93,8 @@ export async function serveModern(
     },
     // Its call already finished at the child: nothing left to cancel, so not detach (a walk over every call in flight).
     done: () => proxy.sessions.delete(call.id),
+    turn: (go) => proxy.gate.enter(call, go),
+    blocked: () => proxy.gate.wake(),
     expired: () => {
       proxy.cancel(call, call.requestId, "the client did not answer");
       proxy.detach(call);

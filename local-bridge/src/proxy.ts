@@ -8,6 +8,7 @@ import type { StdioServerConfig } from "@edgehost/shared/mcp-config/config";
 import { ServerStats } from "@edgehost/shared/metrics";
 import { bridgeError, rpcError, RPC, type BridgeErrorData } from "@edgehost/shared/rpc";
 import type { ChildProcess } from "./child";
+import { AskGate, gated } from "./ask-gate";
 import { ChildKeeper, NoChild, type ProxyOptions } from "./child-keeper";
 import type { Downstream, Pending } from "./downstream";
 import { SUPPORTED_PROTOCOL_VERSIONS, isErrorResponse, isNotification, isRequest, isResponse } from "./messages";
@@ -31,6 +32,8 @@ export class ServerProxy extends ChildKeeper {
   private readonly bySessionRequest = new Map<string, number>();
   /** The child's tools' `x-mcp-header` marks, which 2026 calls' `Mcp-Param-*` headers are checked against (modern-params.ts). */
   readonly toolHeaders = new ToolHeaderIndex();
+  /** Holds a call that can be asked while another's questions could be taken for its own (ask-gate.ts). */
+  readonly gate = new AskGate(() => this.pending.values());
   /** What the child asks its clients (server-requests.ts). */
   private readonly asks: ServerRequests;
   private readonly subscriptions = new Map<string, Set<string>>();
@@ -114,6 +117,11 @@ export class ServerProxy extends ChildKeeper {
       session.deliver({ jsonrpc: "2.0", id: request.id, result }, request.id);
       return;
     }
+    if (gated(session, request)) this.gate.enter(session, () => this.forward(session, request, child));
+    else this.forward(session, request, child);
+  }
+
+  private forward(session: Downstream, request: JSONRPCRequest, child: ChildProcess): void {
     const childId = this.nextId++;
     const params = request.params ? { ...request.params } : undefined;
     const meta = params?._meta as Record<string, unknown> | undefined;
@@ -207,6 +215,7 @@ export class ServerProxy extends ChildKeeper {
     this.stats.record(pending.tool, performance.now() - pending.started, failed ? "error" : "ok");
     if (pending.method === "tools/list" && response && "result" in response) this.toolHeaders.learn(response.result);
     if (response) pending.session.deliver(this.tasks.seen(pending.session.user, pending.method, response), pending.id);
+    this.gate.wake();
   }
 
   private childNotification(notification: JSONRPCNotification): void {
