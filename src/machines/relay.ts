@@ -19,20 +19,10 @@ import {
 import { errorJson } from "../shared/error-body";
 import { parseCredential, sha256 } from "./credentials";
 import type { MachineStore, MachineView } from "./machine-store";
+import { SocketLimits } from "./relay-limits";
 
 /** Largest request body a session may send through the relay (the bridge's own limit is 4 MiB). */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
-/** Frames that fail to parse before the socket is closed: a confused or hostile bridge. */
-const MAX_BAD_FRAMES = 20;
-/** Frames a socket may send per second on average (answers stream in 512 KiB chunks). */
-const FRAMES_PER_SECOND = 2000;
-/**
- * Frames for requests this machine does not have open, per minute: a few follow each answer the
- * Worker stopped reading (they were on their way before the abort). The per-second rate alone
- * cannot catch a flood of them when the object handles frames slower than that rate (a busy
- * host), so they have a count of their own.
- */
-const STRAY_FRAMES_PER_MINUTE = 1000;
 
 interface Pending {
   machineId: string;
@@ -48,28 +38,6 @@ interface Pending {
   chunks?: number;
 }
 
-/** Frames counted in a fixed window: the count starts again when the window has passed. */
-interface WindowCount {
-  start: number;
-  count: number;
-}
-
-interface SocketLoad {
-  bad: number;
-  frames: WindowCount;
-  stray: WindowCount;
-}
-
-/** Counts one more in `window` (of `ms`), and says how many it now holds. */
-function countIn(window: WindowCount, ms: number): number {
-  const now = Date.now();
-  if (now - window.start >= ms) {
-    window.start = now;
-    window.count = 0;
-  }
-  return ++window.count;
-}
-
 const encoder = new TextEncoder();
 
 export class MachineRelay {
@@ -80,7 +48,7 @@ export class MachineRelay {
   private readonly machineOfSocket = new WeakMap<WebSocket, string | undefined>();
   // Random start: after a wake the bridge may still be finishing an aborted request's id.
   private nextId = Math.floor(Math.random() * 2 ** 30);
-  private readonly load = new WeakMap<WebSocket, SocketLoad>();
+  private readonly limits = new SocketLimits();
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -130,14 +98,12 @@ export class MachineRelay {
   message(socket: WebSocket, data: string | ArrayBuffer): void {
     const machineId = this.machineOf(socket);
     if (!machineId) return socket.close(1011, "unknown socket");
-    if (!this.withinLimits(socket)) return;
+    if (!this.limits.withinRate(socket)) return;
     let frame;
     try {
       frame = ToWorkerSchema.parse(JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data)));
     } catch {
-      const load = this.loadOf(socket);
-      if (++load.bad >= MAX_BAD_FRAMES) socket.close(1008, "too many invalid frames");
-      return;
+      return this.limits.badFrame(socket);
     }
     if (frame.t === "hello") {
       this.store.announce(machineId, frame.servers);
@@ -146,7 +112,7 @@ export class MachineRelay {
     }
     const pending = this.pending.get(frame.id);
     // Only answers to this machine's own requests: a frame for another id is dropped.
-    if (!pending || pending.machineId !== machineId) return this.countStray(socket);
+    if (!pending || pending.machineId !== machineId) return this.limits.stray(socket);
     if (frame.t === "full") {
       this.settle(frame.id);
       if (!pending.answered)
@@ -268,23 +234,6 @@ export class MachineRelay {
 
   private socketOf(machineId: string): WebSocket | undefined {
     return this.ctx.getWebSockets(machineId).find((s) => s.readyState === WebSocket.OPEN);
-  }
-
-  private loadOf(socket: WebSocket): SocketLoad {
-    let load = this.load.get(socket);
-    if (!load) this.load.set(socket, (load = { bad: 0, frames: { start: Date.now(), count: 0 }, stray: { start: Date.now(), count: 0 } }));
-    return load;
-  }
-
-  private countStray(socket: WebSocket): void {
-    if (countIn(this.loadOf(socket).stray, 60_000) === STRAY_FRAMES_PER_MINUTE + 1) socket.close(1008, "too many frames for unknown requests");
-  }
-
-  /** A flood is closed, not queued: the machine reconnects with backoff. */
-  private withinLimits(socket: WebSocket): boolean {
-    if (countIn(this.loadOf(socket).frames, 1000) <= FRAMES_PER_SECOND) return true;
-    socket.close(1008, "too many frames");
-    return false;
   }
 }
 
