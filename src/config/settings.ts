@@ -45,6 +45,8 @@ export const SettingsSchema = z.object({
   SHARES_PER_MINUTE: int(10, 1, 10_000),
   /** Links one user may create at once. */
   SHARE_BURST: int(10, 1, 1_000),
+  /** MCP tasks one user may have running across their sessions; past it a server's new task is cancelled with task_limit (src/users/task-slots.ts). */
+  TASKS_PER_USER: int(5, 1, 1_000),
   /** The tokens a turn holds against DAILY_TOKEN_BUDGET while it runs: its worst case (src/users/reservations.ts). */
   TURN_TOKEN_RESERVATION: int(40_000, 1, 10_000_000),
   /** Runtime servers on private or loopback addresses in a deployed Worker (src/servers/url-policy.ts); off by default. */

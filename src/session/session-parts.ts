@@ -26,6 +26,7 @@ import { SessionOwner } from "./session-owner";
 import { TurnRunner } from "./turn-runner";
 import { SessionTasks } from "./tasks/session-tasks";
 import { TaskRows } from "./tasks/task-rows";
+import { accountTaskSlots } from "./tasks/task-slot-port";
 
 /** What the parts need of the Durable Object that holds them. */
 export interface SessionSite {
@@ -112,7 +113,8 @@ export class SessionParts {
       sessionId: this.site.name(),
       store: this.store,
       account: () => this.owner.listedAccount(),
-      keepAliveWhile: (work) => this.site.keepAliveWhile(work),
+      // Reports take a few ms: agents' keep-alive would write its alarm job before and after each (two commits per report).
+      keepAliveWhile: (work) => this.site.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
     });
     return this.searchFeedCache;
   }
@@ -217,10 +219,8 @@ export class SessionParts {
         this.mcp.useUserServers(begun.then((b) => b.servers));
         return begun.then((b) => b.decision);
       },
-      touched: (text) => {
-        this.owner.touched(text);
-        this.searchFeed.flush();
-      },
+      // The question is indexed with the turn's answers once it ends (report), not on the turn's path.
+      touched: (text) => this.owner.touched(text),
       used: async (usage, ownKey) => {
         if (!ownKey) this.owner.turnUsage(usage.inputTokens + usage.outputTokens);
       },
@@ -259,6 +259,12 @@ export class SessionParts {
             : this.approvals.elicit(server, params.message, params.requestedSchema as Record<string, unknown>, signal),
       },
       broadcast: (message) => this.site.sendAll(message),
+      // The cap on running tasks is the owner's, across their sessions (src/users/task-slots.ts).
+      slots: () => {
+        const owner = this.owner.id;
+        return owner ? accountTaskSlots(userAccount(this.site.env, owner), this.site.name(), this.runtime.settings.TASKS_PER_USER) : undefined;
+      },
+      limits: { running: this.runtime.settings.TASKS_PER_USER },
       // Nobody waits for an ended task: a turn of its own opens with what it returned (not while another runs).
       followUp: async (_row, text) => {
         const refused = await this.turns.start(async () => ({ entries: [{ kind: "user", text }], title: text }));

@@ -23,6 +23,7 @@ import { OwnerDiscovery, type OwnerDiscoveryRow } from "./owner-discovery";
 import { SessionList, type SessionSummary } from "./session-list";
 import { RuntimeServerStore } from "./server-store";
 import { ERASING_DECISION, EraseState } from "./erase-state";
+import { TaskSlots, type HeldTask, type SlotDecision, type TaskSlot } from "./task-slots";
 import type { Env } from "../config/env";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
@@ -52,6 +53,7 @@ export class UserAccount extends DurableObject<unknown> {
    * on its own (a turn's admission, its chat's listing, search entries, discovery, sign-ins) checks the mark here.
    */
   private readonly erase: EraseState;
+  private readonly taskSlots: TaskSlots;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -69,6 +71,26 @@ export class UserAccount extends DurableObject<unknown> {
     this.files = new FileLedger(this.sql);
     this.discovery = new OwnerDiscovery(this.sql);
     this.erase = new EraseState(this.sql);
+    this.taskSlots = new TaskSlots(this.sql);
+  }
+
+  // ---- running MCP tasks, capped per user across sessions (src/users/task-slots.ts) ----
+
+  reserveTaskSlot(slot: TaskSlot, max: number, now = Date.now()): SlotDecision {
+    return this.taskSlots.reserve(slot, max, now);
+  }
+
+  releaseTaskSlots(session: string, callIds: string[]): void {
+    this.taskSlots.release(session, callIds);
+  }
+
+  /** A session's poll: the tasks it still holds (their slots renewed, its others dropped). */
+  renewTaskSlots(session: string, held: HeldTask[], now = Date.now()): void {
+    this.taskSlots.renew(session, held, now);
+  }
+
+  runningTasks(now = Date.now()): number {
+    return this.taskSlots.running(now);
   }
 
   // ---- Delete my data is final (src/users/erase-state.ts, src/http/my-data.ts) ----
@@ -417,6 +439,7 @@ export class UserAccount extends DurableObject<unknown> {
   /** A deleted (or expired) session leaves the list, the search index, and every link that shared it. */
   async removeSession(id: string): Promise<void> {
     this.sessions.remove(id);
+    this.taskSlots.releaseSession(id);
     this.search.forget(id, true);
     await this.emptyShares(this.shares.takeAll(id));
   }

@@ -6,8 +6,8 @@
 // When a task ends: the turn still waiting gets its result like any tool call's; with no
 // turn waiting (the page closed and the turn was cut by a restart, or the object was
 // evicted) a follow-up turn opens with an entry that says the task finished and what it
-// returned, and the model answers it. Bounded: TASKS_PER_SESSION running tasks, and a
-// deadline after which the task is cancelled at its server.
+// returned, and the model answers it. Bounded: TASKS_PER_USER running tasks across the
+// owner's sessions (task-cap.ts), and a deadline after which the task is cancelled at its server.
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { McpHost } from "../../mcp/host";
 import type { CallToolOptions } from "../../mcp/call";
@@ -17,10 +17,13 @@ import type { ServerRequestHandlers } from "../../mcp/server-requests";
 import type { ServerMessage } from "../../protocol/messages";
 import { EdgehostError } from "../../shared/errors";
 import { errorMessage, type Logger } from "../../shared/logger";
+import { TaskCap } from "./task-cap";
 import { TaskDeadlineError, TaskLimitError, UnknownTaskError } from "./task-errors";
 import type { TaskRow, TaskRows } from "./task-rows";
+import type { TaskSlotPort } from "./task-slot-port";
 
-export const TASKS_PER_SESSION = 5;
+/** The default of TASKS_PER_USER (src/config/settings.ts). */
+export const TASKS_PER_USER = 5;
 export const TASK_DEADLINE_MS = 24 * 60 * 60_000;
 /** A follow-up that could not start (a turn was running) is tried again this much later. */
 const FOLLOW_UP_RETRY_MS = 5_000;
@@ -42,6 +45,8 @@ export interface SessionTasksDeps {
   questions: ServerRequestHandlers;
   /** No turn waits for an ended task: open a follow-up turn with `text`. False when one cannot start now. */
   followUp: (row: TaskRow, text: string) => Promise<boolean>;
+  /** The owner's account's task slots (the per-user cap); undefined with no owner: the session's own rows count. */
+  slots?: () => TaskSlotPort | undefined;
   log: Logger;
   now?: () => number;
   limits?: { running?: number; deadlineMs?: number };
@@ -54,19 +59,33 @@ export class SessionTasks {
   private polling?: Promise<void>;
   /** Tasks whose questions are being asked in this wake (a restart asks them again), with their end. */
   private readonly asking = new Map<string, AbortController>();
+  private readonly cap: TaskCap;
 
   constructor(private readonly deps: SessionTasksDeps) {
     this.now = deps.now ?? Date.now;
+    this.cap = new TaskCap({
+      rows: deps.rows,
+      slots: deps.slots ?? (() => undefined),
+      limit: deps.limits?.running ?? TASKS_PER_USER,
+      log: deps.log,
+      now: this.now,
+    });
   }
 
   /** Holds a task the turn's call `callId` started; resolves with its result when a poll sees it end. */
   async hold(task: StartedTask, call: { callId: string; turnId: string | null }, signal?: AbortSignal): Promise<CallToolResult> {
-    const limit = this.deps.limits?.running ?? TASKS_PER_SESSION;
-    if (this.deps.rows.running() >= limit) {
-      await this.cancelAtServer(task.server, task.taskId);
-      throw new TaskLimitError(`${task.server}.${task.tool}`, limit);
-    }
     const now = this.now();
+    const deadlineAt = now + (this.deps.limits?.deadlineMs ?? TASK_DEADLINE_MS);
+    const hit = await this.cap.take(task, call.callId, deadlineAt).catch(async (error: unknown) => {
+      this.cap.written(call.callId);
+      await this.cancelAtServer(task.server, task.taskId);
+      throw error;
+    });
+    if (hit !== undefined) {
+      this.cap.written(call.callId);
+      await this.cancelAtServer(task.server, task.taskId);
+      throw new TaskLimitError(`${task.server}.${task.tool}`, hit);
+    }
     const row: TaskRow = {
       ...call,
       server: task.server,
@@ -77,11 +96,12 @@ export class SessionTasks {
       pollIntervalMs: task.pollIntervalMs ?? null,
       polls: 0,
       nextPollAt: now + nextPollMs(task.pollIntervalMs, 0),
-      deadlineAt: now + (this.deps.limits?.deadlineMs ?? TASK_DEADLINE_MS),
+      deadlineAt,
       createdAt: now,
       outcome: null,
     };
     this.deps.rows.insert(row);
+    this.cap.written(call.callId);
     this.deps.broadcast(frameOf(row));
     this.deps.wakeAt(row.nextPollAt);
     return new Promise<CallToolResult>((resolve, reject) => {
@@ -120,6 +140,7 @@ export class SessionTasks {
   async forget(): Promise<void> {
     const rows = this.deps.rows.all();
     this.deps.rows.clear();
+    this.cap.free(rows.filter((row) => row.outcome === null).map((row) => row.callId));
     for (const row of rows) {
       this.waiters.get(row.callId)?.reject(new CancelledError(row.server, `${row.tool} task`));
       if (row.outcome === null) await this.cancelAtServer(row.server, row.taskId);
@@ -128,6 +149,7 @@ export class SessionTasks {
   }
 
   private async pollDue(): Promise<void> {
+    await this.cap.renewIfDue();
     const now = this.now();
     const due = this.deps.rows.due(now);
     if (due.length === 0) return;
@@ -205,6 +227,7 @@ export class SessionTasks {
     this.asking.get(row.callId)?.abort("the task ended");
     const ended: TaskRow = { ...row, outcome: JSON.stringify(outcome), nextPollAt: this.now() };
     this.deps.rows.update(ended);
+    this.cap.free([row.callId]);
     this.deps.broadcast(frameOf(ended));
     const waiter = this.waiters.get(row.callId);
     if (waiter) return void this.settle(ended, waiter, outcome);

@@ -1,14 +1,14 @@
 // The typed errors of a session's tasks (codes in src/shared/error-codes.ts).
 import { EdgehostError } from "../../shared/errors";
 
-/** The session holds its most running tasks: a new one is cancelled at its server instead. */
+/** The owner has their most running tasks (TASKS_PER_USER, across their sessions): a new one is cancelled at its server instead. */
 export class TaskLimitError extends EdgehostError {
   readonly code = "task_limit";
   constructor(
     readonly tool: string,
     readonly limit: number,
   ) {
-    super(`${tool} started a task, but this session already holds ${limit} running tasks: it was cancelled (wait for one to end, or cancel one)`);
+    super(`${tool} started a task, but you already have ${limit} running tasks across your sessions: it was cancelled (wait for one to end, or cancel one)`);
   }
 }
 

@@ -30,30 +30,31 @@ describe("a held task's deadline", () => {
       try {
         expect(await host.connect(config)).toEqual({ ready: ["tasks"], failed: [] });
         const frames: ServerMessage[] = [];
+        let handed: () => void = () => undefined;
+        const held = new Promise<void>((resolve) => (handed = resolve));
         const rows = new TaskRows(state.storage.sql);
         const tasks = new SessionTasks({
           rows,
           host: async () => host,
           wakeAt: () => undefined,
-          broadcast: (message) => void frames.push(message),
+          broadcast: (message) => {
+            frames.push(message);
+            // The task's first card: its row is written.
+            if (message.type === "task") handed();
+          },
           followUp: async () => true,
           questions: {},
           log: silentLogger,
           limits: { deadlineMs: 0 },
         });
         let started: StartedTask | undefined;
-        let handed: () => void = () => undefined;
-        const held = new Promise<void>((resolve) => (handed = resolve));
         const waiting = host.callTool(
           "tasks.slow_compute",
           { label: "overdue" },
           {
             onTask: (task) => {
               started = task;
-              // hold() writes the row before its first await: the first poll finds it overdue.
-              const result = tasks.hold(task, { callId: "call-overdue", turnId: null });
-              handed();
-              return result;
+              return tasks.hold(task, { callId: "call-overdue", turnId: null });
             },
           },
         );

@@ -4,7 +4,7 @@
 // of a task tool becomes a task the session's Durable Object holds in SQLite and polls on its
 // alarm: the turn waits for it like a long call; after a restart (the page closed, the object
 // evicted) a follow-up turn tells the model the result; Cancel stops it at the server; the
-// session holds at most 5 running tasks. The tasks end on the task server's own timer
+// owner holds at most 5 running tasks (across sessions: session.task-cap.test.ts). The tasks end on the task server's own timer
 // (`seconds`) and the tests await frames, never a timer of their own.
 import { abortAllDurableObjects, env } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
@@ -145,7 +145,7 @@ describe("a session's durable tasks", () => {
     });
   });
 
-  it("holds at most 5 running tasks: a sixth is cancelled with task_limit", async () => {
+  it("holds at most 5 running tasks for its owner: a sixth is cancelled with task_limit", async () => {
     await withTaskServer(async () => {
       const calls = [1, 2, 3, 4, 5, 6].map((n) => reply.call(`${SERVER}__slow_compute`, { label: `cap-${n}`, seconds: 2 }, { id: `c-${n}` }));
       await script(llm, KEY, [reply.text(...calls), reply.text("Five ran.")]);
@@ -156,7 +156,7 @@ describe("a session's durable tasks", () => {
       const outcomes = messages.filter((m) => m.type === "status" && (m.state === "complete" || m.state === "error"));
       expect(outcomes.filter((m) => m.type === "status" && m.state === "complete")).toHaveLength(5);
       expect(outcomes.filter((m) => m.type === "status" && m.state === "error").map((m) => (m as { error?: string }).error)).toEqual([
-        expect.stringContaining("already holds 5 running tasks"),
+        expect.stringContaining("already have 5 running tasks across your sessions"),
       ]);
       socket.close();
     });
