@@ -6,6 +6,18 @@
 import { showPending } from "./chat-view.js";
 import { queuedHere, requeue, state, update } from "./state.js";
 
+/**
+ * A socket not open by then is given up and tried again. Something in front of the Worker can
+ * hold an upgrade and never answer it: wrangler dev's proxy does, for a request it queued again
+ * while the Worker reloaded, until another request comes in. Generous: a cold start under load
+ * takes seconds, and a try given up too soon is only tried again.
+ */
+const OPEN_TIMEOUT_MS = 10_000;
+/** Longest wait between tries while the page is shown: a Worker that is back is reached within this. */
+const SHOWN_MAX_DELAY_MS = 2_000;
+/** Hidden, a little longer; the page tries again at once when shown, and when the network comes back. */
+const HIDDEN_MAX_DELAY_MS = 5_000;
+
 /** @typedef {import("./types").ServerMessage} ServerMessage */
 /** @typedef {import("./types").ClientMessage} ClientMessage */
 
@@ -20,6 +32,8 @@ export function createConnection(hooks) {
   let failedOpens = 0;
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let retryTimer;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let openTimer;
 
   const isOpen = () => socket?.readyState === WebSocket.OPEN;
   /** @param {string} text @param {PageConnState} conn */
@@ -27,6 +41,7 @@ export function createConnection(hooks) {
 
   function detach() {
     clearTimeout(retryTimer);
+    clearTimeout(openTimer);
     if (!socket) return;
     socket.onclose = null;
     socket.onmessage = null;
@@ -42,7 +57,10 @@ export function createConnection(hooks) {
     socket = ws;
     let opened = false;
     setConn("connecting…", "connecting");
+    // Closing a socket that is still connecting fails it: its onclose below retries.
+    openTimer = setTimeout(() => ws.close(), OPEN_TIMEOUT_MS);
     ws.onopen = () => {
+      clearTimeout(openTimer);
       opened = true;
       retries = 0;
       failedOpens = 0;
@@ -59,6 +77,7 @@ export function createConnection(hooks) {
     };
     ws.onclose = () => {
       if (socket !== ws) return;
+      clearTimeout(openTimer);
       update({ turnId: null, busyNote: false, live: false });
       hooks.onClosed();
       const sent = state.inFlight;
@@ -68,14 +87,23 @@ export function createConnection(hooks) {
         showPending(queuedHere().map((m) => m.text));
       }
       if (!opened) failedOpens += 1;
-      // Backoff: 0.5 s, 1 s, 2 s … capped at 5 s.
-      const delay = Math.min(5_000, 500 * 2 ** retries++);
+      // Backoff: 0.5 s, 1 s, 2 s, then every 2 s while the page is shown (5 s hidden).
+      const delay = Math.min(document.hidden ? HIDDEN_MAX_DELAY_MS : SHOWN_MAX_DELAY_MS, 500 * 2 ** retries++);
       setConn(`disconnected: retrying in ${Math.ceil(delay / 1000)} s`, "closed");
       retryTimer = setTimeout(connect, delay);
       // A socket refused again and again: signed out, or the session is not ours.
       if (failedOpens >= 2) hooks.refusedTwice();
     };
   }
+
+  /** Waiting for the next try: try now instead (the page was shown again, or the network came back). */
+  function retryNow() {
+    if (socket?.readyState === WebSocket.CLOSED) connect();
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) retryNow();
+  });
+  addEventListener("online", retryNow);
 
   return {
     connect,

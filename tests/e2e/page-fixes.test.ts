@@ -5,6 +5,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
+import { startHoldingProxy } from "../fixtures/holding-proxy";
 import { startStack, type Stack } from "../fixtures/stack";
 import { focus, launchBrowser, nextPost, noPageErrors, openConsole, openPage, overflow, PHONE, reachable, sendMessage, shot, textOf } from "./browser";
 
@@ -16,7 +17,10 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** The page's reconnect backoff tops out at 5 s; wrangler dev takes a few seconds to start. */
+/**
+ * While shown, the page tries again every 2 s at most, and gives up a try not answered in 10 s
+ * (public/connection.js); wrangler dev takes a few seconds to start.
+ */
 const RECONNECT_MS = 20_000;
 const RESTART_TEST_MS = 90_000;
 
@@ -406,6 +410,29 @@ describe("the page without a model", () => {
       await page.locator("#console-call").click();
       await expect.poll(() => textOf(page, "#console-result")).toContain("[FILE] notes.txt");
       expect(await page.locator("#console-result").getAttribute("data-outcome")).toBe("ok");
+    },
+    RESTART_TEST_MS,
+  );
+
+  it(
+    "7: gives up a reconnect that is never answered (an upgrade held in front of the Worker) and tries again",
+    async () => {
+      // wrangler dev's proxy can hold a page's upgrade after a reload until another request comes in.
+      const proxy = await startHoldingProxy(stack.url);
+      const held = await openPage(browser, { ...stack, url: proxy.url });
+      try {
+        await held.locator("#conn[data-state=open]").waitFor({ state: "attached" });
+        proxy.holdUpgrades(1);
+        proxy.dropPassed();
+        await expect.poll(() => proxy.held).toBe(1);
+        expect(await held.locator("#conn").getAttribute("data-state")).toBe("connecting");
+        await held.locator("#conn[data-state=open]").waitFor({ state: "attached", timeout: RECONNECT_MS });
+        expect(proxy.held).toBe(1);
+        noPageErrors(held);
+      } finally {
+        await held.context().close();
+        await proxy.stop();
+      }
     },
     RESTART_TEST_MS,
   );
