@@ -87,6 +87,11 @@ export class McpHost {
     this.handlers = { ...handlers };
   }
 
+  /** The handlers given to `onServerRequest`: a held task's questions go the same way (tasks.ts answerTaskInputs). */
+  get serverRequests(): ServerRequestHandlers {
+    return this.handlers;
+  }
+
   /** Called when a server's state, tools, prompts or resources change. */
   onChange(listener: (server: string, kind: ChangeKind) => void): () => void {
     this.listeners.add(listener);

@@ -251,13 +251,8 @@ export class SessionParts {
         return this.mcp.host();
       },
       wakeAt: (at) => this.site.wakeForTasks(at),
-      // A task's questions: the person's question dialog, as a server's form-mode elicitation (URL mode is declined).
-      questions: {
-        elicitation: async ({ server, params, signal }) =>
-          params.mode === "url"
-            ? { action: "decline" }
-            : this.approvals.elicit(server, params.message, params.requestedSchema as Record<string, unknown>, signal),
-      },
+      // A task's questions (form, URL) and sampling take the host's own handlers (session-host.ts); a URL wait ends as the task moves on.
+      answered: (server) => this.approvals.urlWaits.settled(server),
       broadcast: (message) => this.site.sendAll(message),
       // The cap on running tasks is the owner's, across their sessions (src/users/task-slots.ts).
       slots: () => {

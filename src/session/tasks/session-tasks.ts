@@ -41,8 +41,14 @@ export interface SessionTasksDeps {
   /** The object's alarm calls `poll()` at `at` (ms since the epoch) or earlier. */
   wakeAt: (at: number) => void;
   broadcast: (message: ServerMessage) => void;
-  /** Where an input_required task's questions go: the session's own question path (approvals' elicitation). */
-  questions: ServerRequestHandlers;
+  /**
+   * Where an input_required task's questions go; by default the host's own server-request
+   * handlers (session-host.ts), so a task's form and URL questions and its sampling take the
+   * same paths, with the same rules, as a call's.
+   */
+  questions?: ServerRequestHandlers;
+  /** A task that asked is past its questions (moving on, or ended): a URL question's wait for its server is over (url-waits.ts settled). */
+  answered?: (server: string) => void;
   /** No turn waits for an ended task: open a follow-up turn with `text`. False when one cannot start now. */
   followUp: (row: TaskRow, text: string) => Promise<boolean>;
   /** The owner's account's task slots (the per-user cap); undefined with no owner: the session's own rows count. */
@@ -183,6 +189,7 @@ export class SessionTasks {
         polls,
         nextPollAt: now + nextPollMs(state.pollIntervalMs ?? row.pollIntervalMs ?? undefined, polls),
       };
+      if (row.status === "input_required" && state.status !== "input_required") this.deps.answered?.(row.server);
       if (!TERMINAL_TASK_STATUSES.has(state.status)) {
         this.deps.rows.update(next);
         if (state.status === "input_required" && state.inputRequests) this.ask(host, next, state.inputRequests);
@@ -210,7 +217,7 @@ export class SessionTasks {
     void (async () => {
       const connection = host.connectionFor(row.server);
       if (!connection) return;
-      await answerTaskInputs(await connection.ready(), this.deps.questions, row.server, row.taskId, inputRequests, controller.signal);
+      await answerTaskInputs(await connection.ready(), this.deps.questions ?? host.serverRequests, row.server, row.taskId, inputRequests, controller.signal);
       const current = this.deps.rows.get(row.callId);
       if (current && current.outcome === null) {
         this.deps.rows.update({ ...current, nextPollAt: this.now() });
