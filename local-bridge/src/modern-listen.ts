@@ -6,6 +6,9 @@
 // subscribers per URI, so the child hears one subscribe and, after the last stream or
 // session goes, one unsubscribe), passes on what the filter lets through with its
 // subscription id, and ends with the empty result when the bridge stops the server.
+// Tasks extension: the child's `notifications/tasks/status` for a task the stream named in
+// `taskIds` go out as `notifications/tasks` with the task as tasks/get shows it (the
+// proxy gives the stream only its user's: task-owners.ts), one after another in order.
 import type { ClientCapabilities, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { randomUUID } from "node:crypto";
 import { isNotification } from "./messages";
@@ -24,6 +27,14 @@ export interface Filter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** Tasks extension: the tasks whose status changes the stream carries. */
+  taskIds?: string[];
+}
+
+/** Status notifications of the tasks a stream watches: the client's id by the child's, and how a child's task is shown. */
+export interface TaskWatch {
+  watched: ReadonlyMap<string, string>;
+  view(childTask: Json, clientTaskId: string): Promise<Json>;
 }
 
 /** What of `asked` the child can honour, from the capabilities it declared at initialize. */
@@ -51,6 +62,8 @@ export class ListenStream implements Downstream {
   clientCapabilities: ClientCapabilities = {};
   private readonly keepalive: ReturnType<typeof setInterval>;
   private ended = false;
+  /** Task notifications go out in the order the child sent them, each once its view is read. */
+  private taskChain: Promise<void> = Promise.resolve();
 
   constructor(
     readonly user: string,
@@ -59,6 +72,7 @@ export class ListenStream implements Downstream {
     readonly filter: Filter,
     private readonly res: BridgeResponse,
     onClose: () => void,
+    private readonly tasks?: TaskWatch,
   ) {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     this.send({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: filter } });
@@ -84,11 +98,23 @@ export class ListenStream implements Downstream {
   /** The child's notifications: those the filter lets through. Responses (to the stream's own subscribes) stop here. */
   deliver(message: JSONRPCMessage): boolean {
     if (!isNotification(message)) return true;
+    if (message.method === "notifications/tasks/status") return this.taskStatus(message.params);
     const passes = PASSES[message.method];
     if (!passes?.(this.filter)) return false;
     const uri = (message.params as Json | undefined)?.uri;
     if (message.method === "notifications/resources/updated" && !this.filter.resourceSubscriptions?.includes(String(uri))) return false;
     return this.send(message as JSONRPCMessage & { params?: Json });
+  }
+
+  private taskStatus(params: Json | undefined): boolean {
+    const clientTaskId = this.tasks?.watched.get(String(params?.taskId));
+    if (!params || !this.tasks || clientTaskId === undefined) return false;
+    const { view } = this.tasks;
+    this.taskChain = this.taskChain.then(async () => {
+      const task = await view(params, clientTaskId).catch(() => undefined);
+      if (task) this.send({ jsonrpc: "2.0", method: "notifications/tasks", params: task });
+    });
+    return true;
   }
 
   /** The bridge stops the server: the subscription ends gracefully, with the empty result. */

@@ -12,7 +12,9 @@
 // child or bridge is answered as an unknown task, saying so.
 // A task's own questions (2025 queues them for a `tasks/result` reader) become its
 // `inputRequests` on tasks/get and are answered by tasks/update (modern-task-feed.ts).
-// Not carried: task status notifications on subscriptions/listen.
+// The child's `notifications/tasks/status` reach a subscriptions/listen stream that named
+// the task in `taskIds`, as the extension's `notifications/tasks` carrying the task as
+// tasks/get would show it then (detailedTask; modern-listen.ts).
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { modernResult } from "./modern-call";
 import { MODERN_ERROR } from "./modern-protocol";
@@ -138,18 +140,50 @@ export async function serveTask(proxy: ServerProxy, user: string, res: BridgeRes
     if (feed) await answerFeed(proxy, feed, params.inputResponses);
     return complete({});
   }
-  const task = modernTask(status.result, String(params.taskId));
+  return complete(await detailedTask(proxy, user, ref.taskId, String(params.taskId), status.result, capabilities));
+}
+
+/**
+ * The task as tasks/get shows it to a 2026 client, from the child's 2025 task (its tasks/get
+ * answer, or a status notification's params): its questions while input_required, its
+ * result inlined once it ended.
+ */
+export async function detailedTask(
+  proxy: ServerProxy,
+  user: string,
+  childTaskId: string,
+  clientTaskId: string,
+  childTask: Json,
+  capabilities: Json,
+): Promise<Json> {
+  // An ended task's feed has nothing left to read: it goes now, not when the child's tasks/result next wakes.
+  if (TERMINAL.has(String(childTask.status))) runningFeed(proxy, childTaskId)?.close();
+  const task = modernTask(childTask, clientTaskId);
   if (task.status === "input_required") {
-    const feed = feedOf(proxy, user, ref.taskId, capabilities);
+    const feed = feedOf(proxy, user, childTaskId, capabilities);
     await feed.pending();
     // Every question answered and the child not yet back at work: nothing is the client's to do.
-    if (feed.questions.size === 0) return complete({ ...task, status: "working" });
-    return complete({ ...task, inputRequests: Object.fromEntries(feed.questions) });
+    if (feed.questions.size === 0) return { ...task, status: "working" };
+    return { ...task, inputRequests: Object.fromEntries(feed.questions) };
   }
-  if (task.status !== "completed" && task.status !== "failed") return complete(task);
-  const outcome = await askChild(proxy, user, "tasks/result", childTask);
-  if (!("result" in outcome)) return complete({ ...task, status: "failed", error: outcome.error });
+  if (task.status !== "completed" && task.status !== "failed") return task;
+  const outcome = await askChild(proxy, user, "tasks/result", { taskId: childTaskId });
+  if (!("result" in outcome)) return { ...task, status: "failed", error: outcome.error };
   const { _meta, ...result } = outcome.result;
   const meta = isObject(_meta) ? Object.fromEntries(Object.entries(_meta).filter(([key]) => key !== RELATED_TASK)) : {};
-  return complete({ ...task, status: "completed", result: Object.keys(meta).length > 0 ? { ...result, _meta: meta } : result });
+  return { ...task, status: "completed", result: Object.keys(meta).length > 0 ? { ...result, _meta: meta } : result };
+}
+
+/** The tasks a listen stream asked to hear of (`taskIds`) that are the user's on the running child: the client's id by the child's. */
+export function watchedTasks(proxy: ServerProxy, user: string, asked: unknown): Map<string, string> {
+  const watched = new Map<string, string>();
+  const ids = isObject(asked) && Array.isArray(asked.taskIds) ? asked.taskIds : [];
+  const child = proxy.child;
+  if (!child || ids.length === 0 || !childRunsTasks(child.info?.capabilities)) return watched;
+  const instance = childInstance(child);
+  for (const id of ids) {
+    const ref = openTaskId(id, { user, server: proxy.name });
+    if (ref?.instance === instance) watched.set(ref.taskId, String(id));
+  }
+  return watched;
 }

@@ -10,7 +10,18 @@ import { ModernCall, ModernReply, modernResult } from "./modern-call";
 import { honoured, ListenStream } from "./modern-listen";
 import { ALL_VERSIONS, checkStandardHeaders, META, MODERN_ERROR, MODERN_METHODS, MODERN_VERSION, type ModernHeaders, type Refusal } from "./modern-protocol";
 import { verifyState, type StateBinding } from "./modern-state";
-import { createTaskResult, discoverCapabilities, planToolCall, serveTask, TASK_METHODS, TASK_TTL_MS } from "./modern-tasks";
+import {
+  createTaskResult,
+  declaresTasks,
+  detailedTask,
+  discoverCapabilities,
+  planToolCall,
+  serveTask,
+  TASK_METHODS,
+  TASK_TTL_MS,
+  TASKS_EXTENSION,
+  watchedTasks,
+} from "./modern-tasks";
 import { serveNative } from "./native-call";
 import type { ServerProxy } from "./proxy";
 import type { BridgeResponse } from "./request";
@@ -147,8 +158,26 @@ async function listen(proxy: ServerProxy, user: string, res: BridgeResponse, req
   } catch (error) {
     return inBand(res, request.id, MODERN_ERROR.internalError, `MCP server "${proxy.name}" is unavailable: ${errorMessage(error)}`);
   }
-  const filter = honoured((request.params as Json | undefined)?.notifications, capabilities);
-  const stream: ListenStream = new ListenStream(user, request.id, filter, res, () => proxy.detach(stream));
+  const params = (request.params ?? {}) as Json;
+  const filter = honoured(params.notifications, capabilities);
+  const meta = isObject(params._meta) ? params._meta : {};
+  const clientCapabilities = isObject(meta[META.clientCapabilities]) ? (meta[META.clientCapabilities] as Json) : {};
+  const asksTasks = isObject(params.notifications) && Array.isArray(params.notifications.taskIds) && params.notifications.taskIds.length > 0;
+  if (asksTasks && !declaresTasks(clientCapabilities))
+    return sendRefusal(
+      res,
+      {
+        status: 400,
+        code: MODERN_ERROR.missingClientCapability,
+        message: `taskIds needs the ${TASKS_EXTENSION} extension in the request's client capabilities`,
+        data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      },
+      request.id,
+    );
+  const watched = watchedTasks(proxy, user, params.notifications);
+  if (watched.size > 0) filter.taskIds = [...watched.values()];
+  const view = (childTask: Json, clientTaskId: string) => detailedTask(proxy, user, String(childTask.taskId), clientTaskId, childTask, clientCapabilities);
+  const stream: ListenStream = new ListenStream(user, request.id, filter, res, () => proxy.detach(stream), { watched, view });
   proxy.sessions.set(stream.id, stream);
   let n = 0;
   for (const uri of filter.resourceSubscriptions ?? []) {
