@@ -6,7 +6,7 @@
 // path (after the answer), so a slow or lost report never slows or fails a turn.
 import { DurableObject } from "cloudflare:workers";
 import { addToHistogram, emptyHistogram, histogramPercentile, type Histogram } from "./latency-histogram";
-import type { ErrorEvent, OperationsSnapshot, SessionReport } from "./reports";
+import type { ErrorEvent, OperationsSnapshot, SessionEvent, SessionReport } from "./reports";
 
 /** The last errors kept. */
 const ERRORS_KEPT = 100;
@@ -47,18 +47,31 @@ export class Operations extends DurableObject<unknown> {
   }
 
   sessionReport(report: SessionReport): void {
-    const { turn } = report;
     this.userSeen(report.user.id, report.user.name, report.at);
-    if (turn) this.sql.exec(`UPDATE users SET turns = turns + 1 WHERE id = ?`, report.user.id);
-    const ownerOf = (deployment: boolean) => (deployment ? "" : report.user.name);
     const deploymentServers = new Set(report.servers.filter((s) => s.deployment).map((s) => s.name));
-    for (const call of report.calls) {
+    for (const event of report.events) this.sessionEvent(report, event, deploymentServers);
+    const ownerOf = (deployment: boolean) => (deployment ? "" : report.user.name);
+    for (const server of report.servers) {
+      this.sql.exec(
+        `INSERT INTO servers (server, owner, state, last_error, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(server, owner) DO UPDATE SET state = excluded.state, last_error = excluded.last_error, at = excluded.at`,
+        server.name,
+        ownerOf(server.deployment),
+        server.state,
+        server.lastError ?? null,
+        report.at,
+      );
+    }
+  }
+
+  private sessionEvent(report: SessionReport, { at, calls, turn }: SessionEvent, deploymentServers: Set<string>): void {
+    if (turn) this.sql.exec(`UPDATE users SET turns = turns + 1 WHERE id = ?`, report.user.id);
+    for (const call of calls) {
       const server = deploymentServers.has(call.server) ? call.server : `${call.server} (${report.user.name})`;
-      this.recordCall(server, call.tool, call.ms, call.ok, report.at);
+      this.recordCall(server, call.tool, call.ms, call.ok, at);
       if (!call.ok)
         this.recordError({
           ...noIds,
-          at: report.at,
+          at,
           source: "tool",
           code: call.code ?? "tool_error",
           message: call.code ? "the tool call failed" : "the tool answered with an error",
@@ -70,20 +83,10 @@ export class Operations extends DurableObject<unknown> {
           tool: call.tool,
         });
     }
-    for (const server of report.servers) {
-      this.sql.exec(
-        `INSERT INTO servers (server, owner, state, last_error, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(server, owner) DO UPDATE SET state = excluded.state, last_error = excluded.last_error, at = excluded.at`,
-        server.name,
-        ownerOf(server.deployment),
-        server.state,
-        server.lastError ?? null,
-        report.at,
-      );
-    }
     if (turn?.error)
       this.recordError({
         ...noIds,
-        at: report.at,
+        at,
         source: "session",
         code: turn.error.code,
         message: turn.error.message,

@@ -33,15 +33,21 @@ export interface TurnOutcomeReport {
   error?: { code: string; message: string };
 }
 
-/** Sent by a session when a turn ends, or after tool calls made without a turn (the Tool console). */
+/** A turn that ended (with the tool calls made during it), or tool calls made without a turn (the Tool console). */
+export interface SessionEvent {
+  at: number;
+  calls: CallReport[];
+  turn?: TurnOutcomeReport;
+}
+
+/** Sent by a session after turns end or console calls, at most every few seconds (operations-report.ts). */
 export interface SessionReport {
   at: number;
   user: { id: string; name: string };
   session: string;
-  /** The tool calls that reached a server since the session's last report. */
-  calls: CallReport[];
+  /** What happened since the session's last report, oldest first. */
+  events: SessionEvent[];
   servers: ServerReport[];
-  turn?: TurnOutcomeReport;
 }
 
 export type ErrorSource = "worker" | "session" | "tool";

@@ -1,17 +1,23 @@
-// What a session tells the deployment's operations object (src/ops/Operations.ts): the
-// tool calls that reached a server since its last report, its servers' states (each
-// marked mcp.json's or the owner's own) and, at a turn's end, how the turn went. Sent
-// without waiting: the operator's view may lag, a user's turn never does.
+// What a session tells the deployment's operations object (src/ops/Operations.ts): each
+// turn that ended with the tool calls made during it, tool calls made without a turn (the
+// Tool console), and its servers' states (each marked mcp.json's or the owner's own).
+// Sent without waiting, and at most once every REPORT_GAP_MS: what happens in between goes
+// in the next report, so one object for the whole deployment gets a call (and a commit)
+// per session every few seconds at most, not one per turn. The operator's view may lag by
+// that much; a user's turn never waits for it.
 import type { Env } from "../config/env";
 import type { Settings } from "../config/settings";
 import type { ToolCallRecord } from "../mcp/host";
 import { operations } from "../ops/operations-object";
-import type { CallReport, ServerReport, TurnOutcomeReport } from "../ops/reports";
+import type { CallReport, ServerReport, SessionEvent, TurnOutcomeReport } from "../ops/reports";
 import { loadSessionMcpConfig } from "../servers/mcp-json";
 import type { ServerStatusView } from "./mcp/session-mcp";
 
 /** Calls kept between two reports (a console session may call many tools and end no turn). */
 const CALLS_KEPT = 200;
+/** Turns and console calls kept for the next report (a burst of turns between two reports). */
+const EVENTS_KEPT = 100;
+export const REPORT_GAP_MS = 2_000;
 
 export interface OperationsReportDeps {
   env: Env;
@@ -25,6 +31,11 @@ export interface OperationsReportDeps {
 
 export class OperationsReporter {
   private calls: CallReport[] = [];
+  private events: SessionEvent[] = [];
+  /** The servers as they were at the newest event (by delivery, the last socket may have closed them). */
+  private servers: ServerStatusView[] = [];
+  private lastSent = 0;
+  private timer?: ReturnType<typeof setTimeout>;
 
   constructor(private readonly deps: OperationsReportDeps) {}
 
@@ -33,21 +44,43 @@ export class OperationsReporter {
     this.calls.push({ server: call.server, tool: call.tool, ms: Math.round(call.ms), ok: call.ok, ...(call.code ? { code: call.code } : {}) });
   };
 
-  /** After a turn, or after tool calls made without one (the Tool console). */
+  /** After a turn (its calls go with it), or after tool calls made without one (the Tool console). */
   send(turn?: TurnOutcomeReport): void {
-    const owner = this.deps.owner();
-    if (!owner || (!turn && this.calls.length === 0)) return;
-    const calls = this.calls;
+    if (!this.deps.owner() || (!turn && this.calls.length === 0)) return;
+    if (this.events.length >= EVENTS_KEPT) this.events.shift();
+    this.events.push({ at: Date.now(), calls: this.calls, ...(turn ? { turn } : {}) });
     this.calls = [];
+    this.servers = this.deps.servers();
+    if (this.timer !== undefined) return;
+    const wait = this.lastSent + REPORT_GAP_MS - Date.now();
+    if (wait <= 0) return this.deliver();
+    // The object stays up until the report went (an evicted one would lose it).
+    this.deps.waitUntil(
+      new Promise<void>((resolve) => {
+        this.timer = setTimeout(() => {
+          this.timer = undefined;
+          this.deliver();
+          resolve();
+        }, wait);
+      }),
+    );
+  }
+
+  private deliver(): void {
+    const owner = this.deps.owner();
+    const events = this.events;
+    this.events = [];
+    if (!owner || events.length === 0) return;
+    this.lastSent = Date.now();
     const shared = new Set(loadSessionMcpConfig(this.deps.env, this.deps.settings()).config.servers.map((s) => s.name));
-    const servers: ServerReport[] = this.deps.servers().map((s) => ({
+    const servers: ServerReport[] = this.servers.map((s) => ({
       name: s.name,
       deployment: shared.has(s.name),
       state: s.enabled ? s.state : "off",
       ...(s.lastError ? { lastError: s.lastError } : {}),
     }));
     const report = operations(this.deps.env)
-      .sessionReport({ at: Date.now(), user: owner, session: this.deps.session, calls, servers, ...(turn ? { turn } : {}) })
+      .sessionReport({ at: this.lastSent, user: owner, session: this.deps.session, events, servers })
       .catch(() => undefined);
     this.deps.waitUntil(report);
   }

@@ -1,8 +1,12 @@
 // What a session tells its owner's search index (src/users/session-search.ts): the text
-// of user and assistant messages written since the last report, sent when a turn starts
-// (the question) and when it ends (the answers). The last seq sent is kept in the
-// session's storage, so a report that failed (or a wake-up in between) is sent again
-// with the next one, never lost or counted twice.
+// of user and assistant messages written since the last report, sent once a turn has
+// ended (its question and its answers together), outside the turn's path. The last seq
+// the account confirmed is kept in the session's storage, so a report that failed (or a
+// wake-up in between) is sent again with the next one, never lost. It is written with
+// the next report's first step, in the commit the turn's end makes anyway, not in a
+// commit of its own after the account answers: a restart in between sends the last
+// turn's messages again, and the index replaces a message sent twice (same session and
+// seq), so nothing is counted twice either.
 import type { HistoryStore } from "./history";
 import type { IndexedMessage } from "../users/session-search";
 
@@ -23,6 +27,8 @@ export interface SearchFeedDeps {
 
 export class SearchFeed {
   private chain: Promise<void> = Promise.resolve();
+  /** The newest seq the account confirmed, not yet in storage. */
+  private confirmed = 0;
 
   constructor(private readonly deps: SearchFeedDeps) {}
 
@@ -46,13 +52,15 @@ export class SearchFeed {
   private async send(): Promise<void> {
     const account = this.deps.account();
     if (!account) return;
-    const sent = this.deps.store.getSetting<number>(SENT_KEY) ?? 0;
+    const stored = this.deps.store.getSetting<number>(SENT_KEY) ?? 0;
+    if (this.confirmed > stored) this.deps.store.setSetting(SENT_KEY, this.confirmed);
+    const sent = Math.max(stored, this.confirmed);
     const fresh = this.deps.store.allEntries().filter((e) => e.seq > sent);
     if (fresh.length === 0) return;
     const messages = fresh.flatMap((e): IndexedMessage[] =>
       (e.kind === "user" || e.kind === "assistant") && e.text ? [{ seq: e.seq, kind: e.kind, text: e.text }] : [],
     );
     if (messages.length > 0) await account.indexMessages(this.deps.sessionId, messages);
-    this.deps.store.setSetting(SENT_KEY, Math.max(...fresh.map((e) => e.seq)));
+    this.confirmed = Math.max(this.confirmed, ...fresh.map((e) => e.seq));
   }
 }

@@ -1,8 +1,12 @@
 // The text of the answer a running turn is streaming, before the model step ends and
 // the answer is stored as an entry. Kept in memory so a page that joins mid-answer (a
-// reload, a second tab) is sent what it missed, and saved to storage now and then (the
-// first delta at once, then at most once a second) so an answer cut off by a restart
-// keeps its text, marked cut short. Up to a second of text may be lost in a crash.
+// reload, a second tab) is sent what it missed, and saved to storage at most once a
+// second, the first time a second after the answer began, so an answer cut off by a
+// restart keeps its text, marked cut short. Up to a second of text may be lost in a
+// crash. Not at its first delta: an answer that takes less than a second (most tool
+// steps' short answers) then writes nothing until it is stored whole, where a save at
+// once cost every turn a commit of its own (its first text waited for it, and the
+// turn's end for a second one after it).
 import type { HistoryStore } from "./history";
 
 const KEY = "streamedText";
@@ -26,7 +30,10 @@ export class StreamedText {
   ) {}
 
   add(turnId: string, messageId: string, delta: string): void {
-    if (this.current?.messageId !== messageId) this.current = { turnId, messageId, text: "" };
+    if (this.current?.messageId !== messageId) {
+      this.current = { turnId, messageId, text: "" };
+      this.savedAt = this.now();
+    }
     this.current.text += delta;
     const wait = this.savedAt + SAVE_EVERY_MS - this.now();
     if (wait <= 0) this.save();

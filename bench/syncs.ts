@@ -1,0 +1,191 @@
+// What a warm turn asks of the disk: the storage syncs (fsync/fdatasync) workerd makes
+// per turn, counted with strace on the Worker's processes while N sequential turns run
+// (the bench:turn set-up: fake Gemini, real bridge + server-filesystem, `wrangler dev`).
+// Every Durable Object commit that a frame or a fetch waits for (the output gate) is a
+// sync, so this is the turn's path in storage round trips, and unlike a time it does
+// not move with the machine's load: a drift here is a regression in our code, whatever
+// else runs. `--worker-dir DIR` counts another checkout (a baseline commit) after this
+// one, with the same set-up, so both figures come from the same run.
+// Needs strace (Debian: apt-get install strace) and ptrace rights over our own children.
+// Run: npm run bench:syncs [-- --turns N --worker-dir DIR]
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
+import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
+import { filesystemBin } from "../tests/fixtures/servers";
+import { descendantsOf, errorText, repoRoot, stopBridgeTree } from "./lib/procs";
+import { TimedSession } from "./lib/timed-session";
+import type { Group } from "./lib/turn-procs";
+import { startWorker } from "./lib/turn-worker";
+
+const KEY = "bench-syncs";
+const cli = parseArgs({ options: { turns: { type: "string" }, "worker-dir": { type: "string" } } }).values;
+const turns = Number(cli.turns ?? 50);
+const WARMUP = 10;
+const SYNC_CALLS = ["fsync", "fdatasync", "sync_file_range", "msync"];
+const log = (text: string) => process.stderr.write(`syncs: ${text}\n`);
+
+interface Count {
+  worker: string;
+  /** Syncs per turn by Durable Object class, and by call. */
+  byClass: Record<string, number>;
+  byCall: Record<string, number>;
+  p50: number;
+}
+
+/**
+ * strace on every thread of `pids` while `during` runs: the sync calls, counted per Durable
+ * Object class (the folder of the file synced: miniflare keeps one per class) and per call.
+ */
+async function countSyncs(pids: number[], during: () => Promise<void>): Promise<{ byClass: Record<string, number>; byCall: Record<string, number> }> {
+  const args = ["-f", "-y", "-qq", "-e", `trace=${SYNC_CALLS.join(",")}`, ...pids.flatMap((pid) => ["-p", String(pid)])];
+  const strace = spawn("strace", args, { stdio: ["ignore", "ignore", "pipe"] });
+  let report = "";
+  strace.stderr.on("data", (chunk: Buffer) => {
+    report += chunk.toString();
+  });
+  const ended = new Promise<void>((resolve) => strace.once("close", () => resolve()));
+  const threads = pids.reduce((n, pid) => n + taskCount(pid), 0);
+  // Counting starts once every thread has its tracer (-qq hides strace's attach lines).
+  await new Promise<void>((resolve, reject) => {
+    const poll = setInterval(() => {
+      if (tracedCount(pids) >= threads) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 20);
+    strace.once("close", () => {
+      clearInterval(poll);
+      reject(new Error(`strace ended: ${report.slice(0, 400)}`));
+    });
+  });
+  try {
+    await during();
+  } finally {
+    strace.kill("SIGINT");
+    await ended;
+  }
+  const byClass: Record<string, number> = {};
+  const byCall: Record<string, number> = {};
+  for (const m of report.matchAll(/(\w+)\(\d+<([^>]*)>/g)) {
+    const [, call = "", path = ""] = m;
+    if (!SYNC_CALLS.includes(call)) continue;
+    byCall[call] = (byCall[call] ?? 0) + 1;
+    const folder = path.split("/").slice(-2, -1)[0] ?? "?";
+    const name = folder.replace(/^edgehost-/, "");
+    byClass[name] = (byClass[name] ?? 0) + 1;
+  }
+  return { byClass, byCall };
+}
+
+function taskCount(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/task`).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** Threads of `pids` that have a tracer. */
+function tracedCount(pids: number[]): number {
+  let n = 0;
+  for (const pid of pids) {
+    for (const tid of readdirSync(`/proc/${pid}/task`, { withFileTypes: false }).map(String)) {
+      try {
+        if (/TracerPid:\s*[1-9]/.test(readFileSync(`/proc/${pid}/task/${tid}/status`, "utf8"))) n++;
+      } catch {
+        // the thread ended
+      }
+    }
+  }
+  return n;
+}
+
+async function measure(dir: string, label: string, fakeUrl: string, bridge: RunningBridge, root: string, tmp: string, groups: Set<Group>): Promise<Count> {
+  const worker = await startWorker({ dir, root, fakeUrl, apiKey: KEY, bridge, stateParent: tmp, cleanupDirs: [], groups, observations: [] });
+  try {
+    const session = await TimedSession.open(worker.direct ?? worker.url, `syncs-${Date.now()}`, 15_000);
+    await session.waitForServers(15_000);
+    for (let i = 0; i < WARMUP; i++) await session.turn(`warm-up ${i}`, 20_000);
+    const workerd = descendantsOf(worker.group.pid).filter((pid) => commOf(pid) === "workerd");
+    if (workerd.length === 0) throw new Error("no workerd process under wrangler dev");
+    const ms: number[] = [];
+    const counts = await countSyncs(workerd, async () => {
+      for (let i = 0; i < turns; i++) {
+        const r = await session.turn(`counted ${i}`, 20_000);
+        if (r.error) throw new Error(`turn ${i}: ${r.error}`);
+        ms.push(r.ms);
+      }
+      // Commits still on their way when the last turn_end left.
+      await session.turn("last", 20_000);
+    });
+    session.client.close();
+    ms.sort((a, b) => a - b);
+    const per = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([name, n]) => [name, n / (turns + 1)]));
+    return { worker: label, byClass: per(counts.byClass), byCall: per(counts.byCall), p50: ms[Math.floor(ms.length / 2)] ?? Number.NaN };
+  } finally {
+    groups.delete(worker.group);
+    await worker.group.stop(3_000);
+  }
+}
+
+function commOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+let fake: FakeLlm | undefined;
+let bridge: RunningBridge | undefined;
+const groups = new Set<Group>();
+let tmp: string | undefined;
+
+async function main(): Promise<void> {
+  tmp = mkdtempSync(join(tmpdir(), "bench-syncs-"));
+  const root = join(tmp, "root");
+  mkdirSync(root);
+  for (const name of ["notes.txt", "todo.md"]) writeFileSync(join(root, name), `${name}\n`);
+  const rootPath = realpathSync(root);
+  fake = await startFakeLlm();
+  const auto = { call: { call: { name: "filesystem__list_directory", args: { path: rootPath } } }, text: "done" };
+  await fetch(`${fake.url}/__auto/${KEY}`, { method: "POST", body: JSON.stringify(auto) });
+  bridge = await startBridge({ filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } }, [
+    "--log-level",
+    "warn",
+    "--no-watch",
+  ]);
+  const rows: Count[] = [];
+  log("this tree");
+  rows.push(await measure(repoRoot, "this tree", fake.url, bridge, rootPath, tmp, groups));
+  const other = cli["worker-dir"];
+  if (other) {
+    log(other);
+    rows.push(await measure(other, other, fake.url, bridge, rootPath, tmp, groups));
+  }
+  const total = (c: Count) => Object.values(c.byCall).reduce((x, y) => x + y, 0);
+  const classes = [...new Set(rows.flatMap((c) => Object.keys(c.byClass)))].sort();
+  const fmt = (n: number | undefined) => (n ?? 0).toFixed(2);
+  console.log(`\n${turns} warm turns each (one tool call, one answer): storage syncs workerd made per turn, by Durable Object class\n`);
+  console.log(`| Worker | syncs per turn | ${classes.join(" | ")} | turn p50 ms (traced) |`);
+  console.log(`|---|---:|${classes.map(() => "---:|").join("")}---:|`);
+  for (const c of rows) console.log(`| ${c.worker} | ${fmt(total(c))} | ${classes.map((k) => fmt(c.byClass[k])).join(" | ")} | ${c.p50.toFixed(1)} |`);
+  const [mine, base] = rows;
+  if (mine && base) console.log(`\nthis tree − ${base.worker}: ${(total(mine) - total(base)).toFixed(2)} syncs per turn`);
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`syncs: failed: ${errorText(error)}`);
+  process.exitCode = 1;
+} finally {
+  for (const group of groups) await group.stop(3_000).catch(() => undefined);
+  if (bridge) await stopBridgeTree(bridge).catch(() => undefined);
+  await fake?.stop().catch(() => undefined);
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+}
