@@ -3,40 +3,19 @@
 // only MCP 2026-07-28 connects and its tool runs; a server's question (an input_required
 // result on 2026) reaches the person through the session's question path
 // (elicitation_request), and their answer goes back to the server.
-import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import type { Env } from "../../../src/config/env";
-import { userAccount } from "../../../src/users/account";
-import type { StoredUserServer } from "../../../src/users/user-servers";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import { frameOf, type SessionClient } from "../../fixtures/session-client";
-import { openSession } from "../worker-fetch";
+import { sessionWith, withOwnServer } from "../own-servers";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
-const bindings = env as unknown as Env;
+/** The fixture's tools that need no approval here. */
+const TOOLS = ["echo", "ask"];
 
 beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
-
-/** dave's own server `name` at `url` (its tools need no approval) for the length of `body`. */
-async function withOwnServer(name: string, url: string, body: () => Promise<void>): Promise<void> {
-  const account = userAccount(bindings, "token:dave");
-  const server: StoredUserServer = { name, url, type: "http", headers: {}, alwaysAllow: ["echo", "ask"], excludeTools: [], disabled: false };
-  expect(await account.putServer(server, true)).toEqual({ ok: true });
-  try {
-    await body();
-  } finally {
-    await account.deleteServer(name);
-  }
-}
-
-async function sessionWith(server: string): Promise<SessionClient> {
-  const socket = await openSession(crypto.randomUUID(), "dave");
-  socket.send({ type: "set_servers", enabled: [server] });
-  return socket;
-}
 
 function send(socket: SessionClient, text: string): number {
   const from = socket.received.length;
@@ -48,7 +27,7 @@ const completed = (messages: { type: string }[]) => JSON.stringify(messages.find
 
 describe("a person's servers of MCP 2026-07-28", () => {
   it("connects a server that speaks only 2026-07-28, and the model's call to its tool runs", async () => {
-    await withOwnServer("modern26", inject("v2ModernUrl"), async () => {
+    await withOwnServer("modern26", inject("v2ModernUrl"), TOOLS, async () => {
       await script(llm, KEY, [reply.callReply("modern26__echo", { text: "over 2026" }, { id: "m-1" }), reply.text("done")]);
       const socket = await sessionWith("modern26");
       const from = send(socket, "echo it");
@@ -62,7 +41,7 @@ describe("a person's servers of MCP 2026-07-28", () => {
   it("says the revision on the server's row and keeps the era with its discovery, so a new session connects without a probe", async () => {
     const url = inject("v2ModernUrl");
     const methods = async () => (await (await fetch(new URL("/methods", url))).json()) as string[];
-    await withOwnServer("kept26", url, async () => {
+    await withOwnServer("kept26", url, TOOLS, async () => {
       await script(llm, KEY, [reply.text("first")]);
       const first = await sessionWith("kept26");
       const mark = (await methods()).length;
@@ -95,7 +74,7 @@ describe("a person's servers of MCP 2026-07-28", () => {
   });
 
   it("asks the person a 2026 server's question and gives the server their answer", async () => {
-    await withOwnServer("both26", inject("v2BothUrl"), async () => {
+    await withOwnServer("both26", inject("v2BothUrl"), TOOLS, async () => {
       await script(llm, KEY, [reply.callReply("both26__ask", {}, { id: "a-1" }), reply.text("Greeted.")]);
       const socket = await sessionWith("both26");
       const from = send(socket, "greet me");

@@ -5,40 +5,17 @@
 // the page told, as on 2025 over the GET stream. The server is the SDK's v2 server
 // (tests/fixtures/v2-server.mjs, `legacy: "reject"`): `grow` adds a tool, `touch` changes
 // note://board.
-import { env } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import type { Env } from "../../../src/config/env";
-import { userAccount } from "../../../src/users/account";
-import type { StoredUserServer } from "../../../src/users/user-servers";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
-import { frameOf, type SessionClient } from "../../fixtures/session-client";
-import { openSession } from "../worker-fetch";
+import { frameOf } from "../../fixtures/session-client";
+import { sessionWith, withOwnServer } from "../own-servers";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
-const bindings = env as unknown as Env;
 
 beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
-
-/** dave's own server `name` on the 2026-only fixture, `tools` needing no approval, for the length of `body`. */
-async function withOwnServer(name: string, tools: string[], body: () => Promise<void>): Promise<void> {
-  const account = userAccount(bindings, "token:dave");
-  const server: StoredUserServer = { name, url: inject("v2ModernUrl"), type: "http", headers: {}, alwaysAllow: tools, excludeTools: [], disabled: false };
-  expect(await account.putServer(server, true)).toEqual({ ok: true });
-  try {
-    await body();
-  } finally {
-    await account.deleteServer(name);
-  }
-}
-
-async function sessionWith(server: string): Promise<SessionClient> {
-  const socket = await openSession(crypto.randomUUID(), "dave");
-  socket.send({ type: "set_servers", enabled: [server] });
-  return socket;
-}
 
 /** A tool name the shared fixture has not grown yet (it keeps what every test grew). */
 const freshName = () => `kite_${Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => String.fromCharCode(97 + (b % 26))).join("")}`;
@@ -49,7 +26,7 @@ const declaredTools = (body: Record<string, unknown>) => ((body.tools ?? []) as 
 describe("a 2026-07-28 server's change notifications in the session", () => {
   it("a tool the server adds shows on its row and reaches the model, which can call it", async () => {
     const grown = freshName();
-    await withOwnServer("grow26", ["grow", grown], async () => {
+    await withOwnServer("grow26", inject("v2ModernUrl"), ["grow", grown], async () => {
       await script(llm, KEY, [
         reply.callReply("grow26__grow", { name: grown }, { id: "g-1" }),
         reply.text("grown"),
@@ -79,7 +56,7 @@ describe("a 2026-07-28 server's change notifications in the session", () => {
   });
 
   it("an attached resource the server changes is read again and the page is told", async () => {
-    await withOwnServer("board26", ["touch"], async () => {
+    await withOwnServer("board26", inject("v2ModernUrl"), ["touch"], async () => {
       await script(llm, KEY, [
         reply.text("watching"),
         reply.callReply("board26__touch", { text: `changed ${crypto.randomUUID()}` }, { id: "t-1" }),
