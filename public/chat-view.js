@@ -19,6 +19,7 @@ import { createStream } from "./stream-render.js";
 import { offerWhole } from "./cut-entry.js";
 import { noModelAnswer, withRestart } from "./no-model.js";
 import { hideWelcome } from "./welcome.js";
+import { showTaskNote } from "./task-card.js";
 
 const list = byId("messages");
 const banner = byId("notice");
@@ -125,6 +126,12 @@ function tagModel(li, model) {
 export function showEntry(entry) {
   switch (entry.kind) {
     case "user": {
+      // A held task's follow-up (the model's message, not the person's): a note of the task.
+      if (entry.task) {
+        showTaskNote(item("msg notice task-note", entry.turnId), entry);
+        if (!olderAnchor) followEnd();
+        break;
+      }
       const li = item("msg user", entry.turnId);
       li.dataset.seq = String(entry.seq);
       li.textContent = entry.text;

@@ -131,6 +131,8 @@ export const HistoryEntrySchema = z.object({
   files: z.array(FileRefSchema).optional(),
   /** A user entry a server's prompt wrote: which one, with which arguments. */
   prompt: z.object({ server: z.string(), name: z.string(), arguments: z.record(z.string(), z.string()) }).optional(),
+  /** A user entry a held task's follow-up wrote (src/session/tasks/task-view.ts): the model's message, shown as a note of the task, not the person's words. */
+  task: z.object({ server: z.string(), tool: z.string(), callId: z.string(), outcome: z.enum(["completed", "failed"]) }).optional(),
   createdAt: z.number(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;

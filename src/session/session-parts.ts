@@ -27,6 +27,7 @@ import { TurnRunner } from "./turn-runner";
 import { SessionTasks } from "./tasks/session-tasks";
 import { TaskRows } from "./tasks/task-rows";
 import { accountTaskSlots } from "./tasks/task-slot-port";
+import { keepNameForAlarms } from "./tasks/task-alarm";
 
 /** What the parts need of the Durable Object that holds them. */
 export interface SessionSite {
@@ -250,7 +251,10 @@ export class SessionParts {
         await this.mcp.ensureConnected();
         return this.mcp.host();
       },
-      wakeAt: (at) => this.site.wakeForTasks(at),
+      wakeAt: (at) => {
+        void keepNameForAlarms(this.site.ctx.storage, this.site.name()).catch(() => undefined);
+        this.site.wakeForTasks(at);
+      },
       // A task's questions (form, URL) and sampling take the host's own handlers (session-host.ts); a URL wait ends as the task moves on.
       answered: (server) => this.approvals.urlWaits.settled(server),
       broadcast: (message) => this.site.sendAll(message),
@@ -261,8 +265,8 @@ export class SessionParts {
       },
       limits: { running: this.runtime.settings.TASKS_PER_USER },
       // Nobody waits for an ended task: a turn of its own opens with what it returned (not while another runs).
-      followUp: async (_row, text) => {
-        const refused = await this.turns.start(async () => ({ entries: [{ kind: "user", text }], title: text }));
+      followUp: async ({ text, task }) => {
+        const refused = await this.turns.start(async () => ({ entries: [{ kind: "user", text, task }], title: text }));
         if (refused?.code === "turn_in_progress") return false;
         if (refused) this.site.record({ turnId: null, kind: "notice", text });
         return true;

@@ -20,6 +20,7 @@ import { errorMessage, type Logger } from "../../shared/logger";
 import { TaskCap } from "./task-cap";
 import { TaskDeadlineError, TaskLimitError, UnknownTaskError } from "./task-errors";
 import type { TaskRow, TaskRows } from "./task-rows";
+import { followUpEntry, frameOf, type FollowUpEntry, type Outcome, type TaskFrame } from "./task-view";
 import type { TaskSlotPort } from "./task-slot-port";
 
 /** The default of TASKS_PER_USER (src/config/settings.ts). */
@@ -27,12 +28,7 @@ export const TASKS_PER_USER = 5;
 export const TASK_DEADLINE_MS = 24 * 60 * 60_000;
 /** A follow-up that could not start (a turn was running) is tried again this much later. */
 const FOLLOW_UP_RETRY_MS = 5_000;
-/** How much of a task's result the follow-up entry carries. */
-const FOLLOW_UP_CHARS = 8_000;
-
-type Outcome = { result: CallToolResult } | { error: string; code: "cancelled" | "task_deadline" | "protocol" };
 type Waiter = { resolve: (result: CallToolResult) => void; reject: (error: Error) => void };
-export type TaskFrame = Extract<ServerMessage, { type: "task" }>;
 
 export interface SessionTasksDeps {
   rows: TaskRows;
@@ -49,8 +45,8 @@ export interface SessionTasksDeps {
   questions?: ServerRequestHandlers;
   /** A task that asked is past its questions (moving on, or ended): a URL question's wait for its server is over (url-waits.ts settled). */
   answered?: (server: string) => void;
-  /** No turn waits for an ended task: open a follow-up turn with `text`. False when one cannot start now. */
-  followUp: (row: TaskRow, text: string) => Promise<boolean>;
+  /** No turn waits for an ended task: open a follow-up turn with `entry` (task-view.ts). False when one cannot start now. */
+  followUp: (entry: FollowUpEntry) => Promise<boolean>;
   /** The owner's account's task slots (the per-user cap); undefined with no owner: the session's own rows count. */
   slots?: () => TaskSlotPort | undefined;
   log: Logger;
@@ -127,9 +123,17 @@ export class SessionTasks {
     this.end({ ...row, status: "cancelled" }, { error: "The task was cancelled.", code: "cancelled" });
   }
 
-  /** The held tasks' cards, for a page that (re)connects. */
+  /**
+   * The held tasks' cards, for a page that (re)connects; their next poll is asked for again
+   * too. An alarm can be lost: in local dev, one that fires in a process started after a
+   * restart reaches an object that does not know its name, and agents' alarm handler throws
+   * until a named request (this connect) woke the object.
+   */
   frames(): TaskFrame[] {
-    return this.deps.rows.all().map(frameOf);
+    const rows = this.deps.rows.all();
+    const next = this.deps.rows.nextDue();
+    if (next !== undefined) this.deps.wakeAt(next);
+    return rows.map(frameOf);
   }
 
   /** Alarm callback: polls every due task, ends those that ended, and sets the next wake. One at a time. */
@@ -260,7 +264,7 @@ export class SessionTasks {
     const waiter = this.waiters.get(row.callId);
     if (waiter) return this.settle(row, waiter, outcome);
     if ("error" in outcome && outcome.code === "cancelled") return this.deps.rows.delete(row.callId);
-    const started = await this.deps.followUp(row, followUpText(row, outcome)).catch((error: unknown) => {
+    const started = await this.deps.followUp(followUpEntry(row, outcome)).catch((error: unknown) => {
       this.deps.log.warn("task follow-up failed", { server: row.server, tool: row.tool, error: errorMessage(error) });
       return false;
     });
@@ -288,25 +292,4 @@ export function taskHolder(
   const callId = options?.callId;
   if (!tasks || !callId) return {};
   return { onTask: (task) => tasks.hold(task, { callId, turnId }, options.signal) };
-}
-
-function frameOf(row: TaskRow): TaskFrame {
-  return {
-    type: "task",
-    callId: row.callId,
-    server: row.server,
-    tool: row.tool,
-    status: row.status,
-    ...(row.statusMessage ? { message: row.statusMessage } : {}),
-  };
-}
-
-/** The follow-up turn's opening: which call's task ended, and what it returned (text parts, else JSON), cut to a bound. */
-export function followUpText(row: TaskRow, outcome: Outcome): string {
-  const head = `The task started by the ${row.server}.${row.tool} call (${row.callId}) has finished`;
-  if ("error" in outcome) return `${head} without a result: ${outcome.error}`;
-  const texts = outcome.result.content.flatMap((part) => (part.type === "text" ? [part.text] : []));
-  const body = texts.length > 0 ? texts.join("\n") : JSON.stringify(outcome.result.structuredContent ?? outcome.result.content);
-  const cut = body.length > FOLLOW_UP_CHARS ? `${body.slice(0, FOLLOW_UP_CHARS)}…[truncated]` : body;
-  return `${head}${outcome.result.isError ? " with an error" : ""}. Its result:\n${cut}`;
 }

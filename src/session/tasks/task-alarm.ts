@@ -24,3 +24,17 @@ export function wakeForTasks(agent: TaskScheduler, at: number, log: Logger, now 
     .schedule(new Date(Math.ceil(Math.max(at, now) / 1000) * 1000), "pollTasks")
     .catch((error: unknown) => log.warn("could not schedule a task poll", { error: errorMessage(error) }));
 }
+
+/** agents' own storage key for an object's name, read when the runtime gives none (its PartyServer-era fallback). */
+const AGENTS_NAME_KEY = "__ps_name";
+
+/**
+ * Keeps the session's name where agents looks for it when `ctx.id.name` is missing. In local
+ * dev (workerd 1.20260426) an alarm that fires in a process started after a restart makes the
+ * object without its name: agents then refuses the alarm and every later request to that
+ * instance (500s until it is evicted), and a task poll is the alarm most likely to be due
+ * then. Deployed, alarms carry the name and this is a read per wake that schedules a poll.
+ */
+export async function keepNameForAlarms(storage: Pick<DurableObjectStorage, "get" | "put">, name: string): Promise<void> {
+  if ((await storage.get(AGENTS_NAME_KEY)) !== name) await storage.put(AGENTS_NAME_KEY, name);
+}

@@ -99,7 +99,14 @@ describe("a session's durable tasks", () => {
       const { end } = await again.turnEnd(again.received.indexOf(start), WAIT_MS);
       expect(end.reason).toBe("complete");
       const history = again.received.filter((m) => m.type === "entry").map((m) => (m as { entry: { kind: string; text?: string } }).entry);
-      expect(history).toContainEqual(expect.objectContaining({ kind: "user", text: expect.stringContaining("done after-restart") }));
+      // The model's message, marked as the task's note (the page shows it so, not as the person's words).
+      expect(history).toContainEqual(
+        expect.objectContaining({
+          kind: "user",
+          text: expect.stringContaining("done after-restart"),
+          task: { server: SERVER, tool: "slow_compute", callId: expect.any(String), outcome: "completed" },
+        }),
+      );
       expect(history).toContainEqual(expect.objectContaining({ kind: "assistant", text: "Your computation finished: done after-restart." }));
       expect(await lastUserTexts()).toContain("done after-restart");
       again.close();
