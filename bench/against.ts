@@ -8,11 +8,12 @@
 //   - bench:cold for this tree, then for REV (`--worker-dir`): cold − warm each;
 //   - bench:growth --warm run from each checkout: a warm turn at ~1,000 entries
 //     against ~10;
-//   - bench:bundle with `--worker-dir`: the upload's gzip size each.
+//   - bench:bundle with `--worker-dir`: the upload's gzip size each;
+//   - bench:trace with `--worker-dir`: storage syncs per turn each (a count: load does not move it).
 // Each figure is printed beside REV's with its ratio; the benches' own output goes to
 // stderr. Run this against the last landed commit before closing an issue that
 // touches a turn's path, and quote it in the closing note.
-// Run: npm run bench:against -- REV [--skip cold,growth,bundle]
+// Run: npm run bench:against -- REV [--skip syncs,cold,growth,bundle]
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,7 +24,7 @@ import { repoRoot } from "./lib/procs";
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { skip: { type: "string" } } });
 const rev = positionals[0];
 if (!rev) {
-  console.error("usage: npm run bench:against -- REV [--skip cold,growth,bundle]");
+  console.error("usage: npm run bench:against -- REV [--skip syncs,cold,growth,bundle]");
   process.exit(2);
 }
 const skip = new Set((values.skip ?? "").split(",").filter(Boolean));
@@ -87,6 +88,12 @@ try {
     add(`  ${label} (median)`, "ms", phase("Worker, direct", name), phase("baseline, direct", name));
   }
 
+  if (!skip.has("syncs")) {
+    // Storage syncs per turn: counted, not timed, so a regression shows whatever the machine's load.
+    const trace = await bench(repoRoot, "bench/trace.ts", ["--worker-dir", dir]);
+    const syncs = [...trace.matchAll(/^\| (?:this tree|\/\S+) \| ([\d.]+) \|/gm)].map((m) => Number(m[1]));
+    add("storage syncs per warm turn (counted)", "", syncs[0], syncs[1]);
+  }
   if (!skip.has("cold")) {
     const gap = (text: string) => number(text, /Cold - warm, first model request: ([-\d.]+) ms/);
     const here = await bench(repoRoot, "bench/cold-session.ts");
@@ -109,7 +116,8 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const show = (n: number | undefined, unit: string) => (n === undefined || Number.isNaN(n) ? "-" : `${n.toFixed(unit === "x" ? 2 : 1)} ${unit}`);
+const show = (n: number | undefined, unit: string) =>
+  n === undefined || Number.isNaN(n) ? "-" : `${n.toFixed(unit === "x" || unit === "" ? 2 : 1)} ${unit}`.trim();
 console.log(`\nthis tree against ${rev} (${commit.slice(0, 12)}), same run\n`);
 console.log(`| figure | this tree | ${rev} | ratio |\n|---|---:|---:|---:|`);
 for (const { figure, here, base, unit } of rows) {

@@ -43,6 +43,8 @@ export interface WorkerOptions {
   groups: Set<Group>;
   /** Notes for the report (a direct port not found). */
   observations: string[];
+  /** More Worker variables (bench/trace.ts: LOG_LEVEL). */
+  vars?: Record<string, string>;
 }
 
 export async function startWorker(o: WorkerOptions): Promise<BenchWorker> {
@@ -60,6 +62,7 @@ export async function startWorker(o: WorkerOptions): Promise<BenchWorker> {
     MCP_CONFIG: JSON.stringify(mcpConfig),
     RATE_LIMIT_PER_MINUTE: "10000",
     RATE_LIMIT_BURST: "1000",
+    ...o.vars,
   };
   const args = [wranglerBin, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--show-interactive-dev-session=false"];
   args.push("--persist-to", state, "--env-file", envFile);

@@ -15,15 +15,16 @@ import { EdgehostError } from "../shared/errors";
 import type { SessionMcp } from "./mcp/session-mcp";
 import type { TurnOpening } from "./prompt-opening";
 import type { ResolvedModel } from "./session-model";
-import type { LlmProvider } from "../llm/provider";
 import type { StoredEntry } from "./history";
 import { taskHolder, type SessionTasks } from "./tasks/session-tasks";
 import { errorMessage, type Logger } from "../shared/logger";
 import type { TurnOutcomeReport } from "../ops/reports";
 import { StreamedText, type Streamed } from "./streamed-text";
-import { compact } from "./compaction-step";
+import { compactBeforeTurn, compactionTurn, type CompactionDeps } from "./compaction-turn";
 import { ModelView } from "./model-view";
 import { summarySection } from "../orchestrator/compaction";
+import { TurnTrace } from "./turn-trace";
+import { closeInterrupted } from "./interrupted-turn";
 
 const TURN_KEY = "runningTurn";
 
@@ -65,7 +66,7 @@ export interface TurnOrigin {
 }
 
 /** `dropped`: the session is being deleted (drop); `ended`: the running turn's end. */
-type RunningTurn = { id: string; controller: AbortController; dropped?: boolean; ended?: Promise<void> };
+type RunningTurn = { id: string; controller: AbortController; trace: TurnTrace; dropped?: boolean; ended?: Promise<void> };
 
 export class TurnRunner {
   private current?: RunningTurn;
@@ -73,9 +74,12 @@ export class TurnRunner {
   private readonly streamed: StreamedText;
   private readonly view: ModelView;
 
+  private readonly compaction: CompactionDeps;
+
   constructor(private readonly deps: TurnRunnerDeps) {
     this.streamed = new StreamedText(deps.store);
     this.view = new ModelView(deps.store, deps.attachedParts);
+    this.compaction = { view: this.view, store: deps.store, record: deps.record, broadcast: deps.broadcast, log: deps.log };
   }
 
   /** The answer the running turn is streaming, as far as it got (for a page that joins now). */
@@ -96,7 +100,7 @@ export class TurnRunner {
     // One turn at a time; a message during a turn is rejected, not queued (docs/websocket-protocol.md).
     if (this.current) return { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." };
     // Claimed before the first await: a second message arriving meanwhile sees a turn.
-    const turn: RunningTurn = { id: crypto.randomUUID(), controller: new AbortController() };
+    const turn: RunningTurn = { id: crypto.randomUUID(), controller: new AbortController(), trace: new TurnTrace() };
     this.current = turn;
     let spend: SpendDecision;
     let opening: TurnOpening;
@@ -105,6 +109,7 @@ export class TurnRunner {
       opening = typeof input === "string" ? { entries: [{ kind: "user", text: input }], title: input } : await input();
       model = await this.deps.model();
       spend = await this.deps.admit(model.ok && model.ownKey);
+      turn.trace.mark("admitted");
     } catch (error) {
       this.current = undefined;
       // A typed refusal (unknown server, missing argument...) goes to the sender; the session goes on.
@@ -121,7 +126,7 @@ export class TurnRunner {
       this.deps.log.warn("turn refused", { ...origin, code: spend.code });
       return { type: "error", code: spend.code, message: spend.message };
     }
-    const { id: turnId, controller } = turn;
+    const { id: turnId } = turn;
     const { tree } = this.deps.store;
     tree.begin(turnId, origin.branchOf ? tree.parentOf(origin.branchOf) : (tree.leaf() ?? null));
     // Pages show the new path (the old version of the turn leaves it) before the turn's entries arrive.
@@ -145,7 +150,7 @@ export class TurnRunner {
     // At debug: `turn ended` (info) says all an operator needs of a turn, in one line.
     this.deps.log.debug("turn started", { ...origin, turnId, trace: turnId.replace(/-/g, "") });
     turn.ended = this.deps
-      .keepAliveWhile(() => this.run(turnId, model, controller, origin))
+      .keepAliveWhile(() => this.run(turnId, model, turn, origin))
       .catch((error: unknown) => this.deps.log.error("turn failed", { ...origin, turnId, error: errorMessage(error) }));
     return undefined;
   }
@@ -174,26 +179,10 @@ export class TurnRunner {
     const interrupted = this.deps.store.getSetting<string>(TURN_KEY);
     if (!interrupted) return;
     this.deps.store.setSetting(TURN_KEY, undefined);
-    // What it had streamed of an answer stays, marked cut short.
-    const text = this.streamed.takeSaved(interrupted);
-    if (text) this.deps.record({ turnId: interrupted, kind: "assistant", text, partial: true });
-    const entries = this.deps.store.entries().filter((e) => e.turnId === interrupted);
-    for (const call of entries.filter((e) => e.kind === "tool_call")) {
-      if (entries.some((e) => e.kind === "tool_result" && e.callId === call.callId)) continue;
-      this.deps.record({
-        turnId: interrupted,
-        kind: "tool_result",
-        callId: call.callId,
-        server: call.server,
-        tool: call.tool,
-        error: "The call was interrupted (the session restarted).",
-        durationMs: 0,
-      });
-    }
-    this.deps.record({ turnId: interrupted, kind: "error", text: "This turn was interrupted (the session restarted): press Retry to run it again." });
+    closeInterrupted(interrupted, { store: this.deps.store, record: this.deps.record, streamed: this.streamed });
   }
 
-  private async run(turnId: string, model: Extract<ResolvedModel, { ok: true }>, controller: AbortController, origin: TurnOrigin): Promise<void> {
+  private async run(turnId: string, model: Extract<ResolvedModel, { ok: true }>, { controller, trace }: RunningTurn, origin: TurnOrigin): Promise<void> {
     const started = Date.now();
     let reason: TurnEnd = "error";
     let usage: TurnUsage | undefined;
@@ -204,18 +193,21 @@ export class TurnRunner {
       // Every MCP request of this turn carries its trace (the bridge's log lines name it too).
       mcp.traceTurn(turnId);
       await mcp.prepareTurn();
-      const compacted = await this.compactBeforeTurn(model.provider, controller.signal, settings.HISTORY_TOKEN_BUDGET);
+      const compacted = await compactBeforeTurn(this.compaction, turnId, model.provider, controller.signal, settings.HISTORY_TOKEN_BUDGET);
       // The model's view, kept from the last turn and brought up to date (model-view.ts); files' bytes are read
       // from R2 (session-files.ts), all the new user entries' parts at once.
       const view = this.view.history();
       const conversation = await this.view.turns();
       const outcome = await runTurn({
         turnId,
-        provider: model.provider,
+        provider: trace.provider(model.provider),
         // A turn that started from last time's tools (its connections still opening) calls once they are handed over.
         host: {
-          callTool: async (name, args, options) =>
-            (await mcp.readyHost()).callTool(name, args, { ...options, ...taskHolder(this.deps.tasks?.(), turnId, options) }),
+          callTool: async (name, args, options) => {
+            const result = await (await mcp.readyHost()).callTool(name, args, { ...options, ...taskHolder(this.deps.tasks?.(), turnId, options) });
+            trace.toolDone();
+            return result;
+          },
         },
         tools: () => mcp.tools(),
         guides: await mcp.guides(),
@@ -242,6 +234,8 @@ export class TurnRunner {
       this.deps.store.setSetting(TURN_KEY, undefined);
       if (usage && usage.inputTokens + usage.outputTokens > 0) this.deps.store.recordUsage(turnId, usage);
       this.deps.broadcast({ type: "turn_end", turnId, reason, usage });
+      trace.mark("ended");
+      this.deps.log.debug("turn phases", { turnId, phases: trace.phases() });
       this.deps.log.info("turn ended", {
         ...origin,
         turnId,
@@ -264,32 +258,11 @@ export class TurnRunner {
     }
   }
 
-  /**
-   * Before the model's context would overflow, the oldest turns are summarized into one
-   * entry (compaction-step.ts). If that fails the turn goes on: pruning (prune.ts) keeps it
-   * under the budget, and the user is told that older turns left the model's view.
-   */
-  private async compactBeforeTurn(provider: LlmProvider, signal: AbortSignal, budget: number): Promise<TurnUsage | undefined> {
-    try {
-      return (await compact({ view: this.view, provider, record: this.deps.record, signal, budget }, false)).usage;
-    } catch (error) {
-      if (signal.aborted) throw error;
-      this.deps.log.warn("compaction failed", { error: errorMessage(error) });
-      const turnId = this.current?.id ?? null;
-      this.deps.record({
-        turnId,
-        kind: "notice",
-        text: "Older turns could not be summarized: the model reads them as they are while they fit its budget, and past it the oldest leave its view.",
-      });
-      return undefined;
-    }
-  }
-
   /** `/compact`: every turn so far folded into one summary now, as a turn of its own (admitted, cancellable). */
   async compactNow(origin: TurnOrigin = {}): Promise<Extract<ServerMessage, { type: "error" }> | undefined> {
     if (this.current) return { type: "error", code: "turn_in_progress", message: "A turn is still running: wait for it to end or cancel it." };
     const { settings } = this.deps.config();
-    const turn = { id: crypto.randomUUID(), controller: new AbortController() };
+    const turn: RunningTurn = { id: crypto.randomUUID(), controller: new AbortController(), trace: new TurnTrace() };
     this.current = turn;
     // The session's model summarizes, on the key it would answer with.
     const model = await this.deps.model().catch(() => undefined);
@@ -297,7 +270,6 @@ export class TurnRunner {
       this.current = undefined;
       return { type: "error", code: "no_model", message: model?.notice ?? "No model is configured." };
     }
-    const { provider } = model;
     const spend = await this.deps.admit(model.ownKey).catch(() => undefined);
     if (!spend?.ok) {
       this.current = undefined;
@@ -305,27 +277,13 @@ export class TurnRunner {
     }
     this.deps.broadcast({ type: "turn_start", turnId: turn.id });
     void this.deps.keepAliveWhile(async () => {
-      let reason: TurnEnd = "complete";
       let usage: TurnUsage | undefined;
       try {
-        const store = this.deps.store;
-        const done = await compact(
-          { view: this.view, provider, record: this.deps.record, signal: turn.controller.signal, budget: settings.HISTORY_TOKEN_BUDGET },
-          true,
-        );
-        usage = done.usage;
-        if (done.folded === 0) this.deps.record({ turnId: store.tree.leaf() ?? null, kind: "notice", text: "Nothing to compact yet." });
-      } catch (error) {
-        reason = turn.controller.signal.aborted ? "cancelled" : "error";
-        if (reason === "error") {
-          this.deps.log.warn("compaction failed", { ...origin, error: errorMessage(error) });
-          this.deps.broadcast(toWire.error(error, turn.id));
-        }
+        usage = await compactionTurn(this.compaction, { ...turn, requestId: origin.requestId }, model.provider, settings.HISTORY_TOKEN_BUDGET);
       } finally {
         this.current = undefined;
-        this.deps.broadcast({ type: "turn_end", turnId: turn.id, reason, usage });
-        if (usage) await this.deps.used(usage, model.ownKey).catch(() => undefined);
       }
+      if (usage) await this.deps.used(usage, model.ownKey).catch(() => undefined);
     });
     return undefined;
   }

@@ -1,13 +1,16 @@
-// What a warm turn asks of the disk: the storage syncs (fsync/fdatasync) workerd makes
-// per turn, counted with strace on the Worker's processes while N sequential turns run
-// (the bench:turn set-up: fake Gemini, real bridge + server-filesystem, `wrangler dev`).
-// Every Durable Object commit that a frame or a fetch waits for (the output gate) is a
-// sync, so this is the turn's path in storage round trips, and unlike a time it does
-// not move with the machine's load: a drift here is a regression in our code, whatever
-// else runs. `--worker-dir DIR` counts another checkout (a baseline commit) after this
-// one, with the same set-up, so both figures come from the same run.
+// One warm turn taken apart, for this tree and `--worker-dir DIR` (another checkout, a
+// baseline commit) in the same run, with the bench:turn set-up (fake Gemini, real bridge +
+// server-filesystem, `wrangler dev`, one session, N sequential turns):
+//   - storage syncs (fsync/fdatasync) workerd makes per turn, counted with strace on the
+//     Worker's processes, per Durable Object class. Every commit that a frame or a fetch
+//     waits for (the output gate) is one, so this is the turn's path in storage round
+//     trips; unlike a time it does not move with the machine's load: a drift here is a
+//     regression in our code, whatever else runs;
+//   - the Worker's own phases (src/session/turn-trace.ts: its `turn phases` debug line,
+//     LOG_LEVEL=debug for this run), the mean of each phase. A checkout from before the trace
+//     has none. Debug lines cost time under wrangler dev, so compare phases with phases.
 // Needs strace (Debian: apt-get install strace) and ptrace rights over our own children.
-// Run: npm run bench:syncs [-- --turns N --worker-dir DIR]
+// Run: npm run bench:trace [-- --turns N --worker-dir DIR]
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,12 +24,12 @@ import { TimedSession } from "./lib/timed-session";
 import type { Group } from "./lib/turn-procs";
 import { startWorker } from "./lib/turn-worker";
 
-const KEY = "bench-syncs";
+const KEY = "bench-trace";
 const cli = parseArgs({ options: { turns: { type: "string" }, "worker-dir": { type: "string" } } }).values;
 const turns = Number(cli.turns ?? 50);
 const WARMUP = 10;
 const SYNC_CALLS = ["fsync", "fdatasync", "sync_file_range", "msync"];
-const log = (text: string) => process.stderr.write(`syncs: ${text}\n`);
+const log = (text: string) => process.stderr.write(`trace: ${text}\n`);
 
 interface Count {
   worker: string;
@@ -34,6 +37,8 @@ interface Count {
   byClass: Record<string, number>;
   byCall: Record<string, number>;
   p50: number;
+  /** Mean ms per phase of the Worker's `turn phases` lines (empty for a checkout without them). */
+  phases: Map<string, number>;
 }
 
 /**
@@ -105,7 +110,8 @@ function tracedCount(pids: number[]): number {
 }
 
 async function measure(dir: string, label: string, fakeUrl: string, bridge: RunningBridge, root: string, tmp: string, groups: Set<Group>): Promise<Count> {
-  const worker = await startWorker({ dir, root, fakeUrl, apiKey: KEY, bridge, stateParent: tmp, cleanupDirs: [], groups, observations: [] });
+  const vars = { LOG_LEVEL: "debug" };
+  const worker = await startWorker({ dir, root, fakeUrl, apiKey: KEY, bridge, stateParent: tmp, cleanupDirs: [], groups, observations: [], vars });
   try {
     const session = await TimedSession.open(worker.direct ?? worker.url, `syncs-${Date.now()}`, 15_000);
     await session.waitForServers(15_000);
@@ -113,6 +119,7 @@ async function measure(dir: string, label: string, fakeUrl: string, bridge: Runn
     const workerd = descendantsOf(worker.group.pid).filter((pid) => commOf(pid) === "workerd");
     if (workerd.length === 0) throw new Error("no workerd process under wrangler dev");
     const ms: number[] = [];
+    const from = worker.group.seen();
     const counts = await countSyncs(workerd, async () => {
       for (let i = 0; i < turns; i++) {
         const r = await session.turn(`counted ${i}`, 20_000);
@@ -125,11 +132,30 @@ async function measure(dir: string, label: string, fakeUrl: string, bridge: Runn
     session.client.close();
     ms.sort((a, b) => a - b);
     const per = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).map(([name, n]) => [name, n / (turns + 1)]));
-    return { worker: label, byClass: per(counts.byClass), byCall: per(counts.byCall), p50: ms[Math.floor(ms.length / 2)] ?? Number.NaN };
+    const phases = phaseMedians(worker.group.since(from));
+    return { worker: label, byClass: per(counts.byClass), byCall: per(counts.byCall), p50: ms[Math.floor(ms.length / 2)] ?? Number.NaN, phases };
   } finally {
     groups.delete(worker.group);
     await worker.group.stop(3_000);
   }
+}
+
+/** Means of the `turn phases` lines' phases, in the order they first appear. */
+function phaseMedians(output: string): Map<string, number> {
+  const seen = new Map<string, number[]>();
+  for (const line of output.split("\n")) {
+    const at = line.indexOf("{");
+    if (!line.includes('"turn phases"') || at < 0) continue;
+    try {
+      const { phases } = JSON.parse(line.slice(at)) as { phases?: Record<string, number> };
+      for (const [name, ms] of Object.entries(phases ?? {})) seen.set(name, [...(seen.get(name) ?? []), ms]);
+    } catch {
+      // a line cut by the output's buffer
+    }
+  }
+  // The runtime's clock moves in whole ms: a mean over many turns has the resolution a median lacks.
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  return new Map([...seen].map(([name, xs]) => [name, mean(xs)]));
 }
 
 function commOf(pid: number): string {
@@ -176,6 +202,11 @@ async function main(): Promise<void> {
   for (const c of rows) console.log(`| ${c.worker} | ${fmt(total(c))} | ${classes.map((k) => fmt(c.byClass[k])).join(" | ")} | ${c.p50.toFixed(1)} |`);
   const [mine, base] = rows;
   if (mine && base) console.log(`\nthis tree − ${base.worker}: ${(total(mine) - total(base)).toFixed(2)} syncs per turn`);
+  const names = [...new Set(rows.flatMap((c) => [...c.phases.keys()]))];
+  console.log("\nThe Worker's phases (mean ms: the runtime's clock moves in whole ms; each phase ends at an I/O event: see src/session/turn-trace.ts)\n");
+  console.log(`| phase | ${rows.map((c) => c.worker).join(" | ")} |`);
+  console.log(`|---|${rows.map(() => "---:|").join("")}`);
+  for (const name of names) console.log(`| ${name} | ${rows.map((c) => (c.phases.has(name) ? fmt(c.phases.get(name)) : "-")).join(" | ")} |`);
 }
 
 try {
