@@ -36,9 +36,13 @@ export interface Pending {
   tool?: string;
   started: number;
   progressToken?: string | number;
+  /** Questions of the child taken to be this call's and not yet answered: the call is blocked on its client (ask-gate.ts). */
+  asking?: number;
 }
 
 export interface ServerRequest {
   childId: RequestId;
   sessions: Set<string>;
+  /** The call it is taken to be for, while unanswered. */
+  cause?: Pending;
 }

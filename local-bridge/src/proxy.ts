@@ -33,7 +33,10 @@ export class ServerProxy extends ChildKeeper {
   /** The child's tools' `x-mcp-header` marks, which 2026 calls' `Mcp-Param-*` headers are checked against (modern-params.ts). */
   readonly toolHeaders = new ToolHeaderIndex();
   /** Holds a call that can be asked while another's questions could be taken for its own (ask-gate.ts). */
-  readonly gate = new AskGate(() => this.pending.values());
+  readonly gate = new AskGate(
+    () => this.pending.values(),
+    (who) => this.sessions.has(who.id),
+  );
   /** What the child asks its clients (server-requests.ts). */
   private readonly asks: ServerRequests;
   private readonly subscriptions = new Map<string, Set<string>>();
@@ -55,6 +58,7 @@ export class ServerProxy extends ChildKeeper {
         return proxy.config.roots;
       },
       owner: options.user,
+      asking: () => this.gate.wake(),
     });
   }
 

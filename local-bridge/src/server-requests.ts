@@ -36,6 +36,8 @@ export interface RequestHost {
   readonly roots?: unknown;
   /** The user of a per-user child. */
   readonly owner?: string;
+  /** A call began or stopped waiting for its client's answer (ask-gate.ts). */
+  asking(): void;
 }
 
 export class ServerRequests {
@@ -51,9 +53,9 @@ export class ServerRequests {
     if (request.method === "roots/list" && host.roots) return void host.sendToChild({ jsonrpc: "2.0", id: request.id, result: { roots: host.roots } });
     const capability = CAPABILITY_FOR[request.method];
     const capable = [...host.sessions.values()].filter((s) => !capability || s.clientCapabilities[capability] !== undefined);
-    // A 2026 call waiting for its client's answers is blocked on them: a new question is another call's.
+    // A call waiting for its client's answers is blocked on them: a new question is another call's.
     const all = host.inFlight();
-    const active = all.filter((call) => call.session.awaitingClient !== true);
+    const active = all.filter((call) => call.session.awaitingClient !== true && (call.asking ?? 0) === 0);
     const inFlight = active.length > 0 ? active : all;
     // A task's question goes to the feed reading that task (modern-task-feed.ts), whichever call is older.
     const feed = taskFeedFor(request.params, capable);
@@ -73,7 +75,20 @@ export class ServerRequests {
       const what = capability ? `supports ${capability}` : "can take the request";
       return void host.sendToChild(rpcError(request.id, RPC.methodNotFound, `no connected session ${what}`));
     }
+    const cause = route.related === undefined ? undefined : inFlight.find((call) => call.id === route.related && route.to.includes(call.session));
+    if (cause) {
+      cause.asking = (cause.asking ?? 0) + 1;
+      entry.cause = cause;
+      host.asking();
+    }
     this.open.set(id, entry);
+  }
+
+  private settled(request: ServerRequest): void {
+    if (!request.cause) return;
+    request.cause.asking = Math.max(0, (request.cause.asking ?? 1) - 1);
+    request.cause = undefined;
+    this.host.asking();
   }
 
   /** A session's answer to one of them, back to the child under the child's id. */
@@ -83,6 +98,7 @@ export class ServerRequests {
     const request = this.open.get(key);
     if (!request?.sessions.has(session.id)) return;
     this.open.delete(key);
+    this.settled(request);
     this.host.sendToChild({ ...response, id: request.childId } as JSONRPCMessage);
   }
 
@@ -92,6 +108,7 @@ export class ServerRequests {
     for (const [id, request] of this.open) {
       if (request.childId !== params?.requestId) continue;
       this.open.delete(id);
+      this.settled(request);
       for (const sessionId of request.sessions) this.host.sessions.get(sessionId)?.deliver({ ...notification, params: { ...params, requestId: id } });
     }
   }

@@ -1,11 +1,13 @@
-// Two 2026 calls on one 2025 child that both ask their client something (ask-gate.ts).
+// Two calls on one 2025 child that both ask their client something (ask-gate.ts): two
+// 2026 requests, then two 2025 sessions of the same (local) user.
 // Over stdio nothing says which call a question is for: the child's ask_later (a real
 // SDK 1.x server, tests/fixtures/asking-server.mjs) asks "Name for <label>?" once the
 // test releases its label. Call A is running at the child (its progress came) when B is
 // sent; B is released first. Were B let into the child beside A, B's question would be
 // taken for A's (the oldest call that can be asked) and A's client asked B's question.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type RunningBridge } from "../fixtures/bridge";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { connectClient, startBridge, type RunningBridge } from "../fixtures/bridge";
 import { envelope, modernHeaders, postRaw } from "../fixtures/bridge-modern";
 import { repoRoot } from "../fixtures/servers";
 import { raw, type RawAnswer } from "./raw-sse";
@@ -88,5 +90,37 @@ describe("bridge, two 2026 calls asking through one 2025 child", () => {
     ]);
     expect(doneA.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "A: Hello, Ada!" }] });
     expect(doneB.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "B: Hello, Bob!" }] });
+  });
+
+  it("asks each 2025 session its own call's question", async () => {
+    const a = await connectClient(bridge, "asking", { elicitation: {} });
+    const b = await connectClient(bridge, "asking", { elicitation: {} });
+    const asked: Record<string, string[]> = { a: [], b: [] };
+    for (const [key, session, name] of [
+      ["a", a, "Ada"],
+      ["b", b, "Bob"],
+    ] as const) {
+      session.client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked[key]?.push(request.params.message);
+        return { action: "accept", content: { name } };
+      });
+    }
+    try {
+      let started = () => {};
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      // A runs at the child once its progress came; then B is sent and released first.
+      const callA = a.client.callTool({ name: "ask_later", arguments: { label: "A2" } }, undefined, { onprogress: () => started() });
+      await running;
+      const callB = b.client.callTool({ name: "ask_later", arguments: { label: "B2" } });
+      await release("B2");
+      await release("A2");
+      expect((await callA).content).toEqual([{ type: "text", text: "A2: Hello, Ada!" }]);
+      expect((await callB).content).toEqual([{ type: "text", text: "B2: Hello, Bob!" }]);
+      expect(asked).toEqual({ a: ["Name for A2?"], b: ["Name for B2?"] });
+    } finally {
+      await Promise.allSettled([a.client.close(), b.client.close()]);
+    }
   });
 });
