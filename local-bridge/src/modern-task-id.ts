@@ -23,12 +23,19 @@ export interface TaskRef {
   taskId: string;
 }
 
+/** Each child's instance, hashed once: a 2026 tools/call asks for it whenever the child runs tasks (seen in a CPU profile). */
+const instances = new WeakMap<object, { pid?: number; instance: string }>();
+
 /** A child process's identity for task ids: its pid and start time, hashed so the pid is not shown. */
 export function childInstance(child: { pid?: number; startedAt: number }): string {
-  return createHash("sha256")
+  const known = instances.get(child);
+  if (known && known.pid === child.pid) return known.instance;
+  const instance = createHash("sha256")
     .update(`${child.pid ?? 0}:${child.startedAt}`)
     .digest("base64url")
     .slice(0, 16);
+  instances.set(child, { pid: child.pid, instance });
+  return instance;
 }
 
 function mac(body: string, binding: TaskBinding): Buffer {
