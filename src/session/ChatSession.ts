@@ -24,7 +24,7 @@ import { routeFrame, type FrameSite } from "./session-frames";
 import { catalogComplete, catalogList, type CatalogKind, type CatalogList, type CatalogOutcome } from "./catalog-calls";
 import type { CompleteInput, Completion } from "../mcp/catalog";
 import { ImportedEntriesSchema, importInto, type ImportedEntry } from "./history-import";
-import { wakeForTasks } from "./tasks/task-alarm";
+import { keepNameForAlarms, wakeForTasks } from "./tasks/task-alarm";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
@@ -82,6 +82,8 @@ export class ChatSession extends ProtocolAgent<Env> {
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
     this.parts.turns.recoverInterrupted();
     this.parts.owner.resumeReport();
+    // Any of this wake's schedules (server retry, expiry, task poll) may fire in a process that gives the alarm no name.
+    await keepNameForAlarms(this.ctx.storage, this.name);
   }
 
   override onConnect(connection: Connection, context: ConnectionContext): void {
