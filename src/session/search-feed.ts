@@ -1,6 +1,7 @@
 // What a session tells its owner's search index (src/users/session-search.ts): the text
 // of user and assistant messages written since the last report, sent once a turn has
-// ended (its question and its answers together), outside the turn's path. The last seq
+// ended (its question and its answers together), outside the turn's path, at most once
+// every two seconds. The last seq
 // the account confirmed is kept in the session's storage, so a report that failed (or a
 // wake-up in between) is sent again with the next one, never lost. It is written with
 // the next report's first step, in the commit the turn's end makes anyway, not in a
@@ -11,6 +12,7 @@ import type { HistoryStore } from "./history";
 import type { IndexedMessage } from "../users/session-search";
 
 const SENT_KEY = "searchIndexedSeq";
+const FLUSH_GAP_MS = 2_000;
 
 interface Account {
   indexMessages(id: string, messages: IndexedMessage[]): Promise<void>;
@@ -29,11 +31,33 @@ export class SearchFeed {
   private chain: Promise<void> = Promise.resolve();
   /** The newest seq the account confirmed, not yet in storage. */
   private confirmed = 0;
+  private lastSent = 0;
+  /** A report waiting for its turn (flush). */
+  private due?: Promise<void>;
 
   constructor(private readonly deps: SearchFeedDeps) {}
 
-  /** Sends what is new, after any report still on its way (reports go in order). */
+  /**
+   * Sends what is new, after any report still on its way (reports go in order), at most once
+   * every FLUSH_GAP_MS: turns in quick succession (a person typing fast, work that runs on
+   * its own) are indexed together, and the account is not busy indexing one turn while the
+   * next asks it for admission.
+   */
   flush(): void {
+    if (this.due) return;
+    const wait = this.lastSent + FLUSH_GAP_MS - Date.now();
+    if (wait <= 0) return this.sendNow();
+    this.due = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        this.due = undefined;
+        this.sendNow();
+        resolve();
+      }, wait),
+    );
+  }
+
+  private sendNow(): void {
+    this.lastSent = Date.now();
     this.chain = this.chain.then(() => this.deps.keepAliveWhile(() => this.send()).catch(() => undefined));
   }
 
@@ -45,8 +69,9 @@ export class SearchFeed {
   }
 
   /** Settles once every report asked for so far went (tests and imports wait on it). */
-  settled(): Promise<void> {
-    return this.chain;
+  async settled(): Promise<void> {
+    await this.due;
+    await this.chain;
   }
 
   private async send(): Promise<void> {
