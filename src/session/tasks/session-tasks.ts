@@ -1,7 +1,7 @@
 // The tasks a chat session holds (MCP Tasks extension, src/mcp/tasks.ts). A model's tool
 // call that the server made a task is held here: its row is written (task-rows.ts), and the
 // Durable Object's alarm calls `poll()` when the next `tasks/get` is due (the server's
-// pollIntervalMs, at least a second; a backoff when it gave none or failed to answer). No
+// pollIntervalMs, at least task-alarm.ts's floor; a backoff when it gave none or failed). No
 // loop is held in memory: the running turn only waits on a promise that a poll settles.
 // When a task ends: the turn still waiting gets its result like any tool call's; with no
 // turn waiting (the page closed and the turn was cut by a restart, or the object was
@@ -17,6 +17,7 @@ import type { ServerRequestHandlers } from "../../mcp/server-requests";
 import type { ServerMessage } from "../../protocol/messages";
 import { EdgehostError } from "../../shared/errors";
 import { errorMessage, type Logger } from "../../shared/logger";
+import { TaskWake, taskPollFloorMs } from "./task-alarm";
 import { TaskCap } from "./task-cap";
 import { TaskDeadlineError, TaskLimitError, UnknownTaskError } from "./task-errors";
 import type { TaskRow, TaskRows } from "./task-rows";
@@ -62,9 +63,11 @@ export class SessionTasks {
   /** Tasks whose questions are being asked in this wake (a restart asks them again), with their end. */
   private readonly asking = new Map<string, AbortController>();
   private readonly cap: TaskCap;
+  private readonly waker: TaskWake;
 
   constructor(private readonly deps: SessionTasksDeps) {
     this.now = deps.now ?? Date.now;
+    this.waker = new TaskWake({ alarm: deps.wakeAt, poll: () => this.poll(), now: this.now, log: deps.log });
     this.cap = new TaskCap({
       rows: deps.rows,
       slots: deps.slots ?? (() => undefined),
@@ -97,7 +100,7 @@ export class SessionTasks {
       statusMessage: task.statusMessage ?? null,
       pollIntervalMs: task.pollIntervalMs ?? null,
       polls: 0,
-      nextPollAt: now + nextPollMs(task.pollIntervalMs, 0),
+      nextPollAt: now + nextPollMs(task.pollIntervalMs, 0, taskPollFloorMs(0)),
       deadlineAt,
       createdAt: now,
       outcome: null,
@@ -105,7 +108,7 @@ export class SessionTasks {
     this.deps.rows.insert(row);
     this.cap.written(call.callId);
     this.deps.broadcast(frameOf(row));
-    this.deps.wakeAt(row.nextPollAt);
+    this.waker.at(row.nextPollAt);
     return new Promise<CallToolResult>((resolve, reject) => {
       this.waiters.set(call.callId, { resolve, reject });
       // The turn was stopped: the task is cancelled too, and the turn is not kept waiting for the answer.
@@ -132,7 +135,7 @@ export class SessionTasks {
   frames(): TaskFrame[] {
     const rows = this.deps.rows.all();
     const next = this.deps.rows.nextDue();
-    if (next !== undefined) this.deps.wakeAt(next);
+    if (next !== undefined) this.waker.at(next);
     return rows.map(frameOf);
   }
 
@@ -141,7 +144,7 @@ export class SessionTasks {
     this.polling ??= this.pollDue().finally(() => {
       this.polling = undefined;
       const next = this.deps.rows.nextDue();
-      if (next !== undefined) this.deps.wakeAt(next);
+      if (next !== undefined) this.waker.at(next);
     });
     return this.polling;
   }
@@ -191,7 +194,7 @@ export class SessionTasks {
         statusMessage: state.statusMessage ?? null,
         pollIntervalMs: state.pollIntervalMs ?? row.pollIntervalMs,
         polls,
-        nextPollAt: now + nextPollMs(state.pollIntervalMs ?? row.pollIntervalMs ?? undefined, polls),
+        nextPollAt: now + nextPollMs(state.pollIntervalMs ?? row.pollIntervalMs ?? undefined, polls, taskPollFloorMs(now - row.createdAt)),
       };
       if (row.status === "input_required" && state.status !== "input_required") this.deps.answered?.(row.server);
       if (!TERMINAL_TASK_STATUSES.has(state.status)) {
@@ -225,7 +228,7 @@ export class SessionTasks {
       const current = this.deps.rows.get(row.callId);
       if (current && current.outcome === null) {
         this.deps.rows.update({ ...current, nextPollAt: this.now() });
-        this.deps.wakeAt(this.now());
+        this.waker.at(this.now());
       }
     })()
       .catch((error: unknown) => this.deps.log.info("task questions failed", { server: row.server, tool: row.tool, error: errorMessage(error) }))
@@ -242,7 +245,7 @@ export class SessionTasks {
     this.deps.broadcast(frameOf(ended));
     const waiter = this.waiters.get(row.callId);
     if (waiter) return void this.settle(ended, waiter, outcome);
-    this.deps.wakeAt(ended.nextPollAt);
+    this.waker.at(ended.nextPollAt);
   }
 
   private settle(row: TaskRow, waiter: Waiter, outcome: Outcome): void {
