@@ -71,7 +71,8 @@ export class McpHost {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly retry: BackoffPolicy;
-  private handlers: ServerRequestHandlers = {};
+  /** The handlers given to `onServerRequest`: a held task's questions go the same way (tasks.ts answerTaskInputs). */
+  serverRequests: Readonly<ServerRequestHandlers> = {};
   private names?: FunctionNameMap;
 
   constructor(private readonly options: McpHostOptions) {
@@ -84,12 +85,7 @@ export class McpHost {
 
   /** Register before `connect`: the capabilities advertised are exactly the handlers given. */
   onServerRequest(handlers: ServerRequestHandlers): void {
-    this.handlers = { ...handlers };
-  }
-
-  /** The handlers given to `onServerRequest`: a held task's questions go the same way (tasks.ts answerTaskInputs). */
-  get serverRequests(): ServerRequestHandlers {
-    return this.handlers;
+    this.serverRequests = { ...handlers };
   }
 
   /** Called when a server's state, tools, prompts or resources change. */
@@ -117,7 +113,10 @@ export class McpHost {
   async connect(config: McpConfig): Promise<ConnectReport> {
     // MCP Apps: the page renders `ui://` HTML resources (public/mcp-app-frame.js), so servers may offer them.
     // Tasks: a 2026 server may make a call a task (tasks.ts; the caller's onTask or an in-memory wait holds it).
-    const capabilities = { ...capabilitiesFor(this.handlers), extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] }, [TASKS_EXTENSION]: {} } };
+    const capabilities = {
+      ...capabilitiesFor(this.serverRequests),
+      extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] }, [TASKS_EXTENSION]: {} },
+    };
     for (const server of config.servers) {
       if (this.connections.has(server.name)) throw new Error(`server "${server.name}" is already connected`);
       this.connections.set(
@@ -126,7 +125,7 @@ export class McpHost {
           transports: this.options.transports,
           clientInfo: this.options.clientInfo ?? { name: "edgehost", version: "0.1.0" },
           capabilities: capabilitiesForServer(capabilities, server),
-          handlers: () => this.handlers,
+          handlers: () => this.serverRequests,
           logger: this.logger,
           now: this.now,
           policies: {
@@ -215,7 +214,7 @@ export class McpHost {
   }
 
   async callTool(name: string, args: Record<string, unknown> = {}, given: CallToolOptions = {}): Promise<CallToolResult> {
-    const options: CallToolOptions = { urlElicitationRequired: this.handlers.urlElicitationRequired, ...given };
+    const options: CallToolOptions = { urlElicitationRequired: this.serverRequests.urlElicitationRequired, ...given };
     const qualified = splitQualified(name) ?? splitQualified(this.resolveToolName(name) ?? "");
     const connection = qualified && this.connections.get(qualified.server);
     if (!qualified || !connection) throw new ToolNotFoundError(name, this.availableToolNames());
