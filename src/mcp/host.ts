@@ -113,10 +113,8 @@ export class McpHost {
   async connect(config: McpConfig): Promise<ConnectReport> {
     // MCP Apps: the page renders `ui://` HTML resources (public/mcp-app-frame.js), so servers may offer them.
     // Tasks: a 2026 server may make a call a task (tasks.ts; the caller's onTask or an in-memory wait holds it).
-    const capabilities = {
-      ...capabilitiesFor(this.serverRequests),
-      extensions: { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] }, [TASKS_EXTENSION]: {} },
-    };
+    const extensions = { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] }, [TASKS_EXTENSION]: {} };
+    const capabilities = { ...capabilitiesFor(this.serverRequests), extensions };
     for (const server of config.servers) {
       if (this.connections.has(server.name)) throw new Error(`server "${server.name}" is already connected`);
       this.connections.set(
