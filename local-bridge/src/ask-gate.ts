@@ -14,7 +14,10 @@
 // users (a question while several users' calls run is refused: user-scope.ts, never
 // guessed), calls whose client cannot be asked, lists, and task calls (their questions
 // name their task: modern-task-feed.ts). Left: a child that asks again, unprompted, while
-// its call is blocked on a question.
+// its call is blocked on a question. Only a child that has asked something takes part: most
+// children (a filesystem, a search) never ask, and their calls never wait on each other
+// (a model's parallel calls in a turn stay parallel); a child's very first question, while
+// several askable calls run, is taken for the oldest of them, as before the gate.
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Downstream, Pending } from "./downstream";
 
@@ -38,6 +41,8 @@ const conflict = (a: Downstream, b: Downstream) => a !== b && a.user === b.user;
 
 export class AskGate {
   private readonly waiting: Array<{ who: Downstream; go: () => void }> = [];
+  /** Whether the child has ever asked its clients something (until then nothing waits). */
+  private hasAsked = false;
 
   constructor(
     /** The calls running at the child (proxy.ts pending). */
@@ -48,8 +53,13 @@ export class AskGate {
 
   /** Runs `go` now if `who` may have a call running beside the others, else once it may (in arrival order). */
   enter(who: Downstream, go: () => void): void {
-    if (this.waiting.length === 0 && this.free(who)) return go();
+    if (!this.hasAsked || (this.waiting.length === 0 && this.free(who))) return go();
     this.waiting.push({ who, go });
+  }
+
+  /** The child asked a client something: from now on its askable calls take turns. */
+  asked(): void {
+    this.hasAsked = true;
   }
 
   /** A call ended or began waiting for its client: starts the waiting calls that may now run. */

@@ -59,6 +59,7 @@ export class ServerProxy extends ChildKeeper {
       },
       owner: options.user,
       asking: () => this.gate.wake(),
+      asked: () => this.gate.asked(),
     });
   }
 

@@ -38,6 +38,8 @@ export interface RequestHost {
   readonly owner?: string;
   /** A call began or stopped waiting for its client's answer (ask-gate.ts). */
   asking(): void;
+  /** The child asked its clients something (ask-gate.ts: from then on its askable calls take turns). */
+  asked(): void;
 }
 
 export class ServerRequests {
@@ -51,6 +53,7 @@ export class ServerRequests {
     const host = this.host;
     if (request.method === "ping") return void host.sendToChild({ jsonrpc: "2.0", id: request.id, result: {} });
     if (request.method === "roots/list" && host.roots) return void host.sendToChild({ jsonrpc: "2.0", id: request.id, result: { roots: host.roots } });
+    host.asked();
     const capability = CAPABILITY_FOR[request.method];
     const capable = [...host.sessions.values()].filter((s) => !capability || s.clientCapabilities[capability] !== undefined);
     // A call waiting for its client's answers is blocked on them: a new question is another call's.

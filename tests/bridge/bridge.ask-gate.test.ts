@@ -5,6 +5,8 @@
 // test releases its label. Call A is running at the child (its progress came) when B is
 // sent; B is released first. Were B let into the child beside A, B's question would be
 // taken for A's (the oldest call that can be asked) and A's client asked B's question.
+// The gate holds only at a child that has asked something: the first test shows calls
+// side by side before that.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connectClient, startBridge, type RunningBridge } from "../fixtures/bridge";
@@ -69,7 +71,27 @@ const retry = (id: number, label: string, first: any, name: string) => {
   return askLater(id, label, { inputResponses: { [key]: { action: "accept", content: { name } } }, requestState: first.requestState });
 };
 
+/** Releases `label` from a 2026 client that can be asked: once the child has asked something, such a call takes its turn. */
+async function releaseAskable(label: string): Promise<void> {
+  const body = { jsonrpc: "2.0", id: 901, method: "tools/call", params: { name: "release", arguments: { label }, _meta: envelope(ELICIT) } };
+  const done = await postRaw(bridge, "asking", body, modernHeaders("tools/call", "release"));
+  expect(done.json.result.content).toEqual([{ type: "text", text: "released" }]);
+}
+
 describe("bridge, two 2026 calls asking through one 2025 child", () => {
+  // Runs first: the child has not asked anything yet.
+  it("runs one user's askable calls side by side at a child that has never asked (a model's parallel calls stay parallel)", async () => {
+    const a = await post(askLater(11, "N"));
+    expect(JSON.parse((await a.next((b) => b.data.includes("notifications/progress"))).data).params.message).toBe("waiting");
+    // Taking turns, this call would wait for A, which waits for it.
+    await releaseAskable("N");
+    const first = await answerOf(a);
+    expect(questionOf(first.result)).toBe("Name for N?");
+    const done = await post(retry(12, "N", first.result, "Nia")).then(answerOf);
+    expect(done.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "N: Hello, Nia!" }] });
+  });
+
+  // From here on the child has asked: its askable calls take turns.
   it("puts each call's question to that call's client and its answer to that call", async () => {
     const a = await post(askLater(1, "A"));
     // A runs at the child: its progress came on A's answer.
