@@ -236,16 +236,21 @@ export class TurnRunner {
       this.deps.broadcast({ type: "turn_end", turnId, reason, usage });
       trace.mark("ended");
       this.deps.log.debug("turn phases", { turnId, phases: trace.phases() });
-      this.deps.log.info("turn ended", {
-        ...origin,
-        turnId,
-        trace: turnId.replace(/-/g, ""),
-        reason,
-        ms: Date.now() - started,
-        model: modelRefText(model.choice),
-        inputTokens: usage?.inputTokens ?? 0,
-        outputTokens: usage?.outputTokens ?? 0,
-      });
+      // After the frame is on its way, at the object's next free moment: under wrangler dev a log line crosses the
+      // inspector (about a millisecond); a next message goes first.
+      const ms = Date.now() - started;
+      setTimeout(() => {
+        this.deps.log.info("turn ended", {
+          ...origin,
+          turnId,
+          trace: turnId.replace(/-/g, ""),
+          reason,
+          ms,
+          model: modelRefText(model.choice),
+          inputTokens: usage?.inputTokens ?? 0,
+          outputTokens: usage?.outputTokens ?? 0,
+        });
+      }, 0);
       this.deps.report?.({
         turnId,
         requestId: origin.requestId,
