@@ -7,13 +7,13 @@
 // owner holds at most 5 running tasks (across sessions: session.task-cap.test.ts). The tasks end on the task server's own timer
 // (`seconds`) and the tests await frames, never a timer of their own.
 import { abortAllDurableObjects, env } from "cloudflare:test";
-import { beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeEach, describe, expect, inject, it, vi } from "vitest";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
 import type { StoredUserServer } from "../../../src/users/user-servers";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
 import { frameOf, type SessionClient } from "../../fixtures/session-client";
-import { openSession } from "../worker-fetch";
+import { openSession, workerFetch } from "../worker-fetch";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -109,6 +109,14 @@ describe("a session's durable tasks", () => {
       );
       expect(history).toContainEqual(expect.objectContaining({ kind: "assistant", text: "Your computation finished: done after-restart." }));
       expect(await lastUserTexts()).toContain("done after-restart");
+      // Search finds the model's answer, never the follow-up as the person's words.
+      const hits = async () => {
+        const res = await workerFetch(`/api/search?q=${encodeURIComponent("after-restart")}`, {}, "dave");
+        const { results } = (await res.json()) as { results: { sessionId: string; hits: { kind: string }[] }[] };
+        return results.find((r) => r.sessionId === id)?.hits.map((h) => h.kind) ?? [];
+      };
+      await vi.waitFor(async () => expect(await hits()).toContain("assistant"), { timeout: 10_000, interval: 200 });
+      expect(await hits()).not.toContain("user");
       again.close();
     });
   });
