@@ -6,9 +6,8 @@
 //     waits for (the output gate) is one, so this is the turn's path in storage round
 //     trips; unlike a time it does not move with the machine's load: a drift here is a
 //     regression in our code, whatever else runs;
-//   - the Worker's own phases (src/session/turn-trace.ts: its `turn phases` debug line,
-//     LOG_LEVEL=debug for this run), the mean of each phase. A checkout from before the trace
-//     has none. Debug lines cost time under wrangler dev, so compare phases with phases.
+//   - the Worker's own phases (src/session/turn-trace.ts: `phases` on its `turn ended`
+//     line), the mean of each phase. A checkout from before the trace has none.
 // Needs strace (Debian: apt-get install strace) and ptrace rights over our own children.
 // Run: npm run bench:trace [-- --turns N --worker-dir DIR]
 import { spawn } from "node:child_process";
@@ -37,7 +36,7 @@ interface Count {
   byClass: Record<string, number>;
   byCall: Record<string, number>;
   p50: number;
-  /** Mean ms per phase of the Worker's `turn phases` lines (empty for a checkout without them). */
+  /** Mean ms per phase of the Worker's `turn ended` lines (empty for a checkout without them). */
   phases: Map<string, number>;
 }
 
@@ -110,8 +109,7 @@ function tracedCount(pids: number[]): number {
 }
 
 async function measure(dir: string, label: string, fakeUrl: string, bridge: RunningBridge, root: string, tmp: string, groups: Set<Group>): Promise<Count> {
-  const vars = { LOG_LEVEL: "debug" };
-  const worker = await startWorker({ dir, root, fakeUrl, apiKey: KEY, bridge, stateParent: tmp, cleanupDirs: [], groups, observations: [], vars });
+  const worker = await startWorker({ dir, root, fakeUrl, apiKey: KEY, bridge, stateParent: tmp, cleanupDirs: [], groups, observations: [] });
   try {
     const session = await TimedSession.open(worker.direct ?? worker.url, `syncs-${Date.now()}`, 15_000);
     await session.waitForServers(15_000);
@@ -140,12 +138,12 @@ async function measure(dir: string, label: string, fakeUrl: string, bridge: Runn
   }
 }
 
-/** Means of the `turn phases` lines' phases, in the order they first appear. */
+/** Means of the `turn ended` lines' phases, in the order they first appear. */
 function phaseMedians(output: string): Map<string, number> {
   const seen = new Map<string, number[]>();
   for (const line of output.split("\n")) {
     const at = line.indexOf("{");
-    if (!line.includes('"turn phases"') || at < 0) continue;
+    if (!line.includes('"turn ended"') || at < 0) continue;
     try {
       const { phases } = JSON.parse(line.slice(at)) as { phases?: Record<string, number> };
       for (const [name, ms] of Object.entries(phases ?? {})) seen.set(name, [...(seen.get(name) ?? []), ms]);

@@ -235,7 +235,7 @@ export class TurnRunner {
       if (usage && usage.inputTokens + usage.outputTokens > 0) this.deps.store.recordUsage(turnId, usage);
       this.deps.broadcast({ type: "turn_end", turnId, reason, usage });
       trace.mark("ended");
-      this.deps.log.debug("turn phases", { turnId, phases: trace.phases() });
+      const phases = trace.phases();
       // After the frame is on its way, at the object's next free moment: under wrangler dev a log line crosses the
       // inspector (about a millisecond); a next message goes first.
       const ms = Date.now() - started;
@@ -249,6 +249,7 @@ export class TurnRunner {
           model: modelRefText(model.choice),
           inputTokens: usage?.inputTokens ?? 0,
           outputTokens: usage?.outputTokens ?? 0,
+          phases,
         });
       }, 0);
       this.deps.report?.({

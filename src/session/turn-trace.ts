@@ -1,6 +1,6 @@
-// One turn's phases as the Worker sees them, logged at debug as `turn phases` (ms from
-// each mark to the next) so a slow turn can be taken apart from its log line, and
-// `npm run bench:turn -- --phases` prints the medians. The Workers runtime advances the
+// One turn's phases as the Worker sees them, on its `turn ended` log line as `phases` (ms
+// from each mark to the next), so a slow turn can be taken apart from that one line, and
+// `npm run bench:trace` prints their means. The Workers runtime advances the
 // clock only at I/O (an incoming event, a fetch's answer, a storage read), so each mark
 // is the time of the last I/O before it and each phase is "waiting for that I/O plus the
 // work done since the previous one": the admission call to the account, the model's
