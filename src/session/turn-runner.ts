@@ -6,7 +6,7 @@ import type { Approvals } from "../approval/approvals";
 import type { RuntimeConfig } from "../config/runtime-config";
 import type { UserPart } from "../llm/provider";
 import { modelRefText } from "../llm/registry";
-import type { TurnEntry, TurnEnd, TurnPort, TurnUsage } from "../orchestrator/transcript";
+import type { TurnEnd, TurnUsage } from "../orchestrator/transcript";
 import { runTurn } from "../orchestrator/turn";
 import type { SpendDecision } from "../users/spend-ledger";
 import type { HistoryStore, NewEntry } from "./history";
@@ -24,6 +24,7 @@ import { compactBeforeTurn, compactionTurn, type CompactionDeps } from "./compac
 import { ModelView } from "./model-view";
 import { summarySection } from "../orchestrator/compaction";
 import { TurnTrace } from "./turn-trace";
+import { addUsage, turnPort } from "./turn-port";
 import { closeInterrupted } from "./interrupted-turn";
 
 const TURN_KEY = "runningTurn";
@@ -213,7 +214,7 @@ export class TurnRunner {
         guides: await mcp.guides(),
         history: view.entries,
         conversation,
-        port: this.port(turnId, controller.signal, modelRefText(model.choice)),
+        port: turnPort({ ...this.deps, streamed: this.streamed }, turnId, controller.signal, modelRefText(model.choice)),
         signal: controller.signal,
         limits: { maxSteps: settings.MAX_STEPS, tokenBudget: settings.HISTORY_TOKEN_BUDGET, toolResultChars: settings.TOOL_RESULT_CHARS },
         systemExtra: [settings.SYSTEM_PROMPT, view.summary?.text ? summarySection(view.summary.text) : undefined].filter(Boolean).join("\n\n") || undefined,
@@ -293,25 +294,4 @@ export class TurnRunner {
     });
     return undefined;
   }
-
-  /** The orchestrator's view of this session. */
-  private port(turnId: string, signal: AbortSignal, model: string): TurnPort {
-    return {
-      // Each answer says which model gave it.
-      record: (entry: TurnEntry) => {
-        if (entry.kind === "assistant") this.streamed.settle();
-        this.deps.record({ turnId, ...entry, ...(entry.kind === "assistant" ? { model } : {}) });
-      },
-      text: (messageId, delta) => {
-        this.streamed.add(turnId, messageId, delta);
-        this.deps.broadcast({ type: "text", turnId, messageId, delta });
-      },
-      status: (status) => this.deps.broadcast({ type: "status", turnId, ...status }),
-      approve: (question) => this.deps.approvals.approveTool(turnId, question, signal),
-    };
-  }
-}
-
-function addUsage(a: TurnUsage, b: TurnUsage | undefined): TurnUsage {
-  return b ? { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens } : a;
 }
