@@ -10,6 +10,10 @@
 // each reload (lib/dev-network-events.mjs says why); a DevTools client that shows
 // network requests turns it on again itself.
 //
+// The Worker's output is kept to what a developer needs: no line per request (only a
+// failed one), warnings, errors, one line per turn; and it runs with dev-only rate
+// limits a person typing fast stays within (lib/dev-output.mjs).
+//
 // Environment: PORT (8787), BRIDGE_PORT (8808), INSPECTOR_PORT (9229, or a free one
 // when that is taken), EDGEHOST_MCP_CONFIG (./mcp.json),
 // EDGEHOST_DEV_VARS (.dev.vars next to the wrangler config), EDGEHOST_WRANGLER_CONFIG
@@ -22,6 +26,7 @@ import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { setNetworkEvents } from "./lib/dev-network-events.mjs";
+import { DEV_DEFAULTS, devVarNames, showWorkerLine } from "./lib/dev-output.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -193,7 +198,7 @@ function wranglerLine(line) {
     void quietNetworkEvents();
     setTimeout(() => void quietNetworkEvents(), 2_000).unref();
   }
-  return true;
+  return showWorkerLine(line);
 }
 
 /** True once tracing is off; a failure is said once and changes nothing else. */
@@ -206,6 +211,14 @@ async function quietNetworkEvents() {
     if (!tracingWarned && !stopping) say(`could not turn off wrangler's network tracing (${error.message}); the Worker runs as usual`);
     tracingWarned = true;
     return false;
+  }
+}
+
+function readText(file) {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
   }
 }
 
@@ -235,6 +248,9 @@ function startWorker() {
   if (devVars !== join(workerDir, ".dev.vars")) args.push("--env-file", devVars);
   // Another mcp.json than the embedded one: the Worker must see the same servers.
   if (mcpConfig !== join(root, "mcp.json")) args.push("--var", `MCP_CONFIG:${readFileSync(mcpConfig, "utf8")}`);
+  // Dev-only defaults (a developer's fast messages), unless .dev.vars sets them: --var would override it.
+  const own = devVarNames(readText(devVars));
+  for (const [name, value] of Object.entries(DEV_DEFAULTS)) if (!own.has(name)) args.push("--var", `${name}:${value}`);
   worker = spawnGroup("worker", args, workerDir, wranglerLine);
   worker.once("exit", (code, signal) => {
     if (!stopping) void stop(`the Worker (wrangler dev) exited (${describeExit(code, signal)})`, code || 1);

@@ -12,15 +12,26 @@ import { ProcessWatch, stillRunning } from "./processes";
 
 export const devScript = join(repoRoot, "scripts", "dev.mjs");
 
+// It logs as the real Worker does (src/shared/logger.ts, src/http/request-log.ts): an
+// info line per request, an error line for a 500, one "turn ended" line per turn.
 const WORKER = `import { EMBEDDED } from "./gen.js";
+const log = (level, msg, fields) => console.log(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
+    const fields = { requestId: crypto.randomUUID(), method: request.method, path: url.pathname };
+    if (url.pathname === "/fail") {
+      log("error", "request failed", { ...fields, status: 500, code: "internal" });
+      return new Response("failed", { status: 500 });
+    }
+    if (url.pathname === "/turn") log("info", "turn ended", { turnId: url.searchParams.get("id"), reason: "done", ms: 12 });
+    log("info", "request", { ...fields, status: 200 });
     if (url.pathname === "/bridge") {
       const response = await fetch(env.BRIDGE_URL + "/metrics" + url.search, { headers: { authorization: "Bearer " + env.BRIDGE_TOKEN } });
       return new Response(String(response.status));
     }
-    return Response.json({ embedded: EMBEDDED, mcpConfig: env.MCP_CONFIG ?? null });
+    const limits = { RATE_LIMIT_BURST: env.RATE_LIMIT_BURST ?? null, RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE ?? null };
+    return Response.json({ embedded: EMBEDDED, mcpConfig: env.MCP_CONFIG ?? null, limits });
   },
 };
 `;

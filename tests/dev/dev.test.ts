@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { attachDevTools } from "../fixtures/devtools";
 import { ProbeLog } from "../fixtures/probe-log";
 import { filesystemBin, probeServerBin } from "../fixtures/servers";
+import { DEV_DEFAULTS } from "../../scripts/lib/dev-output.mjs";
 import { DevRun, devScript, portClosed, sandbox, type Sandbox } from "./dev-run";
 
 // The script itself, not the `sh -c node scripts/dev.mjs` npm runs it through.
@@ -124,6 +125,19 @@ const endings: { name: string; target: "npm" | "dev.mjs"; signal: NodeJS.Signals
   },
 ];
 
+describe("npm run dev: a developer's own settings", () => {
+  it("keeps a rate limit set in .dev.vars instead of the dev default", { timeout: 90_000 }, async () => {
+    const box = await sandbox();
+    writeFileSync(box.devVars, "RATE_LIMIT_BURST=7\n", { mode: 0o600 });
+    const run = start(box);
+    await run.ready();
+    const body = (await (await fetch(`http://127.0.0.1:${box.port}/`)).json()) as { limits: Record<string, string> };
+    expect(body.limits).toEqual({ RATE_LIMIT_BURST: "7", RATE_LIMIT_PER_MINUTE: DEV_DEFAULTS.RATE_LIMIT_PER_MINUTE });
+    process.kill(run.pidOf(devMjs), "SIGTERM");
+    await expectAllGone(run, box);
+  });
+});
+
 describe("npm run dev: every ending stops everything", () => {
   for (const ending of endings) {
     it(`${ending.name}`, { timeout: 60_000 }, async () => {
@@ -207,6 +221,30 @@ describe("npm run dev: while it runs", () => {
     } finally {
       devtools.close();
     }
+  });
+
+  it("prints no line for a request that worked, one for a failed request and one per turn", async () => {
+    const after = run.mark();
+    const quiet = `quiet-${crypto.randomUUID()}`;
+    const turn = crypto.randomUUID();
+    expect((await fetch(`http://127.0.0.1:${box.port}/${quiet}`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${box.port}/turn?id=${turn}`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${box.port}/fail`)).status).toBe(500);
+    // wrangler's request lines and the Worker's own come in order on their own channels:
+    // once the failed request's lines are out, the earlier requests' would be too.
+    await run.waitFor(/^\[worker\] \[wrangler:info\] GET \/fail 500 /, 30_000, after);
+    await run.waitFor(/^\[worker\] \{.*"level":"error","msg":"request failed"/, 30_000, after);
+    await run.waitFor(new RegExp(`"msg":"turn ended","turnId":"${turn}"`), 30_000, after);
+    const lines = run.output().slice(after).split("\n");
+    expect(lines.filter((l) => l.includes(quiet) || l.includes("/turn"))).toEqual([]);
+    expect(lines.filter((l) => l.includes(turn))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('"msg":"request"'))).toEqual([]);
+  });
+
+  it("gives the Worker the dev rate limits", async () => {
+    const body = (await (await fetch(`http://127.0.0.1:${box.port}/`)).json()) as { limits: Record<string, string> };
+    expect(body.limits).toEqual(DEV_DEFAULTS);
+    expect(Number(DEV_DEFAULTS.RATE_LIMIT_BURST)).toBeGreaterThanOrEqual(6);
   });
 
   it("still reports a real change of mcp.json", async () => {
