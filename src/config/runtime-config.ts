@@ -5,6 +5,7 @@ import { readAuthConfig, type AuthConfig } from "./auth";
 import { createRegistry } from "../llm/select";
 import { ModelRegistry, type ModelRef } from "../llm/registry";
 import type { LlmProvider } from "../llm/provider";
+import type { ModelFix } from "../llm/provider-config";
 import type { Env } from "./env";
 import { readSettings, type Settings } from "./settings";
 import { createJsonLogger, type Logger } from "../shared/logger";
@@ -13,6 +14,8 @@ export interface ModelInfo {
   model: { provider: string; model: string } | null;
   /** Why there is no model, and how to set one. */
   notice?: string;
+  /** The one variable to set first when there is no model (the page's short notice). */
+  fix?: ModelFix;
 }
 
 export interface RuntimeConfig {
@@ -47,7 +50,9 @@ export function runtimeConfig(env: Env): RuntimeConfig {
       provider: ready?.registry.build(ready.defaultModel),
       models: ready?.registry ?? new ModelRegistry([], undefined, options),
       defaultModel: ready?.defaultModel,
-      modelInfo: ready ? { model: { ...ready.defaultModel } } : { model: null, notice: "missing" in selected ? selected.missing : undefined },
+      modelInfo: ready
+        ? { model: { ...ready.defaultModel } }
+        : { model: null, ...("missing" in selected ? { notice: selected.missing, fix: selected.fix } : {}) },
       auth: readAuthConfig(env),
       logger: createJsonLogger({ level: settings.LOG_LEVEL, base: { service: "edgehost" } }),
     };

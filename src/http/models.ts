@@ -17,6 +17,17 @@ export const ModelListSchema = z.object({
   problems: z.array(z.string()),
   /** Why the deployment has no model (and what to set), when it has none. */
   notice: z.string().optional(),
+  /**
+   * With no model: how this Worker runs (`local`: served on loopback, i.e. `wrangler dev`)
+   * and the one variable to set, so the page names the one command that applies.
+   */
+  setup: z
+    .object({
+      running: z.enum(["local", "deployed"]),
+      variable: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/),
+      secret: z.boolean(),
+    })
+    .optional(),
 });
 
 export const models = new Hono<AppEnv>();
@@ -33,6 +44,7 @@ models.get("/", async (c) => {
       defaultModel: config.defaultModel ?? null,
       problems,
       ...(config.defaultModel ? {} : { notice: config.modelInfo.notice }),
+      ...(config.defaultModel || !config.modelInfo.fix ? {} : { setup: { running: isLoopback(c) ? "local" : "deployed", ...config.modelInfo.fix } }),
     }),
   );
 });

@@ -92,7 +92,16 @@ export const where = (name: string, secret: boolean): string =>
 /** ALLOWED_MODELS: `provider/model` patterns, `*` matching any run of characters (`openai/gpt-4o*`, `anthropic/*`). */
 export type AllowList = ((provider: string, model: string) => boolean) | undefined;
 
-export type DeploymentProviders = { ok: true; specs: ProviderSpec[]; allowed: AllowList } | { ok: false; missing: string };
+/** The one variable that would give the deployment a model, and whether it is a secret (the page's short notice names its command). */
+export interface ModelFix {
+  variable: string;
+  secret: boolean;
+}
+
+/** Why there is no model (`missing`, the whole sentence) and the variable to set first. */
+export type NoModel = { ok: false; missing: string; fix: ModelFix };
+
+export type DeploymentProviders = { ok: true; specs: ProviderSpec[]; allowed: AllowList } | NoModel;
 
 const NOTHING_CONFIGURED = `No model is configured: set GEMINI_API_KEY ${where("GEMINI_API_KEY", true)}; or use any OpenAI-compatible endpoint with LLM_PROVIDER=openai, OPENAI_BASE_URL and OPENAI_MODEL; or declare several providers in MODEL_PROVIDERS. Meanwhile the Tool console calls tools without a model.`;
 
@@ -102,7 +111,11 @@ export function readDeploymentProviders(env: Record<string, unknown>): Deploymen
   if (!parsed.success) {
     // Only the variable's name and what it must be: a URL may carry a key in its query.
     const name = String(parsed.error.issues[0]?.path[0] ?? "the model configuration");
-    return { ok: false, missing: `No model is available: ${name} ${VALID[name] ?? "is invalid"}. Fix it ${where(name, false)}.` };
+    return {
+      ok: false,
+      missing: `No model is available: ${name} ${VALID[name] ?? "is invalid"}. Fix it ${where(name, false)}.`,
+      fix: { variable: name, secret: false },
+    };
   }
   const config = parsed.data;
   const declared = config.MODEL_PROVIDERS === undefined ? { ok: true as const, specs: [] } : declaredProviders(config.MODEL_PROVIDERS, env);
@@ -116,19 +129,21 @@ export function readDeploymentProviders(env: Record<string, unknown>): Deploymen
   const legacyWanted = config.LLM_PROVIDER !== undefined || config.GEMINI_API_KEY !== undefined || specs.length === 0;
   if (legacyWanted && !specs.some((s) => s.id === legacyKind)) {
     const legacy = legacyProvider(config);
-    if ("missing" in legacy) return { ok: false, missing: legacy.missing };
+    if ("missing" in legacy) return { ok: false, ...legacy };
     specs.unshift(legacy.spec);
   }
-  if (specs.length === 0) return { ok: false, missing: NOTHING_CONFIGURED };
+  if (specs.length === 0) return { ok: false, ...NOTHING };
   return { ok: true, specs, allowed: allowed.allowed };
 }
 
-type Legacy = { spec: ProviderSpec } | { missing: string };
+const NOTHING = { missing: NOTHING_CONFIGURED, fix: { variable: "GEMINI_API_KEY", secret: true } };
+
+type Legacy = { spec: ProviderSpec } | Omit<NoModel, "ok">;
 
 function legacyProvider(config: z.infer<typeof ModelEnvSchema>): Legacy {
   const toolMode: ToolMode = config.TOOL_MODE === "prompted" ? "prompted" : "native";
   if ((config.LLM_PROVIDER ?? "gemini") === "gemini") {
-    if (!config.GEMINI_API_KEY) return { missing: NOTHING_CONFIGURED };
+    if (!config.GEMINI_API_KEY) return NOTHING;
     const model = config.GEMINI_MODEL ?? DEFAULT_GEMINI_MODEL;
     return {
       spec: {
@@ -147,11 +162,13 @@ function legacyProvider(config: z.infer<typeof ModelEnvSchema>): Legacy {
   if (!config.OPENAI_MODEL) {
     return {
       missing: `No model is configured: LLM_PROVIDER is "openai" but OPENAI_MODEL is not set; set it to the model name your endpoint serves ${where("OPENAI_MODEL", false)}.`,
+      fix: { variable: "OPENAI_MODEL", secret: false },
     };
   }
   if (!config.OPENAI_BASE_URL && !config.OPENAI_API_KEY) {
     return {
       missing: `No model is configured: set OPENAI_API_KEY ${where("OPENAI_API_KEY", true)}, or set OPENAI_BASE_URL to a local endpoint that needs no key (e.g. http://localhost:11434/v1 for Ollama).`,
+      fix: { variable: "OPENAI_API_KEY", secret: true },
     };
   }
   return {
@@ -169,12 +186,13 @@ function legacyProvider(config: z.infer<typeof ModelEnvSchema>): Legacy {
   };
 }
 
-const invalid = (detail: string): { ok: false; missing: string } => ({
+const invalid = (detail: string, fix: ModelFix = { variable: "MODEL_PROVIDERS", secret: false }): NoModel => ({
   ok: false,
   missing: `No model is available: MODEL_PROVIDERS is invalid (${detail}). Fix it ${where("MODEL_PROVIDERS", false)}.`,
+  fix,
 });
 
-function declaredProviders(json: string, env: Record<string, unknown>): { ok: true; specs: ProviderSpec[] } | { ok: false; missing: string } {
+function declaredProviders(json: string, env: Record<string, unknown>): { ok: true; specs: ProviderSpec[] } | NoModel {
   let value: unknown;
   try {
     value = JSON.parse(json);
@@ -189,7 +207,8 @@ function declaredProviders(json: string, env: Record<string, unknown>): { ok: tr
   const specs: ProviderSpec[] = [];
   for (const [id, entry] of Object.entries(parsed.data)) {
     const apiKey = entry.apiKeyVar ? blankless(env[entry.apiKeyVar]) : undefined;
-    if (entry.apiKeyVar && apiKey === undefined) return invalid(`${id}.apiKeyVar: ${entry.apiKeyVar} is not set (set it ${where(entry.apiKeyVar, true)})`);
+    if (entry.apiKeyVar && apiKey === undefined)
+      return invalid(`${id}.apiKeyVar: ${entry.apiKeyVar} is not set (set it ${where(entry.apiKeyVar, true)})`, { variable: entry.apiKeyVar, secret: true });
     const problem = entryProblem(entry, apiKey !== undefined);
     if (problem) return invalid(`${id}.${problem}`);
     specs.push(toSpec(id, entry, apiKey, "deployment"));
@@ -221,7 +240,7 @@ export function toSpec(id: string, entry: ProviderEntry, apiKey: string | undefi
   };
 }
 
-function allowList(value: string | undefined): { ok: true; allowed: AllowList } | { ok: false; missing: string } {
+function allowList(value: string | undefined): { ok: true; allowed: AllowList } | NoModel {
   if (value === undefined) return { ok: true, allowed: undefined };
   const patterns = value
     .split(",")
@@ -232,6 +251,7 @@ function allowList(value: string | undefined): { ok: true; allowed: AllowList } 
     return {
       ok: false,
       missing: `No model is available: ALLOWED_MODELS must be a comma list of provider/model names, * matching anything (e.g. gemini/gemini-2.5-flash,openai/*). Fix it ${where("ALLOWED_MODELS", false)}.`,
+      fix: { variable: "ALLOWED_MODELS", secret: false },
     };
   }
   const regexes = patterns.map((p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`));

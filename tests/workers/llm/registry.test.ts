@@ -97,6 +97,11 @@ describe("the model registry", () => {
     expect(missing({ MODEL_PROVIDERS: JSON.stringify({ x: { kind: "gemini", apiKeyVar: "X_KEY" } }) })).toContain(
       "x.apiKeyVar: X_KEY is not set (set it in .dev.vars for `wrangler dev`, or with `wrangler secret put X_KEY` when deployed)",
     );
+    // The page's short notice names the one variable to set first: here the key's, a secret.
+    expect(createRegistry({ MODEL_PROVIDERS: JSON.stringify({ x: { kind: "gemini", apiKeyVar: "X_KEY" } }) })).toMatchObject({
+      fix: { variable: "X_KEY", secret: true },
+    });
+    expect(createRegistry({ MODEL_PROVIDERS: "{nope" })).toMatchObject({ fix: { variable: "MODEL_PROVIDERS", secret: false } });
     expect(missing({ MODEL_PROVIDERS: JSON.stringify({ x: { kind: "openai", baseUrl: "http://h/v1" } }) })).toContain(
       'x.models: list the models, or name a "defaultModel"',
     );

@@ -11,6 +11,7 @@ describe("createProvider", () => {
     expect(createProvider({})).toEqual({
       missing:
         "No model is configured: set GEMINI_API_KEY in .dev.vars for `wrangler dev`, or with `wrangler secret put GEMINI_API_KEY` when deployed; or use any OpenAI-compatible endpoint with LLM_PROVIDER=openai, OPENAI_BASE_URL and OPENAI_MODEL; or declare several providers in MODEL_PROVIDERS. Meanwhile the Tool console calls tools without a model.",
+      fix: { variable: "GEMINI_API_KEY", secret: true },
     });
     // A blank line in .dev.vars is no key either.
     expect(createProvider({ GEMINI_API_KEY: "  " })).toHaveProperty("missing");
@@ -62,9 +63,11 @@ describe("createProvider", () => {
     expect(createProvider({ LLM_PROVIDER: "openai" })).toEqual({
       missing:
         'No model is configured: LLM_PROVIDER is "openai" but OPENAI_MODEL is not set; set it to the model name your endpoint serves in .dev.vars for `wrangler dev`, or under [vars] in wrangler.toml when deployed.',
+      fix: { variable: "OPENAI_MODEL", secret: false },
     });
     expect(createProvider({ LLM_PROVIDER: "openai", OPENAI_MODEL: "gpt-4o-mini" })).toMatchObject({
       missing: expect.stringContaining("wrangler secret put OPENAI_API_KEY"),
+      fix: { variable: "OPENAI_API_KEY", secret: true },
     });
     expect(createProvider({ LLM_PROVIDER: "openai", OPENAI_MODEL: "llama3", OPENAI_BASE_URL: "http://localhost:11434/v1" })).toHaveProperty("provider");
   });
@@ -73,6 +76,7 @@ describe("createProvider", () => {
     expect(createProvider({ LLM_PROVIDER: "claude", GEMINI_API_KEY: "k" })).toEqual({
       missing:
         'No model is available: LLM_PROVIDER must be "gemini" or "openai". Fix it in .dev.vars for `wrangler dev`, or under [vars] in wrangler.toml when deployed.',
+      fix: { variable: "LLM_PROVIDER", secret: false },
     });
     const selection = createProvider({ GEMINI_API_KEY: "sk-secret-123", GEMINI_BASE_URL: "ftp://proxy?key=sk-secret-123" });
     expect(selection).toMatchObject({ missing: expect.stringContaining("GEMINI_BASE_URL must be an http(s) URL") });
