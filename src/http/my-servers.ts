@@ -11,7 +11,7 @@ import { deploymentNames, deploymentNamesFor } from "../servers/lookup";
 import { userAccount } from "../users/account";
 import { revokeTokens } from "../mcp/oauth/revoke";
 import { takeOAuthRecord } from "../users/oauth-client-storage";
-import { testServer } from "../servers/test-server";
+import { testServer, unreachableMessage } from "../servers/test-server";
 import { maskedServer, SECRET_BOUND, UserServerInputSchema, validateUserServer, type StoredUserServer } from "../users/user-servers";
 import { SESSION_ID, badSessionId, sessionOrConsole } from "./owned-session";
 import { parsed } from "./request-body";
@@ -54,9 +54,8 @@ async function save(c: Context<AppEnv>, input: StoredUserServer, create: boolean
     ? undefined
     : await testServer({ env: c.env, userId: c.var.identity.id }, validated.config, settings.MCP_CONNECT_TIMEOUT_MS, guardedFetch(requestPolicy(c)));
   if (test && !test.ok && test.code === "unreachable") {
-    throw new RequestError("server_unreachable", `could not connect to the server: ${test.error}`, {
-      issues: [{ path: "url", message: `could not connect: ${test.error}` }],
-    });
+    const said = unreachableMessage(validated.config.url, test, requestPolicy(c).deployed);
+    throw new RequestError("server_unreachable", said.message, { issues: [{ path: "url", message: said.field }] });
   }
   const stored = await account.putServer(validated.server, create);
   if (!stored.ok) {

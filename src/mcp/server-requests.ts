@@ -3,6 +3,7 @@
 // connecting, so a server never asks for something nobody will answer.
 import type { ClientCapabilities, CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Root } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../shared/mcp-config/config";
+import { rpcRefusal } from "./rpc-refusal";
 import type { UrlElicitationRequiredHandler } from "./url-elicitation-required";
 
 export interface ServerRequestContext {
@@ -35,6 +36,28 @@ export function capabilitiesFor(handlers: ServerRequestHandlers): ClientCapabili
   if (handlers.elicitation) capabilities.elicitation = { form: { applyDefaults: true }, ...(handlers.elicitationComplete ? { url: {} } : {}) };
   if (handlers.roots) capabilities.roots = { listChanged: false };
   return capabilities;
+}
+
+/**
+ * The requests a chat's host answers (src/session/mcp/session-host.ts registers one handler
+ * each). A host that only looks at a server (testing it before it is saved) registers the
+ * same kinds, refusing each (`refusingChatHandlers`), so the server offers it the tools it
+ * offers a chat: server-everything lists 12 tools to a bare client and 16 to a chat, and
+ * the page showed both counts for one server. A kind added here must be added to both.
+ */
+export type ChatRequestHandlers = Required<Pick<ServerRequestHandlers, "sampling" | "elicitation" | "elicitationComplete" | "urlElicitationRequired">>;
+
+/** Every kind a chat answers, each refused: for a host that lists a server's tools and closes. */
+export function refusingChatHandlers(): ChatRequestHandlers {
+  const refuse = (): never => {
+    throw rpcRefusal("unsupported", "this connection only tests the server: it answers no requests");
+  };
+  return {
+    sampling: async () => refuse(),
+    elicitation: async () => refuse(),
+    elicitationComplete: () => undefined,
+    urlElicitationRequired: async () => refuse(),
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import { workerTransports } from "../../mcp/transports";
 import { machineOfUrl } from "../../machines/tunnel-url";
 import { challengeRecordingFetch } from "../../mcp/oauth/challenge-fetch";
 import { rpcRefusal } from "../../mcp/rpc-refusal";
+import type { ChatRequestHandlers } from "../../mcp/server-requests";
 import type { SessionMcpDeps } from "./deps";
 import { askUrl, urlRequired } from "./url-elicitation";
 
@@ -67,7 +68,7 @@ export function createSessionHost(deps: SessionMcpDeps, context: SessionHostCont
     },
     elicitationComplete: ({ server, elicitationId }) => deps.approvals.urlWaits.complete(server, elicitationId),
     urlElicitationRequired: (request) => urlRequired(deps.approvals, request, deps.logger),
-  });
+  } satisfies ChatRequestHandlers);
   return host;
 }
 

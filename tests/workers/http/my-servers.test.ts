@@ -42,7 +42,13 @@ describe("runtime MCP servers", () => {
 
     const { id } = (await post("/sessions", {})).body as { id: string };
     expect(await serverNames(id)).toContain(`${name}:ready`);
-    expect((await post(`/api/my-servers/${name}/test`, {})).body).toMatchObject({ test: { ok: true } });
+    const tested = (await post(`/api/my-servers/${name}/test`, {})).body as { test: { ok: boolean; toolCount: number } };
+    expect(tested).toMatchObject({ test: { ok: true } });
+    // One count for one server: the test declares what a chat declares, so server-everything
+    // offers it the tools it offers the chat (its elicitation and sampling tools included).
+    const inChat = ((await call(`/api/servers?session=${id}`)).body.servers as { name: string; toolCount: number }[]).find((s) => s.name === name);
+    expect(tested.test.toolCount).toBe(inChat?.toolCount);
+    expect((added.body.test as { toolCount: number }).toolCount).toBe(inChat?.toolCount);
 
     expect((await call(`/api/my-servers/${name}`, { method: "DELETE" })).status).toBe(204);
     expect((await call(`/api/my-servers/${name}`, { method: "DELETE" })).status).toBe(404);
@@ -101,6 +107,26 @@ describe("runtime MCP servers", () => {
       body: { error: { issues: [{ path: 'headers["X-New"]', message: "no stored value to keep: enter the value" }] } },
     });
     expect((await call(`/api/my-servers/${name}`, { method: "DELETE" })).status).toBe(204);
+  });
+
+  it("says what it tried and what to check when a server does not answer", async () => {
+    const answer = await post("/api/my-servers", { name: "nowhere", url: "http://127.0.0.1:9/mcp" });
+    const error = answer.body.error as { code: string; message: string; issues: { path: string; message: string }[] };
+    expect({ status: answer.status, code: error.code }).toEqual({ status: 400, code: "server_unreachable" });
+    // The host, the transport tried, the runtime's reason; then the URL, where it must be reachable from, auth.
+    expect(error.message).toMatch(
+      /^could not reach 127\.0\.0\.1:9 from the Worker over Streamable HTTP, asking which MCP version it speaks \(Network connection lost\)\. Check the URL, /,
+    );
+    // workerd's test requests are not loopback ones: the deployed wording (the e2e test has the local one).
+    expect(error.message).toContain("reachable from the internet, where the Worker runs (not only from your computer)");
+    expect(error.message).toContain("header the server needs to sign you in");
+    expect(error.issues).toEqual([
+      {
+        path: "url",
+        message: expect.stringMatching(/^no answer from 127\.0\.0\.1:9 over Streamable HTTP, asking which MCP version it speaks: Network connection lost$/),
+      },
+    ]);
+    expect(await userAccount(env as unknown as Env, "token:alice").getServer("nowhere")).toBeUndefined();
   });
 
   it("keeps one user's servers out of another user's list and sessions", async () => {
