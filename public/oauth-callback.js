@@ -4,9 +4,9 @@
 // checks the state against the caller and exchanges the code. Then it tells the
 // page that opened it (BroadcastChannel, and postMessage to our own origin only)
 // and closes; without an opener (popups blocked) it goes back to the page.
-import { request } from "./api.js";
-import { CHANNEL, RETURN_KEY } from "./oauth-sign-in.js";
-import { byId } from "./dom.js";
+import { request } from "./core/api.js";
+import { CHANNEL, RETURN_KEY } from "./servers/oauth-sign-in.js";
+import { byId } from "./core/dom.js";
 
 const status = byId("oauth-status");
 const back = byId("oauth-back");

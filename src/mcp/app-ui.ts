@@ -2,7 +2,7 @@
 // tool and resource data go: which `ui://` resource a tool renders with, and what
 // a UI resource's content declares (its CSP domains). Read with zod from the
 // open `_meta` objects servers send; anything malformed counts as not declared.
-// The page speaks the extension's protocol itself (public/mcp-app-frame.js).
+// The page speaks the extension's protocol itself (public/chat/mcp-app-frame.js).
 import { z } from "zod";
 
 /** The MIME type of an MCP App's HTML (ext-apps' RESOURCE_MIME_TYPE). */

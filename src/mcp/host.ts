@@ -111,7 +111,7 @@ export class McpHost {
   }
 
   async connect(config: McpConfig): Promise<ConnectReport> {
-    // MCP Apps: the page renders `ui://` HTML resources (public/mcp-app-frame.js), so servers may offer them.
+    // MCP Apps: the page renders `ui://` HTML resources (public/chat/mcp-app-frame.js), so servers may offer them.
     // Tasks: a 2026 server may make a call a task (tasks.ts; the caller's onTask or an in-memory wait holds it).
     const extensions = { [MCP_APPS_EXTENSION]: { mimeTypes: [MCP_APP_MIME] }, [TASKS_EXTENSION]: {} };
     const capabilities = { ...capabilitiesFor(this.serverRequests), extensions };

@@ -1,5 +1,5 @@
-// Answers as Markdown (markdown-it + DOMPurify, public/markdown.js) and tool results
-// as they read (public/tool-result.js), in headless Chromium against the real stack:
+// Answers as Markdown (markdown-it + DOMPurify, public/chat/markdown.js) and tool results
+// as they read (public/chat/tool-result.js), in headless Chromium against the real stack:
 // wrangler dev, the bridge with server-filesystem and server-everything, the fake Gemini.
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -209,7 +209,7 @@ describe("answers as Markdown", () => {
       Array.from({ length: 40 }, (_, i) => (i % 10 === 9 ? `\`\`\`js\nlet x${i} = ${i};\n\`\`\`` : `Line ${i} with *some* words.`)).join("\n\n"),
     ];
     const mismatches = (await page.evaluate(`(async () => {
-      const { renderMarkdownInto } = await import("/markdown.js");
+      const { renderMarkdownInto } = await import("/chat/markdown.js");
       const docs = ${JSON.stringify(documents)};
       const bad = [];
       for (const doc of docs) {
@@ -320,7 +320,7 @@ describe("answers as Markdown", () => {
         // rendered and timed alone (the page renders at most once a frame), and the whole answer
         // into a fresh message (what a history replay does).
         const cost = (await page.evaluate(`(async () => {
-            const { renderMarkdownInto } = await import("/markdown.js");
+            const { renderMarkdownInto } = await import("/chat/markdown.js");
             const text = ${JSON.stringify(long)};
             const message = () => {
               const li = document.createElement("li");

@@ -19,7 +19,7 @@ afterAll(async () => {
 
 /**
  * While shown, the page tries again every 2 s at most, and gives up a try not answered in 10 s
- * (public/connection.js); wrangler dev takes a few seconds to start.
+ * (public/core/connection.js); wrangler dev takes a few seconds to start.
  */
 const RECONNECT_MS = 20_000;
 const RESTART_TEST_MS = 90_000;
@@ -70,7 +70,7 @@ describe("the page with a model", () => {
     const card = page.locator(".tool-card", { has: page.locator(".tool-name", { hasText: "filesystem.get_file_info" }) }).last();
     await expect.poll(() => card.locator(".tool-status").textContent()).toBe("waiting for approval");
     await shot(page, "desktop-approval-waiting");
-    // Its buttons take focus once armed (public/dialogs.js ARM_DELAY_MS).
+    // Its buttons take focus once armed (public/dialogs/dialogs.js ARM_DELAY_MS).
     await page.locator("#approval-dialog[open]:not([data-arming])").waitFor();
     await page.locator("#deny").focus();
     await page.keyboard.press("Tab");

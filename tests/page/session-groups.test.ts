@@ -1,10 +1,10 @@
-// The page's date groups of the session list (public/session-groups.js), at the edges
+// The page's date groups of the session list (public/sessions/session-groups.js), at the edges
 // of each day in the machine's own time zone: the module is plain JavaScript with no DOM.
 import { describe, expect, it } from "vitest";
 
 type Session = { id: string; lastActivity?: number; pinned?: boolean };
 // The page's modules are checked as JavaScript on their own (public/tsconfig.json): loaded here by path, typed by hand.
-const modulePath = "../../public/session-groups.js";
+const modulePath = "../../public/sessions/session-groups.js";
 const { groupSessions } = (await import(modulePath)) as { groupSessions: (list: Session[], now: number) => { label: string; sessions: Session[] }[] };
 
 const at = (y: number, m: number, d: number, h = 0, min = 0) => new Date(y, m - 1, d, h, min).getTime();

@@ -1,0 +1,265 @@
+// The chat page's entry: signs the user in (the login form when needed), wires the
+// parts together and owns the page's chrome (the sidebar menu, the tool console,
+// Escape). What the page shows lives in state.js and is drawn by views.js; the socket
+// is connection.js, the frames frames.js, the composer composer.js, the session list
+// sessions.js. No build step, no external requests.
+import { request, whenSignedOut } from "./api.js";
+import { showAccount, showLogin, signOut, whoAmI } from "./auth.js";
+import { clearChat, setAppHooks, setBanner } from "../chat/chat-view.js";
+import { setupComposer } from "../composer/composer.js";
+import { createConnection } from "./connection.js";
+import { setupConsole } from "../chat/console.js";
+import { closeAll } from "../dialogs/dialogs.js";
+import { byId as $ } from "./dom.js";
+import { frameHandler } from "./frames.js";
+import { setupAlwaysAllowed } from "../dialogs/always-allowed.js";
+import { setupBranches } from "../chat/branches.js";
+import { showAppFor, teardownApps } from "../chat/mcp-apps.js";
+import { setupMyMachines } from "../servers/my-machines.js";
+import { setupModelPicker } from "../composer/model-picker.js";
+import { setupMyProviders } from "../servers/my-providers.js";
+import { setupMyServers } from "../servers/my-servers.js";
+import { setupOAuth } from "../servers/oauth-sign-in.js";
+import { setupSessions } from "../sessions/sessions.js";
+import { setupSessionSearch } from "../sessions/session-search.js";
+import { setupShareDialog } from "../dialogs/share-dialog.js";
+import { setupImport } from "../composer/import-file.js";
+import { dropQueued, state, update } from "./state.js";
+import { setupViews } from "./views.js";
+// Side effects only: the theme, the tab's title and notifications, the welcome of an empty chat.
+import "./theme.js";
+import "./attention.js";
+import "../chat/welcome.js";
+
+setAppHooks({ finished: (card, call) => void showAppFor(card, state.sessionId, call), clearing: teardownApps });
+
+const phone = () => matchMedia("(max-width: 760px)").matches;
+const showAlert = (/** @type {string} */ text) => update({ alert: text });
+
+const connection = createConnection({
+  onFrame: (message) => handleFrame(message),
+  onClosed: dropOpenQuestions,
+  refusedTwice: () => void checkAccess(),
+});
+const composer = setupComposer({ send: connection.send, isOpen: connection.isOpen, waiting: connection.waiting, reconnect: connection.connect });
+const sessions = setupSessions({
+  connect: connection.connect,
+  detach: connection.detach,
+  closeMenu: () => setMenu(false),
+  focusInput: composer.focus,
+  showAlert,
+});
+setupSessionSearch({ open: sessions.open });
+const shareDialog = setupShareDialog();
+setupImport({
+  imported: async (ids) => {
+    await sessions.load();
+    if (ids[0]) sessions.open(ids[0]);
+  },
+  showAlert,
+});
+setupBranches({ send: connection.send });
+setupAlwaysAllowed(connection.send);
+const handleFrame = frameHandler({
+  send: connection.send,
+  flushOutbox: composer.flushOutbox,
+  rejected: composer.rejected,
+  sessionsChanged: sessions.refreshSoon,
+});
+const modelPicker = setupModelPicker({ send: connection.send });
+setupMyProviders({ changed: () => void modelPicker.loadModels() });
+const consolePanel = setupConsole();
+const myServers = setupMyServers({ sessionId: () => state.sessionId });
+setupMyMachines({ sessionId: () => state.sessionId });
+setupOAuth({ sessionId: () => state.sessionId });
+setupViews({
+  onSwitch: sessions.open,
+  onDelete: (id, title) => void sessions.remove(id, title),
+  onRename: (id, title) => void sessions.rename(id, title),
+  onPin: (id, pinned) => void sessions.pin(id, pinned),
+  onShare: (id, title) => void shareDialog.open(id, title),
+  onToggleServer: (name, enabled) => {
+    const chosen = state.servers.filter((s) => (s.name === name ? enabled : s.enabled)).map((s) => s.name);
+    connection.send({ type: "set_servers", enabled: chosen });
+  },
+  myServers,
+});
+$("new-session").addEventListener("click", () => void sessions.create());
+$("delete-all-sessions").addEventListener("click", () => void sessions.removeAll(false));
+$("delete-my-data").addEventListener("click", () => void sessions.removeAll(true));
+
+/** Approval and elicitation dialogs of the chat end with the socket; the server asks again on reconnect. */
+function dropOpenQuestions() {
+  update({ approvals: [] });
+  for (const dialog of /** @type {NodeListOf<HTMLDialogElement>} */ (document.querySelectorAll("dialog[open]"))) {
+    if (dialog.id === "confirm-dialog" || dialog.id === "my-servers-dialog" || dialog.dataset.callId === "console") continue;
+    dialog.close("handled");
+  }
+}
+
+let checking = false;
+/** The socket was refused twice: signed out, or the open session is not (or no longer) the user's. */
+async function checkAccess() {
+  if (checking || !state.active) return;
+  checking = true;
+  try {
+    const who = await whoAmI();
+    if (!state.active) return;
+    if (who.state === "signed-out") return signedOut("Your sign-in has ended. Sign in again.");
+    const id = state.sessionId;
+    if (who.state !== "signed-in" || !id) return;
+    const answer = await request(`/sessions/${encodeURIComponent(id)}/history`);
+    if (answer.status === 404 && id === state.sessionId) {
+      showAlert("That session is not available: it was deleted, or it is not yours.");
+      await sessions.lost(id);
+    }
+  } catch {
+    // Offline: keep retrying with backoff.
+  } finally {
+    checking = false;
+  }
+}
+
+// ---- the sidebar menu and the tool console ----
+
+function setMenu(/** @type {boolean} */ open) {
+  document.body.classList.toggle("menu-open", open);
+  $("menu-toggle").setAttribute("aria-expanded", String(open));
+  $("scrim").hidden = !open;
+  if (open && phone()) setConsole(false, { focus: false });
+}
+
+function setConsole(/** @type {boolean} */ open, { focus = true } = {}) {
+  const wasOpen = !$("console").hidden;
+  $("console").hidden = !open;
+  $("console-toggle").setAttribute("aria-expanded", String(open));
+  if (open) {
+    if (phone()) setMenu(false);
+    if (!wasOpen) void consolePanel.load();
+    if (focus) $("console-tool").focus();
+  } else if (wasOpen && focus) $("console-toggle").focus();
+}
+
+$("menu-toggle").addEventListener("click", () => setMenu(!document.body.classList.contains("menu-open")));
+$("scrim").addEventListener("click", () => setMenu(false));
+$("console-toggle").addEventListener("click", () => setConsole($("console").hidden));
+$("console-close").addEventListener("click", () => setConsole(false));
+// A tap outside the open sidebar closes it (not one in a dialog opened from it).
+document.addEventListener("pointerdown", (event) => {
+  if (!document.body.classList.contains("menu-open")) return;
+  const target = /** @type {Element} */ (event.target);
+  if ($("sidebar").contains(target) || $("menu-toggle").contains(target) || target.closest?.("dialog")) return;
+  setMenu(false);
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape" || event.defaultPrevented || document.querySelector("dialog[open]")) return;
+  const focus = document.activeElement;
+  if (!$("console").hidden && ($("console").contains(focus) || focus === document.body || focus === $("console-toggle") || phone())) {
+    event.preventDefault();
+    setConsole(false);
+  } else if (document.body.classList.contains("menu-open")) {
+    event.preventDefault();
+    setMenu(false);
+    $("menu-toggle").focus();
+  }
+});
+
+// ---- signing in and out ----
+
+/** Forgets everything of the signed-in user (sign-out, or the sign-in ended). */
+function teardown({ forgetSession = false } = {}) {
+  update({ active: false });
+  connection.detach();
+  closeAll();
+  clearChat();
+  setBanner("");
+  setConsole(false, { focus: false });
+  setMenu(false);
+  dropQueued();
+  update({
+    alert: "",
+    inFlight: null,
+    sessions: [],
+    servers: [],
+    alwaysAllowed: [],
+    live: false,
+    usage: {},
+    usageOutside: { inputTokens: 0, outputTokens: 0 },
+    turnId: null,
+    busyNote: false,
+    approvals: [],
+  });
+  composer.clear();
+  if (forgetSession) {
+    update({ sessionId: null });
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+}
+
+function signedOut(/** @type {string} */ message) {
+  if (!state.active) return;
+  const mode = state.me?.authMode === "access" ? "access" : "token";
+  teardown();
+  void showLogin(message, mode).then(start);
+}
+
+async function onSignOut(everywhere = false) {
+  const mode = state.me?.authMode;
+  teardown({ forgetSession: true });
+  await signOut({ everywhere });
+  if (mode === "access") {
+    // Cloudflare Access ends its own session on this path of the same origin.
+    location.assign("/cdn-cgi/access/logout");
+    return;
+  }
+  void showLogin().then(start);
+}
+
+whenSignedOut(() => signedOut("Your sign-in has ended. Sign in again."));
+
+let startRetries = 0;
+
+async function start() {
+  const who = await whoAmI();
+  if (who.state === "unknown" && who.reason === "offline") {
+    // The Worker cannot be reached at all: say so and try again, with backoff.
+    $("login").hidden = true;
+    $("app").hidden = false;
+    const delay = Math.min(5_000, 500 * 2 ** startRetries++);
+    connection.setConn(`cannot reach edgehost: retrying in ${Math.ceil(delay / 1000)} s`, "closed");
+    setTimeout(start, delay);
+    return;
+  }
+  startRetries = 0;
+  if (who.state === "signed-out") {
+    await showLogin(who.authMode === "token" ? "" : (who.message ?? "Sign-in is not available."), who.authMode);
+    return start();
+  }
+  update({ me: who, active: true });
+  $("login").hidden = true;
+  $("app").hidden = false;
+  showAccount(who, (/** @type {boolean} */ everywhere) => void onSignOut(everywhere));
+  void modelPicker.loadModels();
+  const listed = await sessions.load();
+  let wanted = new URLSearchParams(location.hash.slice(1)).get("s");
+  // A new chat this tab dropped as it reloaded (sessions.js): not an error, just gone.
+  const dropped = sessions.droppedOnLeave();
+  if (wanted && wanted === dropped) wanted = null;
+  if (wanted && listed && !state.sessions.some((s) => s.id === wanted)) {
+    // Not in the user's list: open it only if the server says it is theirs.
+    let answer = null;
+    try {
+      answer = await request(`/sessions/${encodeURIComponent(wanted)}/history`);
+    } catch {
+      // Offline: try it; the socket's retries will tell.
+    }
+    if (answer && !answer.ok) {
+      showAlert("That session is not available: it was deleted, or it is not yours.");
+      wanted = null;
+    }
+  }
+  if (wanted) sessions.open(wanted);
+  else await sessions.openFirst();
+}
+
+void start();

@@ -1,0 +1,122 @@
+// The open session's one WebSocket: opened for state.sessionId, reconnected with
+// backoff (history is replayed on reconnect), frames parsed and handed on. When it
+// closes, what the page showed may no longer be true: the turn ends, the server
+// panel greys out, open questions close (the server asks again), and a message sent
+// but not echoed is queued again (the history on reconnect tells whether it arrived).
+import { showPending } from "../chat/chat-view.js";
+import { queuedHere, requeue, state, update } from "./state.js";
+
+/**
+ * A socket not open by then is given up and tried again. Something in front of the Worker can
+ * hold an upgrade and never answer it: wrangler dev's proxy does, for a request it queued again
+ * while the Worker reloaded, until another request comes in. Generous: a cold start under load
+ * takes seconds, and a try given up too soon is only tried again.
+ */
+const OPEN_TIMEOUT_MS = 10_000;
+/** Longest wait between tries while the page is shown: a Worker that is back is reached within this. */
+const SHOWN_MAX_DELAY_MS = 2_000;
+/** Hidden, a little longer; the page tries again at once when shown, and when the network comes back. */
+const HIDDEN_MAX_DELAY_MS = 5_000;
+
+/** @typedef {import("./types").ServerMessage} ServerMessage */
+/** @typedef {import("./types").ClientMessage} ClientMessage */
+
+/**
+ * @param {{ onFrame: (message: ServerMessage) => void, onClosed: () => void, refusedTwice: () => void }} hooks
+ */
+export function createConnection(hooks) {
+  /** @type {WebSocket | null} */
+  let socket = null;
+  let retries = 0;
+  /** Sockets in a row that closed without ever opening: refused, or the Worker is down. */
+  let failedOpens = 0;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let retryTimer;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let openTimer;
+
+  const isOpen = () => socket?.readyState === WebSocket.OPEN;
+  /** @param {string} text @param {PageConnState} conn */
+  const setConn = (text, conn) => update({ conn: { text, state: conn } });
+
+  function detach() {
+    clearTimeout(retryTimer);
+    clearTimeout(openTimer);
+    if (!socket) return;
+    socket.onclose = null;
+    socket.onmessage = null;
+    socket.close();
+    socket = null;
+  }
+
+  function connect() {
+    detach();
+    if (!state.active || !state.sessionId) return;
+    const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/sessions/${encodeURIComponent(state.sessionId)}/ws`;
+    const ws = new WebSocket(url);
+    socket = ws;
+    let opened = false;
+    setConn("connecting…", "connecting");
+    // Closing a socket that is still connecting fails it: its onclose below retries.
+    openTimer = setTimeout(() => ws.close(), OPEN_TIMEOUT_MS);
+    ws.onopen = () => {
+      clearTimeout(openTimer);
+      opened = true;
+      retries = 0;
+      failedOpens = 0;
+      setConn("connected", "open");
+    };
+    ws.onmessage = (event) => {
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      hooks.onFrame(message);
+    };
+    ws.onclose = () => {
+      if (socket !== ws) return;
+      clearTimeout(openTimer);
+      update({ turnId: null, busyNote: false, live: false });
+      hooks.onClosed();
+      const sent = state.inFlight;
+      if (sent) {
+        update({ inFlight: null });
+        requeue({ text: sent.text, sessionId: sent.sessionId, sent: true });
+        showPending(queuedHere().map((m) => m.text));
+      }
+      if (!opened) failedOpens += 1;
+      // Backoff: 0.5 s, 1 s, 2 s, then every 2 s while the page is shown (5 s hidden).
+      const delay = Math.min(document.hidden ? HIDDEN_MAX_DELAY_MS : SHOWN_MAX_DELAY_MS, 500 * 2 ** retries++);
+      setConn(`disconnected: retrying in ${Math.ceil(delay / 1000)} s`, "closed");
+      retryTimer = setTimeout(connect, delay);
+      // A socket refused again and again: signed out, or the session is not ours.
+      if (failedOpens >= 2) hooks.refusedTwice();
+    };
+  }
+
+  /** Waiting for the next try: try now instead (the page was shown again, or the network came back). */
+  function retryNow() {
+    if (socket?.readyState === WebSocket.CLOSED) connect();
+  }
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) retryNow();
+  });
+  addEventListener("online", retryNow);
+
+  return {
+    connect,
+    detach,
+    isOpen,
+    /** Closed and waiting for its next retry (a message typed now tries at once). */
+    waiting: () => socket?.readyState === WebSocket.CLOSED,
+    /** @param {ClientMessage} message */
+    send(message) {
+      if (isOpen()) socket?.send(JSON.stringify(message));
+    },
+    setConn,
+  };
+}
+
+/** @typedef {"connecting" | "open" | "closed"} PageConnState */

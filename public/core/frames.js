@@ -1,0 +1,177 @@
+// What the page does with each frame the session sends (types.d.ts: the Worker's own
+// schema): the state changes through state.js, the chat through chat-view.js, and the
+// few things that need the socket or the composer through `actions`.
+import { clearChat, endStream, markApproval, setBanner, showEntry, showPending, showStatus, showSystem, showUsage, streamText } from "../chat/chat-view.js";
+import { decorateTurn, showBranches } from "../chat/branches.js";
+import { forgetCatalog } from "../servers/catalog.js";
+import { markResourceUpdated } from "../composer/composer-attachments.js";
+import { noteFrame } from "./attention.js";
+import { askApproval, closeIfShowing } from "../dialogs/dialogs.js";
+import { askElicitation } from "../dialogs/elicitation-dialog.js";
+import { showWaiting, waitOver } from "../dialogs/url-elicitation.js";
+import { forgetAppTools } from "../chat/mcp-apps.js";
+import { queuedHere, state, update } from "./state.js";
+import { historyShown } from "../chat/welcome.js";
+import { setOlder } from "../chat/older-history.js";
+import { focusWantedMessage } from "../chat/message-focus.js";
+import { showTask } from "../chat/task-card.js";
+
+/** @typedef {import("./types").ServerMessage} ServerMessage */
+/** @typedef {import("./types").ClientMessage} ClientMessage */
+
+/**
+ * @typedef {object} FrameActions
+ * @property {(message: ClientMessage) => void} send
+ * @property {() => void} flushOutbox sends the next queued message once idle
+ * @property {(message: import("./types").Frame<"error">) => void} rejected the message just sent was refused
+ * @property {() => void} sessionsChanged the session list may have changed (a title, the order)
+ */
+
+/** @param {FrameActions} actions */
+export function frameHandler(actions) {
+  let asking = false;
+  /** @type {Map<string, import("./types").Frame<"elicitation_request">>} URL-mode questions until resolved, for their wait */
+  const urlQuestions = new Map();
+
+  /** One approval dialog at a time, in the order asked. */
+  async function nextApproval() {
+    if (asking) return;
+    const [request, ...rest] = state.approvals;
+    if (!request) return;
+    update({ approvals: rest });
+    asking = true;
+    const answer = await askApproval(request);
+    if (answer === "approve" || answer === "always" || answer === "deny") {
+      actions.send({ type: "approval", callId: request.callId, approved: answer !== "deny", remember: answer === "always" });
+    }
+    asking = false;
+    void nextApproval();
+  }
+
+  /** @param {ServerMessage} message */
+  return function handle(message) {
+    noteFrame(message);
+    switch (message.type) {
+      case "connection":
+        update({ model: message.model });
+        setBanner(message.notice);
+        break;
+      case "history": {
+        clearChat();
+        for (const entry of message.entries) showEntry(entry);
+        // The total counts turns older than those shown too: what the per-turn figures do not cover.
+        const shown = Object.values(message.usage ?? {}).reduce(
+          (n, u) => ({ inputTokens: n.inputTokens + u.inputTokens, outputTokens: n.outputTokens + u.outputTokens }),
+          {
+            inputTokens: 0,
+            outputTokens: 0,
+          },
+        );
+        const total = message.usageTotal ?? shown;
+        update({
+          usage: { ...(message.usage ?? {}) },
+          usageOutside: { inputTokens: Math.max(0, total.inputTokens - shown.inputTokens), outputTokens: Math.max(0, total.outputTokens - shown.outputTokens) },
+        });
+        for (const [turn, used] of Object.entries(state.usage)) showUsage(turn, used);
+        showBranches(message.branches);
+        setOlder(message.older);
+        // A message whose socket died before its echo may have arrived after all.
+        const users = message.entries.filter((e) => e.kind === "user");
+        const last = users[users.length - 1];
+        const first = state.outbox.findIndex((m) => m.sessionId === state.sessionId);
+        const queued = state.outbox[first];
+        if (last && queued?.sent && last.text === queued.text) update({ outbox: state.outbox.filter((_, i) => i !== first) });
+        showPending(queuedHere().map((m) => m.text));
+        historyShown();
+        focusWantedMessage(state.sessionId);
+        actions.flushOutbox();
+        break;
+      }
+      case "entry": {
+        showEntry(message.entry);
+        if (message.entry.kind !== "user") break;
+        const sent = state.inFlight;
+        if (sent && (sent.prompt ? Boolean(message.entry.prompt) : sent.text === message.entry.text)) update({ inFlight: null });
+        actions.sessionsChanged();
+        break;
+      }
+      case "text":
+        streamText(message);
+        break;
+      case "status":
+        showStatus(message);
+        break;
+      case "turn_start":
+        update({ turnId: message.turnId });
+        break;
+      case "turn_end":
+        endStream();
+        decorateTurn(message.turnId);
+        if (message.usage && message.usage.inputTokens + message.usage.outputTokens > 0) {
+          update({ usage: { ...state.usage, [message.turnId]: message.usage } });
+          showUsage(message.turnId, message.usage);
+        }
+        update({ turnId: null, busyNote: false });
+        actions.sessionsChanged();
+        actions.flushOutbox();
+        break;
+      case "resource_updated":
+        markResourceUpdated(message.server, message.uri);
+        break;
+      case "task":
+        showTask(message, actions.send);
+        break;
+      case "model":
+        update({ model: message.choice });
+        if (message.notice) showSystem(message.notice, "notice");
+        break;
+      case "always_allowed":
+        update({ alwaysAllowed: message.tools });
+        break;
+      case "servers":
+        forgetCatalog();
+        forgetAppTools();
+        update({ servers: message.servers, live: true });
+        break;
+      case "approval_request":
+        markApproval(message.callId, true);
+        update({ approvals: [...state.approvals, message] });
+        void nextApproval();
+        break;
+      case "approval_resolved":
+        markApproval(message.callId, false);
+        // Answered elsewhere (another tab): not asked here any more.
+        update({ approvals: state.approvals.filter((a) => a.callId !== message.callId) });
+        closeIfShowing(message.callId, "handled");
+        break;
+      case "elicitation_resolved":
+        waitOver(message.requestId);
+        urlQuestions.delete(message.requestId);
+        closeIfShowing(message.requestId, "handled");
+        break;
+      case "elicitation_waiting": {
+        // The person agreed to open the URL (here or in another tab): the question closes, the wait shows.
+        const question = urlQuestions.get(message.requestId);
+        closeIfShowing(message.requestId, "handled");
+        // "I'm done": accept again tells the session the person finished there (a -32042 call is sent again).
+        if (question)
+          void showWaiting(question).then((closedWith) => {
+            if (closedWith === "done") actions.send({ type: "elicitation_response", requestId: message.requestId, action: "accept" });
+          });
+        break;
+      }
+      case "elicitation_request":
+        if (message.mode === "url") urlQuestions.set(message.requestId, message);
+        void askElicitation(message).then(({ action, content }) => {
+          if (action !== "handled") actions.send({ type: "elicitation_response", requestId: message.requestId, action, content });
+        });
+        break;
+      case "error":
+        // An error outside any turn while a message waits for its echo: the server did not take it
+        // (turn_in_progress, rate_limited, budget_exhausted, …); it is put back, never lost.
+        if (state.inFlight && !message.turnId) actions.rejected(message);
+        else showSystem(message.message, "error", message.turnId);
+        break;
+    }
+  };
+}

@@ -1,0 +1,231 @@
+// The user's sessions: listed by the server (GET /api/sessions), opened (one at a time,
+// named in the address as #s=ID), started and deleted. The list is kept in state.js and
+// drawn by views.js.
+import { describeError, NetworkError, request } from "../core/api.js";
+import { clearChat, showPending } from "../chat/chat-view.js";
+import { askArguments } from "../dialogs/argument-form.js";
+import { confirmAction } from "../dialogs/dialogs.js";
+import { dropQueued, queuedHere, state, update } from "../core/state.js";
+import { focusMessageLater } from "../chat/message-focus.js";
+
+const DROPPED_KEY = "edgehost.droppedOnLeave";
+
+/**
+ * @param {{ connect: () => void, detach: () => void, closeMenu: () => void, focusInput: () => void, showAlert: (text: string) => void }} page
+ */
+export function setupSessions(page) {
+  /** Reads the user's sessions from the server; false when it gave no list. */
+  async function load() {
+    try {
+      const answer = await request("/api/sessions");
+      if (answer.ok && Array.isArray(answer.data?.sessions)) {
+        update({ sessions: answer.data.sessions });
+        return true;
+      }
+    } catch {
+      // Offline: keep the list we have.
+    }
+    return false;
+  }
+
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let refreshTimer;
+  /** Reads the list again shortly: calls in the meantime share that one read (a busy turn never puts it off). */
+  function refreshSoon() {
+    if (refreshTimer !== undefined) return;
+    refreshTimer = setTimeout(() => {
+      refreshTimer = undefined;
+      void load();
+    }, 150);
+  }
+
+  /**
+   * The session this page started last, while nothing has been sent in it: left unused, it
+   * is deleted, so "New" leaves no empty "New chat" entries behind. Only sessions this page
+   * started: one opened from the list or an address is never deleted by leaving it.
+   * @type {string | null}
+   */
+  let startedHere = null;
+
+  /** The session this page started, when it is open and nothing is in it yet (history, a turn, a queued message, a title). */
+  function openAndUnused() {
+    const id = startedHere;
+    if (!id || id !== state.sessionId) return null;
+    const titled = state.sessions.find((s) => s.id === id)?.title;
+    const used = titled || state.turnId || state.inFlight || queuedHere().length > 0 || document.querySelector("#messages > li:not([hidden])");
+    return used ? null : id;
+  }
+
+  // A tab closed or reloaded on a new chat nothing was sent in drops it too, as leaving it
+  // for another chat does; a reload then opens the first chat instead of the dropped one
+  // (the tab's sessionStorage says which). A page kept in the back-forward cache keeps it.
+  addEventListener("pagehide", (event) => {
+    const id = event.persisted ? null : openAndUnused();
+    if (!id) return;
+    sessionStorage.setItem(DROPPED_KEY, id);
+    void request(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE", body: {}, keepalive: true }).catch(() => undefined);
+  });
+
+  /**
+   * The session this tab dropped as it reloaded, if any (asked once, at start): out of the
+   * list now, and deleted again in case the request sent while unloading did not arrive.
+   */
+  function droppedOnLeave() {
+    const id = sessionStorage.getItem(DROPPED_KEY);
+    sessionStorage.removeItem(DROPPED_KEY);
+    if (id) drop(id);
+    return id;
+  }
+
+  /** Deletes a session the user left unused. @param {string | null} id */
+  function drop(id) {
+    if (!id) return;
+    if (startedHere === id) startedHere = null;
+    update({ sessions: state.sessions.filter((s) => s.id !== id) });
+    // Called once the next session's socket replaced this one's: the delete closes only a detached socket.
+    void request(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE", body: {} })
+      .catch(() => undefined)
+      .then(refreshSoon);
+  }
+
+  /** `seq`: the message to show once its history is in (a search result's line). @param {string} id @param {number | null} [seq] */
+  function open(id, seq) {
+    if (!state.active) return;
+    const left = id === state.sessionId ? null : openAndUnused();
+    focusMessageLater(id, seq);
+    history.replaceState(null, "", `#s=${encodeURIComponent(id)}`);
+    update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {}, usageOutside: { inputTokens: 0, outputTokens: 0 } });
+    page.closeMenu();
+    clearChat();
+    showPending(queuedHere().map((m) => m.text));
+    page.connect();
+    drop(left);
+  }
+
+  async function openFirst() {
+    const first = state.sessions[0];
+    if (first) open(first.id);
+    else await create();
+  }
+
+  async function create() {
+    // No session is open until the new one is: a message typed meanwhile stays in the box
+    // instead of going to the session being left.
+    const previous = state.sessionId;
+    // A new chat nothing was sent in is left for the new one: deleted once the new one is open.
+    const unused = openAndUnused();
+    update({ sessionId: null });
+    const back = () => {
+      if (previous && !state.sessionId) update({ sessionId: previous });
+    };
+    try {
+      const answer = await request("/sessions", { method: "POST", body: {} });
+      const id = answer.data?.id;
+      if (!answer.ok || typeof id !== "string") {
+        back();
+        page.showAlert(`Could not start a new session: ${describeError(answer.status, answer.data)}`);
+        return;
+      }
+      update({ sessions: [{ id, title: null, lastActivity: Date.now() }, ...state.sessions.filter((s) => s.id !== id)] });
+      startedHere = null;
+      open(id);
+      drop(unused);
+      startedHere = id;
+      void load();
+      page.focusInput();
+    } catch (error) {
+      back();
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not start a new session.");
+    }
+  }
+
+  /** @param {string} id @param {string} title */
+  async function remove(id, title) {
+    const confirmed = await confirmAction({
+      title: "Delete this session?",
+      text: `“${title}” and its whole history will be deleted. This cannot be undone.`,
+      confirm: "Delete",
+    });
+    if (!confirmed) return;
+    const isOpen = id === state.sessionId;
+    if (isOpen) page.detach();
+    try {
+      const answer = await request(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE", body: {} });
+      if (!answer.ok && answer.status !== 404) {
+        page.showAlert(`Could not delete the session: ${describeError(answer.status, answer.data)}`);
+        if (isOpen) page.connect();
+        return;
+      }
+    } catch (error) {
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not delete the session.");
+      if (isOpen) page.connect();
+      return;
+    }
+    update({ sessions: state.sessions.filter((s) => s.id !== id) });
+    dropQueued(id);
+    if (isOpen) await openFirst();
+    void load();
+    page.focusInput();
+  }
+
+  /** @param {string} id @param {string} title */
+  async function rename(id, title) {
+    const values = await askArguments({
+      title: "Rename session",
+      fields: [{ name: "title", description: "1–80 characters", required: true, value: title, maxLength: 80 }],
+      submitLabel: "Rename",
+    });
+    if (!values?.title) return;
+    try {
+      const answer = await request(`/sessions/${encodeURIComponent(id)}`, { method: "PATCH", body: { title: values.title } });
+      if (!answer.ok) return page.showAlert(`Could not rename the session: ${describeError(answer.status, answer.data)}`);
+      update({ sessions: state.sessions.map((s) => (s.id === id ? { ...s, title: answer.data.title } : s)) });
+    } catch (error) {
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not rename the session.");
+    }
+  }
+
+  /** Pins a session to the top of the list, or unpins it. @param {string} id @param {boolean} pinned */
+  async function pin(id, pinned) {
+    try {
+      const answer = await request(`/sessions/${encodeURIComponent(id)}/pin`, { method: pinned ? "PUT" : "DELETE" });
+      if (!answer.ok) return page.showAlert(`Could not ${pinned ? "pin" : "unpin"} the session: ${describeError(answer.status, answer.data)}`);
+      await load();
+    } catch (error) {
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not pin the session.");
+    }
+  }
+
+  /** Deletes every session (`everything`: and the account's data), after asking. @param {boolean} everything */
+  async function removeAll(everything) {
+    const confirmed = await confirmAction(
+      everything
+        ? {
+            title: "Delete all your data?",
+            text: "Every session and its history, your own servers, your sign-ins to servers and your paired machines will be deleted. This cannot be undone.",
+            confirm: "Delete everything",
+          }
+        : { title: "Delete all sessions?", text: "Every session and its whole history will be deleted. This cannot be undone.", confirm: "Delete all" },
+    );
+    if (!confirmed) return;
+    page.detach();
+    try {
+      const answer = await request(everything ? "/api/account" : "/api/sessions", { method: "DELETE", body: {} });
+      if (!answer.ok) page.showAlert(`Could not delete: ${describeError(answer.status, answer.data)}`);
+    } catch (error) {
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not delete.");
+    }
+    update({ sessions: [] });
+    dropQueued();
+    await load();
+    await openFirst();
+  }
+
+  /** A session that is gone (deleted, or not the user's): forget it and open another. @param {string} id */
+  async function lost(id) {
+    update({ sessions: state.sessions.filter((s) => s.id !== id) });
+    await openFirst();
+  }
+
+  return { load, refreshSoon, open, openFirst, create, remove, rename, pin, removeAll, lost, droppedOnLeave };
+}
