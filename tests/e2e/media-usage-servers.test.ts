@@ -321,8 +321,15 @@ describe("My servers", () => {
 
     await fillForm({ url: "http://127.0.0.1:9/mcp" });
     await save();
-    await page.locator("#msf-url-error", { hasText: "could not connect" }).waitFor();
-    expect(await page.locator("#msf-error").textContent()).toMatch(/^Could not connect to the server/);
+    // What was tried (the host, the transport) and what to check; on loopback the Worker runs on this computer.
+    await page.locator("#msf-url-error", { hasText: "no answer from 127.0.0.1:9 over Streamable HTTP" }).waitFor();
+    const unreachable = await page.locator("#msf-error").textContent();
+    expect(unreachable).toMatch(
+      /^Could not reach 127\.0\.0\.1:9 from the Worker over Streamable HTTP, asking which MCP version it speaks \(.+\)\. Check the URL, /,
+    );
+    expect(unreachable).toContain(
+      "that the server is running and 127.0.0.1:9 is reachable from this computer, and any header the server needs to sign you in.",
+    );
 
     await fillForm({ name: "filesystem", url: http.url });
     await save();
@@ -376,8 +383,9 @@ describe("My servers", () => {
     expect(await row().locator(".state").textContent()).toBe(`ready · ${count} tools`);
     expect(await row().locator(".where").textContent()).toBe(`${http.url} · Streamable HTTP`);
     expect(await page.locator("#my-servers-status").textContent()).toBe(`Added “${NAME}”. This session is reconnected.`);
-    // What the test on saving found (a bare client: servers may offer it fewer tools than a session).
-    expect(await row().locator(".test-result").textContent()).toBe(`Test passed: ${answer.test.toolCount} tools.`);
+    // What the test on saving found is what the chat counts: one number for one server.
+    expect(answer.test.toolCount).toBe(count);
+    expect(await row().locator(".test-result").textContent()).toBe(`Test passed: ${count} tools.`);
     expect(await page.locator(`#servers li[data-server="${NAME}"] .count`).textContent()).toBe(`${count} tools`);
     // The secret went in and never comes back out.
     expect(await page.content()).not.toContain(SECRET);
