@@ -8,6 +8,7 @@ import { JsonSource, objectEntries, nodeValue, type JSONPath } from "./config-so
 import { findDependencyCycles } from "./dependency-graph";
 import { loadOAuthConfig, RawOAuthSchema, type OAuthClientConfig } from "./oauth-config";
 import { ConfigError, type ConfigIssue } from "../errors";
+import { isFileUri, isHttpUrl } from "./url-kinds";
 
 interface CommonServerConfig {
   name: string;
@@ -299,23 +300,5 @@ function checkDependencies(source: JsonSource, shapeKey: string, names: Readonly
     const owner = first === undefined ? undefined : byName.get(first);
     if (!owner || next === undefined) continue;
     issues.push(source.issue(at(owner.name, owner.dependencies.indexOf(next)), `dependency cycle: ${cycle.join(" -> ")}`));
-  }
-}
-
-function isFileUri(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "file:" && (url.hostname === "" || url.hostname === "localhost") && value.startsWith("file://");
-  } catch {
-    return false;
-  }
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
   }
 }

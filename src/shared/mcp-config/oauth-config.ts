@@ -8,6 +8,7 @@
 //   would be committed and bundled with the Worker.
 import { z } from "zod";
 import type { JSONPath } from "./config-source";
+import { isHttpUrl } from "./url-kinds";
 
 /** JWS algorithms a private_key_jwt assertion may be signed with (asymmetric only: RFC 7523 with a key pair). */
 export const JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"] as const;
@@ -88,13 +89,4 @@ export function loadOAuthConfig(raw: RawOAuth, path: JSONPath, ctx: OAuthLoadCon
     ...(issuer ? { issuer: issuer.value } : {}),
   };
   return config;
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
-  }
 }
