@@ -13,7 +13,9 @@ const COPIED_MS = 1500;
 /** The button of a message, made once; `text` is what it copies (updated while an answer streams). */
 export function setCopyText(/** @type {HTMLElement} */ li, /** @type {string} */ text) {
   sources.set(li, text);
-  if (li.querySelector(":scope > .msg-actions")) return;
+  // Called for every delta of a streamed answer: the li's own few children, not its whole answer (a
+  // `:scope > …` query walks every descendant; 0.9 s of a 60 KB answer's main thread at 4x CPU).
+  for (const child of li.children) if (child.classList.contains("msg-actions")) return;
   const actions = document.createElement("span");
   actions.className = "msg-actions";
   const button = document.createElement("button");

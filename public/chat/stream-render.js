@@ -7,6 +7,16 @@
 // frame that took longer than FRAME_MS makes the next slices smaller, a quick one larger,
 // so a slow phone (or a CPU throttled 4x) renders smaller slices, more often. When the
 // answer is final, the element leaves the streaming state once everything is shown.
+//
+// Two more rules (issue 37, bench/page-stream.ts):
+// - The first text is rendered at once, in the task its frame arrived in: it paints in
+//   the next frame instead of waiting for a frame callback first.
+// - Renders are spaced: the next starts at least GAP_FACTOR times the last one's cost
+//   after it (and, unless a burst is being caught up, not sooner than MIN_GAP_MS). Each render pays a fixed price (parse
+//   and sanitize the open block, style, layout and paint of the frame) whatever it adds,
+//   so rendering every frame of a paced stream spent the main thread on that price: at
+//   4x CPU throttling it was busy all the time and its frames grew into long tasks. Spaced,
+//   a slow device renders bigger slices less often and keeps most of each second free.
 import { renderMarkdownInto } from "./markdown.js";
 
 /** What a frame's render (parse, sanitize, the layout it forces) should take: well under a 16 ms frame, so input and paint still fit. */
@@ -14,6 +24,11 @@ export const FRAME_MS = 10;
 /** Bounds of a frame's slice: never so small that a burst takes ages to catch up, never more than a few KB in one go. */
 export const MIN_CHARS = 256;
 export const MAX_CHARS = 2048;
+
+/** At least this long between two renders of an answer (about three frames: the text still moves smoothly). */
+export const MIN_GAP_MS = 48;
+/** The gap is at least this many times what the last render cost: rendering takes at most a third of the main thread. */
+export const GAP_FACTOR = 2;
 
 /** Characters a frame renders, learnt from the frames before (shared by every answer: it is the device's speed). */
 let sliceChars = 1024;
@@ -37,6 +52,9 @@ export function createStream(el, body, rendered) {
   /** @type {{ partial: boolean } | null} */
   let final = null;
   let scheduled = false;
+  /** When the last render ended, and what it cost (performance.now() ms). */
+  let lastEnd = Number.NEGATIVE_INFINITY;
+  let lastCost = 0;
 
   function settled() {
     if (!final) return;
@@ -55,7 +73,9 @@ export function createStream(el, body, rendered) {
       renderMarkdownInto(body, next);
       // The layout this frame needs anyway, done here so that the slice's cost counts it.
       void body.offsetHeight;
-      if (continues) learn(next.length - shown.length, performance.now() - started);
+      lastEnd = performance.now();
+      lastCost = lastEnd - started;
+      if (continues) learn(next.length - shown.length, lastCost);
       shown = next;
     }
     if (shown !== text) schedule();
@@ -66,14 +86,21 @@ export function createStream(el, body, rendered) {
   function schedule() {
     if (scheduled) return;
     scheduled = true;
-    requestAnimationFrame(frame);
+    // Catching up on a burst (more than a slice waiting), each render is a full slice: only the cost rule applies.
+    const behind = text.length - shown.length > sliceChars;
+    const wait = lastEnd + Math.max(behind ? 0 : MIN_GAP_MS, GAP_FACTOR * lastCost) - performance.now();
+    // The frame after the gap: a timer that ends in a frame callback (rendering stays in step with painting).
+    if (wait > 0) setTimeout(() => requestAnimationFrame(frame), wait);
+    else requestAnimationFrame(frame);
   }
 
   return {
     /** The whole text so far. @param {string} whole */
     push(whole) {
       text = whole;
-      schedule();
+      // The first words: shown now, painted in the next frame.
+      if (shown === "" && !scheduled && el.isConnected) frame();
+      else schedule();
     },
     /** The text is final (the stored entry, or the turn ended). @param {string} whole @param {boolean} partial cut short */
     finish(whole, partial) {

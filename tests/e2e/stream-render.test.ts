@@ -1,0 +1,144 @@
+// A long answer streamed through the real Worker (wrangler dev, the fake Gemini writing it
+// paced, chunk by chunk) into the page in headless Chromium: it is rendered right once
+// complete (the same DOM as a fresh render of the stored answer, highlighted code, no
+// streaming state left), and rendered incrementally: a block that is final keeps its DOM
+// nodes from the render that settled it to the end, finish pass included (an answer
+// rebuilt per delta, or once more at the end, fails here). Timings are bench figures
+// (bench/page-stream.ts), not asserted here.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reply, script } from "../fixtures/fake-llm-script";
+import { startStack, type Stack } from "../fixtures/stack";
+import { launchBrowser, noPageErrors, openPage, sendMessage } from "./browser";
+
+const PARTS = 24;
+
+function section(i: number): string {
+  const code = Array.from({ length: 3 + (i % 4) * 3 }, (_, k) => `    total += step(${i}, ${k})  # part ${i}`);
+  return [
+    `### Part ${i}`,
+    "",
+    `Prose for part ${i} with **bold**, \`code\` and a [link](https://example.com/${i}).`,
+    "",
+    "- a point",
+    "  - a sub-point",
+    "",
+    "| key | value |",
+    "|---|--:|",
+    `| part | ${i} |`,
+    "",
+    "```python",
+    `def part_${i}(total):`,
+    ...code,
+    "    return total",
+    "```",
+    "",
+  ].join("\n");
+}
+const ANSWER = Array.from({ length: PARTS }, (_, i) => section(i + 1)).join("\n");
+const pieces = (text: string, size: number): string[] => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+
+/**
+ * Watches the answer while it streams: each time a new heading shows, the headings before
+ * the previous one are final (blocks follow them), and their nodes (and their tables') are
+ * kept by reference, to be compared with the finished answer's.
+ */
+const WATCH = `(() => {
+  const list = document.getElementById("messages");
+  const before = list.querySelectorAll(".msg.assistant").length;
+  const kept = (window.__kept = { headings: [], tables: [], renders: 0, sawStreaming: false });
+  new MutationObserver(() => {
+    const answers = list.querySelectorAll(".msg.assistant");
+    const answer = answers.length > before ? answers[answers.length - 1] : null;
+    const body = answer?.querySelector(".body");
+    if (!body) return;
+    kept.renders++;
+    if (answer.classList.contains("streaming")) kept.sawStreaming = true;
+    const headings = body.querySelectorAll("h5");
+    const tables = body.querySelectorAll("table");
+    for (let i = kept.headings.length; i < headings.length - 2; i++) kept.headings.push(headings[i]);
+    for (let i = kept.tables.length; i < Math.min(tables.length, headings.length) - 2; i++) kept.tables.push(tables[i]);
+  }).observe(list, { childList: true, subtree: true });
+})()`;
+
+describe("a long streamed answer", () => {
+  let browser: Browser;
+  let stack: Stack;
+  let page: Page;
+  beforeAll(async () => {
+    [browser, stack] = await Promise.all([launchBrowser(), startStack()]);
+    page = await openPage(browser, stack);
+    // wrangler dev's start on a loaded machine: a real event waited for, not a sleep.
+  }, 180_000);
+  afterAll(async () => {
+    await page?.context().close();
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it("is rendered right when complete, and incrementally: final blocks keep their nodes to the end", async () => {
+    await page.evaluate(WATCH);
+    // 40 characters every 5 ms: hundreds of deltas, which the page renders as they come.
+    await script(stack.llm.url, stack.llmKey, [reply.stream(pieces(ANSWER, 40), { chunkMs: 5 })]);
+    await sendMessage(page, "a long answer please");
+    const body = page.locator(".msg.assistant:not(.streaming) .body", { hasText: `Part ${PARTS}` }).last();
+    await body.waitFor({ timeout: 60_000 });
+    await page.locator("#send:not([hidden])").waitFor();
+
+    const live = (await body.evaluate((el: any) => {
+      const kept = (window as any).__kept;
+      const headings = [...el.querySelectorAll("h5")];
+      const tables = [...el.querySelectorAll("table")];
+      return {
+        sawStreaming: kept.sawStreaming as boolean,
+        renders: kept.renders as number,
+        kept: kept.headings.length as number,
+        keptTables: kept.tables.length as number,
+        // Each kept node is the very node the finished answer shows at its place.
+        headingsSame: kept.headings.every((h: any, i: number) => h === headings[i]),
+        tablesSame: kept.tables.every((t: any, i: number) => t === tables[i]),
+        headings: headings.map((h: any) => h.textContent),
+        tables: tables.length,
+        code: [...el.querySelectorAll("pre > code")].map((c: any) => ({ lang: c.className, keywords: c.querySelectorAll(".hljs-keyword").length })),
+        html: el.innerHTML as string,
+      };
+    })) as {
+      sawStreaming: boolean;
+      renders: number;
+      kept: number;
+      keptTables: number;
+      headingsSame: boolean;
+      tablesSame: boolean;
+      headings: string[];
+      tables: number;
+      code: { lang: string; keywords: number }[];
+      html: string;
+    };
+
+    // Right when complete: every part, its table, its highlighted Python.
+    expect(live.headings).toEqual(Array.from({ length: PARTS }, (_, i) => `Part ${i + 1}`));
+    expect(live.tables).toBe(PARTS);
+    expect(live.code).toHaveLength(PARTS);
+    for (const code of live.code) {
+      expect(code.lang).toContain("language-python");
+      expect(code.keywords).toBeGreaterThan(0);
+    }
+    expect(await page.locator(".msg.assistant.streaming").count()).toBe(0);
+
+    // Incremental: it streamed (many renders, seen in the streaming state), and the blocks that
+    // were final early on are the same nodes at the end, through the finish pass.
+    expect(live.sawStreaming).toBe(true);
+    expect(live.renders).toBeGreaterThan(10);
+    expect(live.kept).toBe(PARTS - 2);
+    expect(live.keptTables).toBeGreaterThanOrEqual(PARTS - 3);
+    expect(live.headingsSame).toBe(true);
+    expect(live.tablesSame).toBe(true);
+
+    // The same DOM as a fresh render of the stored answer (the history after a reload).
+    await page.reload();
+    const replayed = page.locator(".msg.assistant .body", { hasText: `Part ${PARTS}` }).last();
+    await replayed.waitFor();
+    expect(await replayed.evaluate((el: any) => el.innerHTML)).toBe(live.html);
+    noPageErrors(page);
+  }, 120_000);
+});
