@@ -1,23 +1,8 @@
-// Where a warm turn's CPU goes inside the Worker: the bench:turn set-up (fake
-// Gemini, real bridge + server-filesystem, `wrangler dev`), then a V8 CPU profile of
-// the Worker's isolate taken through wrangler's inspector while N sequential turns
-// run. Prints self time per function and per package, and the share of wall time the
-// isolate spent running JavaScript at all (the rest is I/O waits: WebSocket hops,
-// fetches to the model and the bridge, storage). `--entries N` first fills the
-// conversation to about N history entries (a turn adds 4), to see what a long one costs;
-// `--reset-every N` clears it every N turns (a short one to compare with).
-// Run: npm run bench:profile [-- --turns N --entries N]
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
 import { attachDevTools, type DevTools } from "../tests/fixtures/devtools";
-import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
-import { filesystemBin } from "../tests/fixtures/servers";
-import { errorText, repoRoot, stopBridgeTree } from "./lib/procs";
+import { errorText, repoRoot } from "./lib/procs";
+import { OneToolTurnFixture } from "./lib/one-tool-turn";
 import { TimedSession } from "./lib/timed-session";
-import type { Group } from "./lib/turn-procs";
 import { startWorker } from "./lib/turn-worker";
 import { p } from "./lib/turn-report";
 
@@ -131,25 +116,11 @@ function summarize(profile: Profile, wallMs: number, fileOf: (url: string, line:
   ];
 }
 
-let fake: FakeLlm | undefined;
-let bridge: RunningBridge | undefined;
-const groups = new Set<Group>();
-let tmp: string | undefined;
+const fixture = new OneToolTurnFixture();
 
 async function main(): Promise<void> {
-  tmp = mkdtempSync(join(tmpdir(), "bench-profile-"));
-  const root = join(tmp, "root");
-  mkdirSync(root);
-  for (const name of ["notes.txt", "todo.md"]) writeFileSync(join(root, name), `${name}\n`);
-  const rootPath = realpathSync(root);
-  fake = await startFakeLlm();
-  const auto = { call: { call: { name: "filesystem__list_directory", args: { path: rootPath } } }, text: "done" };
-  await fetch(`${fake.url}/__auto/${KEY}`, { method: "POST", body: JSON.stringify(auto) });
-  bridge = await startBridge({ filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } }, [
-    "--log-level",
-    "warn",
-    "--no-watch",
-  ]);
+  const { tmp, rootPath, fake, bridge } = await fixture.start("bench-profile-", KEY);
+  const { groups } = fixture;
   const { url, inspector } = await startWorker({
     dir: repoRoot,
     root: rootPath,
@@ -202,12 +173,6 @@ try {
   console.error(`profile failed: ${errorText(error)}`);
   process.exitCode = 1;
 } finally {
-  for (const group of groups) await group.stop();
-  if (bridge) {
-    for (const note of await stopBridgeTree(bridge)) log(note);
-    rmSync(bridge.dir, { recursive: true, force: true });
-  }
-  await fake?.stop();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  for (const note of await fixture.stop()) log(note);
 }
 process.exit(process.exitCode ?? 0);

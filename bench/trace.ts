@@ -11,14 +11,11 @@
 // Needs strace (Debian: apt-get install strace) and ptrace rights over our own children.
 // Run: npm run bench:trace [-- --turns N --worker-dir DIR]
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { startBridge, type RunningBridge } from "../tests/fixtures/bridge";
-import { startFakeLlm, type FakeLlm } from "../tests/fixtures/fake-gemini";
-import { filesystemBin } from "../tests/fixtures/servers";
-import { descendantsOf, errorText, repoRoot, stopBridgeTree } from "./lib/procs";
+import type { RunningBridge } from "../tests/fixtures/bridge";
+import { descendantsOf, errorText, repoRoot } from "./lib/procs";
+import { OneToolTurnFixture } from "./lib/one-tool-turn";
 import { TimedSession } from "./lib/timed-session";
 import type { Group } from "./lib/turn-procs";
 import { startWorker } from "./lib/turn-worker";
@@ -164,25 +161,11 @@ function commOf(pid: number): string {
   }
 }
 
-let fake: FakeLlm | undefined;
-let bridge: RunningBridge | undefined;
-const groups = new Set<Group>();
-let tmp: string | undefined;
+const fixture = new OneToolTurnFixture();
 
 async function main(): Promise<void> {
-  tmp = mkdtempSync(join(tmpdir(), "bench-syncs-"));
-  const root = join(tmp, "root");
-  mkdirSync(root);
-  for (const name of ["notes.txt", "todo.md"]) writeFileSync(join(root, name), `${name}\n`);
-  const rootPath = realpathSync(root);
-  fake = await startFakeLlm();
-  const auto = { call: { call: { name: "filesystem__list_directory", args: { path: rootPath } } }, text: "done" };
-  await fetch(`${fake.url}/__auto/${KEY}`, { method: "POST", body: JSON.stringify(auto) });
-  bridge = await startBridge({ filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } }, [
-    "--log-level",
-    "warn",
-    "--no-watch",
-  ]);
+  const { tmp, rootPath, fake, bridge } = await fixture.start("bench-syncs-", KEY);
+  const { groups } = fixture;
   const rows: Count[] = [];
   log("this tree");
   rows.push(await measure(repoRoot, "this tree", fake.url, bridge, rootPath, tmp, groups));
@@ -213,8 +196,5 @@ try {
   console.error(`syncs: failed: ${errorText(error)}`);
   process.exitCode = 1;
 } finally {
-  for (const group of groups) await group.stop(3_000).catch(() => undefined);
-  if (bridge) await stopBridgeTree(bridge).catch(() => undefined);
-  await fake?.stop().catch(() => undefined);
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  await fixture.stop();
 }
