@@ -5,7 +5,6 @@
 // cleared (another session, a reset, a reconnect's replay) or the page goes away.
 
 import { request } from "../core/api.js";
-import { mountAppFrame } from "./mcp-app-frame.js";
 
 const enc = encodeURIComponent;
 /** The mounted frames, by card element. */
@@ -62,6 +61,10 @@ export async function showAppFor(card, sessionId, call) {
   const tool = (await uiTools(sessionId)).get(`${call.server}\u0000${call.tool}`);
   // Gone meanwhile (the chat was cleared), or no app for this tool.
   if (!tool || !card.isConnected) return box.remove();
+  // Loaded at the first app: the host side of the extension is most of the page's weight
+  // (ext-apps' bridge and its zod), and most chats never show an app.
+  const { mountAppFrame } = await import("./mcp-app-frame.js");
+  if (!card.isConnected) return box.remove();
   box.hidden = false;
   box.dataset.state = "loading";
   // The app's host context names the tool (ui/initialize's toolInfo), as MCP's Tool.

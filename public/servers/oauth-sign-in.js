@@ -18,6 +18,10 @@ let states = new Map();
 let live = false;
 /** Servers the user holds tokens for (GET /oauth/servers: names only). */
 let signedIn = new Set();
+/** name → "ready" or "auth_required", whichever it was last. */
+const settled = new Map();
+/** `signedIn` was read (false before sign-in, or while offline). */
+let signedInRead = false;
 /** name → the last sign-in problem, shown under its button. */
 const notes = new Map();
 
@@ -37,23 +41,39 @@ export function setupOAuth(options) {
   void refreshSignedIn();
 }
 
+/** A read of /oauth/servers is on its way. */
+let reading = false;
+
 async function refreshSignedIn() {
+  reading = true;
   try {
     const answer = await request("/oauth/servers");
-    if (answer.ok && Array.isArray(answer.data?.signedIn)) signedIn = new Set(answer.data.signedIn);
+    if (answer.ok && Array.isArray(answer.data?.signedIn)) {
+      signedIn = new Set(answer.data.signedIn);
+      signedInRead = true;
+    }
   } catch {
     // Offline: the buttons follow the states alone until the next frame.
+  } finally {
+    reading = false;
   }
   paintAll();
 }
 
 /** A `servers` frame (or the socket went away): the controls follow the states. */
 export function noteServers(servers, up) {
-  const before = states;
   states = new Map(servers.map((s) => [s.name, s.state]));
   live = up;
   // A server that changed between ready and auth_required may have gained or lost its tokens.
-  const changed = [...states].some(([name, state]) => before.get(name) !== state && (state === "ready" || state === "auth_required"));
+  // Compared with its last such state, not the last frame's: a load's first frames take each
+  // server from connecting to its state, which changes no tokens (and re-read /oauth/servers).
+  // Not read yet (signed out, offline) and not being read: read now.
+  let changed = !signedInRead && !reading;
+  for (const [name, state] of states) {
+    if (state !== "ready" && state !== "auth_required") continue;
+    if (settled.has(name) && settled.get(name) !== state) changed = true;
+    settled.set(name, state);
+  }
   if (changed) void refreshSignedIn();
   else paintAll();
 }
@@ -94,7 +114,7 @@ const failed = (name, message) => {
 
 async function signIn(name, span) {
   const session = sessionId();
-  if (!session) return failed(name, "Open a session first.");
+  if (!session) return failed(name, "Open a chat first.");
   // Opened now, inside the click, so a popup blocker lets it through; pointed at the provider once we know where.
   const popup = window.open("about:blank", CHANNEL, "popup,width=520,height=700");
   for (const b of span.querySelectorAll("button")) b.disabled = true;

@@ -123,7 +123,7 @@ export function setupSessions(page) {
       const id = answer.data?.id;
       if (!answer.ok || typeof id !== "string") {
         back();
-        page.showAlert(`Could not start a new session: ${describeError(answer.status, answer.data)}`);
+        page.showAlert(`Could not start a new chat: ${describeError(answer.status, answer.data)}`);
         return;
       }
       update({ sessions: [{ id, title: null, lastActivity: Date.now() }, ...state.sessions.filter((s) => s.id !== id)] });
@@ -131,18 +131,19 @@ export function setupSessions(page) {
       open(id);
       drop(unused);
       startedHere = id;
-      void load();
+      // Not read again: the list above is the server's plus this session (a read here was a
+      // second GET /api/sessions on every first load).
       page.focusInput();
     } catch (error) {
       back();
-      page.showAlert(error instanceof NetworkError ? error.message : "Could not start a new session.");
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not start a new chat.");
     }
   }
 
   /** @param {string} id @param {string} title */
   async function remove(id, title) {
     const confirmed = await confirmAction({
-      title: "Delete this session?",
+      title: "Delete this chat?",
       text: `“${title}” and its whole history will be deleted. This cannot be undone.`,
       confirm: "Delete",
     });
@@ -152,12 +153,12 @@ export function setupSessions(page) {
     try {
       const answer = await request(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE", body: {} });
       if (!answer.ok && answer.status !== 404) {
-        page.showAlert(`Could not delete the session: ${describeError(answer.status, answer.data)}`);
+        page.showAlert(`Could not delete the chat: ${describeError(answer.status, answer.data)}`);
         if (isOpen) page.connect();
         return;
       }
     } catch (error) {
-      page.showAlert(error instanceof NetworkError ? error.message : "Could not delete the session.");
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not delete the chat.");
       if (isOpen) page.connect();
       return;
     }
@@ -171,17 +172,17 @@ export function setupSessions(page) {
   /** @param {string} id @param {string} title */
   async function rename(id, title) {
     const values = await askArguments({
-      title: "Rename session",
+      title: "Rename chat",
       fields: [{ name: "title", description: "1–80 characters", required: true, value: title, maxLength: 80 }],
       submitLabel: "Rename",
     });
     if (!values?.title) return;
     try {
       const answer = await request(`/sessions/${encodeURIComponent(id)}`, { method: "PATCH", body: { title: values.title } });
-      if (!answer.ok) return page.showAlert(`Could not rename the session: ${describeError(answer.status, answer.data)}`);
+      if (!answer.ok) return page.showAlert(`Could not rename the chat: ${describeError(answer.status, answer.data)}`);
       update({ sessions: state.sessions.map((s) => (s.id === id ? { ...s, title: answer.data.title } : s)) });
     } catch (error) {
-      page.showAlert(error instanceof NetworkError ? error.message : "Could not rename the session.");
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not rename the chat.");
     }
   }
 
@@ -189,10 +190,10 @@ export function setupSessions(page) {
   async function pin(id, pinned) {
     try {
       const answer = await request(`/sessions/${encodeURIComponent(id)}/pin`, { method: pinned ? "PUT" : "DELETE" });
-      if (!answer.ok) return page.showAlert(`Could not ${pinned ? "pin" : "unpin"} the session: ${describeError(answer.status, answer.data)}`);
+      if (!answer.ok) return page.showAlert(`Could not ${pinned ? "pin" : "unpin"} the chat: ${describeError(answer.status, answer.data)}`);
       await load();
     } catch (error) {
-      page.showAlert(error instanceof NetworkError ? error.message : "Could not pin the session.");
+      page.showAlert(error instanceof NetworkError ? error.message : "Could not pin the chat.");
     }
   }
 
@@ -202,10 +203,10 @@ export function setupSessions(page) {
       everything
         ? {
             title: "Delete all your data?",
-            text: "Every session and its history, your own servers, your sign-ins to servers and your paired machines will be deleted. This cannot be undone.",
+            text: "Every chat and its history, your own servers, your sign-ins to servers and your paired machines will be deleted. This cannot be undone.",
             confirm: "Delete everything",
           }
-        : { title: "Delete all sessions?", text: "Every session and its whole history will be deleted. This cannot be undone.", confirm: "Delete all" },
+        : { title: "Delete all chats?", text: "Every chat and its whole history will be deleted. This cannot be undone.", confirm: "Delete all" },
     );
     if (!confirmed) return;
     page.detach();

@@ -10,6 +10,7 @@ import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin, repoRoot } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
 import { launchBrowser, noPageErrors, openConsole, openPage, overflow, PHONE, sendMessage, shot, shots } from "./browser";
+import { servePageModule } from "./page-module";
 import { expectWithin } from "../reliability/record";
 
 let browser: Browser;
@@ -145,10 +146,13 @@ describe("answers as Markdown", () => {
   let page: Page;
   /** The session of the first answer (`#s=…`): the figures open sessions of their own. */
   let firstSession = "";
+  /** Where the page imports public/chat/markdown.js from, to render with it directly. */
+  let markdownModule = "";
   const dialogs: string[] = [];
   beforeAll(async () => {
     stack = await startStack();
     page = await openPage(browser, stack);
+    markdownModule = await servePageModule(page, stack.url, "chat/markdown.js");
     page.on("dialog", (dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
@@ -209,7 +213,7 @@ describe("answers as Markdown", () => {
       Array.from({ length: 40 }, (_, i) => (i % 10 === 9 ? `\`\`\`js\nlet x${i} = ${i};\n\`\`\`` : `Line ${i} with *some* words.`)).join("\n\n"),
     ];
     const mismatches = (await page.evaluate(`(async () => {
-      const { renderMarkdownInto } = await import("/chat/markdown.js");
+      const { renderMarkdownInto } = await import("${markdownModule}");
       const docs = ${JSON.stringify(documents)};
       const bad = [];
       for (const doc of docs) {
@@ -320,7 +324,7 @@ describe("answers as Markdown", () => {
         // rendered and timed alone (the page renders at most once a frame), and the whole answer
         // into a fresh message (what a history replay does).
         const cost = (await page.evaluate(`(async () => {
-            const { renderMarkdownInto } = await import("/chat/markdown.js");
+            const { renderMarkdownInto } = await import("${markdownModule}");
             const text = ${JSON.stringify(long)};
             const message = () => {
               const li = document.createElement("li");

@@ -173,7 +173,7 @@ describe("security", () => {
   });
 
   it("no secret in any response, WebSocket message or log line", async () => {
-    for (const path of ["/", "/core/app.js", "/api/health", "/api/servers", "/api/metrics", "/sessions/x/history", "/nope"]) await http(path);
+    for (const path of ["/", "/oauth-callback.js", "/api/health", "/api/servers", "/api/metrics", "/sessions/x/history", "/nope"]) await http(path);
     const secrets = { GEMINI_API_KEY: stack.llmKey, BRIDGE_TOKEN: stack.bridge.token };
     const outputs = { responses: seen.join("\n"), workerLog: stack.workerLog(), bridgeLog: stack.bridge.stderr() };
     const leaks = Object.entries(secrets).flatMap(([name, value]) =>

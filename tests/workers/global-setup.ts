@@ -13,6 +13,7 @@ import { startSessionServers } from "./session-servers";
 import { startBridge } from "../fixtures/bridge";
 import { repoRoot } from "../fixtures/servers";
 import { join } from "node:path";
+import * as page from "../../scripts/build-page.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -44,6 +45,8 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // wrangler.toml's assets directory is the built page: it must exist before workerd starts.
+  if (page.isStale()) await page.build();
   const [everything, fakeLlm, session, oauth, v2Modern, v2Both, urlServer, ttl, taskBridge] = await Promise.all([
     startEverythingHttp("streamableHttp"),
     startFakeLlm(),

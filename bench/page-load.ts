@@ -1,0 +1,169 @@
+// How the page loads (issue 37, "the page is built"), in Chromium against the real Worker
+// under wrangler dev on loopback, for this tree and another checkout (default: the issue's
+// starting commit 2f66051 at /work/base-2f66) in the same run, alternating, with ratios:
+//   cold load    a fresh browser context (empty cache): requests the page makes (the
+//                session's WebSocket not counted), bytes over the wire (CDP encodedDataLength:
+//                bodies and headers), API calls made more than once, and time to interactive;
+//   warm reload  the same tab reloaded: requests that reached the server (not answered by
+//                the browser's cache), requests in all, and time to interactive.
+// "Interactive": from the navigation's start until the message box takes input, the
+// session's socket is open and the filesystem server shows ready (what a person needs to
+// send a message that can use a tool), checked at every frame.
+// A load is over when no request has been in flight for 500 ms. One warm-up round per
+// checkout first (wrangler's first requests, the user's first session), not counted; then
+// the median of N rounds.
+// Goals (issue 37): cold load <= 8 requests and interactive <= 1 s; warm reload <= 3 requests.
+// Run: npm run bench:page [-- --base DIR] [--dir DIR (instead of this tree)] [--rounds N]
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import type { Page } from "playwright-core";
+import { repoRoot } from "./lib/procs";
+import { startPageStack, type PageStack } from "./lib/page-stack";
+
+const cli = parseArgs({ options: { dir: { type: "string" }, base: { type: "string" }, rounds: { type: "string" } } }).values;
+const BASE = cli.base ?? "/work/base-2f66";
+const ROUNDS = Number(cli.rounds ?? 5);
+const QUIET_MS = 500;
+
+interface Load {
+  requests: number;
+  /** Requests the server answered (not the memory or disk cache). */
+  fromServer: number;
+  bytes: number;
+  /** API calls (method and path) made more than once. */
+  repeated: string[];
+  interactiveMs: number;
+}
+
+/** Every request of one load as CDP sees it; resolves once the network has been quiet for QUIET_MS. */
+async function watch(page: Page, origin: string): Promise<{ done: () => Promise<Omit<Load, "interactiveMs">> }> {
+  const cdp = await page.context().newCDPSession(page);
+  const seen = new Map<string, { url: string; method: string; cached: boolean; bytes: number }>();
+  const inFlight = new Set<string>();
+  let lastChange = performance.now();
+  cdp.on("Network.requestWillBeSent", ({ requestId, request }) => {
+    if (request.url.startsWith("data:")) return;
+    seen.set(requestId, { url: request.url.replace(origin, ""), method: request.method, cached: false, bytes: 0 });
+    inFlight.add(requestId);
+    lastChange = performance.now();
+  });
+  cdp.on("Network.requestServedFromCache", ({ requestId }) => {
+    const entry = seen.get(requestId);
+    if (entry) entry.cached = true;
+  });
+  cdp.on("Network.responseReceived", ({ requestId, response }) => {
+    const entry = seen.get(requestId);
+    if (entry && (response.fromDiskCache || response.fromPrefetchCache)) entry.cached = true;
+  });
+  const ended = ({ requestId, encodedDataLength }: { requestId: string; encodedDataLength?: number }) => {
+    const entry = seen.get(requestId);
+    if (entry && !entry.cached) entry.bytes = encodedDataLength ?? 0;
+    if (inFlight.delete(requestId)) lastChange = performance.now();
+  };
+  cdp.on("Network.loadingFinished", ended);
+  cdp.on("Network.loadingFailed", ended);
+  await cdp.send("Network.enable");
+  return {
+    done: async () => {
+      while (inFlight.size > 0 || performance.now() - lastChange < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, 50));
+      await cdp.detach();
+      const all = [...seen.values()];
+      const api = all.filter((r) => /^\/(api|oauth|sessions|auth)\b/.test(r.url)).map((r) => `${r.method} ${r.url}`);
+      return {
+        requests: all.length,
+        fromServer: all.filter((r) => !r.cached).length,
+        bytes: all.reduce((sum, r) => sum + r.bytes, 0),
+        repeated: [...new Set(api.filter((call, i) => api.indexOf(call) !== i))],
+      };
+    },
+  };
+}
+
+/** Ms from the navigation's start until the page is interactive (see the top). */
+async function interactive(page: Page): Promise<number> {
+  const at = await page.waitForFunction(
+    `(() => {
+      const input = document.getElementById("composer-input");
+      const ready = input && !input.disabled && input.offsetParent !== null
+        && document.getElementById("conn")?.dataset.state === "open"
+        && document.querySelector('#servers li[data-server="filesystem"][data-state="ready"]');
+      return ready ? performance.now() : 0;
+    })()`,
+    undefined,
+    { polling: "raf", timeout: 60_000 },
+  );
+  return Number(await at.jsonValue());
+}
+
+async function measure(stack: PageStack, url: string): Promise<{ cold: Load; warm: Load }> {
+  const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await context.newPage();
+    const coldWatch = await watch(page, url);
+    await page.goto(`${url}/`);
+    const coldTti = await interactive(page);
+    const cold = { ...(await coldWatch.done()), interactiveMs: coldTti };
+    const warmWatch = await watch(page, url);
+    await page.reload();
+    const warmTti = await interactive(page);
+    const warm = { ...(await warmWatch.done()), interactiveMs: warmTti };
+    return { cold, warm };
+  } finally {
+    await context.close();
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+async function main(): Promise<void> {
+  const here = cli.dir ?? repoRoot;
+  const dirs = [here, BASE];
+  const load = () =>
+    loadavg()
+      .map((n) => n.toFixed(1))
+      .join(" ");
+  console.log(`bench:page: ${ROUNDS} rounds (+1 warm-up) per checkout, alternating; load average ${load()}`);
+  const stack = await startPageStack({ dirs });
+  try {
+    const results = dirs.map(() => [] as { cold: Load; warm: Load }[]);
+    for (let round = 0; round <= ROUNDS; round++) {
+      // Alternating who goes first, so a slow moment of the machine falls on both.
+      const order = round % 2 ? [1, 0] : [0, 1];
+      for (const i of order) {
+        const result = await measure(stack, stack.workers[i]!.worker.url);
+        if (round > 0) results[i]!.push(result);
+      }
+    }
+    const rows: [string, (r: { cold: Load; warm: Load }) => number, (n: number) => string][] = [
+      ["cold load: requests", (r) => r.cold.requests, String],
+      ["cold load: KB over the wire", (r) => r.cold.bytes / 1000, (n) => n.toFixed(1)],
+      ["cold load: API calls repeated", (r) => r.cold.repeated.length, String],
+      ["cold load: interactive (ms)", (r) => r.cold.interactiveMs, (n) => n.toFixed(0)],
+      ["warm reload: requests to the server", (r) => r.warm.fromServer, String],
+      ["warm reload: requests in all", (r) => r.warm.requests, String],
+      ["warm reload: KB over the wire", (r) => r.warm.bytes / 1000, (n) => n.toFixed(1)],
+      ["warm reload: interactive (ms)", (r) => r.warm.interactiveMs, (n) => n.toFixed(0)],
+    ];
+    const width = Math.max(...rows.map(([name]) => name.length));
+    console.log(`\n${"median of rounds".padEnd(width)}  ${"this tree".padStart(10)}  ${"base".padStart(10)}  base/this`);
+    for (const [name, pick, show] of rows) {
+      const [mine, base] = results.map((list) => median(list.map(pick)));
+      const ratio = mine ? `${(base! / mine!).toFixed(2)}x` : "-";
+      console.log(`${name.padEnd(width)}  ${show(mine!).padStart(10)}  ${show(base!).padStart(10)}  ${ratio}`);
+    }
+    for (const [i, dir] of dirs.entries()) {
+      const repeated = [...new Set(results[i]!.flatMap((r) => r.cold.repeated))];
+      console.log(`repeated on a cold load (${i === 0 ? "this tree" : "base"}, ${dir}): ${repeated.join(", ") || "none"}`);
+    }
+    console.log(`goals: cold <= 8 requests, interactive <= 1000 ms; warm reload <= 3 requests to the server. Load average now ${load()}`);
+    for (const note of stack.observations) console.log(`note: ${note}`);
+  } finally {
+    await stack.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,143 @@
+// How the built page loads (scripts/build-page.mjs, wrangler.toml's [assets]), in headless
+// Chromium against the real stack: one script and one stylesheet, both content-hashed and
+// cached for good; index.html revalidated; a reload fetches only what may have changed;
+// no API call made twice; the Worker's own pages still find their files at fixed URLs.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type Stack } from "../fixtures/stack";
+import { launchBrowser, noPageErrors, openPage } from "./browser";
+
+let browser: Browser;
+let stack: Stack;
+beforeAll(async () => {
+  [browser, stack] = await Promise.all([launchBrowser(), startStack()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+interface Seen {
+  url: string;
+  method: string;
+  /** Answered by the browser's cache (memory or disk), not the server. */
+  cached: boolean;
+}
+
+/**
+ * What the page asks for from now on, as Chromium's network layer sees it (CDP), and a wait
+ * for the network to go quiet: no request in flight for 500 ms (Playwright's "networkidle",
+ * which the session's open WebSocket keeps from ever firing).
+ */
+async function watchRequests(page: Page): Promise<{ seen: () => Seen[]; quiet: () => Promise<void> }> {
+  const seen = new Map<string, Seen>();
+  const inFlight = new Set<string>();
+  let lastChange = performance.now();
+  const cdp = await page.context().newCDPSession(page);
+  cdp.on("Network.requestWillBeSent", ({ requestId, request }) => {
+    if (request.url.startsWith("data:")) return;
+    seen.set(requestId, { url: request.url.replace(stack.url, ""), method: request.method, cached: false });
+    inFlight.add(requestId);
+    lastChange = performance.now();
+  });
+  const ended = ({ requestId }: { requestId: string }) => {
+    if (inFlight.delete(requestId)) lastChange = performance.now();
+  };
+  cdp.on("Network.loadingFinished", ended);
+  cdp.on("Network.loadingFailed", ended);
+  cdp.on("Network.requestServedFromCache", ({ requestId }) => {
+    const entry = seen.get(requestId);
+    if (entry) entry.cached = true;
+  });
+  cdp.on("Network.responseReceived", ({ requestId, response }) => {
+    const entry = seen.get(requestId);
+    if (entry && (response.fromDiskCache || response.fromPrefetchCache)) entry.cached = true;
+  });
+  await cdp.send("Network.enable");
+  const quiet = () =>
+    expect.poll(() => inFlight.size === 0 && performance.now() - lastChange >= 500, { timeout: 15_000, interval: 100 }).toBe(true) as Promise<void>;
+  return { seen: () => [...seen.values()], quiet };
+}
+
+/** A load has settled: the filesystem server shows as ready and the network is quiet. */
+async function loaded(page: Page, watch: { quiet: () => Promise<void> }): Promise<void> {
+  await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
+  await watch.quiet();
+}
+
+describe("the built page", () => {
+  it("loads as one hashed script and one hashed stylesheet, cached for good; index.html is revalidated", async () => {
+    const page = await openPage(browser, stack, { ready: false });
+    const html = await (await page.request.get(`${stack.url}/`)).text();
+    const scripts = [...html.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]);
+    const styles = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1]);
+    expect(scripts).toEqual([expect.stringMatching(/^\/assets\/page-[\w-]+\.js$/)]);
+    expect(styles).toEqual([expect.stringMatching(/^\/assets\/page-[\w-]+\.css$/)]);
+
+    for (const path of [...scripts, ...styles]) {
+      const response = await page.request.get(`${stack.url}${path}`);
+      expect(response.status(), path).toBe(200);
+      expect(response.headers()["cache-control"], path).toBe("public, max-age=31536000, immutable");
+    }
+    const index = await page.request.get(`${stack.url}/`);
+    expect(index.headers()["cache-control"]).toMatch(/max-age=0/);
+    expect(index.headers()["cache-control"]).not.toMatch(/immutable/);
+    // The sources are not served: only the build is.
+    expect((await page.request.get(`${stack.url}/core/app.js`)).headers()["content-type"] ?? "").not.toMatch(/javascript/);
+    await page.context().close();
+  });
+
+  it("keeps the files the Worker's own pages link at their URLs, revalidated", async () => {
+    const context = await browser.newContext();
+    for (const [path, type] of [
+      ["/style.css", /text\/css/],
+      ["/admin.css", /text\/css/],
+      ["/share.css", /text\/css/],
+      ["/oauth-callback.js", /javascript/],
+    ] as const) {
+      const response = await context.request.get(`${stack.url}${path}`);
+      expect(response.status(), path).toBe(200);
+      expect(response.headers()["content-type"], path).toMatch(type);
+      expect(response.headers()["cache-control"], path).not.toMatch(/immutable/);
+    }
+    // The OAuth page's script is a bundle: it imports nothing a browser would fetch.
+    const callback = await (await context.request.get(`${stack.url}/oauth-callback.js`)).text();
+    expect(callback).not.toMatch(/\bimport\s*[{*"']|\bfrom\s*["']\.{0,2}\//);
+    await context.close();
+  });
+
+  it("makes each API call once on a cold load, and a reload fetches only index.html and the API", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const coldWatch = await watchRequests(page);
+    const cold = coldWatch.seen;
+    await page.goto(`${stack.url}/`);
+    await loaded(page, coldWatch);
+    const isApi = (url: string) => /^\/(api|oauth|sessions)\b/.test(url);
+    const calls = cold()
+      .filter((r) => isApi(r.url))
+      .map((r) => `${r.method} ${r.url}`);
+    expect(calls.filter((call, i) => calls.indexOf(call) !== i)).toEqual([]);
+    const files = cold()
+      .filter((r) => !isApi(r.url))
+      .map((r) => r.url);
+    expect(files).toHaveLength(3);
+    expect(files).toEqual(
+      expect.arrayContaining(["/", expect.stringMatching(/^\/assets\/page-[\w-]+\.css$/), expect.stringMatching(/^\/assets\/page-[\w-]+\.js$/)]),
+    );
+    expect(cold().filter((r) => r.cached)).toEqual([]);
+
+    // A reload asks the server for index.html only; the hashed files come from the cache.
+    const warmWatch = await watchRequests(page);
+    const warm = warmWatch.seen;
+    await page.reload();
+    await loaded(page, warmWatch);
+    const fromServer = warm()
+      .filter((r) => !r.cached && !isApi(r.url))
+      .map((r) => r.url);
+    expect(fromServer).toEqual(["/"]);
+    expect(warm().filter((r) => r.url.startsWith("/assets/") && r.cached)).toHaveLength(2);
+    noPageErrors(page);
+    await context.close();
+  });
+});
