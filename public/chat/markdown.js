@@ -17,6 +17,7 @@
 import MarkdownIt from "../vendor/markdown-it/markdown-it.esm.min.mjs";
 import DOMPurify from "../vendor/dompurify/purify.es.mjs";
 import hljs from "../vendor/highlight.js/highlight.min.js";
+import { watchCodeScroll } from "./code-scroll.js";
 
 /**
  * A fenced block in a language highlight.js knows (its common set: Python, JavaScript,
@@ -26,12 +27,28 @@ import hljs from "../vendor/highlight.js/highlight.min.js";
 function highlight(code, lang) {
   const name = String(lang ?? "").trim();
   if (!name || !hljs.getLanguage(name)) return "";
+  const key = `${name}\u0000${code}`;
+  const known = highlighted.get(key);
+  if (known !== undefined) return known;
+  let html = "";
   try {
-    return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+    html = hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
   } catch {
-    return "";
+    html = "";
   }
+  highlighted.set(key, html);
+  if (highlighted.size > HIGHLIGHTED_KEPT) highlighted.delete(highlighted.keys().next().value ?? "");
+  return html;
 }
+
+/**
+ * The last few blocks highlighted, by language and code: a closed fence stays in a
+ * streamed answer's open tail for a render or two more (until the blocks after it are
+ * complete), and each of those renders would highlight it again. Same input, same HTML.
+ * @type {Map<string, string>}
+ */
+const highlighted = new Map();
+const HIGHLIGHTED_KEPT = 8;
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false, highlight });
 
@@ -166,6 +183,7 @@ function decorateCode(fragment) {
     head.append(label, copy);
     pre.replaceWith(figure);
     figure.append(head, pre);
+    watchCodeScroll(pre);
   }
   return fragment;
 }

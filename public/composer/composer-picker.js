@@ -67,7 +67,9 @@ export function showPicker(items, choose, { title, empty = "Nothing matches." } 
     list.append(li);
   }
   list.hidden = false;
-  input.setAttribute("aria-expanded", "true");
+  // The box is a textarea (a message has lines): no combobox role, which ARIA allows on
+  // an <input> only, so no aria-expanded either; the list it controls and the option
+  // it points at (aria-activedescendant) tell a screen reader what is offered.
   highlight();
 }
 
@@ -76,7 +78,6 @@ export function hidePicker() {
   list.hidden = true;
   options = [];
   onChoose = null;
-  input.setAttribute("aria-expanded", "false");
   input.removeAttribute("aria-activedescendant");
 }
 

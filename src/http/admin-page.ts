@@ -17,7 +17,8 @@ function table(caption: string, headings: string[], rows: Html[], empty: string)
   ${
     rows.length === 0
       ? html`<p class="admin-empty">${empty}</p>`
-      : html`<div class="admin-scroll"><table>
+      : // Focusable and named: a table wider than a phone scrolls, and the keyboard must reach it.
+        html`<div class="admin-scroll" tabindex="0" role="region" aria-label="${caption}"><table>
     <thead><tr>${headings.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
     <tbody>${rows}</tbody>
   </table></div>`

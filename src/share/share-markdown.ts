@@ -47,6 +47,14 @@ md.renderer.rules.image = (tokens, index, options, env, self) => {
   return `<a href="${md.utils.escapeHtml(src)}" class="image-link" rel="noopener noreferrer">${md.utils.escapeHtml(alt)}</a>`;
 };
 
+// A code block scrolls sideways (share.css): it takes focus so the keyboard can scroll it
+// too (the page has no script to find out which ones are wider than the column).
+for (const rule of ["fence", "code_block"] as const) {
+  const base = md.renderer.rules[rule];
+  md.renderer.rules[rule] = (tokens, index, options, env, self) =>
+    (base?.(tokens, index, options, env, self) ?? "").replace(/^<pre>/, '<pre tabindex="0" role="region" aria-label="Code">');
+}
+
 md.renderer.rules.link_open = (tokens, index, options, _env, self) => {
   tokens[index]?.attrSet("rel", "noopener noreferrer");
   return self.renderToken(tokens, index, options);

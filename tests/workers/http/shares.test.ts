@@ -131,7 +131,7 @@ describe("sharing a conversation", () => {
       "<h3>Plan</h3>",
       "<strong>Bold</strong>, <code>code</code> and 2*3*4.",
       '<th data-align="left">a</th>',
-      '<pre><code class="language-js">if (x &lt; 1) alert(&quot;hi&quot;)',
+      '<pre tabindex="0" role="region" aria-label="Code"><code class="language-js">if (x &lt; 1) alert(&quot;hi&quot;)',
       '<a href="https://example.com/docs" rel="noopener noreferrer">docs</a>',
       // Refused scheme: the text as written. An image: a link, never loaded. Raw HTML: text.
       "[bad](javascript:alert(1))",
