@@ -191,17 +191,8 @@ async function main(): Promise<void> {
     }
 
     // 2. First token, alternating, 1x.
-    const first: { total: number[]; model: number[]; ours: number[]; frame: number[]; toFrame: number[]; toSend: number[]; waited: number[] }[] = pages.map(
-      () => ({
-        waited: [],
-        toSend: [],
-        total: [],
-        model: [],
-        ours: [],
-        frame: [],
-        toFrame: [],
-      }),
-    );
+    const columns = ["total", "model", "ours", "frame", "toFrame", "toSend", "waited", "toModel", "fromModel"] as const;
+    const first = pages.map(() => Object.fromEntries(columns.map((c) => [c, [] as number[]])) as Record<(typeof columns)[number], number[]>);
     // The browser's own moments of the socket's frames (CDP, its monotonic clock): how long a
     // `text` frame that had reached the browser waited for the page's main thread.
     const frames = await Promise.all(
@@ -215,13 +206,19 @@ async function main(): Promise<void> {
         return seenFrames;
       }),
     );
-    /** Browser clock: the message sent -> its first `text` frame received. */
-    const atBrowser = (k: number): number => {
+    // The fake model runs in this process: its performance.now() moved onto the monotonic clock
+    // CDP's timestamps use (both CLOCK_MONOTONIC on Linux), to split the trip at the model.
+    const monoOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+    /** Browser clock: the message sent -> its first `text` frame received, and the model's request and first chunk between. */
+    const atBrowser = (k: number, request?: { at?: number; firstChunkAt?: number }) => {
       const all = frames[k] ?? [];
       const sent = all.findLast((f) => f.sent && f.data.includes('"type":"message"'));
       const text = sent && all.find((f) => !f.sent && f.ms >= sent.ms && f.data.includes('"type":"text"'));
       all.length = 0;
-      return sent && text ? text.ms - sent.ms : Number.NaN;
+      if (!sent || !text) return { trip: Number.NaN, toModel: Number.NaN, fromModel: Number.NaN };
+      const arrived = request?.at !== undefined ? request.at + monoOffset : Number.NaN;
+      const chunk = request?.firstChunkAt !== undefined ? request.firstChunkAt + monoOffset : Number.NaN;
+      return { trip: text.ms - sent.ms, toModel: arrived - sent.ms, fromModel: text.ms - chunk };
     };
     for (let i = 0; i < TURNS; i++) {
       for (const [k, page] of pages.entries()) {
@@ -229,14 +226,17 @@ async function main(): Promise<void> {
         const seen = await turn(page, `question ${i}`, 0);
         const request = (await requests(stack.fake.url, stack.apiKey)).at(-1);
         const model = request?.at !== undefined && request.firstChunkAt !== undefined ? request.firstChunkAt - request.at : 0;
-        const row = first[k] as (typeof first)[number];
+        const row = first[k] as Record<(typeof columns)[number], number[]>;
         row.total.push(seen.visible - seen.enter);
         row.model.push(model);
         row.ours.push(seen.visible - seen.enter - model);
         row.frame.push(seen.visible - seen.textFrame);
         row.toFrame.push(seen.textFrame - seen.enter);
         row.toSend.push(seen.sent - seen.enter);
-        row.waited.push(seen.textFrame - seen.sent - atBrowser(k));
+        const trip = atBrowser(k, request);
+        row.waited.push(seen.textFrame - seen.sent - trip.trip);
+        row.toModel.push(trip.toModel);
+        row.fromModel.push(trip.fromModel);
       }
     }
 
@@ -294,6 +294,11 @@ async function main(): Promise<void> {
       console.log(
         `   ${(names[k] ?? "").padEnd(12).slice(0, 12)} ${f1(median(row.total)).padStart(5)} ${f1(median(row.model)).padStart(21)} ${f1(median(row.ours)).padStart(22)} ${f1(median(row.toFrame)).padStart(19)} ${f1(median(row.frame)).padStart(21)} ${f1(median(row.toSend)).padStart(20)} ${f1(median(row.waited)).padStart(27)}`,
       );
+    console.log(
+      "   where Enter -> text frame goes (browser clock, median ms): socket send -> model's request arrives; model's first chunk -> text frame at the browser",
+    );
+    for (const [k, row] of first.entries())
+      console.log(`   ${(names[k] ?? "").padEnd(12).slice(0, 12)} ${f1(median(row.toModel)).padStart(6)} ${f1(median(row.fromModel)).padStart(6)}`);
     const [x, y] = first;
     if (x && y) console.log(`   this/base: ours ${ratio(median(x.ours), median(y.ours))}; goal: ours <= 20 ms, text frame -> visible <= 16 ms`);
     console.log(

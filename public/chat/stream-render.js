@@ -75,6 +75,10 @@ export function createStream(el, body, rendered) {
       void body.offsetHeight;
       lastEnd = performance.now();
       lastCost = lastEnd - started;
+      // For bench/page-stream.ts --why (a PerformanceObserver) and profiles: what each render did
+      // and cost. Only the newest stays in the timeline, so a long session does not pile them up.
+      performance.clearMeasures("answer render");
+      performance.measure("answer render", { start: started, end: lastEnd, detail: { chars: next.length - shown.length, continues, total: next.length } });
       if (continues) learn(next.length - shown.length, lastCost);
       shown = next;
     }
