@@ -43,7 +43,7 @@ export async function showMentions(sessionId, notify) {
   ].slice(0, 50);
   showPicker(items, (item) => choose(sessionId, item, now, notify), {
     title: "Attach a resource",
-    empty: resources.length + templates.length === 0 ? "The servers on in this session offer no resources." : `No resource matches "@${now.query}".`,
+    empty: resources.length + templates.length === 0 ? "The servers on in this chat offer no resources." : `No resource matches "@${now.query}".`,
   });
 }
 

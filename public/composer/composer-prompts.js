@@ -45,7 +45,7 @@ export async function showPrompts(sessionId, start, commands = []) {
   const ordered = [...exact, ...items, ...own.filter((c) => c.command.name !== query)];
   showPicker(ordered, (item) => (item.command ? runCommand(item.command) : choose(sessionId, item.prompt, start)), {
     title: "Prompts",
-    empty: prompts.length === 0 ? "The servers on in this session offer no prompts." : `No prompt matches "/${query}".`,
+    empty: prompts.length === 0 ? "The servers on in this chat offer no prompts." : `No prompt matches "/${query}".`,
   });
 }
 

@@ -100,7 +100,7 @@ export function setupComposer(socket) {
   const commands = [
     {
       name: "model",
-      detail: "Which model this session uses and which are offered; /model provider/model chooses one",
+      detail: "Which model this chat uses and which are offered; /model provider/model chooses one",
       run: () => void modelCommand("/model", modelActions),
     },
     {

@@ -110,7 +110,7 @@ async function checkAccess() {
     if (who.state !== "signed-in" || !id) return;
     const answer = await request(`/sessions/${encodeURIComponent(id)}/history`);
     if (answer.status === 404 && id === state.sessionId) {
-      showAlert("That session is not available: it was deleted, or it is not yours.");
+      showAlert("That chat is not available: it was deleted, or it is not yours.");
       await sessions.lost(id);
     }
   } catch {
@@ -254,7 +254,7 @@ async function start() {
       // Offline: try it; the socket's retries will tell.
     }
     if (answer && !answer.ok) {
-      showAlert("That session is not available: it was deleted, or it is not yours.");
+      showAlert("That chat is not available: it was deleted, or it is not yours.");
       wanted = null;
     }
   }

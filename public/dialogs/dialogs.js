@@ -121,7 +121,7 @@ export function showDialog(dialog, fallback, prepare = () => {}, { guard = false
  * Shows one approval; resolves with "approve" | "always" | "deny" (or whatever
  * closeIfShowing closed it with). `always` labels the remembering button.
  */
-export function askApproval(request, { always = "Always allow in this session" } = {}) {
+export function askApproval(request, { always = "Always allow in this chat" } = {}) {
   const dialog = byId("approval-dialog");
   const sampling = request.kind === "sampling";
   return showDialog(

@@ -21,7 +21,7 @@ import { urlMode } from "./url-elicitation.js";
 /** @type {Record<string, (body: HTMLElement, question: Question) => Asked>} */
 const MODES = {
   form(body, question) {
-    const read = buildSchemaForm(body, question.schema);
+    const read = buildSchemaForm(body, question.schema, { roomy: true });
     return { canSend: true, problems: () => read.problems(), content: () => read() };
   },
   url: urlMode,

@@ -1,31 +1,58 @@
 // Builds a form from a JSON Schema (a tool's inputs in the console, a server's question)
 // and reads the values back as typed JSON. Handles the shapes tools and elicitation use:
 // strings (with their format and length), numbers (decimals) and integers (whole), with
-// their range, booleans, one choice or several of a fixed set (schema-choices.js), arrays
-// of scalars; anything else is a JSON textarea. Each field starts at the schema's
-// `default`, so what the server suggests is what is shown and sent.
+// their range, booleans (a check box with its words beside it), one choice or several of
+// a fixed set (schema-choices.js: radios or a select, check boxes), arrays of scalars;
+// anything else is a JSON textarea. Each field starts at the schema's `default`, so what
+// the server suggests is what is shown and sent.
 // `read.missing()` names the required fields left empty (and marks them invalid);
 // `read.problems()` adds what a browser cannot check itself (how many choices), so a
 // caller can say so before it asks for anything else.
-import { choicesOf, multipleChoice, singleChoice } from "./schema-choices.js";
+import { boxLabel, choicesOf, multipleChoice, singleChoice } from "./schema-choices.js";
 
 let counter = 0;
 
-const STRING_INPUT = { email: "email", uri: "url", date: "date" };
+const STRING_INPUT = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
+
+/** `2026-12-01T09:30:00Z` as a datetime-local input shows it: the person's own time, to the minute. */
+function localTime(iso) {
+  const at = new Date(String(iso));
+  if (Number.isNaN(at.getTime())) return "";
+  const two = (n) => String(n).padStart(2, "0");
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}T${two(at.getHours())}:${two(at.getMinutes())}`;
+}
+
+/**
+ * A date-time (RFC 3339, as the spec's `date-time` format asks) picked in local time and
+ * sent in UTC; the server's own default, left as shown, is sent exactly as it came.
+ */
+function dateTimeField(input, fallback) {
+  const shown = fallback === undefined ? "" : localTime(fallback);
+  input.value = shown;
+  const read = () => {
+    if (input.value === "") return undefined;
+    if (input.value === shown) return fallback;
+    const at = new Date(input.value);
+    return Number.isNaN(at.getTime()) ? input.value : at.toISOString();
+  };
+  return { input, read };
+}
 
 /** One field: its input, how it reads, and (for some) a problem a browser does not see. */
-function fieldFor(prop, { name, id, required }) {
+function fieldFor(prop, { name, id, required, roomy }) {
   const type = Array.isArray(prop.type) ? prop.type.find((t) => t !== "null") : prop.type;
   const fallback = prop.default;
   const choices = choicesOf(prop);
-  if (choices && type !== "array") return singleChoice(choices, { required, fallback });
+  if (choices && type !== "array") return singleChoice(choices, { name, labelId: `${id}-label`, required, fallback, roomy });
   const itemChoices = type === "array" ? choicesOf(prop.items) : null;
   if (itemChoices) return multipleChoice(itemChoices, { name, labelId: `${id}-label`, fallback, minItems: prop.minItems, maxItems: prop.maxItems });
   if (type === "boolean") {
     const input = document.createElement("input");
     input.type = "checkbox";
     input.checked = fallback === true;
-    return { input, read: () => input.checked };
+    // The box and its words in one <label>, side by side: the label is the field's own.
+    const element = boxLabel(input, `${prop.title || name}${required ? " *" : ""}`);
+    return { input, element, boolean: true, read: () => input.checked };
   }
   if (type === "number" || type === "integer") {
     const input = document.createElement("input");
@@ -35,6 +62,8 @@ function fieldFor(prop, { name, id, required }) {
     if (typeof prop.minimum === "number") input.min = String(prop.minimum);
     if (typeof prop.maximum === "number") input.max = String(prop.maximum);
     if (typeof fallback === "number") input.value = String(fallback);
+    // The range as a hint in the empty box; the browser refuses a value outside it.
+    if (typeof prop.minimum === "number" && typeof prop.maximum === "number") input.placeholder = `${prop.minimum}–${prop.maximum}`;
     return { input, read: () => (input.value === "" ? undefined : Number(input.value)) };
   }
   if (type === "array" && prop.items && ["string", "number", "integer"].includes(prop.items.type)) {
@@ -57,6 +86,7 @@ function fieldFor(prop, { name, id, required }) {
     input.type = STRING_INPUT[prop.format] ?? "text";
     if (typeof prop.minLength === "number") input.minLength = prop.minLength;
     if (typeof prop.maxLength === "number") input.maxLength = prop.maxLength;
+    if (prop.format === "date-time") return dateTimeField(input, fallback);
     if (fallback !== undefined) input.value = String(fallback);
     return { input, read: () => (input.value === "" ? undefined : input.value) };
   }
@@ -75,7 +105,13 @@ function fieldFor(prop, { name, id, required }) {
   return { input, read };
 }
 
-export function buildSchemaForm(container, schema) {
+/**
+ * @param {HTMLElement} container
+ * @param {any} schema
+ * @param {{ roomy?: boolean }} [options] roomy: a few choices as radio buttons (a dialog a
+ *   person answers); without it a <select> each (the tool console's narrow panel)
+ */
+export function buildSchemaForm(container, schema, { roomy = false } = {}) {
   container.replaceChildren();
   const properties = schema?.properties || {};
   const required = new Set(schema?.required || []);
@@ -88,30 +124,42 @@ export function buildSchemaForm(container, schema) {
     p.textContent = "This tool takes no arguments.";
     container.append(p);
   }
+  if (names.some((name) => required.has(name))) {
+    const p = document.createElement("p");
+    p.className = "hint required-note";
+    p.textContent = "Fields marked * are required.";
+    container.append(p);
+  }
   for (const name of names) {
     const prop = properties[name] || {};
     const id = `field-${++counter}`;
     const isRequired = required.has(name);
     const row = document.createElement("div");
     row.className = "field";
-    const field = fieldFor(prop, { name, id, required: isRequired });
-    // A group of check boxes is named by its heading; a single input by its <label>.
-    const label = document.createElement(field.element ? "span" : "label");
-    label.id = `${id}-label`;
-    if (label instanceof HTMLLabelElement) label.htmlFor = id;
-    label.textContent = `${prop.title || name}${isRequired ? " *" : ""}`;
-    const shown = field.element ?? field.input;
-    if (!field.element) {
+    const field = fieldFor(prop, { name, id, required: isRequired, roomy });
+    const isBoolean = field.boolean === true;
+    row.classList.toggle("boolean", isBoolean);
+    if (!field.element || isBoolean) {
       field.input.id = id;
       field.input.setAttribute("name", name);
     }
-    const isBoolean = field.input instanceof HTMLInputElement && field.input.type === "checkbox" && !field.element;
+    // A group of choices is named by its heading; a single input by its <label>; a check box by the words beside it.
+    if (!isBoolean) {
+      const label = document.createElement(field.element ? "span" : "label");
+      label.id = `${id}-label`;
+      if (label instanceof HTMLLabelElement) label.htmlFor = id;
+      label.textContent = `${prop.title || name}${isRequired ? " *" : ""}`;
+      row.append(label);
+    }
+    const shown = field.element ?? field.input;
     // A required boolean is answered unchecked too (false); a group's count is checked by problem().
     if (isRequired && !isBoolean && !field.element) field.input.setAttribute("required", "");
-    row.append(label, shown);
+    row.append(shown);
     if (prop.description) {
       const hint = document.createElement("small");
+      hint.id = `${id}-hint`;
       hint.textContent = prop.description;
+      (field.element && !isBoolean ? field.element : field.input).setAttribute("aria-describedby", hint.id);
       row.append(hint);
     }
     container.append(row);

@@ -84,9 +84,7 @@ export function setupMyProviders({ changed }) {
   }
 
   async function remove(id) {
-    if (
-      !(await confirmAction({ title: `Remove ${id}?`, text: "Its key is forgotten; sessions using it go back to the deployment's model.", confirm: "Remove" }))
-    )
+    if (!(await confirmAction({ title: `Remove ${id}?`, text: "Its key is forgotten; chats using it go back to the deployment's model.", confirm: "Remove" })))
       return;
     const answer = await request(`/api/my-providers/${encodeURIComponent(id)}`, { method: "DELETE" });
     say(answer.ok ? `Removed ${id}.` : describeError(answer.status, answer.data), answer.ok ? "" : "error");

@@ -1,8 +1,9 @@
-// The form of "My servers" (my-servers.js): name, URL, transport, headers as name/value
-// rows, timeout, always-allowed and included/excluded tools as comma lists, and roots
-// (a URI and a name a line). Header values are write-only: the API shows stored ones
-// as the mask "••••••", and a mask sent back keeps the stored value. The API's field
-// errors (`error.issues[].path`) are shown next to their field, its message on top.
+// The form of "My servers" (my-servers.js): name and URL, then, folded under "Advanced"
+// (open when one is set), transport, headers as name/value rows, timeout, always-allowed
+// and included/excluded tools as comma lists, and roots (a URI and a name a line).
+// Header values are write-only: the API shows stored ones as the mask "••••••", and a
+// mask sent back keeps the stored value. The API's field errors (`error.issues[].path`)
+// are shown next to their field, its message on top.
 import { NetworkError, request } from "../core/api.js";
 import { byId } from "../core/dom.js";
 
@@ -128,6 +129,8 @@ export function setupServerForm(hooks) {
       first ??= target.matches("fieldset") ? (rows.querySelector("input") ?? $("msf-add-header")) : target;
     }
     $("msf-error").textContent = [message, ...top].filter(Boolean).join(" ");
+    // A field with an error is never left folded away.
+    if (form.querySelector("#msf-advanced [aria-invalid]")) $("msf-advanced").open = true;
     (first ?? $("msf-name")).focus();
   }
 
@@ -152,6 +155,14 @@ export function setupServerForm(hooks) {
     $("msf-includeTools").value = (server?.includeTools ?? []).join(", ");
     $("msf-excludeTools").value = (server?.excludeTools ?? []).join(", ");
     $("msf-roots").value = rootsText(server?.roots);
+    // The advanced fields are folded away unless one of them is already set.
+    $("msf-advanced").open = Boolean(
+      server &&
+        (server.type === "sse" ||
+          Object.keys(server.headers ?? {}).length > 0 ||
+          server.timeout !== undefined ||
+          [server.alwaysAllow, server.includeTools, server.excludeTools, server.roots].some((list) => (list ?? []).length > 0)),
+    );
     $("msf-save").textContent = server ? "Save changes" : "Add server";
     view.hidden = true;
     form.hidden = false;

@@ -45,14 +45,14 @@ export function setupMyServers({ sessionId }) {
   function stateOf(name) {
     if (!live.up) return { state: "unknown", text: "state unknown (not connected)" };
     const s = live.servers.find((x) => x.name === name);
-    if (!s) return { state: "unknown", text: "not in this session yet: reconnect it" };
+    if (!s) return { state: "unknown", text: "not in this chat yet: reconnect it" };
     return { state: s.state, text: s.state === "ready" ? `${s.state} · ${plural(s.toolCount, "tool")}` : s.state, error: s.lastError, enabled: s.enabled };
   }
 
   function stateLine(li, name) {
     const st = stateOf(name);
     li.dataset.state = st.state;
-    li.querySelector(".state").textContent = st.enabled === false ? `${st.text} · off in this session` : st.text;
+    li.querySelector(".state").textContent = st.enabled === false ? `${st.text} · off in this chat` : st.text;
     li.querySelector(".error").textContent = st.error ?? "";
   }
 
@@ -128,16 +128,16 @@ export function setupMyServers({ sessionId }) {
     const id = sessionId();
     if (!id) return;
     const lead = done ? `${done} ` : "";
-    say(`${lead}Reconnecting this session…`, "pending");
+    say(`${lead}Reconnecting this chat…`, "pending");
     try {
       const answer = await request(`/api/servers/restart?session=${encodeURIComponent(id)}`, { method: "POST", body: {} });
       if (!answer.ok) {
-        say(`${lead}This session could not reconnect: ${reason(answer)}.`, "error");
+        say(`${lead}This chat could not reconnect: ${reason(answer)}.`, "error");
         return;
       }
-      say(`${lead}This session is reconnected.`, "ok");
+      say(`${lead}This chat is reconnected.`, "ok");
     } catch (error) {
-      say(`${lead}${error instanceof NetworkError ? error.message : "This session could not reconnect."}`, "error");
+      say(`${lead}${error instanceof NetworkError ? error.message : "This chat could not reconnect."}`, "error");
     }
   }
 
@@ -172,7 +172,7 @@ export function setupMyServers({ sessionId }) {
   async function removeServer(name) {
     const confirmed = await confirmAction({
       title: "Remove this server?",
-      text: `“${name}” will be removed from your servers, with its stored headers; your sessions stop using it. This cannot be undone.`,
+      text: `“${name}” will be removed from your servers, with its stored headers; your chats stop using it. This cannot be undone.`,
       confirm: "Remove",
     });
     if (!confirmed) return;

@@ -131,7 +131,7 @@ describe("signing in with a token", () => {
     // Alice's session URL: refused, said so, and bob lands in a session of his own.
     const stolen = await bob.context.newPage();
     await stolen.goto(`${stack.url}/#s=${aliceSessions[0]}`);
-    await expect.poll(() => textOf(stolen, "#alert-text")).toBe("That session is not available: it was deleted, or it is not yours.");
+    await expect.poll(() => textOf(stolen, "#alert-text")).toBe("That chat is not available: it was deleted, or it is not yours.");
     await stolen.locator("#sessions li.current").waitFor();
     expect(aliceSessions).not.toContain(await stolen.locator("#sessions li.current").getAttribute("data-session"));
     expect(await stolen.locator(".msg.user", { hasText: "Plans for the garden" }).count()).toBe(0);

@@ -274,9 +274,15 @@ describe("My servers", () => {
   const nextWrite = (method: string, path: RegExp): Promise<Request> =>
     page.waitForRequest((r) => r.method() === method && path.test(new URL(r.url()).pathname + new URL(r.url()).search));
 
+  /** Unfolds the form's advanced fields (transport, headers, timeout, tools, roots) unless open. */
+  async function openAdvanced(): Promise<void> {
+    if (!(await page.locator("#msf-advanced").evaluate((d) => (d as unknown as { open: boolean }).open))) await page.locator("#msf-advanced > summary").click();
+  }
+
   async function fillForm(fields: { name?: string; url?: string; headers?: [string, string][] }): Promise<void> {
     if (fields.name !== undefined) await page.locator("#msf-name").fill(fields.name);
     if (fields.url !== undefined) await page.locator("#msf-url").fill(fields.url);
+    if (fields.headers?.length) await openAdvanced();
     for (const [name, value] of fields.headers ?? []) {
       await page.locator("#msf-add-header").click();
       await page.locator("#msf-header-rows .h-name").last().fill(name);
@@ -330,6 +336,8 @@ describe("My servers", () => {
     expect(unreachable).toContain(
       "that the server is running and 127.0.0.1:9 is reachable from this computer, and any header the server needs to sign you in.",
     );
+    // Said with the Advanced fields still folded away: a person sees the message beside the URL.
+    await page.locator("#my-servers-dialog").screenshot({ path: "/work/notes/s44/shots/forms-unreachable.png" });
 
     await fillForm({ name: "filesystem", url: http.url });
     await save();
@@ -353,6 +361,11 @@ describe("My servers", () => {
 
   it("adds server-everything over HTTP: in the list with its tool count, and ready in the MCP servers panel", async () => {
     await page.locator("#my-server-add").click();
+    // A new server's form shows its name and URL; the rest is folded away under Advanced.
+    await page.locator("#msf-url").waitFor();
+    expect(await page.locator("#msf-advanced").getAttribute("open")).toBeNull();
+    expect(await page.locator("#msf-timeout").isVisible()).toBe(false);
+    expect(await page.locator("#msf-add-header").isVisible()).toBe(false);
     await fillForm({ name: NAME, url: http.url, headers: [["X-Api-Key", SECRET]] });
     await page.locator("#msf-timeout").fill("20");
     await page.locator("#msf-alwaysAllow").fill("echo, get-sum");
@@ -374,7 +387,7 @@ describe("My servers", () => {
       disabled: false,
     });
     expect(new URL((await restarted).url()).searchParams.get("session")).toBe(sessionOf(page));
-    await page.locator("#my-servers-status", { hasText: "This session is reconnected." }).waitFor();
+    await page.locator("#my-servers-status", { hasText: "This chat is reconnected." }).waitFor();
     await page.locator('#servers li[data-server="everything-http"][data-state="ready"]').waitFor({ state: "attached" });
     const { servers } = await getJson<{ servers: ServerInfo[] }>(page, `/api/servers?session=${sessionOf(page)}`);
     const count = servers.find((s) => s.name === NAME)?.toolCount ?? 0;
@@ -382,7 +395,7 @@ describe("My servers", () => {
     await row().and(page.locator('[data-state="ready"]')).waitFor();
     expect(await row().locator(".state").textContent()).toBe(`ready · ${count} tools`);
     expect(await row().locator(".where").textContent()).toBe(`${http.url} · Streamable HTTP`);
-    expect(await page.locator("#my-servers-status").textContent()).toBe(`Added “${NAME}”. This session is reconnected.`);
+    expect(await page.locator("#my-servers-status").textContent()).toBe(`Added “${NAME}”. This chat is reconnected.`);
     // What the test on saving found is what the chat counts: one number for one server.
     expect(answer.test.toolCount).toBe(count);
     expect(await row().locator(".test-result").textContent()).toBe(`Test passed: ${count} tools.`);
@@ -396,6 +409,8 @@ describe("My servers", () => {
     await row().locator("button.edit").click();
     await page.locator("#my-server-form").waitFor();
     expect(await page.locator("#my-server-form-title").textContent()).toBe(`Edit “${NAME}”`);
+    // Its advanced fields are set (a header, a timeout, tools): shown unfolded.
+    expect(await page.locator("#msf-advanced").getAttribute("open")).not.toBeNull();
     expect(await page.locator("#msf-name").evaluate((e: any) => e.readOnly)).toBe(true);
     expect(await page.locator("#msf-header-rows .h-name").inputValue()).toBe("X-Api-Key");
     expect(await page.locator("#msf-header-rows .h-value").inputValue()).toBe("••••••");
@@ -442,7 +457,7 @@ describe("My servers", () => {
     const restarted = nextWrite("POST", /^\/api\/servers\/restart\?session=/);
     await page.locator("#my-servers-reconnect").click();
     expect(new URL((await restarted).url()).searchParams.get("session")).toBe(sessionOf(page));
-    await page.locator("#my-servers-status", { hasText: "This session is reconnected." }).waitFor();
+    await page.locator("#my-servers-status", { hasText: "This chat is reconnected." }).waitFor();
     await row().and(page.locator('[data-state="ready"]')).waitFor();
     await shot(page, "servers-6-tested");
   });
@@ -490,7 +505,7 @@ describe("My servers", () => {
     const request = await deleted;
     expect({ contentType: request.headers()["content-type"], body: request.postDataJSON() }).toEqual({ contentType: "application/json", body: {} });
     await row().waitFor({ state: "detached" });
-    await page.locator("#my-servers-status", { hasText: `Removed “${NAME}”. This session is reconnected.` }).waitFor();
+    await page.locator("#my-servers-status", { hasText: `Removed “${NAME}”. This chat is reconnected.` }).waitFor();
     await page.locator(`#servers li[data-server="${NAME}"]`).waitFor({ state: "detached" });
     expect(await getJson<{ servers: unknown[] }>(page, "/api/my-servers")).toMatchObject({ servers: [] });
     expect((await focus(page)).id).toBe("my-server-add");

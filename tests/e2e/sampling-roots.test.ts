@@ -88,6 +88,8 @@ describe("roots in My servers", () => {
     await page.locator("#my-server-add").click();
     await page.locator("#msf-name").fill(NAME);
     await page.locator("#msf-url").fill(http.url);
+    // Roots are among the advanced fields, folded away on a new server.
+    await page.locator("#msf-advanced > summary").click();
     await page.locator("#msf-roots").fill("file:///srv/alpha alpha\nhttps://example.com/not-a-root");
     await page.locator("#msf-save").click();
     await page.locator("#msf-roots-error", { hasText: "line 2: expected a file:// URI of an absolute path" }).waitFor();
@@ -103,7 +105,7 @@ describe("roots in My servers", () => {
       roots: [{ uri: "file:///srv/alpha", name: "alpha project" }, { uri: "file:///srv/beta" }],
     });
     await restarted;
-    await page.locator("#my-servers-status", { hasText: "This session is reconnected." }).waitFor();
+    await page.locator("#my-servers-status", { hasText: "This chat is reconnected." }).waitFor();
     const seen = await rootsSeen();
     expect(seen).toContain("Current MCP Roots (2 total)");
     expect(seen).toContain("1. alpha project\n   URI: file:///srv/alpha");
