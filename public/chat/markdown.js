@@ -27,12 +27,28 @@ import { watchCodeScroll } from "./code-scroll.js";
 function highlight(code, lang) {
   const name = String(lang ?? "").trim();
   if (!name || !hljs.getLanguage(name)) return "";
+  const key = `${name}\u0000${code}`;
+  const known = highlighted.get(key);
+  if (known !== undefined) return known;
+  let html = "";
   try {
-    return hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+    html = hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
   } catch {
-    return "";
+    html = "";
   }
+  highlighted.set(key, html);
+  if (highlighted.size > HIGHLIGHTED_KEPT) highlighted.delete(highlighted.keys().next().value ?? "");
+  return html;
 }
+
+/**
+ * The last few blocks highlighted, by language and code: a closed fence stays in a
+ * streamed answer's open tail for a render or two more (until the blocks after it are
+ * complete), and each of those renders would highlight it again. Same input, same HTML.
+ * @type {Map<string, string>}
+ */
+const highlighted = new Map();
+const HIGHLIGHTED_KEPT = 8;
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false, highlight });
 
