@@ -223,10 +223,20 @@ export function decorateFiles(/** @type {HTMLElement} */ li, /** @type {{ files?
 /** The 📎 button, dropping on the chat and pasting into the box. */
 export function setupFileAttachments() {
   const input = /** @type {HTMLInputElement} */ (byId("file-input"));
-  byId("attach-file").addEventListener("click", () => {
+  const attach = byId("attach-file");
+  attach.addEventListener("click", () => {
     void loadLimits();
     input.click();
   });
+  // The limits are read when a person reaches for the button (its title states them), not
+  // on every load: most loads attach nothing, and a cold load is one request fewer.
+  const firstReach = () => {
+    attach.removeEventListener("pointerenter", firstReach);
+    attach.removeEventListener("focus", firstReach);
+    if (!limits) void loadLimits();
+  };
+  attach.addEventListener("pointerenter", firstReach);
+  attach.addEventListener("focus", firstReach);
   input.addEventListener("change", () => {
     addFiles([...(input.files ?? [])]);
     input.value = "";
@@ -237,6 +247,7 @@ export function setupFileAttachments() {
   const dragsFiles = (/** @type {DragEvent} */ event) => event.dataTransfer?.types.includes("Files") ?? false;
   chat.addEventListener("dragenter", (/** @type {DragEvent} */ event) => {
     if (!dragsFiles(event)) return;
+    if (!limits) void loadLimits();
     depth++;
     chat.classList.add("dropping");
   });
@@ -271,7 +282,7 @@ export function setupFileAttachments() {
       chipsSession = null;
     }
   });
-  void loadLimits();
+  renderLimits();
 }
 
 /** A pasted screenshot is "image.png" in every browser: it gets a name of its own. */

@@ -62,8 +62,9 @@ describe("attaching files from the computer", () => {
     await expect.poll(() => sessionOf(page)).not.toBe(before);
     await page.locator("#conn[data-state=open]").waitFor({ state: "attached" });
 
-    // The limits are stated before anything is uploaded.
-    expect(await page.locator("#attach-file").getAttribute("title")).toMatch(/up to 5 MB each, 5 per message · 100 MB of 100 MB left/);
+    // The limits are stated before anything is uploaded: read once the pointer reaches the button (not on every load).
+    await page.locator("#attach-file").hover();
+    await expect.poll(() => page.locator("#attach-file").getAttribute("title")).toMatch(/up to 5 MB each, 5 per message · 100 MB of 100 MB left/);
 
     const chooser = page.waitForEvent("filechooser");
     await page.locator("#attach-file").click();

@@ -126,6 +126,10 @@ describe("the built page", () => {
       expect.arrayContaining(["/", expect.stringMatching(/^\/assets\/page-[\w-]+\.css$/), expect.stringMatching(/^\/assets\/page-[\w-]+\.js$/)]),
     );
     expect(cold().filter((r) => r.cached)).toEqual([]);
+    // The upload limits are read when a person reaches for the 📎 button, not on every load.
+    expect(calls).not.toContain("GET /api/files/limits");
+    await page.locator("#attach-file").hover();
+    await expect.poll(() => cold().filter((r) => r.url === "/api/files/limits").length).toBe(1);
 
     // A reload asks the server for index.html only; the hashed files come from the cache.
     const warmWatch = await watchRequests(page);
