@@ -200,6 +200,20 @@ describe("axe: no serious or critical violation, light and dark, desktop and pho
     await other.close();
     expectNoneFound();
   });
+
+  it("a new chat's welcome and the tool console; Escape closes the console", { timeout: 60_000 }, async () => {
+    await openSidebar(page);
+    await page.locator("#new-session").click();
+    await closeSidebar(page);
+    await page.locator("#welcome:not([hidden])").waitFor();
+    await checkEveryLook(page, "welcome", () => closeSidebar(page));
+    await page.locator("#console-toggle").click();
+    await page.locator("#console").waitFor();
+    await checkEveryLook(page, "tool console", async () => expect(await page.locator("#console").isVisible()).toBe(true));
+    await page.keyboard.press("Escape");
+    await page.locator("#console").waitFor({ state: "hidden" });
+    expectNoneFound();
+  });
 });
 
 describe("keyboard", () => {
