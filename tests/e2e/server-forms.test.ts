@@ -128,7 +128,8 @@ describe("a server's form", () => {
     expect(await checked(page, "toppings")).toEqual(["cheese"]);
     expect(await checked(page, "fish")).toEqual(["Salmon"]);
     await page.screenshot({ path: join(SHOTS, "forms-desktop-1280.png") });
-    await page.locator("#elicitation-fields").screenshot({ path: join(SHOTS, "forms-desktop-fields.png") });
+    await page.locator("#elicitation-dialog").evaluate((d) => d.scrollTo(0, d.scrollHeight));
+    await page.screenshot({ path: join(SHOTS, "forms-desktop-1280-end.png") });
 
     // What the person changes, and Send: the server gets each value typed as its schema says.
     await field(page, "name").click();
