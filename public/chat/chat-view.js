@@ -10,16 +10,17 @@
 import { decorateUserEntry } from "../composer/composer-attachments.js";
 import { setCopyText } from "./copy.js";
 import { showArguments } from "../dialogs/approval-args.js";
-import { renderInlineInto, renderMarkdownInto } from "./markdown.js";
+import { renderMarkdownInto } from "./markdown.js";
 import { showSummary } from "./summary-marker.js";
 import { fillResult, mediaElements, showResult } from "./tool-result.js";
 import { byId } from "../core/dom.js";
 import { followEnd, scrollToEnd } from "./follow.js";
 import { createStream } from "./stream-render.js";
 import { offerWhole } from "./cut-entry.js";
-import { noModelAnswer, withRestart } from "../servers/no-model.js";
+import { noModelAnswer, renderNoModel } from "../servers/no-model.js";
 import { hideWelcome } from "./welcome.js";
 import { showTaskNote } from "./task-card.js";
+import { modelName } from "./model-name.js";
 
 const list = byId("messages");
 const banner = byId("notice");
@@ -91,7 +92,8 @@ export function clearChat() {
 export function setBanner(text) {
   bannerText = text ? String(text) : "";
   banner.hidden = !bannerText;
-  renderInlineInto(banner, bannerText ? tidy(withRestart(bannerText)) : "");
+  if (bannerText) renderNoModel(banner, tidy(bannerText), true);
+  else banner.replaceChildren();
 }
 
 /** Messages typed while disconnected, shown greyed at the end until they are sent. */
@@ -117,8 +119,8 @@ function tagModel(li, model) {
   if (!model) return;
   const tag = document.createElement("span");
   tag.className = "model-tag";
-  tag.textContent = model;
-  tag.title = `Answered by ${model}`;
+  tag.textContent = modelName(model);
+  tag.title = `Answered by ${tag.textContent}`;
   li.append(tag);
 }
 

@@ -1,9 +1,12 @@
-// The welcome of a new, empty chat: what the tools, `@` and `/` do, and the session's
-// servers. Shown once the session's history says it is empty, hidden as soon as anything
-// is in the chat (a message sent, another tab's turn); a session switch hides it until
-// its history comes.
+// The welcome of a new, empty chat: example prompts from the session's servers' tools
+// (welcome-prompts.js; one fills the message box, nothing is sent), what the tools, `@`
+// and `/` do, and the session's servers. Shown once the session's history says it is
+// empty, hidden as soon as anything is in the chat (a message sent, another tab's turn);
+// a session switch hides it until its history comes.
+import { request } from "../core/api.js";
 import { byId } from "../core/dom.js";
 import { state, subscribe } from "../core/state.js";
+import { examplePrompts } from "./welcome-prompts.js";
 
 const list = byId("messages");
 const welcome = document.createElement("section");
@@ -13,7 +16,8 @@ welcome.setAttribute("aria-labelledby", "welcome-title");
 welcome.hidden = true;
 welcome.innerHTML = `
   <h2 id="welcome-title">Start a conversation</h2>
-  <p>Ask anything. The model answers, and uses the tools of this session's MCP servers when it needs them: <span class="welcome-servers"></span></p>
+  <div class="welcome-prompts" role="group" aria-label="Example prompts"></div>
+  <p>Ask anything. The model answers, and uses the tools of this chat's MCP servers when it needs them: <span class="welcome-servers"></span></p>
   <ul>
     <li><strong>Tools</strong> run only when you allow them: each call asks first (or not, once you chose <em>Always allow</em>), and shows as a card you can open.</li>
     <li><kbd>@</kbd> attaches a resource of a server (a file, a record…) to your message.</li>
@@ -24,6 +28,11 @@ welcome.innerHTML = `
   <p class="hint">Enter sends, Shift+Enter starts a new line, Escape stops an answer.</p>`;
 list.before(welcome);
 
+const promptsBox = /** @type {HTMLElement} */ (welcome.querySelector(".welcome-prompts"));
+/** What the prompts shown were made for (session and its ready servers): asked again only when that changes. */
+let promptsFor = "";
+let asked = 0;
+
 const hasContent = () => list.querySelector(":scope > li:not([hidden])") !== null;
 
 new MutationObserver(() => {
@@ -33,15 +42,70 @@ new MutationObserver(() => {
 /** The history of the open session arrived: welcome when it is empty. */
 export function historyShown() {
   welcome.hidden = hasContent();
+  void showPrompts();
 }
 
-/** Another session opens: hidden until its history says. */
+/** The example prompts of the open session, read from its servers' tools while the welcome shows. */
+async function showPrompts() {
+  // Only once the socket said which servers the session has (before, the list is empty, not "none").
+  if (welcome.hidden || !state.sessionId || !state.live) return;
+  const ready = state.servers.filter((s) => s.enabled && s.state === "ready");
+  const key = `${state.sessionId}|${ready.map((s) => `${s.name}:${s.toolCount}`).join(",")}`;
+  if (key === promptsFor) return;
+  promptsFor = key;
+  const mine = ++asked;
+  /** @type {import("./welcome-prompts.js").ServerLike[]} */
+  let servers = [];
+  if (ready.length > 0) {
+    try {
+      const answer = await request(`/api/servers?session=${encodeURIComponent(state.sessionId)}`);
+      if (answer.ok) servers = answer.data?.servers ?? [];
+    } catch {
+      promptsFor = ""; // offline: try again at the next change
+      return;
+    }
+  }
+  if (mine !== asked) return;
+  const prompts = examplePrompts(servers);
+  if (prompts.length === 0) {
+    // No tools to suggest: a way to get some.
+    const add = promptButton("Add an MCP server", () => byId("my-servers-open").click());
+    add.classList.add("add-server");
+    return promptsBox.replaceChildren(add);
+  }
+  promptsBox.replaceChildren(...prompts.map((p) => promptButton(p.text, () => fill(p.text), `From ${p.server}'s ${p.tool}`)));
+}
+
+/** @param {string} text @param {() => void} run @param {string} [hint] */
+function promptButton(text, run, hint) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "welcome-prompt";
+  b.textContent = text;
+  if (hint) b.title = hint;
+  b.addEventListener("click", run);
+  return b;
+}
+
+/** Puts a prompt in the message box, caret at its end, to send or finish (nothing is sent). @param {string} text */
+function fill(text) {
+  const input = /** @type {HTMLTextAreaElement} */ (byId("composer-input"));
+  input.value = text;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+  input.focus();
+  input.setSelectionRange(text.length, text.length);
+}
+
+/** Another session opens: hidden until its history says (its prompts are its servers'). */
 export function hideWelcome() {
   welcome.hidden = true;
+  promptsBox.replaceChildren();
+  promptsFor = "";
 }
 
 subscribe(["servers", "live"], () => {
   const names = state.servers.filter((s) => s.enabled).map((s) => `${s.name} (${s.toolCount} tools)`);
   /** @type {HTMLElement} */ (welcome.querySelector(".welcome-servers")).textContent =
     names.length > 0 ? `${names.join(", ")}.` : "none is switched on (see MCP servers in the menu).";
+  void showPrompts();
 });

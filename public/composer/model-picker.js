@@ -5,6 +5,7 @@
 import { request } from "../core/api.js";
 import { byId } from "../core/dom.js";
 import { state, subscribe, update } from "../core/state.js";
+import { noteModelSetup } from "../servers/no-model.js";
 
 /** @typedef {import("../core/types").ModelChoice} ModelChoice */
 /** @typedef {import("../core/types").ModelOption} ModelOption */
@@ -17,7 +18,10 @@ const refText = (/** @type {{provider: string, model: string}} */ ref) => `${ref
 /** Reads the models the caller may choose (again after their own providers changed). */
 export async function loadModels() {
   const { ok, data } = await request("/api/models").catch(() => ({ ok: false, data: null }));
-  if (ok && data) update({ models: data.models });
+  if (!ok || !data) return;
+  update({ models: data.models });
+  // With no model, how the Worker runs: the no-model notice names the command for it.
+  noteModelSetup(data.setup);
 }
 
 /**
@@ -118,7 +122,7 @@ export function setupModelPicker(socket) {
       group.append(new Option(option.model, refText(option)));
     }
     select.value = current ? refText(current) : "";
-    select.title = current ? `This session's model: ${refText(current)} (or type /model in the message box)` : "Choose a model";
+    select.title = current ? `This chat's model: ${refText(current)} (or type /model in the message box)` : "Choose a model";
   });
 
   return { choose, loadModels };

@@ -5,7 +5,8 @@
 import { formatUsage } from "../chat/chat-view.js";
 import { byId } from "./dom.js";
 import { scrollToEnd } from "../chat/follow.js";
-import { renderServers, renderSessions } from "./panels.js";
+import { renderServers } from "./panels.js";
+import { renderSessions } from "../sessions/session-list.js";
 import { queuedHere, state, subscribe, update } from "./state.js";
 
 /**
@@ -58,7 +59,7 @@ export function setupViews(hooks) {
     const el = byId("usage-total");
     el.hidden = total.inputTokens + total.outputTokens === 0;
     el.querySelector(".figure").textContent = formatUsage(total);
-    el.title = `Model tokens of this session's ${turns.length} ${turns.length === 1 ? "turn" : "turns"}: read (in) and written (out)`;
+    el.title = `Model tokens of this chat's ${turns.length} ${turns.length === 1 ? "turn" : "turns"}: read (in) and written (out)`;
   });
 
   subscribe(["sessions", "sessionId", "active"], () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
 import { DESKTOP, launchBrowser, noPageErrors, openPage, PHONE, sendMessage, shot, shotBoth } from "./browser";
+import { rowAction } from "./session-menu";
 
 // Two people (token sign-in): a shared link is read by someone else.
 const tokens = { alice: `alice-${randomBytes(16).toString("hex")}`, bob: `bob-${randomBytes(16).toString("hex")}` };
@@ -101,7 +102,7 @@ describe("finding a conversation", () => {
     await page.locator("#session-search").fill("");
     await page.locator("#sessions").waitFor();
     const id = await current.getAttribute("data-session");
-    await current.locator("button.rename").click();
+    await rowAction(page, current, "rename");
     await page.locator("#arguments-dialog[open] input[name=title]").fill('<img src=x onerror="window.pwned=1">zebra notes');
     await page.locator("#arguments-submit").click();
     await page.locator("#sessions li.current .link", { hasText: "zebra notes" }).waitFor();
@@ -118,8 +119,8 @@ describe("finding a conversation", () => {
 
     const other = page.locator("#sessions li:not(.current)").first();
     const otherId = await other.getAttribute("data-session");
-    await other.locator("button.pin").click();
-    await page.locator(`#sessions li[data-session="${otherId}"] button.pin[aria-pressed="true"]`).waitFor();
+    await rowAction(page, other, "pin");
+    await page.locator(`#sessions .session-group:has(h3:text-is("Pinned")) li[data-session="${otherId}"]`).waitFor();
     expect(await page.locator("#sessions .session-group h3").allTextContents()).toEqual(["Pinned", "Today"]);
     // Pinned first: right under its heading.
     expect(await page.locator("#sessions li").first().getAttribute("data-session")).toBe(otherId);
@@ -147,7 +148,7 @@ describe("sharing a conversation", () => {
     expect(called).toBe(200);
     await page.locator("#messages .tool-card").first().waitFor();
 
-    await current.locator("button.share").click();
+    await rowAction(page, current, "share");
     await page.locator("#share-dialog[open] #share-links li.empty").waitFor();
     await page.locator("#share-create").click();
     const link = page.locator("#share-links .share-url").first();

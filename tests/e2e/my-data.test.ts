@@ -6,6 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../fixtures/stack";
 import { launchBrowser, noPageErrors, openPage, shot } from "./browser";
+import { rowAction } from "./session-menu";
 
 let browser: Browser;
 let stack: Stack;
@@ -30,7 +31,7 @@ describe("Your data", () => {
     await page.locator("#composer-input").press("Enter");
     await page.locator("#messages .user", { hasText: "hello, history" }).waitFor();
 
-    await current.locator("button.rename").click();
+    await rowAction(page, current, "rename");
     const field = page.locator("#arguments-dialog[open] input[name=title]");
     await field.fill("Renamed by hand");
     await page.locator("#arguments-submit").click();
