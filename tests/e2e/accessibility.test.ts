@@ -55,7 +55,8 @@ async function look(at: Page, which: Look): Promise<void> {
   await at.setViewportSize(which.viewport);
   await at.emulateMedia({ colorScheme: which.scheme });
   // The theme follows the system's choice through a media-query listener: wait for it.
-  await at.waitForFunction((scheme) => !document.documentElement.dataset.theme || document.documentElement.dataset.theme === scheme, which.scheme);
+  const theme = "document.documentElement.dataset.theme";
+  await at.waitForFunction(`!${theme} || ${theme} === ${JSON.stringify(which.scheme)}`);
 }
 
 /** axe on `at` in each look (`prepare` runs after each switch, e.g. to open the phone's menu). */
@@ -112,7 +113,7 @@ async function rowAction(name: RegExp): Promise<void> {
 
 // A test that failed half-way must not leave its dialog over the next test's page.
 beforeEach(async () => {
-  for (const open of await page.locator("dialog[open]").all()) await open.evaluate((dialog: HTMLDialogElement) => dialog.close());
+  for (const open of await page.locator("dialog[open]").all()) await open.evaluate((dialog: { close(): void }) => dialog.close());
   await look(page, LOOKS[0]);
 });
 
