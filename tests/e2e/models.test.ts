@@ -60,7 +60,10 @@ describe("choosing a model", () => {
     await expect.poll(() => page.locator("#model").inputValue()).toBe("user:claude/claude-haiku-fake");
     await script(stack.llm.url, key, [reply.text("Claude here: I see the earlier answer too.")]);
     await say("and you?");
-    await page.locator("#messages .assistant .model-tag", { hasText: "user:claude/claude-haiku-fake" }).waitFor();
+    // An answer on the person's own key is named by their provider's name, not the Worker's `user:` id.
+    const own = page.locator("#messages .assistant .model-tag", { hasText: "claude/claude-haiku-fake" });
+    await own.waitFor();
+    expect(await own.textContent()).toBe("claude/claude-haiku-fake · your key");
     const sent = (await requests(stack.llm.url, key)).at(-1);
     expect(sent?.path).toBe("/v1/messages");
     expect(JSON.stringify(sent?.body.messages)).toContain("Gemini here: the folder has notes.txt.");
