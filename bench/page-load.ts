@@ -6,9 +6,9 @@
 //                bodies and headers), API calls made more than once, and time to interactive;
 //   warm reload  the same tab reloaded: requests that reached the server (not answered by
 //                the browser's cache), requests in all, and time to interactive.
-// "Interactive": from the navigation's start until the message box takes input, the
-// session's socket is open and the filesystem server shows ready (what a person needs to
-// send a message that can use a tool), checked at every frame.
+// "Interactive": from the navigation's start until the message box takes input and the
+// session's socket is open (Send would go); "tools ready": until the filesystem server
+// shows ready as well (a message could use a tool). Checked at every frame.
 // A load is over when no request has been in flight for 500 ms. One warm-up round per
 // checkout first (wrangler's first requests, the user's first session), not counted; then
 // the median of N rounds.
@@ -40,10 +40,11 @@ interface Load {
   /** API calls (method and path) made more than once. */
   repeated: string[];
   interactiveMs: number;
+  toolsMs: number;
 }
 
 /** Every request of one load as CDP sees it; resolves once the network has been quiet for QUIET_MS. */
-async function watch(page: Page, origin: string): Promise<{ done: () => Promise<Omit<Load, "interactiveMs">> }> {
+async function watch(page: Page, origin: string): Promise<{ done: () => Promise<Omit<Load, "interactiveMs" | "toolsMs">> }> {
   const cdp = await page.context().newCDPSession(page);
   const seen = new Map<string, { url: string; method: string; cached: boolean; bytes: number }>();
   const inFlight = new Set<string>();
@@ -91,20 +92,24 @@ async function watch(page: Page, origin: string): Promise<{ done: () => Promise<
   };
 }
 
-/** Ms from the navigation's start until the page is interactive (see the top). */
-async function interactive(page: Page): Promise<number> {
+/**
+ * Ms from the navigation's start until the page is interactive (the message box takes input
+ * and the session's socket is open: Send would go), and until the filesystem server shows
+ * ready as well (a message could use a tool). Checked at every frame.
+ */
+async function interactive(page: Page): Promise<{ interactiveMs: number; toolsMs: number }> {
   const at = await page.waitForFunction(
     `(() => {
       const input = document.getElementById("composer-input");
-      const ready = input && !input.disabled && input.offsetParent !== null
-        && document.getElementById("conn")?.dataset.state === "open"
-        && document.querySelector('#servers li[data-server="filesystem"][data-state="ready"]');
-      return ready ? performance.now() : 0;
+      const w = window;
+      if (!w.__interactive && input && !input.disabled && input.offsetParent !== null && document.getElementById("conn")?.dataset.state === "open") w.__interactive = performance.now();
+      if (w.__interactive && document.querySelector('#servers li[data-server="filesystem"][data-state="ready"]')) return { interactiveMs: w.__interactive, toolsMs: performance.now() };
+      return null;
     })()`,
     undefined,
     { polling: "raf", timeout: 60_000 },
   );
-  return Number(await at.jsonValue());
+  return (await at.jsonValue()) as { interactiveMs: number; toolsMs: number };
 }
 
 async function measure(stack: PageStack, url: string): Promise<{ cold: Load; warm: Load }> {
@@ -114,11 +119,11 @@ async function measure(stack: PageStack, url: string): Promise<{ cold: Load; war
     const coldWatch = await watch(page, url);
     await page.goto(`${url}/`);
     const coldTti = await interactive(page);
-    const cold = { ...(await coldWatch.done()), interactiveMs: coldTti };
+    const cold = { ...(await coldWatch.done()), ...coldTti };
     const warmWatch = await watch(page, url);
     await page.reload();
     const warmTti = await interactive(page);
-    const warm = { ...(await warmWatch.done()), interactiveMs: warmTti };
+    const warm = { ...(await warmWatch.done()), ...warmTti };
     return { cold, warm };
   } finally {
     await context.close();
@@ -156,11 +161,13 @@ async function main(): Promise<void> {
       ["cold load: KB over the wire", (r) => r.cold.bytes / 1000, (n) => n.toFixed(1)],
       ["cold load: API calls repeated", (r) => r.cold.repeated.length, String],
       ["cold load: interactive (ms)", (r) => r.cold.interactiveMs, (n) => n.toFixed(0)],
+      ["cold load: tools ready too (ms)", (r) => r.cold.toolsMs, (n) => n.toFixed(0)],
       ["warm reload: requests to the server", (r) => r.warm.fromServer, String],
       ["warm reload: files from the server", (r) => r.warm.filesFromServer, String],
       ["warm reload: requests in all", (r) => r.warm.requests, String],
       ["warm reload: KB over the wire", (r) => r.warm.bytes / 1000, (n) => n.toFixed(1)],
       ["warm reload: interactive (ms)", (r) => r.warm.interactiveMs, (n) => n.toFixed(0)],
+      ["warm reload: tools ready too (ms)", (r) => r.warm.toolsMs, (n) => n.toFixed(0)],
     ];
     const width = Math.max(...rows.map(([name]) => name.length));
     console.log(`\n${"median of rounds".padEnd(width)}  ${"this tree".padStart(10)}  ${"base".padStart(10)}  base/this`);

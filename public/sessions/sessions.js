@@ -83,9 +83,14 @@ export function setupSessions(page) {
     if (startedHere === id) startedHere = null;
     update({ sessions: state.sessions.filter((s) => s.id !== id) });
     // Called once the next session's socket replaced this one's: the delete closes only a detached socket.
+    // The list is read again only when the delete did not take: it was taken out above (a read
+    // after every drop was a second GET /api/sessions on each reload of an unused chat).
     void request(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE", body: {} })
-      .catch(() => undefined)
-      .then(refreshSoon);
+      .then((answer) => answer.ok || answer.status === 404)
+      .catch(() => false)
+      .then((gone) => {
+        if (!gone) refreshSoon();
+      });
   }
 
   /** `seq`: the message to show once its history is in (a search result's line). @param {string} id @param {number | null} [seq] */

@@ -140,6 +140,11 @@ describe("the built page", () => {
       .filter((r) => !r.cached && !isApi(r.url))
       .map((r) => r.url);
     expect(fromServer).toEqual(["/"]);
+    // Nor is an API call made twice on a reload (an unused chat is dropped and a new one started).
+    const warmCalls = warm()
+      .filter((r) => isApi(r.url))
+      .map((r) => `${r.method} ${r.url}`);
+    expect(warmCalls.filter((call, i) => warmCalls.indexOf(call) !== i)).toEqual([]);
     expect(warm().filter((r) => r.url.startsWith("/assets/") && r.cached)).toHaveLength(2);
     noPageErrors(page);
     await context.close();
