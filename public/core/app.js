@@ -2,7 +2,7 @@
 // parts together and owns the page's chrome (the sidebar menu, the tool console,
 // Escape). What the page shows lives in state.js and is drawn by views.js; the socket
 // is connection.js, the frames frames.js, the composer composer.js, the session list
-// sessions.js. No build step, no external requests.
+// sessions.js. Bundled from here by scripts/build-page.mjs; no external requests.
 import { request, whenSignedOut } from "./api.js";
 import { showAccount, showLogin, signOut, whoAmI } from "./auth.js";
 import { clearChat, setAppHooks, setBanner } from "../chat/chat-view.js";
