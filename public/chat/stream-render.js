@@ -12,18 +12,20 @@
 // - The first text is rendered at once, in the task its frame arrived in: it paints in
 //   the next frame instead of waiting for a frame callback first.
 // - Renders are spaced: the next starts at least GAP_FACTOR times the last one's cost
-//   after it (and, unless a burst is being caught up, not sooner than MIN_GAP_MS). Each render pays a fixed price (parse
-//   and sanitize the open block, style, layout and paint of the frame) whatever it adds,
-//   so rendering every frame of a paced stream spent the main thread on that price: at
-//   4x CPU throttling it was busy all the time and its frames grew into long tasks. Spaced,
-//   a slow device renders bigger slices less often and keeps most of each second free.
+//   after it and not sooner than MIN_GAP_MS; while more than a slice waits (catching up),
+//   one cost after it. Each render pays a fixed price (parse and sanitize the open block,
+//   style, layout and paint of the frame) whatever it adds, so rendering every frame of a
+//   paced stream spent the main thread on that price: at 4x CPU throttling it was busy all
+//   the time and its frames grew into long tasks. For the same reason a slice is at least
+//   MIN_CHARS: slices of 256 characters, which a slow device learnt, cost about what 1,024
+//   do, and an answer then took four times as many renders and fell behind its stream.
 import { renderMarkdownInto } from "./markdown.js";
 
 /** What a frame's render (parse, sanitize, the layout it forces) should take: well under a 16 ms frame, so input and paint still fit. */
 export const FRAME_MS = 10;
 /** Bounds of a frame's slice: never so small that a burst takes ages to catch up, never more than a few KB in one go. */
-export const MIN_CHARS = 256;
-export const MAX_CHARS = 2048;
+export const MIN_CHARS = 1024;
+export const MAX_CHARS = 4096;
 
 /** At least this long between two renders of an answer (about three frames: the text still moves smoothly). */
 export const MIN_GAP_MS = 48;
@@ -90,9 +92,9 @@ export function createStream(el, body, rendered) {
   function schedule() {
     if (scheduled) return;
     scheduled = true;
-    // Catching up on a burst (more than a slice waiting), each render is a full slice: only the cost rule applies.
+    // Catching up (more than a slice waiting), each render is a full slice: the gap is its cost, half the main thread.
     const behind = text.length - shown.length > sliceChars;
-    const wait = lastEnd + Math.max(behind ? 0 : MIN_GAP_MS, GAP_FACTOR * lastCost) - performance.now();
+    const wait = lastEnd + (behind ? lastCost : Math.max(MIN_GAP_MS, GAP_FACTOR * lastCost)) - performance.now();
     // The frame after the gap: a timer that ends in a frame callback (rendering stays in step with painting).
     if (wait > 0) setTimeout(() => requestAnimationFrame(frame), wait);
     else requestAnimationFrame(frame);
