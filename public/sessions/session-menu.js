@@ -70,7 +70,8 @@ export function openRowMenu({ label, items, at, onClose }) {
       b.setAttribute("role", "menuitem");
       b.tabIndex = -1;
       b.dataset.action = item.name;
-      b.className = item.danger ? "danger" : "";
+      // Not `.danger`: that one is a filled red button (and dark text in the dark theme).
+      b.className = item.danger ? "destructive" : "";
       b.textContent = item.label;
       b.addEventListener("click", () => {
         closeRowMenu(false);

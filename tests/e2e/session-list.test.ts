@@ -60,10 +60,11 @@ const focused = () =>
 /** An element's computed style property. */
 const styleOf = (el: any, property: string): string => el.ownerDocument.defaultView.getComputedStyle(el)[property];
 /** A screenshot in the dark theme (the system's, which the page follows), then back to light. */
-async function darkShot(on: Page, name: string): Promise<void> {
+async function darkShot(on: Page, name: string, check?: () => Promise<void>): Promise<void> {
   await on.emulateMedia({ colorScheme: "dark" });
   await on.waitForFunction('document.documentElement.dataset.theme === "dark"');
   await on.screenshot({ path: join(SHOTS, name), animations: "disabled" });
+  await check?.();
   await on.emulateMedia({ colorScheme: "light" });
   await on.waitForFunction('document.documentElement.dataset.theme === "light"');
 }
@@ -213,7 +214,21 @@ describe("the chat list", () => {
     await page.keyboard.press("Escape");
     await page.keyboard.press("Shift+F10");
     await menu().waitFor();
-    await darkShot(page, "list-desktop-menu-dark.png");
+    await darkShot(page, "list-desktop-menu-dark.png", async () => {
+      // Delete is red and light on the dark panel (a dark red, or .danger's dark text, would be unreadable).
+      // The computed colour may be color(srgb …) (color-mix): a canvas gives it as 0-255 channels.
+      const [r, g, b] = (await menu()
+        .locator('[data-action="delete"]')
+        .evaluate((el: any) => {
+          const context = el.ownerDocument.createElement("canvas").getContext("2d");
+          context.fillStyle = el.ownerDocument.defaultView.getComputedStyle(el).color;
+          context.fillRect(0, 0, 1, 1);
+          return [...context.getImageData(0, 0, 1, 1).data] as number[];
+        })) as number[];
+      expect(r).toBeGreaterThan(200);
+      expect(r).toBeGreaterThan((g ?? 0) + 30);
+      expect(r).toBeGreaterThan((b ?? 0) + 30);
+    });
     await page.keyboard.press("Escape");
   });
 });
