@@ -8,10 +8,11 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, PHONE } from "./browser";
+import { launchBrowser, noPageErrors, openPage, PHONE, shots } from "./browser";
 import { rowAction, sessionRow } from "./session-menu";
 
-const SHOTS = process.env.LIST_SHOTS ?? "/work/notes/s44/shots";
+/** Where the list's screenshots go: LIST_SHOTS, else the page tests' folder (E2E_SHOTS, else a temp folder). */
+const SHOTS = process.env.LIST_SHOTS ?? shots;
 const WIDE = { width: 1280, height: 800 };
 const LONG_TITLE = "Planning the vegetable garden for spring, with a watering rota";
 
