@@ -3,7 +3,6 @@
 // and `/` do, and the session's servers. Shown once the session's history says it is
 // empty, hidden as soon as anything is in the chat (a message sent, another tab's turn);
 // a session switch hides it until its history comes.
-import { request } from "../core/api.js";
 import { byId } from "../core/dom.js";
 import { state, subscribe } from "../core/state.js";
 import { examplePrompts } from "./welcome-prompts.js";
@@ -29,9 +28,8 @@ welcome.innerHTML = `
 list.before(welcome);
 
 const promptsBox = /** @type {HTMLElement} */ (welcome.querySelector(".welcome-prompts"));
-/** What the prompts shown were made for (session and its ready servers): asked again only when that changes. */
+/** What the prompts shown were made for (session and its ready servers' tools): made again only when that changes. */
 let promptsFor = "";
-let asked = 0;
 
 const hasContent = () => list.querySelector(":scope > li:not([hidden])") !== null;
 
@@ -42,30 +40,19 @@ new MutationObserver(() => {
 /** The history of the open session arrived: welcome when it is empty. */
 export function historyShown() {
   welcome.hidden = hasContent();
-  void showPrompts();
+  showPrompts();
 }
 
 /** The example prompts of the open session, read from its servers' tools while the welcome shows. */
-async function showPrompts() {
+function showPrompts() {
   // Only once the socket said which servers the session has (before, the list is empty, not "none").
   if (welcome.hidden || !state.sessionId || !state.live) return;
   const ready = state.servers.filter((s) => s.enabled && s.state === "ready");
-  const key = `${state.sessionId}|${ready.map((s) => `${s.name}:${s.toolCount}`).join(",")}`;
+  const key = `${state.sessionId}|${ready.map((s) => `${s.name}:${(s.tools ?? []).join(" ")}`).join(",")}`;
   if (key === promptsFor) return;
   promptsFor = key;
-  const mine = ++asked;
-  /** @type {import("./welcome-prompts.js").ServerLike[]} */
-  let servers = [];
-  if (ready.length > 0) {
-    try {
-      const answer = await request(`/api/servers?session=${encodeURIComponent(state.sessionId)}`);
-      if (answer.ok) servers = answer.data?.servers ?? [];
-    } catch {
-      promptsFor = ""; // offline: try again at the next change
-      return;
-    }
-  }
-  if (mine !== asked) return;
+  // The servers frame names each ready server's tools: no request for the catalogue.
+  const servers = ready.map((s) => ({ name: s.name, state: s.state, tools: (s.tools ?? []).map((name) => ({ name })) }));
   const prompts = examplePrompts(servers);
   if (prompts.length === 0) {
     // No tools to suggest: a way to get some.
@@ -104,8 +91,8 @@ export function hideWelcome() {
 }
 
 subscribe(["servers", "live"], () => {
-  const names = state.servers.filter((s) => s.enabled).map((s) => `${s.name} (${s.toolCount} tools)`);
+  const names = state.servers.filter((s) => s.enabled).map((s) => `${s.name} (${s.toolCount} ${s.toolCount === 1 ? "tool" : "tools"})`);
   /** @type {HTMLElement} */ (welcome.querySelector(".welcome-servers")).textContent =
     names.length > 0 ? `${names.join(", ")}.` : "none is switched on (see MCP servers in the menu).";
-  void showPrompts();
+  showPrompts();
 });

@@ -28,7 +28,7 @@ export function renderServers(servers, onToggle, { live = true } = {}) {
     // Switched off for this session: it says so, whatever its connection's state.
     li.classList.toggle("off", !s.enabled);
     li.querySelector(".state").textContent = live ? (s.enabled ? s.state : "off") : "unknown (not connected)";
-    li.querySelector(".count").textContent = live ? `${s.toolCount} tools` : "";
+    li.querySelector(".count").textContent = live ? `${s.toolCount} ${s.toolCount === 1 ? "tool" : "tools"}` : "";
     // The MCP revision its last connect negotiated (2026-07-28, or a 2025 one): shown while it is known.
     const protocol = /** @type {HTMLElement} */ (li.querySelector(".protocol"));
     protocol.textContent = live && s.protocol ? `MCP ${s.protocol}` : "";

@@ -141,6 +141,8 @@ export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 // "unavailable" also stands for a server this Worker cannot reach at all (a stdio one without the bridge).
 export const SessionServerSchema = ServerStatusSchema.pick({ name: true, state: true, toolCount: true, lastError: true, protocol: true }).extend({
   enabled: z.boolean(),
+  /** A ready server's tool names (a new chat's welcome suggests prompts from them, without asking for the catalogue). */
+  tools: z.array(z.string()).optional(),
 });
 
 /** An image or audio clip of a tool result, base64 (within the turn's media budget, src/orchestrator/tool-results.ts). */

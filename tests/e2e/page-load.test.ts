@@ -118,6 +118,9 @@ describe("the built page", () => {
       .filter((r) => isApi(r.url))
       .map((r) => `${r.method} ${r.url}`);
     expect(calls.filter((call, i) => calls.indexOf(call) !== i)).toEqual([]);
+    // The welcome's example prompts come from the tool names the socket's servers frame carries, not from the catalogue.
+    await expect.poll(() => page.locator(".welcome-prompt").first().textContent()).toContain("List the files");
+    expect(cold().filter((r) => r.url.startsWith("/api/servers"))).toEqual([]);
     const files = cold()
       .filter((r) => !isApi(r.url))
       .map((r) => r.url);

@@ -5,9 +5,17 @@ import type { SessionMcpConfig } from "../../servers/mcp-json";
 import type { ServerStatusView } from "./deps";
 
 export function serverStatus(host: McpHost, config: SessionMcpConfig, enabled: (server: string) => boolean): ServerStatusView[] {
-  const live: ServerStatusView[] = host
-    .servers()
-    .map((s) => ({ name: s.name, state: s.state, enabled: enabled(s.name), toolCount: s.toolCount, lastError: s.lastError, protocol: s.protocol }));
+  const names = new Map<string, string[]>();
+  for (const tool of host.tools()) names.set(tool.server, [...(names.get(tool.server) ?? []), tool.name]);
+  const live: ServerStatusView[] = host.servers().map((s) => ({
+    name: s.name,
+    state: s.state,
+    enabled: enabled(s.name),
+    toolCount: s.toolCount,
+    lastError: s.lastError,
+    protocol: s.protocol,
+    ...(s.state === "ready" ? { tools: names.get(s.name) ?? [] } : {}),
+  }));
   const known = new Set(live.map((s) => s.name));
   for (const server of config.config.servers) {
     if (!known.has(server.name) && !server.disabled)
