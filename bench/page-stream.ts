@@ -108,6 +108,13 @@ const INSTRUMENT = `(() => {
     }
   });
   w.__benchFrames.observe({ type: "long-animation-frame" });
+  // Each render of the answer (public/chat/stream-render.js marks them): its cost and what it rendered.
+  b.renders = [];
+  w.__benchRenders?.disconnect();
+  w.__benchRenders = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.name === "answer render") b.renders.push({ ms: Math.round(e.duration), ...(e.detail ?? {}) });
+  });
+  w.__benchRenders.observe({ type: "measure" });
   const shown = () => {
     const all = document.querySelectorAll("#messages .msg.assistant");
     return all.length > b.before && (all[all.length - 1].querySelector(".body")?.textContent ?? "").length > 0;
@@ -127,6 +134,7 @@ interface Seen {
   textFrame: number;
   dom: number;
   visible: number;
+  renders: { ms: number; chars?: number; continues?: boolean; total?: number }[];
   frames: { ms: number; blocking: number; styleLayout: number; scripts: { ms: number; forced: number; what: string }[] }[];
 }
 
@@ -162,7 +170,9 @@ async function turn(page: Page, text: string, settleMs: number): Promise<Seen> {
       check();
     })`);
   }
-  return (await page.evaluate("(() => { window.__benchObserver.disconnect(); window.__benchFrames.disconnect(); return window.__bench; })()")) as Seen;
+  return (await page.evaluate(
+    "(() => { window.__benchObserver.disconnect(); window.__benchFrames.disconnect(); window.__benchRenders.disconnect(); return window.__bench; })()",
+  )) as Seen;
 }
 
 const median = (xs: number[]) => {
@@ -271,6 +281,8 @@ async function main(): Promise<void> {
         row.worst.push(Math.max(0, ...seen.longTasks));
         row.turnMs.push(Date.now() - started);
         if (cli.why) {
+          const renders = [...seen.renders].sort((p, q) => q.ms - p.ms);
+          console.log(`\n${names[k]}: ${seen.renders.length} renders marked; the costliest: ${JSON.stringify(renders.slice(0, 5))}`);
           const worst = [...seen.frames].sort((p, q) => q.blocking - p.blocking).slice(0, 8);
           console.log(`\n${names[k]}: ${seen.frames.length} long animation frames; the worst:\n${worst.map((x) => `  ${JSON.stringify(x)}`).join("\n")}`);
         }
