@@ -65,7 +65,7 @@ export class UserAccount extends DurableObject<unknown> {
     this.oauth = new OAuthRecords(this.sql);
     this.logins = new LoginStore(this.sql);
     this.machines = new MachineStore(this.sql);
-    this.spend = new SpendLedger(ctx.storage);
+    this.spend = new SpendLedger(this.sql, ctx.storage);
     this.providers = new ModelProviderStore(this.sql);
     this.relay = new MachineRelay(ctx, this.machines, () => (this.machineViews = undefined));
     this.files = new FileLedger(this.sql);

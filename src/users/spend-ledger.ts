@@ -1,11 +1,6 @@
-// The user's spend, in their UserAccount: request rates (a token bucket per kind) and
-// model tokens per UTC day, with the holds of running turns and sampling answers
-// (reservations.ts) counted as spent until they settle.
-//
-// All of it is in the object's key-value storage, written without confirmation: every
-// turn passes here before its first model call, and a confirmed write's commit would hold
-// the answer back (a disk sync or a replication round trip per turn). The writes still
-// happen; one that fails restarts the object, and at worst a turn's spend goes uncounted.
+// The user's spend, in their UserAccount: request rates (a token bucket per kind, in the
+// object's key-value storage) and model tokens per UTC day (SQLite), with the holds of
+// running turns and sampling answers (reservations.ts) counted as spent until they settle.
 import { z } from "zod";
 import { Reservations } from "./reservations";
 import { takeToken, type Bucket, type BucketLimits } from "./token-bucket";
@@ -33,19 +28,20 @@ const BucketSchema = z.object({ tokens: z.number(), at: z.number() });
 /** Where a spend bucket is kept (the key-value API: it can be written without holding the answer back). */
 export const bucketKey = (kind: SpendKind) => `bucket:${kind}`;
 
-/** Today's model tokens (only today's figure matters: another day's counts as none). */
-export const USAGE_KEY = "spend:usage";
-const UsageSchema = z.object({ day: z.string(), tokens: z.number() });
-
 /** The UTC day a usage figure counts towards. */
 const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 export class SpendLedger {
   private readonly reservations: Reservations;
+  /** The day whose older rows were last dropped (in memory: this object is the only writer). */
+  private usageDay?: string;
 
-  constructor(private readonly storage: DurableObjectStorage) {
-    moveUsageFromSql(storage, today(Date.now()));
-    this.reservations = new Reservations(storage);
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly storage: DurableObjectStorage,
+  ) {
+    sql.exec(`CREATE TABLE IF NOT EXISTS usage (day TEXT PRIMARY KEY, tokens INTEGER NOT NULL)`);
+    this.reservations = new Reservations(sql);
   }
 
   /** Counts one turn or direct call against the user's rate, and for turns checks the daily token budget. */
@@ -63,6 +59,10 @@ export class SpendLedger {
     }
     const stored = BucketSchema.safeParse(this.storage.kv.get(bucketKey(kind)));
     const { bucket, waitMs } = takeToken(stored.success ? (stored.data as Bucket) : undefined, limits, now);
+    // Every turn passes here before its first model call. A write's commit holds back what
+    // the object sends next (its answer) until the storage confirms it, a disk sync or a
+    // replication round trip per turn; the bucket need not be confirmed before answering:
+    // it is still written, and a failed write restarts the object.
     void this.storage.put(bucketKey(kind), bucket, { allowUnconfirmed: true });
     if (waitMs > 0) {
       const what = { turn: "messages", call: "tool calls", upload: "uploads", share: "shared links" }[kind];
@@ -78,14 +78,21 @@ export class SpendLedger {
     this.reservations.release(release);
     if (!Number.isFinite(tokens) || tokens <= 0) return this.tokensUsed(now);
     const day = today(now);
-    const total = this.tokensUsed(now) + Math.round(tokens);
-    void this.storage.put(USAGE_KEY, { day, tokens: total }, { allowUnconfirmed: true });
-    return total;
+    const row = this.sql
+      .exec<{ tokens: number }>(
+        "INSERT INTO usage (day, tokens) VALUES (?, ?) ON CONFLICT(day) DO UPDATE SET tokens = tokens + excluded.tokens RETURNING tokens",
+        day,
+        Math.round(tokens),
+      )
+      .one();
+    // Only today's figure matters; older days are dropped (once per day and wake).
+    if (this.usageDay !== day) this.sql.exec("DELETE FROM usage WHERE day <> ?", day);
+    this.usageDay = day;
+    return row.tokens;
   }
 
   tokensUsed(now = Date.now()): number {
-    const stored = UsageSchema.safeParse(this.storage.kv.get(USAGE_KEY));
-    return stored.success && stored.data.day === today(now) ? stored.data.tokens : 0;
+    return this.sql.exec<{ tokens: number }>("SELECT tokens FROM usage WHERE day = ?", today(now)).toArray()[0]?.tokens ?? 0;
   }
 
   /** A sampling answer's worst case, held before the model is asked; the refusal when the budget has no room. */
@@ -95,13 +102,4 @@ export class SpendLedger {
     this.reservations.hold(id, Math.min(tokens, dailyTokens - spent), now);
     return undefined;
   }
-}
-
-/** Accounts made before usage moved to key-value storage kept it in a table: today's figure is carried over once. */
-function moveUsageFromSql(storage: DurableObjectStorage, day: string): void {
-  const { sql } = storage;
-  if (sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage'").toArray().length === 0) return;
-  const row = sql.exec<{ tokens: number }>("SELECT tokens FROM usage WHERE day = ?", day).toArray()[0];
-  if (row) storage.kv.put(USAGE_KEY, { day, tokens: row.tokens });
-  sql.exec("DROP TABLE usage");
 }

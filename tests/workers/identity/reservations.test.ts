@@ -1,12 +1,11 @@
 // A turn holds its worst-case tokens against the daily budget before it starts and
 // settles the real count after (issue 20.5): turns started together cannot pass the
 // budget by more than one turn's worth, and a hold that is never settled expires.
-import { env, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
 import { HOLD_MS } from "../../../src/users/reservations";
-import { SpendLedger } from "../../../src/users/spend-ledger";
 
 const bindings = env as unknown as Env;
 const limits = { perMinute: 600, burst: 100, dailyTokens: 1000 };
@@ -55,28 +54,5 @@ describe("budget holds", () => {
     await account.addUsage(50, "s1");
     await account.addUsage(50, "s2");
     expect((await account.beginTurn(limits, undefined, 0, { id: "t", tokens: 10 })).decision.ok).toBe(true);
-  });
-});
-
-describe("spend kept before it moved to key-value storage", () => {
-  it("carries today's usage and the running holds over from the old tables, once", async () => {
-    const account = fresh();
-    await account.tokensUsed();
-    await runInDurableObject(account, (_instance, state) => {
-      const now = Date.now();
-      state.storage.sql.exec("CREATE TABLE usage (day TEXT PRIMARY KEY, tokens INTEGER NOT NULL)");
-      state.storage.sql.exec("INSERT INTO usage VALUES (?, 400), ('2001-01-01', 9)", new Date(now).toISOString().slice(0, 10));
-      state.storage.sql.exec("CREATE TABLE reservations (id TEXT PRIMARY KEY, tokens INTEGER NOT NULL, expires_at INTEGER NOT NULL)");
-      state.storage.sql.exec("INSERT INTO reservations VALUES ('old-turn', 500, ?)", now + 60_000);
-      const ledger = new SpendLedger(state.storage);
-      expect(ledger.tokensUsed(now)).toBe(400);
-      // 400 spent and 500 held of 1,000: a turn finds 100 left, then nothing.
-      expect(ledger.admit("turn", limits, now, { id: "new", tokens: 800 })).toEqual({ ok: true });
-      expect(ledger.admit("turn", limits, now, { id: "newer", tokens: 1 })).toMatchObject({ ok: false, code: "budget_exhausted" });
-      const tables = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name IN ('usage', 'reservations')").toArray();
-      expect(tables).toEqual([]);
-      // A second wake finds nothing to move and the same figures.
-      expect(new SpendLedger(state.storage).tokensUsed(now)).toBe(400);
-    });
   });
 });

@@ -9,7 +9,6 @@ import type { SessionClient } from "../../fixtures/session-client";
 import { env, runInDurableObject } from "cloudflare:test";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
-import { USAGE_KEY } from "../../../src/users/spend-ledger";
 import { openSession, workerFetch } from "../worker-fetch";
 
 const llm = inject("fakeLlmUrl");
@@ -110,7 +109,7 @@ describe("sampling requests from a server", () => {
       expect(await requests(llm, KEY)).toEqual([]);
     } finally {
       // Carol's other tests (other files) must find her budget as it was.
-      await runInDurableObject(account, (_instance, state) => state.storage.delete(USAGE_KEY));
+      await runInDurableObject(account, (_instance, state) => void state.storage.sql.exec("DELETE FROM usage"));
     }
   });
 });

@@ -6,7 +6,7 @@ import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test
 import { beforeEach, describe, expect, inject, it, vi } from "vitest";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
-import { USAGE_KEY, bucketKey } from "../../../src/users/spend-ledger";
+import { bucketKey } from "../../../src/users/spend-ledger";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import type { SessionClient } from "../../fixtures/session-client";
 import { openSession } from "../worker-fetch";
@@ -28,7 +28,8 @@ beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
   // Carol starts with nothing spent today and a full bucket.
   await runInDurableObject(account(), async (_instance, state) => {
-    await state.storage.delete([USAGE_KEY, bucketKey("turn"), bucketKey("call")]);
+    state.storage.sql.exec("DELETE FROM usage");
+    await state.storage.delete([bucketKey("turn"), bucketKey("call")]);
   });
 });
 
