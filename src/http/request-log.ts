@@ -9,8 +9,9 @@ import type { AppEnv } from "../identity/identify";
 import type { ErrorCode } from "../shared/error-codes";
 import { operations } from "../ops/operations-object";
 
+// Not `unauthenticated`: no credential at all is every signed-out page asking who it is
+// (two lines per load of the sign-in form); a wrong one is `bad_token`.
 const SECURITY_EVENTS = new Set<ErrorCode>([
-  "unauthenticated",
   "bad_token",
   "sign_in_throttled",
   "forbidden_origin",

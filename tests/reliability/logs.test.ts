@@ -54,6 +54,8 @@ describe("the Worker's logs", () => {
     expect((await raw(stack.url, "/api/sessions", { headers: auth("not-a-valid-token-at-all-000") })).status).toBe(401);
     const foreign = { ...auth(ALICE), origin: "http://attacker.example", "content-type": "application/json" };
     expect((await raw(stack.url, "/sessions", { method: "POST", headers: foreign, body: "{}" })).status).toBe(403);
+    // A signed-out page asking who it is: routine, not a security event.
+    expect((await raw(stack.url, "/api/me")).status).toBe(401);
 
     await script(stack.llm.url, stack.llmKey, [
       reply.callReply("filesystem__write_file", { path: `${stack.fsRoot}/logged.txt`, content: "one turn, followed" }),
@@ -125,6 +127,7 @@ describe("the Worker's logs", () => {
         ["warn", 403, "forbidden_origin"],
       ]),
     );
+    expect(lines.filter((l) => l.path === "/api/me").map((l) => [l.msg, l.level, l.status, l.code])).toEqual([["request", "info", 401, "unauthenticated"]]);
 
     // Every line of the Worker that looks like JSON is one; no secret in the Worker's or the bridge's output.
     for (const secret of [ALICE, BOB, stack.llmKey, stack.bridge.token]) {
