@@ -68,6 +68,8 @@ describe("signing in with a token", () => {
     const header = await phone.page.locator("header.top").boundingBox();
     expect(header?.height).toBeLessThan(56);
     expect(await phone.page.locator("#user-name").isVisible()).toBe(true);
+    // The model's name stays readable beside it (it was squeezed to an empty pill).
+    expect((await phone.page.locator("#model").boundingBox())?.width).toBeGreaterThanOrEqual(78);
     expect(await phone.page.getByRole("button", { name: "Sign out", exact: true }).isVisible()).toBe(true);
     expect(await overflow(phone.page)).toEqual({ overflow: 0, wide: [] });
     await shot(phone.page, "phone-signed-in");
