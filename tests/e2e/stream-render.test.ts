@@ -86,7 +86,7 @@ describe("a long streamed answer", () => {
     await page.locator("#send:not([hidden])").waitFor();
 
     const live = (await body.evaluate((el: any) => {
-      const kept = (window as any).__kept;
+      const kept = (globalThis as any).__kept;
       const headings = [...el.querySelectorAll("h5")];
       const tables = [...el.querySelectorAll("table")];
       return {
