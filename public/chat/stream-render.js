@@ -54,6 +54,8 @@ export function createStream(el, body, rendered) {
   /** @type {{ partial: boolean } | null} */
   let final = null;
   let scheduled = false;
+  /** The gap's timer while a render waits for it (finish() skips the wait). */
+  let gapTimer = 0;
   /** When the last render ended, and what it cost (performance.now() ms). */
   let lastEnd = Number.NEGATIVE_INFINITY;
   let lastCost = 0;
@@ -96,7 +98,11 @@ export function createStream(el, body, rendered) {
     const behind = text.length - shown.length > sliceChars;
     const wait = lastEnd + (behind ? lastCost : Math.max(MIN_GAP_MS, GAP_FACTOR * lastCost)) - performance.now();
     // The frame after the gap: a timer that ends in a frame callback (rendering stays in step with painting).
-    if (wait > 0) setTimeout(() => requestAnimationFrame(frame), wait);
+    if (wait > 0)
+      gapTimer = setTimeout(() => {
+        gapTimer = 0;
+        requestAnimationFrame(frame);
+      }, wait);
     else requestAnimationFrame(frame);
   }
 
@@ -113,8 +119,16 @@ export function createStream(el, body, rendered) {
       text = whole;
       final = { partial };
       // Shown already (the usual case): settled now, not a frame later.
-      if (shown === text) settled();
-      else schedule();
+      if (shown === text) return settled();
+      // The answer is whole: its last words go in the next frame, not after the gap (it spaces
+      // renders of a stream that goes on); a backlog of more than a slice still goes slice by slice.
+      if (gapTimer && text.length - shown.length <= sliceChars) {
+        clearTimeout(gapTimer);
+        gapTimer = 0;
+        requestAnimationFrame(frame);
+        return;
+      }
+      schedule();
     },
   };
 }

@@ -203,6 +203,8 @@ describe("tokens per turn and per session", () => {
     await script(stack.llm.url, stack.llmKey, [reply.stream(["Counted ", "them all."], { usage: { input: 1234, output: 56 } })]);
     await sendMessage(page, "count my tokens");
     await page.locator(".turn-usage .figure", { hasText: "1,234 in · 56 out" }).waitFor();
+    // The answer's last words are drawn in the frame after the turn ends (stream-render.js).
+    await page.locator(".msg.assistant", { hasText: "Counted them all." }).waitFor();
     expect(await usageAfter("Counted them all.")).toBe("1,234 in · 56 out");
     expect(await page.locator("#usage-total .figure").textContent()).toBe("1,234 in · 56 out");
     expect(await page.locator("#usage-total").isVisible()).toBe(true);
@@ -214,6 +216,7 @@ describe("tokens per turn and per session", () => {
     ]);
     await sendMessage(page, "list my files");
     await page.locator(".turn-usage .figure", { hasText: "300 in · 16 out" }).waitFor();
+    await page.locator(".msg.assistant", { hasText: "Listed." }).waitFor();
     expect(await usageAfter("Listed.")).toBe("300 in · 16 out");
     expect(await usageAfter("Counted them all.")).toBe("1,234 in · 56 out");
     expect(await page.locator("#usage-total .figure").textContent()).toBe("1,534 in · 72 out");
