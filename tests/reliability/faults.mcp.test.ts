@@ -128,8 +128,11 @@ describe("faults: MCP servers", () => {
 
       const restartedFrom = socket.received.length;
       await stack.restartBridge();
-      // The open page learns the server is back without sending anything (a background retry).
-      await socket.next((m) => m.type === "servers" && m.servers.some((s) => s.name === "everything" && s.state === "ready"), restartedFrom);
+      // The open page learns the servers are back without sending anything (a background retry). Both
+      // are behind the bridge and come back one after the other; the next turn calls the filesystem's.
+      const back = (name: string) => (m: ServerMessage) => m.type === "servers" && m.servers.some((s) => s.name === name && s.state === "ready");
+      await socket.next(back("everything"), restartedFrom);
+      await socket.next(back("filesystem"), restartedFrom);
       await nextTurnWorks(socket);
       await expectWholeHistory(stack.url, socket.sessionId, [...TOOL_TURN, ...TOOL_TURN], socket.entries());
       return `tool error after ${failMs} ms ("${status.error?.slice(0, 70)}"), turn complete; after restart the page saw the server ready with no message sent, and the next turn ran filesystem.list_directory; 10 history entries`;
