@@ -282,7 +282,11 @@ describe("the chat list on a phone", () => {
 
 describe("a new chat's welcome", () => {
   it("offers example prompts from the session's servers; one fills the message box without sending", async () => {
+    const before = await page.evaluate("location.hash");
     await page.locator("#new-session").click();
+    // The new chat is open (its socket up) before a prompt is used: the switch clears the message box.
+    await expect.poll(() => page.evaluate("location.hash")).not.toBe(before);
+    await page.locator("#conn[data-state=open]").waitFor({ state: "attached" });
     const welcome = page.locator("#welcome");
     await welcome.waitFor();
     const prompts = welcome.locator(".welcome-prompts button");
