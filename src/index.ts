@@ -30,6 +30,7 @@ export { SignInThrottle } from "./identity/SignInThrottle";
 export { PairingCode } from "./machines/PairingCode";
 export { Operations } from "./ops/Operations";
 export { SharedConversation } from "./share/SharedConversation";
+export { GatewayApp } from "./gateway/GatewayApp";
 export type { Env } from "./config/env";
 
 const app = new Hono<AppEnv>();

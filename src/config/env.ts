@@ -11,6 +11,9 @@ export type Env = {
   PAIRING_CODE: DurableObjectNamespace;
   OPERATIONS: DurableObjectNamespace;
   SHARED_CONVERSATION: DurableObjectNamespace;
+  GATEWAY_APP: DurableObjectNamespace;
+  /** The MCP gateway's OAuth grants and tokens (src/gateway/auth-server.ts); without it `/mcp` answers 503. */
+  OAUTH_KV?: KVNamespace;
   ASSETS?: Fetcher;
   /** Files users attach (src/files/): an R2 bucket; without it uploads answer 503 files_unavailable. */
   FILES?: R2Bucket;
@@ -71,6 +74,13 @@ export type Env = {
   BRIDGE_TOKEN?: string;
   BRIDGE_ACCESS_CLIENT_ID?: string;
   BRIDGE_ACCESS_CLIENT_SECRET?: string;
+  // The MCP gateway (src/gateway/, docs/connect-clients.md)
+  MCP_GATEWAY?: string;
+  MCP_GATEWAY_USER_SERVERS?: string;
+  MCP_GATEWAY_NAMES?: string;
+  GATEWAY_HOLD_MS?: string;
+  GATEWAY_ACCESS_TOKEN_TTL?: string;
+  PUBLIC_ORIGIN?: string;
   // The operator view (src/http/admin.ts)
   ADMIN_USERS?: string;
 };

@@ -84,6 +84,21 @@ export const SettingsSchema = z.object({
   /** A Cloudflare Access service token, sent to a bridge behind a tunnel protected by Access. */
   BRIDGE_ACCESS_CLIENT_ID: z.string().optional(),
   BRIDGE_ACCESS_CLIENT_SECRET: z.string().optional(),
+  /** `/mcp`: each person's servers as one remote MCP server for their own MCP clients (src/gateway/, docs/connect-clients.md); off: those routes answer 404. */
+  MCP_GATEWAY: flag.default(true),
+  /** Whether `/mcp` also offers a person's runtime servers and paired machines (off: only the deployment's servers meant for them). */
+  MCP_GATEWAY_USER_SERVERS: flag.default(true),
+  /** Tool names at `/mcp`: `chat` gives the names the chat's model sees (`server__tool`); `bare` a tool's own name where no other offered tool has it. */
+  MCP_GATEWAY_NAMES: z.enum(["chat", "bare"]).default("chat"),
+  /** How long a tool call from an app that cannot ask its person waits for an approval given in the page, before it answers approval_pending. */
+  GATEWAY_HOLD_MS: int(45_000, 1_000, 110_000),
+  /** Lifetime of an access token the gateway's authorization server issues, in seconds (refresh tokens renew it). */
+  GATEWAY_ACCESS_TOKEN_TTL: int(3_600, 60, 86_400),
+  /** The one origin `/mcp` is served at (its resource URL in OAuth tokens), e.g. https://chat.example.com; unset: the origin each request names. */
+  PUBLIC_ORIGIN: z
+    .url()
+    .refine((u) => new URL(u).origin === u.replace(/\/$/, ""), "an origin only: scheme, host and port, no path")
+    .optional(),
   /** The users who get /admin, as the deployment names them (Access email, token name, or "local"); unset: nobody. */
   ADMIN_USERS: z
     .string()

@@ -37,11 +37,15 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
     folders: ["approval", "config", "files", "llm", "machines", "mcp", "ops", "orchestrator", "protocol", "servers", "shared", "users"],
     packages: ["@modelcontextprotocol/client", "agents", "zod"],
   },
+  gateway: {
+    folders: ["approval", "config", "identity", "llm", "machines", "mcp", "ops", "orchestrator", "protocol", "servers", "session", "shared", "users"],
+    packages: ["@cloudflare/workers-oauth-provider", "@modelcontextprotocol/client", "@modelcontextprotocol/server", "cloudflare:workers", "hono", "zod"],
+  },
   http: {
-    folders: ["config", "files", "identity", "llm", "machines", "mcp", "ops", "protocol", "servers", "session", "share", "shared", "users"],
+    folders: ["config", "files", "gateway", "identity", "llm", "machines", "mcp", "ops", "protocol", "servers", "session", "share", "shared", "users"],
     packages: ["@modelcontextprotocol/client", "agents", "hono", "zod"],
   },
-  index: { folders: ["config", "http", "identity", "machines", "ops", "session", "share", "shared", "users"], packages: ["hono"] },
+  index: { folders: ["config", "gateway", "http", "identity", "machines", "ops", "session", "share", "shared", "users"], packages: ["hono"] },
 };
 
 /** The bridge (one folder): its own files, the shared package, Node and these packages. */
