@@ -8,7 +8,7 @@
 //   HTTP       status `status`, body {"error": {"code", "message", "issues"?, "retryAfterMs"?}}
 //   WebSocket  {"type": "error", "code", "message", "turnId"?} (codes with `ws: true`)
 //   JSON-RPC   {"code": jsonRpc, "message", "data": {"code"}}
-import { RPC } from "./rpc";
+import { GATEWAY_ERROR, RPC } from "./rpc";
 
 /** JSON-RPC codes beyond the bridge's (rpc.ts): the spec's, and the SDK's for a timeout. */
 const INVALID_PARAMS = -32602;
@@ -142,6 +142,17 @@ export const ERROR_CODES = {
   machine_offline: http(503),
   machine_busy: http(503),
   machine_failed: http(502),
+
+  // ---- the MCP gateway (/mcp, src/gateway/) and its connected apps ----
+  /** A token of an app that was disconnected, or whose grant a newer consent replaced. */
+  app_disconnected: http(401, RPC.serverError),
+  /** /api/apps/:id names no app of the caller's. */
+  app_not_found: http(404),
+  /** A consent page request that is malformed, expired or not this person's (shown as a page, never redirected). */
+  consent_failed: http(400),
+  approval_pending: http(403, GATEWAY_ERROR.approval_pending),
+  sampling_not_allowed: http(403, GATEWAY_ERROR.sampling_not_allowed),
+  sign_in_required: http(401, GATEWAY_ERROR.sign_in_required),
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

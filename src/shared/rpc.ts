@@ -45,6 +45,19 @@ export const BRIDGE_ERROR = {
 
 export type BridgeErrorKind = keyof typeof BRIDGE_ERROR;
 
+/**
+ * Answers of the Worker's own MCP endpoint (/mcp, src/gateway/) that a client should tell
+ * apart from a tool's failure, outside the reserved range as BRIDGE_ERROR is.
+ */
+export const GATEWAY_ERROR = {
+  /** A call held for the person's approval in the page was not answered in time: approve it there, then call again. */
+  approval_pending: -31101,
+  /** An upstream server asked to sample a model and this app may not spend the person's budget. */
+  sampling_not_allowed: -31103,
+  /** The upstream server needs the person's OAuth sign-in in the page first. */
+  sign_in_required: -31104,
+} as const;
+
 /** The `data` of a bridge error. */
 export interface BridgeErrorData {
   kind: BridgeErrorKind;
