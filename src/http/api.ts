@@ -3,7 +3,8 @@
 // Objects (MCP connections cannot be shared across requests in a Worker isolate):
 // `?session=` picks one of the caller's sessions, else the caller's own console
 // session answers.
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
+import type { z } from "zod";
 import { validator } from "hono/validator";
 import type { AppEnv } from "../identity/identify";
 import { runtimeConfig } from "../config/runtime-config";
@@ -19,7 +20,8 @@ import { operations } from "../ops/operations-object";
 
 export const api = new Hono<AppEnv>();
 
-api.get("/me", (c) => {
+/** Who is calling (GET /api/me, and GET /api/bootstrap's `me`). */
+export function whoIsCalling(c: Context<AppEnv>): z.infer<typeof MeSchema> {
   const { id, name } = c.var.identity;
   // The page asks this once per load: the operator's list of users (/admin) learns who signed in, after the answer.
   c.executionCtx.waitUntil(
@@ -27,13 +29,17 @@ api.get("/me", (c) => {
       .userSeen(id, name)
       .catch(() => undefined),
   );
-  return c.json(MeSchema.parse({ user: { id, name }, authMode: c.var.auth.mode }));
-});
+  return MeSchema.parse({ user: { id, name }, authMode: c.var.auth.mode });
+}
 
-api.get("/sessions", async (c) => {
-  const sessions = await userAccount(c.env, c.var.identity.id).listSessions();
-  return c.json(SessionListSchema.parse({ sessions }));
-});
+/** The caller's sessions (GET /api/sessions, and GET /api/bootstrap's `sessions`). */
+export async function callersSessions(c: Context<AppEnv>): Promise<z.infer<typeof SessionListSchema>> {
+  return SessionListSchema.parse({ sessions: await userAccount(c.env, c.var.identity.id).listSessions() });
+}
+
+api.get("/me", (c) => c.json(whoIsCalling(c)));
+
+api.get("/sessions", async (c) => c.json(await callersSessions(c)));
 
 api.get("/health", (c) => {
   const { modelInfo } = runtimeConfig(c.env);

@@ -1,7 +1,7 @@
 // GET /api/models: the models the caller may choose for a session (the picker's list):
 // the deployment's, narrowed by ALLOWED_MODELS, then the caller's own providers' models.
 // A provider whose models endpoint failed is named in `problems` (its default model stands in).
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { runtimeConfig } from "../config/runtime-config";
 import { isLoopback, type AppEnv } from "../identity/identify";
@@ -32,19 +32,20 @@ export const ModelListSchema = z.object({
 
 export const models = new Hono<AppEnv>();
 
-models.get("/", async (c) => {
+/** The models the caller may choose (GET /api/models, and GET /api/bootstrap's `models`). */
+export async function modelsFor(c: Context<AppEnv>): Promise<z.infer<typeof ModelListSchema>> {
   const config = runtimeConfig(c.env);
   const own = ownProviderSpecs(await userAccount(c.env, c.var.identity.id).listModelProviders());
   // The user's own providers are listed from their addresses, each hop checked (src/servers/guarded-fetch.ts).
   const policy = { deployed: !isLoopback(c), allowPrivate: config.settings.ALLOW_PRIVATE_SERVER_URLS, workerHost: new URL(c.req.url).hostname };
   const { options, problems } = await config.models.withUserProviders(own, guardedFetch(policy)).list();
-  return c.json(
-    ModelListSchema.parse({
-      models: options,
-      defaultModel: config.defaultModel ?? null,
-      problems,
-      ...(config.defaultModel ? {} : { notice: config.modelInfo.notice }),
-      ...(config.defaultModel || !config.modelInfo.fix ? {} : { setup: { running: isLoopback(c) ? "local" : "deployed", ...config.modelInfo.fix } }),
-    }),
-  );
-});
+  return ModelListSchema.parse({
+    models: options,
+    defaultModel: config.defaultModel ?? null,
+    problems,
+    ...(config.defaultModel ? {} : { notice: config.modelInfo.notice }),
+    ...(config.defaultModel || !config.modelInfo.fix ? {} : { setup: { running: isLoopback(c) ? "local" : "deployed", ...config.modelInfo.fix } }),
+  });
+}
+
+models.get("/", async (c) => c.json(await modelsFor(c)));

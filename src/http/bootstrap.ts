@@ -1,0 +1,43 @@
+// GET /api/bootstrap: what the page reads on every load, in one answer instead of four
+// (issue 37: a warm reload is index.html, this and the chat's socket). Each part is what
+// its own route answers, from the same function: `me` (GET /api/me), `sessions`
+// (GET /api/sessions), `oauth.signedIn` (GET /oauth/servers) and `models` (GET /api/models).
+// Those routes stay for other callers and for reading one part again.
+// The models list may wait on the caller's own providers (each listed from its address,
+// up to 10 s): past MODELS_WAIT_MS the answer goes without it (`models: null`) and the
+// page reads GET /api/models itself, so a slow provider never holds the page.
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../identity/identify";
+import { userAccount } from "../users/account";
+import { callersSessions, whoIsCalling } from "./api";
+import { ModelListSchema, modelsFor } from "./models";
+import { MeSchema, SessionListSchema } from "./schemas";
+
+const MODELS_WAIT_MS = 400;
+
+export const BootstrapSchema = z.object({
+  me: MeSchema,
+  sessions: SessionListSchema.shape.sessions,
+  oauth: z.object({ signedIn: z.array(z.string()) }),
+  /** Null when the models took longer than the rest (read GET /api/models then). */
+  models: ModelListSchema.nullable(),
+});
+
+export const bootstrap = new Hono<AppEnv>();
+
+bootstrap.get("/", async (c) => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), MODELS_WAIT_MS);
+  });
+  // A list that fails here fails as GET /api/models would (the page reads that route again).
+  const models = modelsFor(c).catch(() => null);
+  const [{ sessions }, signedIn, listed] = await Promise.all([
+    callersSessions(c),
+    userAccount(c.env, c.var.identity.id).oauthSignedIn(),
+    Promise.race([models, late]).finally(() => clearTimeout(timer)),
+  ]);
+  // Whoever is answered is seen (the operator's list of users), as with GET /api/me.
+  return c.json(BootstrapSchema.parse({ me: whoIsCalling(c), sessions, oauth: { signedIn }, models: listed }));
+});

@@ -1,0 +1,61 @@
+// GET /api/bootstrap inside workerd: the page's four load-time reads in one answer, each
+// part the same as its own route's; the caller's own sessions only; signed out, 401.
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { TestUser } from "../test-users";
+import { WORKER_ORIGIN, workerFetch } from "../worker-fetch";
+
+async function json(path: string, user: TestUser = "alice"): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await workerFetch(path, {}, user);
+  expect(response.headers.get("content-type")).toContain("application/json");
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+async function newSession(user: TestUser): Promise<string> {
+  const response = await workerFetch("/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }, user);
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { id: string }).id;
+}
+
+const ids = (sessions: unknown) => (sessions as { id: string }[]).map((s) => s.id);
+
+describe("GET /api/bootstrap", () => {
+  it("answers what /api/me, /api/sessions, /oauth/servers and /api/models answer, in one", async () => {
+    const made = await newSession("carol");
+    const [boot, me, sessions, oauth, models] = await Promise.all([
+      json("/api/bootstrap", "carol"),
+      json("/api/me", "carol"),
+      json("/api/sessions", "carol"),
+      json("/oauth/servers", "carol"),
+      json("/api/models", "carol"),
+    ]);
+    expect(boot.status).toBe(200);
+    expect(boot.body).toEqual({ me: me.body, sessions: sessions.body.sessions, oauth: oauth.body, models: models.body });
+    expect(ids(boot.body.sessions)).toContain(made);
+    expect(boot.body.me).toMatchObject({ user: { name: "carol" } });
+    // The deployment's model is listed (no own providers to wait for: never left out).
+    expect((boot.body.models as { models: unknown[] }).models.length).toBeGreaterThan(0);
+  });
+
+  it("lists only the caller's own sessions", async () => {
+    const bobs = await newSession("bob");
+    const carols = await newSession("carol");
+    const forCarol = await json("/api/bootstrap", "carol");
+    const forBob = await json("/api/bootstrap", "bob");
+    expect(ids(forCarol.body.sessions)).toContain(carols);
+    expect(ids(forCarol.body.sessions)).not.toContain(bobs);
+    expect(ids(forBob.body.sessions)).toContain(bobs);
+    expect(ids(forBob.body.sessions)).not.toContain(carols);
+    expect(forBob.body.me).toMatchObject({ user: { name: "bob" } });
+  });
+
+  it("refuses a caller who is not signed in (401 unauthenticated), with nothing of anyone's", async () => {
+    const response = await SELF.fetch(`${WORKER_ORIGIN}/api/bootstrap`);
+    expect(response.status).toBe(401);
+    const body = (await response.json()) as { error: { code: string }; sessions?: unknown };
+    expect(body.error.code).toBe("unauthenticated");
+    expect(body.sessions).toBeUndefined();
+    const forged = await SELF.fetch(`${WORKER_ORIGIN}/api/bootstrap`, { headers: { authorization: "Bearer not-a-token" } });
+    expect(forged.status).toBe(401);
+  });
+});
