@@ -103,11 +103,18 @@ describe("Delete my data is final", () => {
     const heldImport = new TransformStream<Uint8Array, Uint8Array>();
     const uploading = upload(session, heldUpload.readable);
     const importing = importOne(heldImport.readable);
-    // Both requests admitted (each holds a lease on the account) and waiting for their bodies.
+    // Both requests admitted and waiting for their bodies: each holds a lease on the account, and the
+    // upload has also passed its own admission (its rate, taken before the body is read; a lease
+    // alone is not that: an erase beginning between the two refuses the upload, rightly).
     const account = userAccount(env as unknown as Env, tokenUserId(USER));
-    const leases = () => runInDurableObject(account, (_i, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM write_leases").one().n);
-    for (let i = 0; i < 500 && (await leases()) < 2; i++);
-    expect(await leases()).toBe(2);
+    const admitted = () =>
+      runInDurableObject(account, async (_i, state) => ({
+        leases: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM write_leases").one().n,
+        uploadAdmitted: (await state.storage.get("bucket:upload")) !== undefined,
+      }));
+    const both = { leases: 2, uploadAdmitted: true };
+    for (let i = 0; i < 500 && JSON.stringify(await admitted()) !== JSON.stringify(both); i++);
+    expect(await admitted()).toEqual(both);
     const erasing = erase();
     expect(await markedErasing()).toBe(true);
     // A write arriving now is refused, with a typed error saying why.
