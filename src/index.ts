@@ -24,6 +24,9 @@ import { sessionFind } from "./http/session-find";
 import { shares } from "./http/shares";
 import { importRoutes } from "./http/import";
 import { accountWrites } from "./http/account-writes";
+import { connect, CONNECT_SIGNED_OUT } from "./http/connect";
+import { connectedApps } from "./http/connected-apps";
+import { withGateway } from "./gateway/auth-server";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -49,7 +52,10 @@ app.use(
   "*",
   identify({
     optional: (c) =>
-      c.req.path === "/auth/login" || c.req.path === "/auth/logout" || (c.req.method === "GET" && (publicOAuth.has(c.req.path) || signInPage(c.req.path))),
+      c.req.path === "/auth/login" ||
+      c.req.path === "/auth/logout" ||
+      CONNECT_SIGNED_OUT(c.req.method, c.req.path) ||
+      (c.req.method === "GET" && (publicOAuth.has(c.req.path) || signInPage(c.req.path))),
   }),
 );
 app.use("*", sameOrigin());
@@ -66,13 +72,16 @@ app.route("/api/models", models);
 app.route("/api/bootstrap", bootstrap);
 app.route("/api/my-providers", myProviders);
 app.route("/api/machines", machines);
+app.route("/api/apps", connectedApps);
 app.route("/api", api);
 app.route("/auth", auth);
 app.route("/oauth", oauth);
+app.route("/connect", connect);
 app.route("/sessions", sessions);
 app.route("/sessions", uiResources);
 app.notFound((c) => errorResponse(c, new RequestError("not_found", `no route ${c.req.method} ${new URL(c.req.url).pathname}`)));
 // Every refusal is thrown (RequestError or another typed error) and answered here, in one place.
 app.onError((error, c) => errorResponse(c, error));
 
-export default app;
+// /mcp and its OAuth authorization server in front of the app (src/gateway/auth-server.ts); MCP_GATEWAY=off: the app alone.
+export default withGateway(app);

@@ -15,6 +15,7 @@ import { maskedProvider } from "../users/user-providers";
 import { findOwnedSession, ownedSession } from "./owned-session";
 import { parsed } from "./request-body";
 import { deleteAllFiles } from "../files/store";
+import { disconnectApps } from "../gateway/apps";
 import { sizeText } from "../files/errors";
 
 export const myData = new Hono<AppEnv>();
@@ -78,7 +79,14 @@ myData.delete("/api/account", async (c) => {
   const toolConsole = await findOwnedSession(c, await consoleSessionId(c.var.identity.id), { claim: false });
   await toolConsole?.deleteSession();
   // RPC's serializable type cannot express the SDK's metadata types: these are the records the account stored.
-  const { oauth } = (await account.forgetEverything()) as unknown as { oauth: OAuthRecord[] };
+  const { oauth, apps } = (await account.forgetEverything()) as unknown as { oauth: OAuthRecord[]; apps: { appId: string }[] };
+  // Every app connected to /mcp is disconnected: its next call is refused, its grants deleted.
+  await disconnectApps(
+    c.env,
+    new URL(c.req.url).origin,
+    c.var.identity.id,
+    apps.map((a) => a.appId),
+  );
   // Every attached file goes too, a record lost or not (their sessions deleted theirs already).
   await account.takeFiles();
   if (c.env.FILES) await deleteAllFiles(c.env.FILES, c.var.identity.id);
@@ -86,7 +94,7 @@ myData.delete("/api/account", async (c) => {
   await Promise.all(oauth.map((record) => revokeTokens(record).catch(() => undefined)));
   // Nothing is left: the person can start afresh.
   await account.endErase(token);
-  return c.json({ deleted: { sessions: deleted, signIns: oauth.length } });
+  return c.json({ deleted: { sessions: deleted, signIns: oauth.length, apps: apps.length } });
 });
 
 type ExportedSession = { id: string; title: string | null; lastActivity: number; entries: HistoryEntry[] };

@@ -11,6 +11,7 @@ import { RequestError } from "../shared/errors";
 const SAFE_METHOD = /^(GET|HEAD|OPTIONS)$/;
 /** A file upload (src/http/files.ts) is its raw bytes: application/octet-stream, which no cross-site form can send either. */
 const FILE_UPLOAD = /^\/sessions\/[^/]+\/files$/;
+const CONNECT_FORM = /^\/connect\/(authorize|sign-in)$/;
 
 function hasBody(headers: Headers): boolean {
   const length = headers.get("content-length");
@@ -37,7 +38,9 @@ export function sameOrigin(): MiddlewareHandler<AppEnv> {
     }
     const type = c.req.header("content-type") ?? "";
     const rawUpload = c.req.method === "POST" && FILE_UPLOAD.test(c.req.path) && /^application\/octet-stream\s*(;|$)/i.test(type);
-    if (!upgrade && !rawUpload && hasBody(c.req.raw.headers) && !/^application\/json\s*(;|$)/i.test(type)) {
+    // The consent and sign-in forms of /connect (src/http/connect.ts) work without script: a form post, from this origin only (checked above).
+    const connectForm = c.req.method === "POST" && CONNECT_FORM.test(c.req.path) && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(type);
+    if (!upgrade && !rawUpload && !connectForm && hasBody(c.req.raw.headers) && !/^application\/json\s*(;|$)/i.test(type)) {
       throw new RequestError("unsupported_media_type", "send the body as Content-Type: application/json");
     }
     return next();

@@ -24,6 +24,7 @@ import { SessionList, type SessionSummary } from "./session-list";
 import { RuntimeServerStore } from "./server-store";
 import { ERASING_DECISION, EraseState } from "./erase-state";
 import { TaskSlots, type HeldTask, type SlotDecision, type TaskSlot } from "./task-slots";
+import { ConnectedApps, type AppConnection, type ConnectedApp } from "./connected-apps";
 import type { Env } from "../config/env";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
@@ -54,6 +55,7 @@ export class UserAccount extends DurableObject<unknown> {
    */
   private readonly erase: EraseState;
   private readonly taskSlots: TaskSlots;
+  private readonly apps: ConnectedApps;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -72,6 +74,35 @@ export class UserAccount extends DurableObject<unknown> {
     this.discovery = new OwnerDiscovery(this.sql);
     this.erase = new EraseState(this.sql);
     this.taskSlots = new TaskSlots(this.sql);
+    this.apps = new ConnectedApps(this.sql);
+  }
+
+  // ---- apps connected to /mcp (src/users/connected-apps.ts, src/http/connect.ts, src/http/connected-apps.ts) ----
+
+  connectApp(app: AppConnection, now = Date.now()): { ok: true; gen: number } | { ok: false } {
+    this.erase.refuse();
+    return this.apps.connect(app, now);
+  }
+
+  listApps(): ConnectedApp[] {
+    return this.apps.list();
+  }
+
+  getApp(appId: string): ConnectedApp | undefined {
+    return this.apps.get(appId);
+  }
+
+  setAppSampling(appId: string, sampling: boolean): ConnectedApp | undefined {
+    return this.apps.setSampling(appId, sampling);
+  }
+
+  /** The app's object served a call (GatewayApp, at most once a minute): Connected apps shows it as last use. */
+  appUsed(appId: string, at = Date.now()): void {
+    this.apps.used(appId, at);
+  }
+
+  removeApp(appId: string): ConnectedApp | undefined {
+    return this.apps.remove(appId);
   }
 
   // ---- running MCP tasks, capped per user across sessions (src/users/task-slots.ts) ----
@@ -421,8 +452,8 @@ export class UserAccount extends DurableObject<unknown> {
     );
   }
 
-  /** Deleting the account's data: runtime servers, what they offered, own model providers, page logins and paired machines (revoked at once); OAuth records are taken by the caller, to revoke. */
-  forgetEverything(): { oauth: OAuthRecord[] } {
+  /** Deleting the account's data: runtime servers, what they offered, own model providers, page logins and paired machines (revoked at once); OAuth records and connected apps are taken by the caller, to revoke. */
+  forgetEverything(): { oauth: OAuthRecord[]; apps: ConnectedApp[] } {
     const oauth = this.oauth.signedInServers().flatMap((server) => this.oauthTake(server) ?? []);
     this.oauth.forgetAll();
     this.servers.clear();
@@ -433,7 +464,7 @@ export class UserAccount extends DurableObject<unknown> {
     this.logins.endAll();
     for (const machine of this.relay.views()) this.relay.revoke(machine.id);
     this.machineViews = undefined;
-    return { oauth };
+    return { oauth, apps: this.apps.takeAll() };
   }
 
   /** A deleted (or expired) session leaves the list, the search index, and every link that shared it. */

@@ -1,0 +1,41 @@
+// `/mcp` after the OAuth provider checked the bearer token (audience, expiry, revocation):
+// the grant's props are checked again (zod), a browser's Origin must be ours or listed in
+// ALLOWED_ORIGINS (DNS rebinding, a page of another site calling with a stolen token), and the
+// request goes to the app's own object with the client's credentials taken off. The token never
+// goes further than here: the object reaches upstream servers with the account's own tokens.
+import type { Env } from "../config/env";
+import { runtimeConfig } from "../config/runtime-config";
+import { errorJson } from "../shared/error-body";
+import { encodeGatewayHeader, GATEWAY_HEADER, GrantPropsSchema } from "./props";
+
+/** Request headers a client sends that the app's object must never see. */
+const STRIPPED = ["authorization", "cookie", GATEWAY_HEADER.toLowerCase()];
+
+function originAllowed(env: Env, request: Request): boolean {
+  const origin = request.headers.get("origin");
+  // No Origin: not a browser's cross-site request (MCP clients are programs).
+  if (origin === null) return true;
+  if (origin === new URL(request.url).origin) return true;
+  const auth = runtimeConfig(env).auth;
+  return auth.mode !== "misconfigured" && auth.allowedOrigins.includes(origin);
+}
+
+export const forwardToApp = {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext & { props?: unknown }): Promise<Response> {
+    const props = GrantPropsSchema.safeParse(ctx.props);
+    if (!props.success) {
+      // A grant this code did not make (or an older shape): the client must authorize again.
+      const refused = errorJson("app_disconnected", "this token's grant is not one edgehost can serve; sign in again");
+      refused.headers.set("WWW-Authenticate", 'Bearer error="invalid_token"');
+      return refused;
+    }
+    if (!originAllowed(env, request)) {
+      return errorJson("forbidden_origin", "requests to /mcp from another site's page are refused; add it to ALLOWED_ORIGINS to allow it");
+    }
+    const headers = new Headers(request.headers);
+    for (const name of STRIPPED) headers.delete(name);
+    headers.set(GATEWAY_HEADER, encodeGatewayHeader(props.data));
+    const app = env.GATEWAY_APP.get(env.GATEWAY_APP.idFromName(props.data.appId));
+    return app.fetch(new Request(request, { headers }));
+  },
+};

@@ -1,0 +1,69 @@
+// /api/apps: the apps the caller connected to /mcp (Connected apps in the page). Each route
+// reads the caller's own account only, so another person's app id is simply not found.
+// Disconnect refuses the app's next call at once (its object's generation check), then
+// deletes its grants from the token store.
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import { runtimeConfig } from "../config/runtime-config";
+import { disconnectApps, refreshApp } from "../gateway/apps";
+import type { AppEnv } from "../identity/identify";
+import { RequestError } from "../shared/errors";
+import { userAccount } from "../users/account";
+import { AppIdSchema, type ConnectedApp } from "../users/connected-apps";
+import { parsed } from "./request-body";
+
+export const connectedApps = new Hono<AppEnv>();
+
+/** What the page shows of an app: never its generation (an internal counter). */
+function appView(app: ConnectedApp) {
+  return {
+    id: app.appId,
+    clientName: app.clientName,
+    clientId: app.clientId,
+    redirectHost: app.redirectHost,
+    scopes: app.scopes,
+    sampling: app.sampling,
+    connectedAt: app.connectedAt,
+    lastUsed: app.lastUsed,
+  };
+}
+
+function notFound(): RequestError {
+  return new RequestError("app_not_found", "you have no connected app with that id");
+}
+
+/** The caller's app named by the path, or a 404 (a malformed id is not found either). */
+async function ownApp(c: Context<AppEnv>): Promise<ConnectedApp> {
+  const id = AppIdSchema.safeParse(c.req.param("id"));
+  const app = id.success ? await userAccount(c.env, c.var.identity.id).getApp(id.data) : undefined;
+  if (!app) throw notFound();
+  return app;
+}
+
+connectedApps.get("/", async (c) => {
+  if (!runtimeConfig(c.env).settings.MCP_GATEWAY) return c.json({ enabled: false, apps: [] });
+  const apps = await userAccount(c.env, c.var.identity.id).listApps();
+  return c.json({ enabled: true, apps: apps.map(appView) });
+});
+
+connectedApps.get("/:id", async (c) => c.json({ app: appView(await ownApp(c)) }));
+
+const PatchSchema = z.object({ sampling: z.boolean() }).strict();
+
+connectedApps.patch("/:id", parsed("json", PatchSchema, 'the body must be {"sampling": true|false}'), async (c) => {
+  const app = await ownApp(c);
+  const { sampling } = c.req.valid("json");
+  const updated = await userAccount(c.env, c.var.identity.id).setAppSampling(app.appId, sampling);
+  if (!updated) throw notFound();
+  // The object keeps its own copy of the permission: re-activating under the same generation updates it.
+  await refreshApp(c.env, c.var.identity, updated);
+  return c.json({ app: appView(updated) });
+});
+
+connectedApps.delete("/:id", async (c) => {
+  const app = await ownApp(c);
+  const removed = await userAccount(c.env, c.var.identity.id).removeApp(app.appId);
+  if (!removed) throw notFound();
+  await disconnectApps(c.env, new URL(c.req.url).origin, c.var.identity.id, [removed.appId]);
+  return c.json({ disconnected: removed.appId });
+});
