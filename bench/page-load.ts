@@ -20,6 +20,7 @@ import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
 import { repoRoot } from "./lib/procs";
 import { startPageStack, type PageStack } from "./lib/page-stack";
+import { isApi, repeatedCalls, watchRequests } from "../tests/e2e/request-log";
 
 const cli = parseArgs({ options: { dir: { type: "string" }, base: { type: "string" }, rounds: { type: "string" } } }).values;
 const BASE = cli.base ?? "/work/base-2f66";
@@ -43,42 +44,15 @@ interface Load {
   toolsMs: number;
 }
 
-/** Every request of one load as CDP sees it; resolves once the network has been quiet for QUIET_MS. */
+/** Every request of one load as CDP sees it (tests/e2e/request-log.ts); resolves once the network has been quiet for QUIET_MS. */
 async function watch(page: Page, origin: string): Promise<{ done: () => Promise<Omit<Load, "interactiveMs" | "toolsMs">> }> {
-  const cdp = await page.context().newCDPSession(page);
-  const seen = new Map<string, { url: string; method: string; cached: boolean; bytes: number }>();
-  const inFlight = new Set<string>();
-  let lastChange = performance.now();
-  cdp.on("Network.requestWillBeSent", ({ requestId, request }) => {
-    if (request.url.startsWith("data:")) return;
-    seen.set(requestId, { url: request.url.replace(origin, ""), method: request.method, cached: false, bytes: 0 });
-    inFlight.add(requestId);
-    lastChange = performance.now();
-  });
-  cdp.on("Network.requestServedFromCache", ({ requestId }) => {
-    const entry = seen.get(requestId);
-    if (entry) entry.cached = true;
-  });
-  cdp.on("Network.responseReceived", ({ requestId, response }) => {
-    const entry = seen.get(requestId);
-    if (entry && (response.fromDiskCache || response.fromPrefetchCache)) entry.cached = true;
-  });
-  const ended = ({ requestId, encodedDataLength }: { requestId: string; encodedDataLength?: number }) => {
-    const entry = seen.get(requestId);
-    if (entry && !entry.cached) entry.bytes = encodedDataLength ?? 0;
-    if (inFlight.delete(requestId)) lastChange = performance.now();
-  };
-  cdp.on("Network.loadingFinished", ended);
-  cdp.on("Network.loadingFailed", ended);
-  await cdp.send("Network.enable");
+  const log = await watchRequests(page, origin);
   return {
     done: async () => {
-      while (inFlight.size > 0 || performance.now() - lastChange < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, 50));
-      await cdp.detach();
-      const all = [...seen.values()];
-      const isApi = (r: { url: string }) => /^\/(api|oauth|sessions|auth)\b/.test(r.url);
-      const api = all.filter(isApi).map((r) => `${r.method} ${r.url}`);
-      const files = all.filter((r) => !isApi(r));
+      await log.quiet({ quietMs: QUIET_MS, timeoutMs: 60_000 });
+      await log.stop();
+      const all = log.seen();
+      const files = all.filter((r) => !isApi(r.url));
       return {
         requests: all.length,
         files: files.length,
@@ -86,7 +60,7 @@ async function watch(page: Page, origin: string): Promise<{ done: () => Promise<
         list: all.map((r) => `${r.method} ${r.url}${r.cached ? " (cache)" : ""}`),
         fromServer: all.filter((r) => !r.cached).length,
         bytes: all.reduce((sum, r) => sum + r.bytes, 0),
-        repeated: [...new Set(api.filter((call, i) => api.indexOf(call) !== i))],
+        repeated: repeatedCalls(all),
       };
     },
   };

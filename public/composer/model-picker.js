@@ -9,6 +9,7 @@ import { noteModelSetup } from "../servers/no-model.js";
 
 /** @typedef {import("../core/types").ModelChoice} ModelChoice */
 /** @typedef {import("../core/types").ModelOption} ModelOption */
+/** @typedef {{ models: ModelOption[], setup?: import("../servers/no-model-command.js").ModelSetup }} ModelList */
 
 const select = /** @type {HTMLSelectElement} */ (byId("model"));
 const dialog = /** @type {HTMLDialogElement} */ (byId("model-dialog"));
@@ -18,7 +19,11 @@ const refText = (/** @type {{provider: string, model: string}} */ ref) => `${ref
 /** Reads the models the caller may choose (again after their own providers changed). */
 export async function loadModels() {
   const { ok, data } = await request("/api/models").catch(() => ({ ok: false, data: null }));
-  if (!ok || !data) return;
+  if (ok && data) showModels(data);
+}
+
+/** The models the caller may choose, as GET /api/models (or GET /api/bootstrap's `models`) lists them. */
+export function showModels(/** @type {ModelList} */ data) {
   update({ models: data.models });
   // With no model, how the Worker runs: the no-model notice names the command for it.
   noteModelSetup(data.setup);

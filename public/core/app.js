@@ -4,7 +4,7 @@
 // is connection.js, the frames frames.js, the composer composer.js, the session list
 // sessions.js. Bundled from here by scripts/build-page.mjs; no external requests.
 import { request, whenSignedOut } from "./api.js";
-import { showAccount, showLogin, signOut, whoAmI } from "./auth.js";
+import { bootstrap, showAccount, showLogin, signOut, whoAmI } from "./auth.js";
 import { clearChat, setAppHooks, setBanner } from "../chat/chat-view.js";
 import { setupComposer } from "../composer/composer.js";
 import { createConnection } from "./connection.js";
@@ -16,10 +16,10 @@ import { setupAlwaysAllowed } from "../dialogs/always-allowed.js";
 import { setupBranches } from "../chat/branches.js";
 import { showAppFor, teardownApps } from "../chat/mcp-apps.js";
 import { setupMyMachines } from "../servers/my-machines.js";
-import { setupModelPicker } from "../composer/model-picker.js";
+import { setupModelPicker, showModels } from "../composer/model-picker.js";
 import { setupMyProviders } from "../servers/my-providers.js";
 import { setupMyServers } from "../servers/my-servers.js";
-import { setupOAuth } from "../servers/oauth-sign-in.js";
+import { noteSignedIn, setupOAuth } from "../servers/oauth-sign-in.js";
 import { setupSessions } from "../sessions/sessions.js";
 import { setupSessionSearch } from "../sessions/session-search.js";
 import { setupShareDialog } from "../dialogs/share-dialog.js";
@@ -220,7 +220,8 @@ whenSignedOut(() => signedOut("Your sign-in has ended. Sign in again."));
 let startRetries = 0;
 
 async function start() {
-  const who = await whoAmI();
+  // One read for the load: who is signed in and, when they are, their chats, OAuth sign-ins and models.
+  const { who, boot } = await bootstrap();
   if (who.state === "unknown" && who.reason === "offline") {
     // The Worker cannot be reached at all: say so and try again, with backoff.
     $("login").hidden = true;
@@ -239,12 +240,17 @@ async function start() {
   $("login").hidden = true;
   $("app").hidden = false;
   showAccount(who, (/** @type {boolean} */ everywhere) => void onSignOut(everywhere));
-  void modelPicker.loadModels();
-  const listed = await sessions.load();
+  // Past a moment (the user's own providers slow to list), the models come on their own.
+  if (boot?.models) showModels(boot.models);
+  else void modelPicker.loadModels();
+  noteSignedIn(boot?.oauth?.signedIn ?? []);
+  const listed = Array.isArray(boot?.sessions);
+  if (listed) update({ sessions: boot.sessions });
   let wanted = new URLSearchParams(location.hash.slice(1)).get("s");
-  // A new chat this tab dropped as it reloaded (sessions.js): not an error, just gone.
-  const dropped = sessions.droppedOnLeave();
-  if (wanted && wanted === dropped) wanted = null;
+  // A new chat this tab left unused as it reloaded (sessions.js): the same one again, or, dropped meanwhile, not an error.
+  const again = sessions.reopenLeftUnused(wanted);
+  if (again === "reopened") return;
+  if (again === "gone") wanted = null;
   if (wanted && listed && !state.sessions.some((s) => s.id === wanted)) {
     // Not in the user's list: open it only if the server says it is theirs.
     let answer = null;

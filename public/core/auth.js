@@ -13,14 +13,43 @@ const $ = byId;
  *   | { state: "unknown", reason: "offline" | "unsupported" }>}
  */
 export async function whoAmI() {
+  return (await ask("/api/me", (data) => data)).who;
+}
+
+/**
+ * A load's first read (GET /api/bootstrap): who is signed in, as `whoAmI` says it, and when
+ * signed in what the page shows first (their chats, OAuth sign-ins and models) in `boot`.
+ * @returns {Promise<{ who: Awaited<ReturnType<typeof whoAmI>>, boot: Bootstrap | null }>}
+ */
+export async function bootstrap() {
+  const { who, data } = await ask("/api/bootstrap", (data) => data?.me);
+  return { who, boot: who.state === "signed-in" ? data : null };
+}
+
+/**
+ * @typedef {{ sessions: import("./state.js").SessionSummary[], oauth: { signedIn: string[] },
+ *   models: import("../composer/model-picker.js").ModelList | null }} Bootstrap
+ */
+
+/**
+ * Asks `path` who is signed in (`me` picks GET /api/me's answer out of the body).
+ * @param {string} path @param {(data: any) => any} me
+ * @returns {Promise<{ who: any, data: any }>}
+ */
+async function ask(path, me) {
   let answer;
   try {
-    answer = await request("/api/me");
+    answer = await request(path);
   } catch (error) {
-    if (error instanceof NetworkError) return { state: "unknown", reason: "offline" };
+    if (error instanceof NetworkError) return { who: { state: "unknown", reason: "offline" }, data: null };
     throw error;
   }
-  if (answer.ok && answer.data?.user) return { state: "signed-in", user: answer.data.user, authMode: answer.data.authMode ?? "none" };
+  return { who: whoFrom(answer, me(answer.data)), data: answer.data };
+}
+
+/** @param {{ ok: boolean, status: number, data: any }} answer @param {any} me */
+function whoFrom(answer, me) {
+  if (answer.ok && me?.user) return { state: "signed-in", user: me.user, authMode: me.authMode ?? "none" };
   if (answer.status === 401) return { state: "signed-out", authMode: answer.data?.error?.authMode ?? "token", message: answer.data?.error?.message };
   // Fail closed: a deployment with no usable sign-in serves nothing, and says what to set.
   if (answer.status === 503 && answer.data?.error?.code === "auth_not_configured")

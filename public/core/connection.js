@@ -39,13 +39,18 @@ export function createConnection(hooks) {
   /** @param {string} text @param {PageConnState} conn */
   const setConn = (text, conn) => update({ conn: { text, state: conn } });
 
-  function detach() {
+  /**
+   * Closes the socket for good (no retry). `code`: why, for the session to hear (sessions.js
+   * closes a chat it leaves unused with LEFT_UNUSED_CLOSE as the page goes).
+   * @param {number} [code] @param {string} [reason]
+   */
+  function detach(code, reason) {
     clearTimeout(retryTimer);
     clearTimeout(openTimer);
     if (!socket) return;
     socket.onclose = null;
     socket.onmessage = null;
-    socket.close();
+    socket.close(code, reason);
     socket = null;
   }
 

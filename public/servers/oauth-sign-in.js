@@ -38,7 +38,14 @@ export function setupOAuth(options) {
   window.addEventListener("message", (event) => {
     if (event.origin === location.origin) done(event.data);
   });
-  void refreshSignedIn();
+  // Not read here: the page's first read (GET /api/bootstrap) brings it (noteSignedIn).
+}
+
+/** Which servers the user is signed in to, as a load's GET /api/bootstrap said (`oauth.signedIn`). @param {string[]} names */
+export function noteSignedIn(names) {
+  signedIn = new Set(names);
+  signedInRead = true;
+  paintAll();
 }
 
 /** A read of /oauth/servers is on its way. */
@@ -67,8 +74,9 @@ export function noteServers(servers, up) {
   // A server that changed between ready and auth_required may have gained or lost its tokens.
   // Compared with its last such state, not the last frame's: a load's first frames take each
   // server from connecting to its state, which changes no tokens (and re-read /oauth/servers).
-  // Not read yet (signed out, offline) and not being read: read now.
-  let changed = !signedInRead && !reading;
+  // Not read yet (the load's read failed) and not being read: read now, once a socket is up
+  // (before, the page is still starting: its first read brings the sign-ins).
+  let changed = up && !signedInRead && !reading;
   for (const [name, state] of states) {
     if (state !== "ready" && state !== "auth_required") continue;
     if (settled.has(name) && settled.get(name) !== state) changed = true;

@@ -8,10 +8,13 @@ import { confirmAction } from "../dialogs/dialogs.js";
 import { dropQueued, queuedHere, state, update } from "../core/state.js";
 import { focusMessageLater } from "../chat/message-focus.js";
 
-const DROPPED_KEY = "edgehost.droppedOnLeave";
+/** The tab's note of the new chat it left unused as it went (a reload opens it again). */
+const LEFT_KEY = "edgehost.leftUnused";
+/** The close code that tells the session its page left it unused (src/session/ChatSession.ts LEFT_UNUSED_CLOSE). */
+const LEFT_UNUSED_CLOSE = 4000;
 
 /**
- * @param {{ connect: () => void, detach: () => void, closeMenu: () => void, focusInput: () => void, showAlert: (text: string) => void }} page
+ * @param {{ connect: () => void, detach: (code?: number, reason?: string) => void, closeMenu: () => void, focusInput: () => void, showAlert: (text: string) => void }} page
  */
 export function setupSessions(page) {
   /** Reads the user's sessions from the server; false when it gave no list. */
@@ -56,25 +59,35 @@ export function setupSessions(page) {
     return used ? null : id;
   }
 
-  // A tab closed or reloaded on a new chat nothing was sent in drops it too, as leaving it
-  // for another chat does; a reload then opens the first chat instead of the dropped one
-  // (the tab's sessionStorage says which). A page kept in the back-forward cache keeps it.
+  // A tab closed or reloaded on a new chat nothing was sent in: its socket closes saying so
+  // (no request), and the session deletes itself a few seconds on unless a page comes back
+  // to it. A reload does (the tab's sessionStorage says which chat it left): the same empty
+  // chat opens again, with nothing deleted or created. A page kept in the back-forward cache keeps it.
   addEventListener("pagehide", (event) => {
     const id = event.persisted ? null : openAndUnused();
     if (!id) return;
-    sessionStorage.setItem(DROPPED_KEY, id);
-    void request(`/sessions/${encodeURIComponent(id)}`, { method: "DELETE", body: {}, keepalive: true }).catch(() => undefined);
+    sessionStorage.setItem(LEFT_KEY, id);
+    page.detach(LEFT_UNUSED_CLOSE, "left unused");
   });
 
   /**
-   * The session this tab dropped as it reloaded, if any (asked once, at start): out of the
-   * list now, and deleted again in case the request sent while unloading did not arrive.
+   * At start: the new chat this tab left unused as it reloaded (asked once). When the address
+   * names it, "reopened": it is still listed and open again, still this page's own new chat;
+   * "gone": it was dropped meanwhile (the reload took longer than the session waits). When the
+   * address names another chat, the left one is dropped now rather than listed until it goes.
+   * @param {string | null} wanted the chat the address names
+   * @returns {"reopened" | "gone" | "no"}
    */
-  function droppedOnLeave() {
-    const id = sessionStorage.getItem(DROPPED_KEY);
-    sessionStorage.removeItem(DROPPED_KEY);
-    if (id) drop(id);
-    return id;
+  function reopenLeftUnused(wanted) {
+    const id = sessionStorage.getItem(LEFT_KEY);
+    sessionStorage.removeItem(LEFT_KEY);
+    if (id && id !== wanted && state.sessions.some((s) => s.id === id)) drop(id);
+    if (!id || id !== wanted) return "no";
+    if (!state.sessions.some((s) => s.id === id)) return "gone";
+    open(id);
+    startedHere = id;
+    page.focusInput();
+    return "reopened";
   }
 
   /** Deletes a session the user left unused. @param {string | null} id */
@@ -99,7 +112,8 @@ export function setupSessions(page) {
     const left = id === state.sessionId ? null : openAndUnused();
     focusMessageLater(id, seq);
     history.replaceState(null, "", `#s=${encodeURIComponent(id)}`);
-    update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {}, usageOutside: { inputTokens: 0, outputTokens: 0 } });
+    // `live` false: the servers shown are the chat left's until this one's socket lists its own.
+    update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {}, usageOutside: { inputTokens: 0, outputTokens: 0 }, live: false });
     page.closeMenu();
     clearChat();
     showPending(queuedHere().map((m) => m.text));
@@ -233,5 +247,5 @@ export function setupSessions(page) {
     await openFirst();
   }
 
-  return { load, refreshSoon, open, openFirst, create, remove, rename, pin, removeAll, lost, droppedOnLeave };
+  return { load, refreshSoon, open, openFirst, create, remove, rename, pin, removeAll, lost, reopenLeftUnused };
 }

@@ -30,6 +30,12 @@ import { keepNameForAlarms, wakeForTasks } from "./tasks/task-alarm";
 export const SESSION_USER_HEADER = "x-edgehost-user";
 const DAY_MS = 24 * 60 * 60_000;
 const IDLE_SINCE_KEY = "idle_since";
+/**
+ * The close code of a page leaving a chat it started before anything was sent in it
+ * (public/sessions/sessions.js), and how long a reload of that page has to come back to it.
+ */
+export const LEFT_UNUSED_CLOSE = 4000;
+const LEFT_UNUSED_GRACE_S = 5;
 /** The request id of the upgrade (src/http/request-log.ts), for the session's log lines. */
 export const REQUEST_ID_HEADER = "x-edgehost-request-id";
 
@@ -162,7 +168,14 @@ export class ChatSession extends ProtocolAgent<Env> {
     return typeof state?.requestId === "string" ? state.requestId : undefined;
   }
 
-  override async onClose(): Promise<void> {
+  override async onClose(_connection: Connection, code: number): Promise<void> {
+    // The page that started this chat left it before anything was sent (closed or reloaded):
+    // deleted after a grace unless a page comes back to it meanwhile (a reload reuses it).
+    if (code === LEFT_UNUSED_CLOSE && this.parts.store.count() === 0) {
+      await this.schedule(LEFT_UNUSED_GRACE_S, "dropIfLeftUnused").catch((error: unknown) => {
+        this.log.warn("could not schedule dropping an unused chat", { error: errorMessage(error) });
+      });
+    }
     // The last page went away and nothing runs: end the MCP sessions rather than leave
     // them open at the servers (the bridge would keep them until its idle expiry).
     if (this.openSockets().length > 0 || this.parts.turns.running || !this.parts.connectedMcp) return;
@@ -235,6 +248,14 @@ export class ChatSession extends ProtocolAgent<Env> {
   /** The newest entry's time, or when an empty session was first seen. */
   private lastActivity(): number | undefined {
     return this.parts.store.lastActivity() ?? this.parts.store.getSetting<number>(IDLE_SINCE_KEY);
+  }
+
+  /** Alarm callback: a chat its page left unused (onClose) is deleted if still empty and nobody came back. True when deleted. */
+  async dropIfLeftUnused(): Promise<boolean> {
+    if (this.openSockets().length > 0 || this.parts.turns.running || this.parts.store.count() > 0) return false;
+    this.log.info("unused chat dropped", {});
+    await this.deleteSession();
+    return true;
   }
 
   /** Alarm callback: the held tasks' next `tasks/get` is due (tasks/session-tasks.ts). */

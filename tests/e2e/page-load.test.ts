@@ -6,6 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack } from "../fixtures/stack";
 import { launchBrowser, noPageErrors, openPage } from "./browser";
+import { isApi, repeatedCalls, type RequestLog, watchRequests } from "./request-log";
 
 let browser: Browser;
 let stack: Stack;
@@ -17,50 +18,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-interface Seen {
-  url: string;
-  method: string;
-  /** Answered by the browser's cache (memory or disk), not the server. */
-  cached: boolean;
-}
-
-/**
- * What the page asks for from now on, as Chromium's network layer sees it (CDP), and a wait
- * for the network to go quiet: no request in flight for 500 ms (Playwright's "networkidle",
- * which the session's open WebSocket keeps from ever firing).
- */
-async function watchRequests(page: Page): Promise<{ seen: () => Seen[]; quiet: () => Promise<void> }> {
-  const seen = new Map<string, Seen>();
-  const inFlight = new Set<string>();
-  let lastChange = performance.now();
-  const cdp = await page.context().newCDPSession(page);
-  cdp.on("Network.requestWillBeSent", ({ requestId, request }) => {
-    if (request.url.startsWith("data:")) return;
-    seen.set(requestId, { url: request.url.replace(stack.url, ""), method: request.method, cached: false });
-    inFlight.add(requestId);
-    lastChange = performance.now();
-  });
-  const ended = ({ requestId }: { requestId: string }) => {
-    if (inFlight.delete(requestId)) lastChange = performance.now();
-  };
-  cdp.on("Network.loadingFinished", ended);
-  cdp.on("Network.loadingFailed", ended);
-  cdp.on("Network.requestServedFromCache", ({ requestId }) => {
-    const entry = seen.get(requestId);
-    if (entry) entry.cached = true;
-  });
-  cdp.on("Network.responseReceived", ({ requestId, response }) => {
-    const entry = seen.get(requestId);
-    if (entry && (response.fromDiskCache || response.fromPrefetchCache)) entry.cached = true;
-  });
-  await cdp.send("Network.enable");
-  const quiet = () =>
-    expect.poll(() => inFlight.size === 0 && performance.now() - lastChange >= 500, { timeout: 15_000, interval: 100 }).toBe(true) as Promise<void>;
-  return { seen: () => [...seen.values()], quiet };
-}
-
 /** A load has settled: the filesystem server shows as ready and the network is quiet. */
-async function loaded(page: Page, watch: { quiet: () => Promise<void> }): Promise<void> {
+async function loaded(page: Page, watch: RequestLog): Promise<void> {
   await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
   await watch.quiet();
 }
@@ -106,18 +65,20 @@ describe("the built page", () => {
     await context.close();
   });
 
-  it("makes each API call once on a cold load, and a reload fetches only index.html and the API", async () => {
+  it("makes each API call once on a cold load, and a reload asks the server for index.html, one read and the chat's socket", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    const coldWatch = await watchRequests(page);
+    const coldWatch = await watchRequests(page, stack.url);
     const cold = coldWatch.seen;
     await page.goto(`${stack.url}/`);
     await loaded(page, coldWatch);
-    const isApi = (url: string) => /^\/(api|oauth|sessions)\b/.test(url);
     const calls = cold()
       .filter((r) => isApi(r.url))
       .map((r) => `${r.method} ${r.url}`);
-    expect(calls.filter((call, i) => calls.indexOf(call) !== i)).toEqual([]);
+    expect(repeatedCalls(cold())).toEqual([]);
+    // Who, the chats, the OAuth sign-ins and the models: one read (GET /api/bootstrap).
+    expect(calls).toContain("GET /api/bootstrap");
+    for (const separate of ["GET /api/me", "GET /api/sessions", "GET /oauth/servers", "GET /api/models"]) expect(calls).not.toContain(separate);
     // The welcome's example prompts come from the tool names the socket's servers frame carries, not from the catalogue.
     await expect.poll(() => page.locator(".welcome-prompt").first().textContent()).toContain("List the files");
     expect(cold().filter((r) => r.url.startsWith("/api/servers"))).toEqual([]);
@@ -133,21 +94,23 @@ describe("the built page", () => {
     expect(calls).not.toContain("GET /api/files/limits");
     await page.locator("#attach-file").hover();
     await expect.poll(() => cold().filter((r) => r.url === "/api/files/limits").length).toBe(1);
+    await coldWatch.stop();
 
-    // A reload asks the server for index.html only; the hashed files come from the cache.
-    const warmWatch = await watchRequests(page);
+    // A reload of the new, unused chat: index.html revalidated, one read, the same chat's
+    // socket (nothing deleted or created); the hashed files come from the cache.
+    const chat = new URL(page.url()).hash;
+    expect(chat).toMatch(/^#s=/);
+    const warmWatch = await watchRequests(page, stack.url);
     const warm = warmWatch.seen;
     await page.reload();
     await loaded(page, warmWatch);
     const fromServer = warm()
-      .filter((r) => !r.cached && !isApi(r.url))
-      .map((r) => r.url);
-    expect(fromServer).toEqual(["/"]);
-    // Nor is an API call made twice on a reload (an unused chat is dropped and a new one started).
-    const warmCalls = warm()
-      .filter((r) => isApi(r.url))
+      .filter((r) => !r.cached)
       .map((r) => `${r.method} ${r.url}`);
-    expect(warmCalls.filter((call, i) => warmCalls.indexOf(call) !== i)).toEqual([]);
+    expect(fromServer).toEqual(["GET /", "GET /api/bootstrap"]);
+    expect(warmWatch.sockets()).toEqual([`/sessions/${chat.slice("#s=".length)}/ws`]);
+    expect(new URL(page.url()).hash).toBe(chat);
+    expect(repeatedCalls(warm())).toEqual([]);
     expect(warm().filter((r) => r.url.startsWith("/assets/") && r.cached)).toHaveLength(2);
     noPageErrors(page);
     await context.close();
