@@ -1,12 +1,13 @@
 // A page bench's stack: one fake model (tests/fixtures/fake-gemini.ts), one bridge
 // (server-filesystem on a temp folder), a `wrangler dev` per checkout (this tree and,
 // for a before/after in one run, another one such as the issue's starting commit) and
-// Debian's Chromium through playwright-core. Every process it starts is stopped by
+// Debian's Chromium as the page tests launch it (tests/e2e/browser.ts). Every process it starts is stopped by
 // stop(), on SIGINT/SIGTERM, and (hard) at exit. Used by bench/page-stream.ts.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { launchBrowser } from "../../tests/e2e/browser";
 import { startBridge, type RunningBridge } from "../../tests/fixtures/bridge";
 import { startFakeLlm, type FakeLlm } from "../../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../../tests/fixtures/servers";
@@ -78,18 +79,8 @@ export async function startPageStack(options: { dirs: string[]; apiKey?: string 
       const worker = await startWorker({ dir, root: rootPath, fakeUrl: fake.url, apiKey, bridge, stateParent: tmp, cleanupDirs, groups, observations });
       workers.push({ dir, worker });
     }
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    // The page tests' Chromium, with the same flags (tests/e2e/browser.ts).
+    browser = await launchBrowser();
     return { fake, apiKey, browser, workers, observations, stop };
   } catch (error) {
     await stop();

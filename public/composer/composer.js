@@ -4,7 +4,7 @@
 // `/` prompts, Enter to send and Escape or Stop to cancel the running turn.
 import { showPending, showSystem } from "../chat/chat-view.js";
 import { restoreAttachments, takeAttachments } from "./composer-attachments.js";
-import { hasFiles, restoreFiles, setupFileAttachments, takeFiles } from "./file-attachments.js";
+import { filesUploading, hasFiles, restoreFiles, setupFileAttachments, takeFiles } from "./file-attachments.js";
 import { showMentions, startMention } from "./composer-mentions.js";
 import { hidePicker, pickerKey } from "./composer-picker.js";
 import { showPrompts, slashCommand } from "./composer-prompts.js";
@@ -40,27 +40,47 @@ export function setupComposer(socket) {
    */
   const withFiles = (message, files) => (files.length > 0 ? { ...message, files: files.map((f) => f.id) } : message);
 
-  /** @param {string} text @param {boolean} queued @param {Attachment[]} [taken] @param {import("../core/types").FileRef[]} [files] */
-  function sendMessage(text, queued, taken = [], files = []) {
+  /**
+   * Sends a message or `/` prompt frame with its resources and files, and remembers it until
+   * its echo (`inFlight`: put back if the server refuses it or the socket dies first).
+   * @param {ClientMessage & { type: "message" | "prompt" }} frame
+   * @param {{ text: string, queued: boolean, prompt?: boolean }} sent
+   * @param {Attachment[]} taken
+   * @param {import("../core/types").FileRef[]} files
+   */
+  function start(frame, sent, taken, files) {
     if (!state.sessionId) return;
-    update({ inFlight: { text, queued, sessionId: state.sessionId, taken, files } });
-    socket.send(withFiles(withAttachments({ type: "message", text }, taken), files));
+    update({ inFlight: { ...sent, sessionId: state.sessionId, taken, files } });
+    socket.send(withFiles(withAttachments(frame, taken), files));
+  }
+
+  /** @param {string} text @param {boolean} queued @param {Attachment[]} [taken] @param {import("../core/types").FileRef[]} [files] */
+  const sendMessage = (text, queued, taken = [], files = []) => start({ type: "message", text }, { text, queued }, taken, files);
+
+  /**
+   * Whether a turn may start now: none runs or waits for its echo (else the busy note, the
+   * text stays in the box) and no file is still uploading (else a notice). Enter and a `/`
+   * prompt ask the same.
+   */
+  function canStart() {
+    if (state.turnId || state.inFlight) {
+      update({ busyNote: true });
+      return false;
+    }
+    if (filesUploading()) {
+      showSystem("Wait for the files to finish uploading, then send.", "notice");
+      return false;
+    }
+    return true;
   }
 
   /** A `/` prompt chosen in the box starts a turn (with the resources and files attached meanwhile). */
   function startPrompt(/** @type {{ server: string, name: string, arguments?: Record<string, string> }} */ prompt) {
-    if (state.turnId || state.inFlight || !socket.isOpen() || !state.sessionId) {
-      update({ busyNote: true });
-      return;
-    }
-    const files = takeFiles();
-    if (files === null) {
-      showSystem("Wait for the files to finish uploading, then send.", "notice");
-      return;
-    }
-    const taken = takeAttachments();
-    update({ inFlight: { text: "", queued: false, sessionId: state.sessionId, taken, files, prompt: true } });
-    socket.send(withFiles(withAttachments({ type: "prompt", ...prompt }, taken), files));
+    // A prompt is never queued: with no socket it waits like a running turn.
+    if (!socket.isOpen() || !state.sessionId) return void update({ busyNote: true });
+    if (!canStart()) return;
+    const files = takeFiles() ?? [];
+    start({ type: "prompt", ...prompt }, { text: "", queued: false, prompt: true }, takeAttachments(), files);
   }
 
   /** Sends the next queued message of this session once connected and idle. */
@@ -124,17 +144,9 @@ export function setupComposer(socket) {
       hidePicker();
       return;
     }
-    if (state.turnId || state.inFlight) {
-      // One turn at a time: the text stays in the box.
-      update({ busyNote: true });
-      return;
-    }
-    // Files still uploading hold the message back (the text stays in the box).
-    const files = takeFiles();
-    if (files === null) {
-      showSystem("Wait for the files to finish uploading, then send.", "notice");
-      return;
-    }
+    // One turn at a time, and files still uploading hold the message back: the text stays in the box.
+    if (!canStart()) return;
+    const files = takeFiles() ?? [];
     input.value = "";
     hidePicker();
     const taken = takeAttachments();

@@ -111,9 +111,12 @@ async function upload(/** @type {FileChip} */ chip, /** @type {File} */ file, /*
 /** Whether the box holds files (ready, uploading or refused). */
 export const hasFiles = () => chips.length > 0;
 
+/** A file is still on its way up: a message or prompt waits for it (composer.js canStart). */
+export const filesUploading = () => chips.some((c) => c.status === "uploading");
+
 /** The files for the message being sent (the chips leave the box); null while one still uploads. */
 export function takeFiles() {
-  if (chips.some((c) => c.status === "uploading")) return null;
+  if (filesUploading()) return null;
   const ready = chips.filter((c) => c.status === "ready" && c.file).map((c) => /** @type {FileRef} */ (c.file));
   chips = [];
   render();

@@ -48,9 +48,26 @@ export function frameHandler(actions) {
     void nextApproval();
   }
 
+  /**
+   * Frames that each do one thing, by type; the switch below takes the rest. A streamed
+   * token goes straight to the renderer from here (no switch before it).
+   * @type {{ [K in ServerMessage["type"]]?: (message: import("./types").Frame<K>) => void }}
+   */
+  const oneStep = {
+    text: streamText,
+    status: showStatus,
+    turn_start: (message) => update({ turnId: message.turnId }),
+    resource_updated: (message) => markResourceUpdated(message.server, message.uri),
+    task: (message) => showTask(message, actions.send),
+    always_allowed: (message) => update({ alwaysAllowed: message.tools }),
+  };
+
   /** @param {ServerMessage} message */
   return function handle(message) {
     noteFrame(message);
+    // The map's type pairs each type with its frame; TS cannot follow that through the lookup.
+    const step = /** @type {((message: ServerMessage) => void) | undefined} */ (oneStep[message.type]);
+    if (step) return step(message);
     switch (message.type) {
       case "connection":
         update({ model: message.model });
@@ -95,15 +112,6 @@ export function frameHandler(actions) {
         actions.sessionsChanged();
         break;
       }
-      case "text":
-        streamText(message);
-        break;
-      case "status":
-        showStatus(message);
-        break;
-      case "turn_start":
-        update({ turnId: message.turnId });
-        break;
       case "turn_end":
         endStream();
         decorateTurn(message.turnId);
@@ -115,18 +123,9 @@ export function frameHandler(actions) {
         actions.sessionsChanged();
         actions.flushOutbox();
         break;
-      case "resource_updated":
-        markResourceUpdated(message.server, message.uri);
-        break;
-      case "task":
-        showTask(message, actions.send);
-        break;
       case "model":
         update({ model: message.choice });
         if (message.notice) showSystem(message.notice, "notice");
-        break;
-      case "always_allowed":
-        update({ alwaysAllowed: message.tools });
         break;
       case "servers":
         forgetCatalog();
