@@ -45,9 +45,13 @@ export function historyShown() {
 
 /** The example prompts of the open session, read from its servers' tools while the welcome shows. */
 function showPrompts() {
-  // Only once the socket said which servers the session has (before, the list is empty, not "none").
+  // Only once this session's socket said which servers it has (before, the list is another
+  // chat's or empty, not "none": sessions.js sets `live` false as a chat opens).
   if (welcome.hidden || !state.sessionId || !state.live) return;
   const ready = state.servers.filter((s) => s.enabled && s.state === "ready");
+  // Servers still connecting (a new chat's first frames): nothing yet, rather than "Add an MCP
+  // server" for a moment, swapped for the prompts under a click that meant one of them.
+  if (ready.length === 0 && state.servers.some((s) => s.enabled && s.state === "connecting")) return;
   const key = `${state.sessionId}|${ready.map((s) => `${s.name}:${(s.tools ?? []).join(" ")}`).join(",")}`;
   if (key === promptsFor) return;
   promptsFor = key;

@@ -283,14 +283,62 @@ describe("the chat list on a phone", () => {
 describe("a new chat's welcome", () => {
   it("offers example prompts from the session's servers; one fills the message box without sending", async () => {
     const before = await page.evaluate("location.hash");
-    await page.locator("#new-session").click();
-    // The new chat is open (its socket up) before a prompt is used: the switch clears the message box.
-    await expect.poll(() => page.evaluate("location.hash")).not.toBe(before);
-    await page.locator("#conn[data-state=open]").waitFor({ state: "attached" });
     const welcome = page.locator("#welcome");
-    await welcome.waitFor();
     const prompts = welcome.locator(".welcome-prompts button");
+    // The chat open now is empty: its welcome shows its prompts. Every prompt ever drawn is recorded.
     await prompts.filter({ hasText: "List the files in my folder" }).waitFor();
+    await page.evaluate(`(() => {
+      const box = document.querySelector("#welcome .welcome-prompts");
+      window.__promptsDrawn = [];
+      new MutationObserver(() => window.__promptsDrawn.push(...[...box.children].map((b) => b.textContent))).observe(box, { childList: true });
+    })()`);
+    // The new chat opens slowly: its POST is held until a prompt was used, and its socket's
+    // frames from the first servers frame on are held until the welcome has been looked at.
+    let releasePost = () => {};
+    const postHeld = new Promise<void>((resolve) => (releasePost = resolve));
+    let posted = () => {};
+    const postAsked = new Promise<void>((resolve) => (posted = resolve));
+    await page.route("**/sessions", async (route) => {
+      if (route.request().method() !== "POST") return route.fallback();
+      posted();
+      await postHeld;
+      await route.fallback();
+    });
+    /** Sends the held frames on and stops holding (set once the new chat's socket is routed). */
+    let releaseFrames = () => {};
+    let routed = false;
+    await page.routeWebSocket(/\/sessions\/[^/]+\/ws$/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((message) => server.send(message));
+      // Only the first socket (the new chat's) is held; any later one passes straight through.
+      let held: string[] | null = routed ? null : [];
+      routed = true;
+      releaseFrames = () => {
+        for (const frame of held ?? []) ws.send(frame);
+        held = null;
+      };
+      server.onMessage((message) => {
+        const text = String(message);
+        if (held && (held.length > 0 || text.includes('"type":"servers"'))) held.push(text);
+        else ws.send(text);
+      });
+    });
+    await page.locator("#new-session").click();
+    await postAsked;
+    // Used while the new chat opens: it stays in the box (the switch never clears what was put there since).
+    await prompts.filter({ hasText: "Read the notes in my folder" }).click();
+    releasePost();
+    await expect.poll(() => page.evaluate("location.hash")).not.toBe(before);
+    await page.unroute("**/sessions");
+    // Its history is in (empty: the welcome shows), its servers not yet: no prompts to click,
+    // not the chat left's (they would be swapped under a click as the new chat's servers come).
+    await welcome.waitFor();
+    expect(await prompts.count()).toBe(0);
+    releaseFrames();
+    // Then its own prompts, never "Add an MCP server" while its servers were connecting; the box kept the one used.
+    await prompts.filter({ hasText: "List the files in my folder" }).waitFor();
+    expect(await page.evaluate("window.__promptsDrawn")).not.toContain("Add an MCP server");
+    expect(await page.locator("#composer-input").inputValue()).toBe("Read the notes in my folder and summarise them.");
     // server-filesystem has list_directory, read_text_file, search_files, list_allowed_directories…: two from it.
     expect(await prompts.allTextContents()).toEqual([
       "List the files in my folder and say what each one is.",
