@@ -36,6 +36,8 @@ export const forwardToApp = {
     for (const name of STRIPPED) headers.delete(name);
     headers.set(GATEWAY_HEADER, encodeGatewayHeader(props.data));
     const app = env.GATEWAY_APP.get(env.GATEWAY_APP.idFromName(props.data.appId));
-    return app.fetch(new Request(request, { headers }));
+    // A client's message is one JSON-RPC body: read here, so the object may refuse without reading a stream it was handed.
+    const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+    return app.fetch(new Request(request.url, { method: request.method, headers, body, signal: request.signal }));
   },
 };
