@@ -114,7 +114,7 @@ function reachHtml(reach: ReachGroups): string {
         "none",
       )}`,
     );
-  }
+  } else groups.push(`<p class="muted">This deployment offers only its own servers to apps: not your own servers, sign-ins or machines.</p>`);
   return groups.join("\n");
 }
 

@@ -205,6 +205,48 @@ describe("the /mcp authorization server", () => {
   });
 });
 
+describe("the consent forms", () => {
+  const form = (body: Record<string, string>, headers: HeadersInit = {}) => {
+    const all = new Headers(headers);
+    all.set("content-type", "application/x-www-form-urlencoded");
+    all.set("origin", ORIGIN);
+    return { method: "POST", headers: all, body: new URLSearchParams(body), redirect: "manual" as const };
+  };
+
+  it("the sign-in form signs the browser in and goes back to the consent page, which the cookie then opens", async () => {
+    const clientId = await register();
+    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: "https://client.example/cb", state: "s", ...S256 });
+    const back = `/connect/authorize?${query}`;
+    const wrong = await SELF.fetch(`${ORIGIN}/connect/sign-in`, form({ token: "not-a-token-of-anyone", back }));
+    expect(wrong.status).toBe(401);
+    const token = authHeaders("bob").get("authorization")?.slice("Bearer ".length) as string;
+    const signedIn = await SELF.fetch(`${ORIGIN}/connect/sign-in`, form({ token, back }));
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get("location")).toBe(back);
+    const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    const consent = await SELF.fetch(`${ORIGIN}${back}`, { headers: { cookie } });
+    expect(consent.status).toBe(200);
+    expect(await consent.text()).toContain("Signed in as <strong>bob</strong>");
+    // Only back to the consent page: never an open redirect.
+    const elsewhere = await SELF.fetch(`${ORIGIN}/connect/sign-in`, form({ token, back: "https://evil.example/" }));
+    expect(elsewhere.status).toBe(400);
+  });
+
+  it("a consent post with a handle that is not this browser's is a page (400), never a redirect", async () => {
+    const response = await SELF.fetch(`${ORIGIN}/connect/authorize`, form({ handle: "forged", decision: "approve" }, authHeaders("alice")));
+    expect(response.status).toBe(400);
+    expect(response.headers.get("location")).toBeNull();
+    expect(response.headers.get("content-type")).toContain("text/html");
+  });
+
+  it("another site's page cannot post the consent form", async () => {
+    const headers = authHeaders("alice");
+    const post = form({ handle: "x", decision: "approve" }, headers);
+    post.headers.set("origin", "https://evil.example");
+    expect((await SELF.fetch(`${ORIGIN}/connect/authorize`, post)).status).toBe(403);
+  });
+});
+
 describe("the gateway switches", () => {
   async function direct(path: string, overrides: Record<string, unknown>): Promise<Response> {
     const ctx = createExecutionContext();
