@@ -1,134 +1,10 @@
-// Model answers as Markdown: markdown-it (CommonMark plus tables and strikethrough)
-// turns the text into HTML and DOMPurify cleans that before it reaches the page.
-// Both are the browser builds their npm packages ship, in public/vendor/ (see
-// VERSIONS.txt there and scripts/vendor-page-libs.mjs).
-//
-// - Raw HTML is off: `<script>` or `<img onerror=…>` in an answer is shown as text.
-// - Links: http(s), mailto and relative ones only; `[x](javascript:…)`, `data:`,
-//   `vbscript:` and other schemes are refused and read as the text that was written.
-//   Links open in a new tab with rel="noopener noreferrer".
-// - Images are shown as links to them (the page makes no external requests).
-// - `2*3*4`: a `*` between two digits is a times sign, not emphasis.
-// - Headings start at h3 (the page's own h1/h2 stay above them).
-// - The shared page renders answers with the same rules on the Worker
-//   (src/share/share-markdown.ts): a change to them belongs in both.
-// - Code blocks are highlighted by highlight.js (vendored too) as classed spans, which
-//   DOMPurify lets through like the rest; they get their language and a copy button.
-import MarkdownIt from "../vendor/markdown-it/markdown-it.esm.min.mjs";
-import DOMPurify from "../vendor/dompurify/purify.es.mjs";
-import hljs from "../vendor/highlight.js/highlight.min.js";
-import { watchCodeScroll } from "./code-scroll.js";
+// Answers as Markdown into the page (the rules and the sanitizing are markdown-setup.js's):
+// a streamed answer is rendered again as it grows, and the work of each render does not
+// grow with the answer: final blocks are kept, only the open tail is parsed again.
+import { highlightLater } from "./code-highlight.js";
+import { blocksNodes, highlightable, md } from "./markdown-setup.js";
 
-/**
- * A fenced block in a language highlight.js knows (its common set: Python, JavaScript,
- * TypeScript, shell, JSON, SQL, Go, Rust…) comes back as its escaped code in classed
- * `<span>`s; any other stays plain (markdown-it escapes it). No guessing of unnamed ones.
- */
-function highlight(code, lang) {
-  const name = String(lang ?? "").trim();
-  if (!name || !hljs.getLanguage(name)) return "";
-  const key = `${name}\u0000${code}`;
-  const known = highlighted.get(key);
-  if (known !== undefined) return known;
-  let html = "";
-  try {
-    html = hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
-  } catch {
-    html = "";
-  }
-  highlighted.set(key, html);
-  if (highlighted.size > HIGHLIGHTED_KEPT) highlighted.delete(highlighted.keys().next().value ?? "");
-  return html;
-}
-
-/**
- * The last few blocks highlighted, by language and code: a closed fence stays in a
- * streamed answer's open tail for a render or two more (until the blocks after it are
- * complete), and each of those renders would highlight it again. Same input, same HTML.
- * @type {Map<string, string>}
- */
-const highlighted = new Map();
-const HIGHLIGHTED_KEPT = 8;
-
-const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false, highlight });
-
-const ALLOWED_SCHEMES = new Set(["http", "https", "mailto"]);
-/** markdown-it asks this of every link, autolink and linkified URL; a refused one stays text. */
-md.validateLink = (url) => {
-  const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(url);
-  return !scheme || ALLOWED_SCHEMES.has(scheme[1].toLowerCase());
-};
-
-const isDigit = (code) => code >= 0x30 && code <= 0x39;
-/** A run of `*` with a digit on both sides (`2*3*4`, `10**6`) is text, never an emphasis delimiter. */
-md.inline.ruler.before("emphasis", "times_sign", (state, silent) => {
-  const start = state.pos;
-  if (state.src.charCodeAt(start) !== 0x2a || !isDigit(state.src.charCodeAt(start - 1))) return false;
-  let end = start;
-  while (end < state.posMax && state.src.charCodeAt(end) === 0x2a) end++;
-  if (!isDigit(state.src.charCodeAt(end))) return false;
-  if (!silent) state.pending += state.src.slice(start, end);
-  state.pos = end;
-  return true;
-});
-
-md.core.ruler.push("page_tags", (state) => {
-  for (const token of state.tokens) {
-    // # → h3 … #### and below → h6.
-    if (token.type === "heading_open" || token.type === "heading_close") token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + 2)}`;
-    // Table alignment as data-align, so no style attribute is ever needed.
-    if ((token.type === "th_open" || token.type === "td_open") && token.attrs) {
-      const align = /text-align:(left|right|center)/.exec(token.attrGet("style") ?? "")?.[1];
-      token.attrs = align ? [["data-align", align]] : null;
-    }
-  }
-});
-
-md.renderer.rules.image = (tokens, index, options, env, self) => {
-  const token = tokens[index];
-  const src = token.attrGet("src") ?? "";
-  const alt = self.renderInlineAsText(token.children ?? [], options, env) || src;
-  return `<a href="${md.utils.escapeHtml(src)}" class="image-link">${md.utils.escapeHtml(alt)}</a>`;
-};
-
-const PURIFY = {
-  ALLOWED_TAGS: [
-    "a",
-    "p",
-    "br",
-    "strong",
-    "em",
-    "s",
-    "code",
-    "pre",
-    "span",
-    "blockquote",
-    "ul",
-    "ol",
-    "li",
-    "hr",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "table",
-    "thead",
-    "tbody",
-    "tr",
-    "th",
-    "td",
-  ],
-  ALLOWED_ATTR: ["href", "title", "class", "start", "data-align"],
-  ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
-  RETURN_DOM_FRAGMENT: true,
-};
-
-DOMPurify.addHook("afterSanitizeAttributes", (node) => {
-  if (node.tagName === "A" && node.hasAttribute("href")) {
-    node.setAttribute("target", "_blank");
-    node.setAttribute("rel", "noopener noreferrer");
-  }
-});
+export { renderInlineInto } from "./markdown-setup.js";
 
 /** Each top-level block of the tokens (a paragraph, a list, a table, a fence…) as a slice. */
 function topLevelBlocks(tokens) {
@@ -140,52 +16,6 @@ function topLevelBlocks(tokens) {
     start = end;
   }
   return blocks;
-}
-
-/** Elements whose children are all blocks: the line breaks markdown-it writes between those are not text. */
-const BLOCK_PARENTS = new Set(["UL", "OL", "BLOCKQUOTE", "TABLE", "THEAD", "TBODY", "TR"]);
-
-/** Drops those line breaks, so an answer's text is what it says (no stray "\n" in textContent). */
-function dropLayoutWhitespace(fragment) {
-  const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
-  /** @type {Text[]} */
-  const drop = [];
-  for (let node = /** @type {Text | null} */ (walker.nextNode()); node; node = /** @type {Text | null} */ (walker.nextNode())) {
-    if (!node.data.trim() && (node.parentNode === fragment || BLOCK_PARENTS.has(node.parentNode.nodeName))) drop.push(node);
-  }
-  for (const node of drop) node.remove();
-  return fragment;
-}
-
-/**
- * A code block as a figure: its language (`data-lang`, shown by CSS) and a copy button
- * (copy.js) above the `<pre>`. Made with DOM calls after sanitizing, so the chrome is
- * never HTML from the answer; labels are CSS content, so the answer's text is unchanged.
- */
-function decorateCode(fragment) {
-  for (const pre of [...fragment.querySelectorAll("pre")]) {
-    const code = pre.firstElementChild;
-    if (code?.tagName !== "CODE") continue;
-    const figure = document.createElement("figure");
-    figure.className = "code-block";
-    const lang = /(?:^|\s)language-(\S+)/.exec(code.className)?.[1];
-    if (lang) figure.dataset.lang = lang;
-    const head = document.createElement("figcaption");
-    head.className = "code-head";
-    const label = document.createElement("span");
-    label.className = "code-lang";
-    if (lang) label.dataset.lang = lang;
-    const copy = document.createElement("button");
-    copy.type = "button";
-    copy.className = "copy-code";
-    copy.setAttribute("aria-label", lang ? `Copy ${lang} code` : "Copy code");
-    copy.title = "Copy code";
-    head.append(label, copy);
-    pre.replaceWith(figure);
-    figure.append(head, pre);
-    watchCodeScroll(pre);
-  }
-  return fragment;
 }
 
 /**
@@ -204,33 +34,23 @@ function openFence(block, lines) {
 
 const PLAIN = { ...md.options, highlight: null };
 
-/** The HTML of each block; the last one plain if it is a fence still open. */
-function blocksHtml(blocks, text, env) {
-  const lines = blocks.length > 0 && blocks[blocks.length - 1][0].type === "fence" ? text.split("\n") : [];
-  return blocks.map((block, i) => md.renderer.render(block, i === blocks.length - 1 && openFence(block, lines) ? PLAIN : md.options, env));
-}
-
 /**
- * Changed blocks are sanitized in one DOMPurify call (each call parses its input into a
- * new document: dozens of calls for a burst of blocks cost far more than one). Each
- * block's HTML goes in a <section> of its own, which markdown-it never writes (raw HTML
- * is off), so the sections that come out are the blocks, unwrapped here.
+ * The HTML of each block; the last one plain if it is a fence still open. With `later`
+ * (a streaming answer) every fence is plain, and `fences` says which ones code-highlight.js
+ * is to highlight in idle time (a closed fence in a language highlight.js knows).
+ * @returns {{ html: string[], fences: ({ text: string, lang: string } | null)[] }}
  */
-const PURIFY_BLOCKS = { ...PURIFY, ALLOWED_TAGS: [...PURIFY.ALLOWED_TAGS, "section"] };
-
-/** The DOM of each block's HTML: sanitized, layout whitespace dropped, code blocks decorated. */
-function blocksNodes(htmls) {
-  if (htmls.length === 0) return [];
-  const fragment = /** @type {DocumentFragment} */ (
-    /** @type {unknown} */ (DOMPurify.sanitize(htmls.map((html) => `<section>${html}</section>`).join(""), PURIFY_BLOCKS))
-  );
-  const sections = [...fragment.children];
-  return htmls.map((html, i) => {
-    const part = document.createDocumentFragment();
-    part.append(...(sections[i]?.childNodes ?? []));
-    decorateCode(dropLayoutWhitespace(part));
-    return { html, nodes: [...part.childNodes], fragment: part };
+function blocksHtml(blocks, text, env, later) {
+  const lines = blocks.length > 0 && blocks[blocks.length - 1][0].type === "fence" ? text.split("\n") : [];
+  /** @type {({ text: string, lang: string } | null)[]} */
+  const fences = [];
+  const html = blocks.map((block, i) => {
+    const open = i === blocks.length - 1 && openFence(block, lines);
+    const lang = later && !open && block[0].type === "fence" ? md.utils.unescapeAll(block[0].info).trim().split(/\s+/)[0] : "";
+    fences.push(lang && highlightable(lang) ? { text: block[0].content, lang } : null);
+    return md.renderer.render(block, open || later ? PLAIN : md.options, env);
   });
+  return { html, fences };
 }
 
 /** Offset in `text` of the start of line `line` (0-based). */
@@ -246,8 +66,8 @@ function lineOffset(text, line) {
  * holding those blocks, `inLast` how many blocks the last one holds; `tail` the HTML and
  * nodes of each block from there on, directly in the element; `whole` true once the text
  * defines link references (`[x]: url`), which can change blocks above them: such an
- * answer is parsed whole each time.
- * @typedef {{ source: string, settled: number, chunks: HTMLElement[], inLast: number, tail: { html: string, nodes: Node[] }[], whole: boolean }} Rendered
+ * answer is parsed whole each time; `later` whether its code is highlighted in idle time.
+ * @typedef {{ source: string, settled: number, chunks: HTMLElement[], inLast: number, tail: { html: string, nodes: Node[] }[], whole: boolean, later: boolean }} Rendered
  * @type {WeakMap<Element, Rendered>}
  */
 const rendered = new WeakMap();
@@ -291,18 +111,21 @@ function settle(element, state, count) {
  * definitions are the exception (they apply to the whole text): with one, the answer is
  * parsed whole each time, as before. Any other text than a continuation of what is shown
  * (another answer, a reload's stored version that differs) is rendered afresh.
+ * @param {Element} element @param {unknown} source
+ * @param {{ later?: boolean }} [options] `later`: code blocks are highlighted in idle time (code-highlight.js), for a streaming answer
  */
-export function renderMarkdownInto(element, source) {
+export function renderMarkdownInto(element, source, { later = false } = {}) {
   const text = String(source ?? "");
   let state = rendered.get(element);
   const intact =
     state &&
+    state.later === later &&
     element.childNodes.length === state.chunks.length + state.tail.reduce((n, block) => n + block.nodes.length, 0) &&
     state.chunks.every((chunk) => chunk.parentNode === element) &&
     state.tail.every((block) => block.nodes.every((node) => node.parentNode === element));
   if (!state || !intact || !text.startsWith(state.source)) {
     element.replaceChildren();
-    state = { source: "", settled: 0, chunks: [], inLast: 0, tail: [], whole: false };
+    state = { source: "", settled: 0, chunks: [], inLast: 0, tail: [], whole: false, later };
     rendered.set(element, state);
   }
   if (state.whole) return renderWhole(element, state, text);
@@ -313,8 +136,7 @@ export function renderMarkdownInto(element, source) {
     state.whole = true;
     return renderWhole(element, state, text);
   }
-  const html = blocksHtml(blocks, tailText, env);
-  replaceChanged(element, state, html);
+  replaceChanged(element, state, blocksHtml(blocks, tailText, env, later));
   state.source = text;
   // The blocks above the last one that starts on a complete line, followed by another
   // complete line, are final (a table is one only once its delimiter row is complete).
@@ -332,15 +154,18 @@ export function renderMarkdownInto(element, source) {
   }
 }
 
-/** Keeps the tail's blocks whose HTML is unchanged, and replaces the rest. */
-function replaceChanged(element, state, html) {
+/** Keeps the tail's blocks whose HTML is unchanged, and replaces the rest (their fences highlighted later, if asked). */
+function replaceChanged(element, state, { html, fences }) {
   let same = 0;
   while (same < state.tail.length && same < html.length && state.tail[same].html === html[same]) same++;
   for (const block of state.tail.slice(same)) for (const node of block.nodes) node.remove();
   const tail = state.tail.slice(0, same);
-  for (const { fragment, ...block } of blocksNodes(html.slice(same))) {
+  for (const [i, { fragment, ...block }] of blocksNodes(html.slice(same)).entries()) {
     tail.push(block);
     element.append(fragment);
+    const fence = fences[same + i];
+    const code = fence && block.nodes[0] instanceof Element ? block.nodes[0].querySelector("pre > code") : null;
+    if (fence && code) highlightLater(code, fence.text, fence.lang);
   }
   state.tail = tail;
 }
@@ -352,11 +177,6 @@ function renderWhole(element, state, text) {
     Object.assign(state, { settled: 0, chunks: [], inLast: 0, tail: [] });
   }
   const env = {};
-  replaceChanged(element, state, blocksHtml(topLevelBlocks(md.parse(text, env)), text, env));
+  replaceChanged(element, state, blocksHtml(topLevelBlocks(md.parse(text, env)), text, env, state.later));
   state.source = text;
-}
-
-/** One line of inline Markdown (code, emphasis, links) into the element: for notices. */
-export function renderInlineInto(element, source) {
-  element.replaceChildren(DOMPurify.sanitize(md.renderInline(String(source ?? "")), PURIFY));
 }

@@ -1,134 +1,218 @@
-// An answer as it streams in: rendered at most once a frame, and each frame renders only
-// as many new characters as fit in its time. The text can arrive much faster than the
-// page draws (a model or a reconnect sends kilobytes at once); a frame then renders the
-// next slice and asks for another, so no frame's work grows with the burst, and the page
-// stays responsive while it catches up (markdown.js re-parses only the open tail, so a
-// frame's cost does not grow with the answer either). The slice adapts to the device: a
-// frame that took longer than FRAME_MS makes the next slices smaller, a quick one larger,
-// so a slow phone (or a CPU throttled 4x) renders smaller slices, more often. When the
-// answer is final, the element leaves the streaming state once everything is shown.
+// An answer as it streams in. Two kinds of work, kept apart (issue 37, bench/page-stream.ts):
 //
-// Two more rules (issue 37, bench/page-stream.ts):
-// - The first text is rendered at once, in the task its frame arrived in: it paints in
-//   the next frame instead of waiting for a frame callback first.
-// - Renders are spaced: the next starts at least GAP_FACTOR times the last one's cost
-//   after it and not sooner than MIN_GAP_MS; while more than a slice waits (catching up),
-//   one cost after it. Each render pays a fixed price (parse and sanitize the open block,
-//   style, layout and paint of the frame) whatever it adds, so rendering every frame of a
-//   paced stream spent the main thread on that price: at 4x CPU throttling it was busy all
-//   the time and its frames grew into long tasks. For the same reason a slice is at least
-//   MIN_CHARS: slices of 256 characters, which a slow device learnt, cost about what 1,024
-//   do, and an answer then took four times as many renders and fell behind its stream.
+// - Each frame, the text that arrived is shown at once as plain text (stream-plain.js:
+//   characters appended to one text node, no parse, no sanitizing). That is what keeps up
+//   with the stream, however fast it comes.
+// - Now and then a render turns the text into Markdown (markdown.js: only the open tail is
+//   parsed again, settled blocks are never touched). A render pays a mostly fixed price
+//   (parse and sanitize the open block, then the style, layout and paint it causes), and
+//   rendering every frame of a paced stream kept a 4x-throttled main thread busy all the
+//   time, in long tasks. So renders are spaced: the next pass starts at least MIN_GAP_MS
+//   and GAP_FACTOR times the last pass's cost after it. The text is final: one pass now.
+// - A pass renders its text in slices, each in a task of its own (scheduler.yield, else a
+//   MessageChannel message): input and frames run between them, and no task holds more
+//   than one slice's work. The slice adapts to the device: a slice over SLICE_MS makes the
+//   next ones smaller, a quick one larger, so a slow phone renders smaller slices.
+//
+// The first words are shown (plainly) in the task their frame arrived in, so they paint in
+// the next frame. When the answer is final, its last pass leaves no plain text, and the
+// element leaves the streaming state: the same DOM as a fresh render of the stored text.
+import { highlighted } from "./code-highlight.js";
 import { renderMarkdownInto } from "./markdown.js";
+import { createPlain } from "./stream-plain.js";
 
-/** What a frame's render (parse, sanitize, the layout it forces) should take: well under a 16 ms frame, so input and paint still fit. */
-export const FRAME_MS = 10;
-/** Bounds of a frame's slice: never so small that a burst takes ages to catch up, never more than a few KB in one go. */
-export const MIN_CHARS = 1024;
+/** What one slice's render (parse, sanitize, DOM) should take: the frame's layout and paint come on top. */
+export const SLICE_MS = 16;
+/** Bounds of a slice: a burst is not caught up in crumbs (each render has a fixed price), and no slice is more than a few KB. */
+export const MIN_CHARS = 512;
 export const MAX_CHARS = 4096;
-
-/** At least this long between two renders of an answer (about three frames: the text still moves smoothly). */
-export const MIN_GAP_MS = 48;
-/** The gap is at least this many times what the last render cost: rendering takes at most a third of the main thread. */
+/** At least this long between two passes of an answer's Markdown render: the plain text keeps up meanwhile. */
+export const MIN_GAP_MS = 250;
+/** The gap is at least this many times what the last pass cost: rendering takes at most a third of the main thread. */
 export const GAP_FACTOR = 2;
+/** No text for this long: the stream paused (a slow model, a tool call), so its last block is rendered as it is. */
+export const QUIET_MS = 150;
+/** A block still open after this many characters (a long code block) is rendered up to its last complete line. */
+export const LONG_BLOCK = 2048;
+/** At most this much plain text at once (a reconnect's burst is rendered a slice at a time, not laid out raw). */
+export const PLAIN_MAX = 8192;
 
-/** Characters a frame renders, learnt from the frames before (shared by every answer: it is the device's speed). */
+/** Characters a slice renders, learnt from the slices before (shared by every answer: it is the device's speed). */
 let sliceChars = 1024;
 
-/** Learns from one frame: `ms` to render `chars` new characters. */
+/** Learns from one slice: `ms` to render `chars` new characters. */
 function learn(/** @type {number} */ chars, /** @type {number} */ ms) {
-  // Only full slices teach: a frame that rendered the last few characters says little.
+  // Only full slices teach: one that rendered the last few characters says little.
   if (chars < sliceChars) return;
-  if (ms > FRAME_MS) sliceChars = Math.max(MIN_CHARS, Math.floor(sliceChars * Math.max(0.1, FRAME_MS / ms)));
-  else if (ms < FRAME_MS / 2) sliceChars = Math.min(MAX_CHARS, Math.ceil(sliceChars * 1.25));
+  if (ms > SLICE_MS) sliceChars = Math.max(MIN_CHARS, Math.floor(sliceChars * Math.max(0.5, SLICE_MS / ms)));
+  else if (ms < SLICE_MS / 2) sliceChars = Math.min(MAX_CHARS, Math.ceil(sliceChars * 1.25));
 }
+
+/**
+ * How far a pass renders: to the end of the last complete block (the last blank line), so a
+ * block is rendered once it is whole instead of again at every pass while it grows; a block
+ * that goes on and on (a long code block) up to its last complete line; the whole text when
+ * it is final or the stream has paused.
+ */
+function passEnd(/** @type {string} */ text, /** @type {number} */ from, /** @type {boolean} */ all) {
+  if (all) return text.length;
+  const blank = text.lastIndexOf("\n\n");
+  if (blank >= from) return blank + 2;
+  if (text.length - from < LONG_BLOCK) return from;
+  return Math.max(from, text.lastIndexOf("\n") + 1);
+}
+
+/** Where a slice from `from` ends (at most `end`): the last block end within sliceChars, else the first after it (up to MAX_CHARS). */
+function sliceEnd(/** @type {string} */ text, /** @type {number} */ from, /** @type {number} */ end) {
+  if (end - from <= sliceChars) return end;
+  const before = text.lastIndexOf("\n\n", from + sliceChars);
+  if (before >= from) return before + 2;
+  const after = text.indexOf("\n\n", from + sliceChars);
+  if (after >= 0 && after + 2 <= end && after + 2 - from <= MAX_CHARS) return after + 2;
+  return from + sliceChars;
+}
+
+/** The next task (after input and a frame if one is due): scheduler.yield where the browser has it. */
+const nextTask = () => {
+  const scheduler = /** @type {{ scheduler?: { yield?: () => Promise<void> } }} */ (/** @type {unknown} */ (globalThis)).scheduler;
+  if (scheduler?.yield) return scheduler.yield();
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve(undefined);
+    channel.port2.postMessage(null);
+  });
+};
 
 /**
  * @param {HTMLElement} el the message (`.msg.assistant.streaming`)
  * @param {HTMLElement} body where the Markdown goes
- * @param {() => void} rendered called after each frame's render (to keep the end in view)
+ * @param {() => void} rendered called after each frame that changed the answer (to keep the end in view)
  */
 export function createStream(el, body, rendered) {
   let text = "";
+  /** The text rendered as Markdown; the rest of `text` is shown plainly. */
   let shown = "";
+  const plain = createPlain(body);
   /** @type {{ partial: boolean } | null} */
   let final = null;
-  let scheduled = false;
-  /** The gap's timer while a render waits for it (finish() skips the wait). */
-  let gapTimer = 0;
-  /** When the last render ended, and what it cost (performance.now() ms). */
+  let frameAsked = false;
+  /** A pass is running (its slices own the DOM until it ends), or waits for its gap (the timer). */
+  let passing = false;
+  let passTimer = 0;
+  /** When the last pass ended, and what its slices cost together (performance.now() ms). */
   let lastEnd = Number.NEGATIVE_INFINITY;
   let lastCost = 0;
+  /** When text last arrived. */
+  let lastPush = 0;
 
+  const showPlain = () => plain.show(shown, text.startsWith(shown) ? text.slice(shown.length, shown.length + PLAIN_MAX) : "");
+
+  /** The text is final and rendered: the answer leaves the streaming state once its code is highlighted too. */
   function settled() {
-    if (!final) return;
-    el.classList.toggle("partial", final.partial);
-    el.classList.remove("streaming");
+    if (!final || shown !== text) return;
+    void highlighted().then(() => {
+      if (!final || shown !== text) return;
+      el.classList.toggle("partial", final.partial);
+      el.classList.remove("streaming");
+    });
   }
 
+  /** A frame: the new text shown plainly, the end kept in view. */
   function frame() {
-    scheduled = false;
+    frameAsked = false;
     if (!el.isConnected) return;
-    // A continuation grows by at most one slice; anything else (a stored version that differs) is rendered whole.
-    const continues = text.startsWith(shown);
-    const next = continues && text.length - shown.length > sliceChars ? text.slice(0, shown.length + sliceChars) : text;
-    if (next !== shown) {
-      const started = performance.now();
-      renderMarkdownInto(body, next);
-      // The layout this frame needs anyway, done here so that the slice's cost counts it.
-      void body.offsetHeight;
-      lastEnd = performance.now();
-      lastCost = lastEnd - started;
-      // For bench/page-stream.ts --why (a PerformanceObserver) and profiles: what each render did
-      // and cost. Only the newest stays in the timeline, so a long session does not pile them up.
-      performance.clearMeasures("answer render");
-      performance.measure("answer render", { start: started, end: lastEnd, detail: { chars: next.length - shown.length, continues, total: next.length } });
-      if (continues) learn(next.length - shown.length, lastCost);
-      shown = next;
-    }
-    if (shown !== text) schedule();
-    else settled();
+    if (!passing) showPlain();
     rendered();
   }
 
-  function schedule() {
-    if (scheduled) return;
-    scheduled = true;
-    // Catching up (more than a slice waiting), each render is a full slice: the gap is its cost, half the main thread.
-    const behind = text.length - shown.length > sliceChars;
-    const wait = lastEnd + (behind ? lastCost : Math.max(MIN_GAP_MS, GAP_FACTOR * lastCost)) - performance.now();
-    // The frame after the gap: a timer that ends in a frame callback (rendering stays in step with painting).
-    if (wait > 0)
-      gapTimer = setTimeout(() => {
-        gapTimer = 0;
-        requestAnimationFrame(frame);
-      }, wait);
-    else requestAnimationFrame(frame);
+  function askFrame() {
+    if (frameAsked) return;
+    frameAsked = true;
+    requestAnimationFrame(frame);
+  }
+
+  /** One slice of Markdown, up to `end` of a continuation (else the whole text). Returns its cost. */
+  function slice(/** @type {number} */ end) {
+    // A continuation grows by a slice; anything else (a stored version that differs) is rendered whole.
+    const continues = text.startsWith(shown);
+    const next = continues ? text.slice(0, sliceEnd(text, shown.length, end)) : text;
+    plain.clear();
+    const started = performance.now();
+    renderMarkdownInto(body, next, { later: true });
+    const ended = performance.now();
+    // For bench/page-stream.ts --why and stream-render.test.ts (PerformanceObservers) and profiles:
+    // what each render did and cost. Only the newest stays in the timeline.
+    performance.clearMeasures("answer render");
+    performance.measure("answer render", { start: started, end: ended, detail: { chars: next.length - shown.length, continues, total: next.length } });
+    if (continues) learn(next.length - shown.length, ended - started);
+    shown = next;
+    showPlain();
+    return ended - started;
+  }
+
+  /** Renders what is complete now, a slice per task; then waits for the gap. */
+  async function pass() {
+    passTimer = 0;
+    const continues = text.startsWith(shown);
+    const quiet = performance.now() - lastPush >= QUIET_MS;
+    const end = continues ? passEnd(text, shown.length, Boolean(final) || quiet) : text.length;
+    if (continues && end <= shown.length) {
+      settled();
+      // Nothing whole yet: look again once the stream may have paused.
+      if (shown !== text) passTimer = setTimeout(pass, Math.max(QUIET_MS / 2, lastPush + QUIET_MS - performance.now()));
+      return;
+    }
+    passing = true;
+    let cost = 0;
+    try {
+      while (el.isConnected) {
+        // A text made final meanwhile is rendered to its end.
+        cost += slice(final ? text.length : end);
+        askFrame();
+        if (shown === text || (!final && shown.length >= end)) break;
+        await nextTask();
+      }
+    } finally {
+      passing = false;
+    }
+    lastEnd = performance.now();
+    lastCost = cost;
+    settled();
+    if (shown !== text) askPass();
+  }
+
+  function askPass() {
+    if (passing || passTimer) return;
+    const wait = final ? 0 : lastEnd + Math.max(MIN_GAP_MS, GAP_FACTOR * lastCost) - performance.now();
+    passTimer = setTimeout(pass, Math.max(0, wait));
   }
 
   return {
     /** The whole text so far. @param {string} whole */
     push(whole) {
       text = whole;
-      // The first words: shown now, painted in the next frame.
-      if (shown === "" && !scheduled && el.isConnected) frame();
-      else schedule();
+      lastPush = performance.now();
+      // The first words: shown now, painted in the next frame; their first render waits a gap
+      // (they paint first, and it renders more than a few words).
+      if (shown === "" && el.isConnected && !passing && !passTimer) {
+        showPlain();
+        if (lastEnd < 0) lastEnd = performance.now();
+      }
+      askFrame();
+      askPass();
     },
     /** The text is final (the stored entry, or the turn ended). @param {string} whole @param {boolean} partial cut short */
     finish(whole, partial) {
       text = whole;
       final = { partial };
-      // Shown already (the usual case): settled now, not a frame later.
+      // Rendered already: settled now, not a frame later.
       if (shown === text) return settled();
-      // The answer is whole: its last words go in the next frame, not after the gap (it spaces
-      // renders of a stream that goes on); a backlog of more than a slice still goes slice by slice.
-      if (gapTimer && text.length - shown.length <= sliceChars) {
-        clearTimeout(gapTimer);
-        gapTimer = 0;
-        requestAnimationFrame(frame);
-        return;
+      // The answer is whole: its last words are rendered now, not after the gap.
+      if (passTimer) {
+        clearTimeout(passTimer);
+        passTimer = 0;
       }
-      schedule();
+      askPass();
     },
   };
 }

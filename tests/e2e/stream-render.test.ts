@@ -3,7 +3,8 @@
 // complete (the same DOM as a fresh render of the stored answer, highlighted code, no
 // streaming state left), and rendered incrementally: a block that is final keeps its DOM
 // nodes from the render that settled it to the end, finish pass included (an answer
-// rebuilt per delta, or once more at the end, fails here). Timings are bench figures
+// rebuilt per delta, or once more at the end, fails here); between Markdown renders the new
+// text is shown plainly, and there are far fewer renders than deltas. Timings are bench figures
 // (bench/page-stream.ts), not asserted here.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,7 +47,9 @@ const pieces = (text: string, size: number): string[] => Array.from({ length: Ma
 const WATCH = `(() => {
   const list = document.getElementById("messages");
   const before = list.querySelectorAll(".msg.assistant").length;
-  const kept = (window.__kept = { headings: [], tables: [], renders: 0, sawStreaming: false });
+  const kept = (window.__kept = { headings: [], tables: [], renders: 0, sawStreaming: false, markdownRenders: 0, sawPlain: false });
+  // Each Markdown render of the answer (stream-render.js marks them; the plain text between them is not one).
+  new PerformanceObserver((entries) => { for (const e of entries.getEntries()) if (e.name === "answer render") kept.markdownRenders++; }).observe({ type: "measure" });
   new MutationObserver(() => {
     const answers = list.querySelectorAll(".msg.assistant");
     const answer = answers.length > before ? answers[answers.length - 1] : null;
@@ -54,6 +57,7 @@ const WATCH = `(() => {
     if (!body) return;
     kept.renders++;
     if (answer.classList.contains("streaming")) kept.sawStreaming = true;
+    if (body.querySelector(".md-open")) kept.sawPlain = true;
     const headings = body.querySelectorAll("h5");
     const tables = body.querySelectorAll("table");
     for (let i = kept.headings.length; i < headings.length - 2; i++) kept.headings.push(headings[i]);
@@ -79,7 +83,8 @@ describe("a long streamed answer", () => {
   it("is rendered right when complete, and incrementally: final blocks keep their nodes to the end", async () => {
     await page.evaluate(WATCH);
     // 40 characters every 5 ms: hundreds of deltas, which the page renders as they come.
-    await script(stack.llm.url, stack.llmKey, [reply.stream(pieces(ANSWER, 40), { chunkMs: 5 })]);
+    const deltas = pieces(ANSWER, 40);
+    await script(stack.llm.url, stack.llmKey, [reply.stream(deltas, { chunkMs: 5 })]);
     await sendMessage(page, "a long answer please");
     const body = page.locator(".msg.assistant:not(.streaming) .body", { hasText: `Part ${PARTS}` }).last();
     await body.waitFor({ timeout: 60_000 });
@@ -92,6 +97,8 @@ describe("a long streamed answer", () => {
       return {
         sawStreaming: kept.sawStreaming as boolean,
         renders: kept.renders as number,
+        markdownRenders: kept.markdownRenders as number,
+        sawPlain: kept.sawPlain as boolean,
         kept: kept.headings.length as number,
         keptTables: kept.tables.length as number,
         // Each kept node is the very node the finished answer shows at its place.
@@ -105,6 +112,8 @@ describe("a long streamed answer", () => {
     })) as {
       sawStreaming: boolean;
       renders: number;
+      markdownRenders: number;
+      sawPlain: boolean;
       kept: number;
       keptTables: number;
       headingsSame: boolean;
@@ -133,6 +142,12 @@ describe("a long streamed answer", () => {
     expect(live.keptTables).toBeGreaterThanOrEqual(PARTS - 3);
     expect(live.headingsSame).toBe(true);
     expect(live.tablesSame).toBe(true);
+    // The hot path is plain text: between Markdown renders the new words were shown as text
+    // (a .md-open element), and there were far fewer renders than deltas (a pass renders the
+    // blocks completed since the last one; a render per delta or per frame fails here).
+    expect(live.sawPlain).toBe(true);
+    expect(live.markdownRenders).toBeGreaterThan(1);
+    expect(live.markdownRenders * 2).toBeLessThan(deltas.length);
 
     // The same DOM as a fresh render of the stored answer (the history after a reload).
     await page.reload();

@@ -1,0 +1,215 @@
+// Model answers as Markdown, the rules: markdown-it (CommonMark plus tables and
+// strikethrough) turns the text into HTML and DOMPurify cleans that before it reaches the
+// page. Both are the browser builds their npm packages ship, in public/vendor/ (see
+// VERSIONS.txt there and scripts/vendor-page-libs.mjs). markdown.js renders answers with
+// these (incrementally while they stream); this file is what the HTML may be.
+//
+// - Raw HTML is off: `<script>` or `<img onerror=…>` in an answer is shown as text.
+// - Links: http(s), mailto and relative ones only; `[x](javascript:…)`, `data:`,
+//   `vbscript:` and other schemes are refused and read as the text that was written.
+//   Links open in a new tab with rel="noopener noreferrer".
+// - Images are shown as links to them (the page makes no external requests).
+// - `2*3*4`: a `*` between two digits is a times sign, not emphasis.
+// - Headings start at h3 (the page's own h1/h2 stay above them).
+// - The shared page renders answers with the same rules on the Worker
+//   (src/share/share-markdown.ts): a change to them belongs in both.
+// - Code blocks are highlighted by highlight.js (vendored too) as classed spans, which
+//   DOMPurify lets through like the rest; they get their language and a copy button.
+import MarkdownIt from "../vendor/markdown-it/markdown-it.esm.min.mjs";
+import DOMPurify from "../vendor/dompurify/purify.es.mjs";
+import hljs from "../vendor/highlight.js/highlight.min.js";
+import { watchCodeScroll } from "./code-scroll.js";
+
+/**
+ * A fenced block in a language highlight.js knows (its common set: Python, JavaScript,
+ * TypeScript, shell, JSON, SQL, Go, Rust…) comes back as its escaped code in classed
+ * `<span>`s; any other stays plain (markdown-it escapes it). No guessing of unnamed ones.
+ */
+export function highlight(code, lang) {
+  const name = String(lang ?? "").trim();
+  if (!name || !hljs.getLanguage(name)) return "";
+  const key = `${name}\u0000${code}`;
+  const known = highlighted.get(key);
+  if (known !== undefined) return known;
+  let html = "";
+  try {
+    html = hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
+  } catch {
+    html = "";
+  }
+  highlighted.set(key, html);
+  if (highlighted.size > HIGHLIGHTED_KEPT) highlighted.delete(highlighted.keys().next().value ?? "");
+  return html;
+}
+
+/**
+ * The last few blocks highlighted, by language and code: a closed fence stays in a
+ * streamed answer's open tail for a render or two more (until the blocks after it are
+ * complete), and each of those renders would highlight it again. Same input, same HTML.
+ * @type {Map<string, string>}
+ */
+const highlighted = new Map();
+const HIGHLIGHTED_KEPT = 8;
+
+export const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false, highlight });
+
+const ALLOWED_SCHEMES = new Set(["http", "https", "mailto"]);
+/** markdown-it asks this of every link, autolink and linkified URL; a refused one stays text. */
+md.validateLink = (url) => {
+  const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(url);
+  return !scheme || ALLOWED_SCHEMES.has(scheme[1].toLowerCase());
+};
+
+const isDigit = (code) => code >= 0x30 && code <= 0x39;
+/** A run of `*` with a digit on both sides (`2*3*4`, `10**6`) is text, never an emphasis delimiter. */
+md.inline.ruler.before("emphasis", "times_sign", (state, silent) => {
+  const start = state.pos;
+  if (state.src.charCodeAt(start) !== 0x2a || !isDigit(state.src.charCodeAt(start - 1))) return false;
+  let end = start;
+  while (end < state.posMax && state.src.charCodeAt(end) === 0x2a) end++;
+  if (!isDigit(state.src.charCodeAt(end))) return false;
+  if (!silent) state.pending += state.src.slice(start, end);
+  state.pos = end;
+  return true;
+});
+
+md.core.ruler.push("page_tags", (state) => {
+  for (const token of state.tokens) {
+    // # → h3 … #### and below → h6.
+    if (token.type === "heading_open" || token.type === "heading_close") token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + 2)}`;
+    // Table alignment as data-align, so no style attribute is ever needed.
+    if ((token.type === "th_open" || token.type === "td_open") && token.attrs) {
+      const align = /text-align:(left|right|center)/.exec(token.attrGet("style") ?? "")?.[1];
+      token.attrs = align ? [["data-align", align]] : null;
+    }
+  }
+});
+
+md.renderer.rules.image = (tokens, index, options, env, self) => {
+  const token = tokens[index];
+  const src = token.attrGet("src") ?? "";
+  const alt = self.renderInlineAsText(token.children ?? [], options, env) || src;
+  return `<a href="${md.utils.escapeHtml(src)}" class="image-link">${md.utils.escapeHtml(alt)}</a>`;
+};
+
+const PURIFY = {
+  ALLOWED_TAGS: [
+    "a",
+    "p",
+    "br",
+    "strong",
+    "em",
+    "s",
+    "code",
+    "pre",
+    "span",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "hr",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+  ],
+  ALLOWED_ATTR: ["href", "title", "class", "start", "data-align"],
+  ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
+  RETURN_DOM_FRAGMENT: true,
+};
+
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A" && node.hasAttribute("href")) {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer");
+  }
+});
+
+/** Elements whose children are all blocks: the line breaks markdown-it writes between those are not text. */
+const BLOCK_PARENTS = new Set(["UL", "OL", "BLOCKQUOTE", "TABLE", "THEAD", "TBODY", "TR"]);
+
+/** Drops those line breaks, so an answer's text is what it says (no stray "\n" in textContent). */
+function dropLayoutWhitespace(fragment) {
+  const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
+  /** @type {Text[]} */
+  const drop = [];
+  for (let node = /** @type {Text | null} */ (walker.nextNode()); node; node = /** @type {Text | null} */ (walker.nextNode())) {
+    if (!node.data.trim() && (node.parentNode === fragment || BLOCK_PARENTS.has(node.parentNode.nodeName))) drop.push(node);
+  }
+  for (const node of drop) node.remove();
+  return fragment;
+}
+
+/**
+ * A code block as a figure: its language (`data-lang`, shown by CSS) and a copy button
+ * (copy.js) above the `<pre>`. Made with DOM calls after sanitizing, so the chrome is
+ * never HTML from the answer; labels are CSS content, so the answer's text is unchanged.
+ */
+function decorateCode(fragment) {
+  for (const pre of [...fragment.querySelectorAll("pre")]) {
+    const code = pre.firstElementChild;
+    if (code?.tagName !== "CODE") continue;
+    const figure = document.createElement("figure");
+    figure.className = "code-block";
+    const lang = /(?:^|\s)language-(\S+)/.exec(code.className)?.[1];
+    if (lang) figure.dataset.lang = lang;
+    const head = document.createElement("figcaption");
+    head.className = "code-head";
+    const label = document.createElement("span");
+    label.className = "code-lang";
+    if (lang) label.dataset.lang = lang;
+    const copy = document.createElement("button");
+    copy.type = "button";
+    copy.className = "copy-code";
+    copy.setAttribute("aria-label", lang ? `Copy ${lang} code` : "Copy code");
+    copy.title = "Copy code";
+    head.append(label, copy);
+    pre.replaceWith(figure);
+    figure.append(head, pre);
+    watchCodeScroll(pre);
+  }
+  return fragment;
+}
+
+/**
+ * Changed blocks are sanitized in one DOMPurify call (each call parses its input into a
+ * new document: dozens of calls for a burst of blocks cost far more than one). Each
+ * block's HTML goes in a <section> of its own, which markdown-it never writes (raw HTML
+ * is off), so the sections that come out are the blocks, unwrapped here.
+ */
+const PURIFY_BLOCKS = { ...PURIFY, ALLOWED_TAGS: [...PURIFY.ALLOWED_TAGS, "section"] };
+
+/** The DOM of each block's HTML: sanitized, layout whitespace dropped, code blocks decorated. */
+export function blocksNodes(htmls) {
+  if (htmls.length === 0) return [];
+  const fragment = /** @type {DocumentFragment} */ (
+    /** @type {unknown} */ (DOMPurify.sanitize(htmls.map((html) => `<section>${html}</section>`).join(""), PURIFY_BLOCKS))
+  );
+  const sections = [...fragment.children];
+  return htmls.map((html, i) => {
+    const part = document.createDocumentFragment();
+    part.append(...(sections[i]?.childNodes ?? []));
+    decorateCode(dropLayoutWhitespace(part));
+    return { html, nodes: [...part.childNodes], fragment: part };
+  });
+}
+
+/** Whether highlight.js knows the language a fence names (its code is then highlighted). */
+export const highlightable = (/** @type {string} */ lang) => Boolean(lang && hljs.getLanguage(lang));
+
+/** Highlighted code (highlight()'s HTML) as sanitized nodes for its <code>: what a block render puts there. */
+export function codeNodes(/** @type {string} */ html) {
+  const fragment = /** @type {DocumentFragment} */ (/** @type {unknown} */ (DOMPurify.sanitize(`<code>${html}</code>`, PURIFY)));
+  return [...(fragment.firstChild?.childNodes ?? [])];
+}
+
+/** One line of inline Markdown (code, emphasis, links) into the element: for notices. */
+export function renderInlineInto(element, source) {
+  element.replaceChildren(DOMPurify.sanitize(md.renderInline(String(source ?? "")), PURIFY));
+}
