@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import worker from "../../../src/index";
 import type { Env } from "../../../src/config/env";
 import { gatewayApp } from "../../../src/gateway/apps";
-import { authorize, GatewayOAuthClient } from "../../fixtures/gateway-client";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+import { authorize, connectWithOAuth, GatewayOAuthClient } from "../../fixtures/gateway-client";
 import { authHeaders, type TestUser } from "../test-users";
 
 const ORIGIN = "https://edgehost.test";
@@ -92,6 +93,22 @@ describe("the /mcp authorization server", () => {
     expect(html).not.toContain("checked");
     expect(tokens.access_token).toBeTruthy();
     expect((await callMcp(tokens.access_token)).status).not.toBe(401);
+  });
+
+  it("the SDK client's own transport goes through the flow: 401, consent, finishAuth, then a call with the token", async () => {
+    const provider = browser("alice", { clientName: "SDK Client" });
+    const client = new Client({ name: "sdk-client", version: "1.0.0" });
+    const transport = () => new StreamableHTTPClientTransport(new URL(MCP), { authProvider: provider, fetch: fetchWorker });
+    // Until the app object serves MCP its answer after the token check is not an MCP one: only the auth outcome is asserted.
+    const outcome = await connectWithOAuth(client, transport, provider).then(
+      () => "connected",
+      (error: unknown) => error,
+    );
+    expect(outcome).not.toBeInstanceOf(UnauthorizedError);
+    expect(provider.consent?.html).toContain("SDK Client");
+    const accessToken = provider.tokens()?.access_token as string;
+    expect((await callMcp(accessToken)).status).not.toBe(401);
+    await client.close();
   });
 
   it("refuses PKCE plain and a request without PKCE", async () => {
