@@ -15,6 +15,7 @@ import { frameHandler } from "./frames.js";
 import { setupAlwaysAllowed } from "../dialogs/always-allowed.js";
 import { setupBranches } from "../chat/branches.js";
 import { showAppFor, teardownApps } from "../chat/mcp-apps.js";
+import { setupConnectedApps } from "../servers/connected-apps.js";
 import { setupMyMachines } from "../servers/my-machines.js";
 import { setupModelPicker, showModels } from "../composer/model-picker.js";
 import { setupMyProviders } from "../servers/my-providers.js";
@@ -71,6 +72,7 @@ setupMyProviders({ changed: () => void modelPicker.loadModels() });
 const consolePanel = setupConsole();
 const myServers = setupMyServers({ sessionId: () => state.sessionId });
 setupMyMachines({ sessionId: () => state.sessionId });
+setupConnectedApps();
 setupOAuth({ sessionId: () => state.sessionId });
 setupViews({
   onSwitch: sessions.open,

@@ -31,13 +31,15 @@ button.primary { background: var(--accent); border-color: var(--accent); color: 
 @media (max-width: 600px) { .actions button { flex: 1 1 100%; } }
 `;
 
+// Referrer "same-origin", not "no-referrer": under no-referrer a browser sends `Origin: null` with
+// the form posts, which the Worker refuses as an opaque origin; cross-site (the client's redirect) still gets none.
 function page(title: string, body: string, head = ""): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 ${head}<title>${escapeHtml(title)} · edgehost</title>
 <style>${STYLE}</style>
 </head>

@@ -1,0 +1,233 @@
+// /mcp from an outside MCP client, with the person in Chromium (issue 38), on the real stack
+// (wrangler dev, the bridge with server-filesystem, token sign-in for alice and bob): the
+// SDK's v2 client discovers, registers and opens the authorize URL; alice allows it by
+// clicking Allow on the real consent page; the code goes back to the client, whose token
+// lists alice's tools. Connected apps then lists the client with its last use, its sampling
+// switch is saved, Disconnect (confirmed) removes the row and the client's next /mcp request
+// is refused with 401. Bob's Connected apps never shows alice's app. axe finds nothing
+// serious or critical on the consent page and the dialog, light and dark, 1280×800 and
+// 390×844; Escape closes the dialog and focus goes back to its button. Screenshots of both
+// (E2E_SHOTS) are the ones in docs/connect-clients.md.
+import { randomBytes } from "node:crypto";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authorize, GatewayOAuthClient } from "../fixtures/gateway-client";
+import { startStack, type Stack } from "../fixtures/stack";
+import { type AxeViolation, axeCheck } from "./axe";
+import { focus, launchBrowser, noPageErrors, openPage, overflow, PHONE, shot } from "./browser";
+
+const tokens = { alice: `alice-${randomBytes(16).toString("hex")}`, bob: `bob-${randomBytes(16).toString("hex")}` };
+const CLIENT_NAME = "Notes Desk (e2e)";
+/** The client's redirect URI: Chromium is sent there with the code, and the test answers it in place of the app. */
+const REDIRECT = "https://notes-desk.example/callback";
+const WIDE = { width: 1280, height: 800 };
+const LOOKS = [
+  { name: "light-desktop", scheme: "light", viewport: WIDE },
+  { name: "dark-desktop", scheme: "dark", viewport: WIDE },
+  { name: "light-phone", scheme: "light", viewport: PHONE },
+  { name: "dark-phone", scheme: "dark", viewport: PHONE },
+] as const;
+
+let browser: Browser;
+let stack: Stack;
+let mcpUrl: string;
+
+beforeAll(async () => {
+  [browser, stack] = await Promise.all([
+    launchBrowser(),
+    startStack({ model: false, vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${tokens.alice},bob:${tokens.bob}` } }),
+  ]);
+  mcpUrl = `${stack.url}/mcp`;
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+async function signedIn(token: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: WIDE });
+  const page = await openPage(browser, stack, { context, ready: false });
+  await page.locator("#login-token").fill(token);
+  await page.locator("#login-submit").click();
+  await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
+  return { context, page };
+}
+
+/** What sticks out at phone width: the whole page's overflow, or by how many pixels `within` (a dialog) is wider than the screen or scrolls sideways. */
+async function tooWide(page: Page, within?: string): Promise<unknown> {
+  if (!within) return overflow(page);
+  return page.evaluate(
+    `(() => { const el = document.querySelector(${JSON.stringify(within)}); return Math.max(0, Math.ceil(el.getBoundingClientRect().right - window.innerWidth), el.scrollWidth - el.clientWidth); })()`,
+  );
+}
+
+/** axe in each look (after `prepare`), a screenshot of each as `${name}-${look}`; the serious and critical findings by look. */
+async function everyLook(page: Page, name: string, prepare: () => Promise<void>, within?: string): Promise<Record<string, AxeViolation[]>> {
+  const found: Record<string, AxeViolation[]> = {};
+  for (const look of LOOKS) {
+    await page.setViewportSize(look.viewport);
+    await page.emulateMedia({ colorScheme: look.scheme });
+    await prepare();
+    const blocking = await axeCheck(page, `${name} ${look.name}`);
+    if (blocking.length > 0) found[look.name] = blocking;
+    if (look.viewport === PHONE) expect(await tooWide(page, within), `${name} ${look.name}`).toEqual(within ? 0 : { overflow: 0, wide: [] });
+    await shot(page, `${name}-${look.name}`);
+  }
+  await page.setViewportSize(WIDE);
+  await page.emulateMedia({ colorScheme: "light" });
+  return found;
+}
+
+/**
+ * The SDK's OAuth client whose browser is Chromium: the authorize URL opens in a signed-in
+ * person's tab, `look` checks the consent page, the person clicks Allow, and the redirect to the
+ * client's URI is caught there (no app listens at REDIRECT) and handed back as the callback.
+ */
+class ChromiumBrowserClient extends GatewayOAuthClient {
+  private returned?: URL;
+
+  constructor(
+    private readonly tab: Page,
+    private readonly look: (tab: Page) => Promise<void>,
+  ) {
+    super({ fetch: globalThis.fetch, headers: {}, clientName: CLIENT_NAME, redirectUrl: REDIRECT });
+  }
+
+  override async redirectToAuthorization(url: URL): Promise<void> {
+    const client = new URL(REDIRECT).origin;
+    // No app listens at REDIRECT: answered here so the tab shows a page (the URL is taken from the request either way).
+    await this.tab.route(`${client}/**`, (route) =>
+      route.fulfill({ contentType: "text/html", body: "<!doctype html><title>Back in the app</title><p>You can close this tab.</p>" }),
+    );
+    await this.tab.goto(url.href);
+    // A cross-site arrival may pass through the same-site bounce first: the consent page is the one naming the client.
+    await this.tab.locator("#client-name").waitFor();
+    await this.look(this.tab);
+    const sentBack = this.tab.waitForRequest((r) => r.url().startsWith(client), { timeout: 30_000 });
+    const decided = this.tab.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/connect/authorize");
+    await this.tab.getByRole("button", { name: "Allow", exact: true }).click();
+    const answer = await decided;
+    if (answer.status() !== 302) throw new Error(`the consent form answered ${answer.status()}: ${await answer.text()}`);
+    this.returned = new URL((await sentBack).url());
+  }
+
+  override takeCallback(): URLSearchParams {
+    const params = this.returned?.searchParams;
+    if (!params?.get("code")) throw new Error(`no authorization code: the browser was sent to ${this.returned ?? "nowhere"}`);
+    return params;
+  }
+}
+
+/** The client's next request to /mcp with the access token it holds (what Disconnect must refuse). */
+function nextMcpRequest(accessToken: string): Promise<Response> {
+  return fetch(mcpUrl, {
+    method: "POST",
+    headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+  });
+}
+
+describe("an outside MCP client connected by alice in the page", () => {
+  let alice: { context: BrowserContext; page: Page };
+  let provider: ChromiumBrowserClient;
+  const client = new Client({ name: "notes-desk", version: "1.0.0" });
+
+  afterAll(async () => {
+    await client.close().catch(() => undefined);
+    await alice?.context.close();
+  });
+
+  it("alice allows it on the consent page; the client's token lists her tools", { timeout: 120_000 }, async () => {
+    alice = await signedIn(tokens.alice);
+    const tab = await alice.context.newPage();
+    let consentAxe: Record<string, AxeViolation[]> = {};
+    provider = new ChromiumBrowserClient(tab, async (page) => {
+      expect(await page.locator("#client-name").textContent()).toBe(CLIENT_NAME);
+      expect(await page.locator("#redirect-host").textContent()).toBe("notes-desk.example");
+      expect(await page.locator("main").textContent()).toContain("Signed in as alice");
+      // What it will reach: the deployment's filesystem server, meant for alice.
+      expect(await page.locator("main li").allTextContents()).toContain("filesystem");
+      consentAxe = await everyLook(page, "gateway-consent", async () => undefined);
+    });
+    // The SDK's own OAuth: discovery, dynamic registration, PKCE, the browser step above, the code exchange.
+    const issued = await authorize(provider, mcpUrl);
+    expect(consentAxe).toEqual({});
+    expect(issued.access_token).toBeTruthy();
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider, fetch: globalThis.fetch }));
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("filesystem__list_directory");
+    await tab.close();
+  });
+
+  it("Connected apps lists it with its last use; the sampling switch is kept; axe and Escape", { timeout: 120_000 }, async () => {
+    const { page } = alice;
+    await page.locator("#connected-apps-open").click();
+    const row = page.locator("#connected-apps-dialog[open] #connected-apps-list li[data-app]");
+    await row.waitFor();
+    expect(await row.count()).toBe(1);
+    expect(await row.locator(".name").textContent()).toBe(CLIENT_NAME);
+    expect(await row.locator(".where").textContent()).toContain("Access goes to notes-desk.example");
+    expect(await row.textContent()).toContain("name not verified");
+    // The listTools call above was a use: its time, not "Not used yet" (the app object reports it after answering).
+    await expect
+      .poll(async () => {
+        await page.locator("#connected-apps-refresh").click();
+        return row.locator(".last-used").textContent();
+      })
+      .toMatch(/^Last used \S/);
+    expect(await page.locator("#connected-apps-url").inputValue()).toBe(mcpUrl);
+
+    const sampling = row.getByRole("checkbox", { name: /spend my model budget/ });
+    expect(await sampling.isChecked()).toBe(false);
+    const patched = page.waitForResponse((r) => r.request().method() === "PATCH" && r.url().includes("/api/apps/"));
+    await sampling.check();
+    expect((await patched).status()).toBe(200);
+    await page.locator("#connected-apps-refresh").click();
+    await expect.poll(() => row.getByRole("checkbox", { name: /spend my model budget/ }).isChecked()).toBe(true);
+
+    const found = await everyLook(
+      page,
+      "gateway-apps",
+      async () => expect(await page.locator("#connected-apps-dialog[open]").isVisible()).toBe(true),
+      "#connected-apps-dialog",
+    );
+    expect(found).toEqual({});
+    await page.keyboard.press("Escape");
+    await page.locator("#connected-apps-dialog[open]").waitFor({ state: "detached" });
+    expect((await focus(page)).id).toBe("connected-apps-open");
+    noPageErrors(page);
+  });
+
+  it("bob's Connected apps never shows alice's app", { timeout: 60_000 }, async () => {
+    const bob = await signedIn(tokens.bob);
+    await bob.page.locator("#connected-apps-open").click();
+    const list = bob.page.locator("#connected-apps-dialog[open] #connected-apps-list");
+    await list.locator("li.empty").waitFor();
+    expect(await list.locator("li[data-app]").count()).toBe(0);
+    expect(await list.textContent()).not.toContain(CLIENT_NAME);
+    expect(await list.textContent()).toContain(`Add ${mcpUrl} as a custom connector`);
+    await shot(bob.page, "gateway-apps-empty");
+    noPageErrors(bob.page);
+    await bob.context.close();
+  });
+
+  it("Disconnect, confirmed: the row goes and the client's next /mcp request is 401", { timeout: 60_000 }, async () => {
+    const { page } = alice;
+    const accessToken = provider.tokens()?.access_token as string;
+    expect((await nextMcpRequest(accessToken)).status).not.toBe(401);
+    await page.locator("#connected-apps-open").click();
+    await page.getByRole("button", { name: `Disconnect ${CLIENT_NAME}` }).click();
+    await page.locator("#confirm-dialog[open]").waitFor();
+    expect(await page.locator("#confirm-title").textContent()).toBe(`Disconnect "${CLIENT_NAME}"?`);
+    await page.locator("#confirm-ok").click();
+    await page.locator("#connected-apps-list li.empty").waitFor();
+    expect(await page.locator("#connected-apps-list li[data-app]").count()).toBe(0);
+    expect(await page.locator("#connected-apps-status").textContent()).toBe(`Disconnected "${CLIENT_NAME}".`);
+    // The very next request, with no wait for the token store to catch up.
+    const refused = await nextMcpRequest(accessToken);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    noPageErrors(page);
+  });
+});
