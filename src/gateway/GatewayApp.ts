@@ -5,6 +5,13 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../config/env";
 import { AppState, type AppRecord } from "./app-state";
+import type { McpHttpHandler } from "@modelcontextprotocol/server";
+import { errorMessage } from "../shared/logger";
+import { GatewayParts } from "./gateway-parts";
+import { LegacyLane } from "./legacy-lane";
+import { createSurface } from "./mcp-surface";
+import { createModernLane } from "./modern-lane";
+import { serverLib, type ServerLib } from "./server-lib";
 import { decodeGatewayHeader, GATEWAY_HEADER, type GatewayOwner } from "./props";
 
 export interface AppActivation {
@@ -22,20 +29,75 @@ export class GatewayApp extends DurableObject<Env> {
     const record = await this.state.get();
     if (record && record.owner.id !== activation.owner.id) throw new Error("an app object serves one person");
     await this.state.put({ ...activation, activeGen: activation.gen });
+    // What the person allowed may have changed: the next request builds the app's parts on the new record.
+    await this.dropParts();
   }
 
   /** Disconnect: every token of this app is refused from the next request on. */
   async disconnect(): Promise<void> {
     const record = await this.state.get();
     if (record) await this.state.put({ ...record, activeGen: 0 });
+    await this.dropParts();
   }
 
   override async fetch(request: Request): Promise<Response> {
     const props = decodeGatewayHeader(request.headers.get(GATEWAY_HEADER));
     if (!props || !(await this.state.admits(props.identity, props.gen))) return invalidToken();
-    return Response.json({ error: { code: "not_found", message: "no MCP endpoint here yet" } }, { status: 404 });
+    const record = await this.state.get();
+    if (!record) return invalidToken();
+    const lanes = await this.lanesFor(record, props.appId);
+    this.used(lanes.parts);
+    return (await lanes.lib.isLegacyRequest(request)) ? lanes.legacy.handle(request) : lanes.modern.fetch(request);
+  }
+
+  /** The app's servers and its two MCP lanes, built by the first request of this object's life. */
+  private lanes?: { lib: ServerLib; parts: GatewayParts; modern: McpHttpHandler; legacy: LegacyLane };
+
+  private async lanesFor(record: AppRecord, appId: string) {
+    if (this.lanes) return this.lanes;
+    const lib = await serverLib();
+    if (this.lanes) return this.lanes;
+    const parts = new GatewayParts(this.env, this.ctx.storage, appId, record);
+    // The instructions name the person's servers: read before the first server is made.
+    const surface = async () => {
+      await parts.prepare();
+      return createSurface(lib, parts);
+    };
+    const modern = createModernLane(lib, surface, (error) => parts.log.warn("gateway request failed", { error: errorMessage(error) }));
+    const legacy = new LegacyLane(lib, surface);
+    // list_changed: 2026 listen streams through the handler's bus, live 2025 sessions each.
+    parts.onChange = () => {
+      modern.notify.toolsChanged();
+      for (const server of legacy.servers()) void server.sendToolListChanged().catch(() => undefined);
+    };
+    this.lanes = { lib, parts, modern, legacy };
+    return this.lanes;
+  }
+
+  private async dropParts(): Promise<void> {
+    const lanes = this.lanes;
+    this.lanes = undefined;
+    if (!lanes) return;
+    await Promise.all([lanes.modern.close(), lanes.legacy.close(), lanes.parts.close()].map((p) => p.catch(() => undefined)));
+  }
+
+  private lastUsedReport = 0;
+
+  /** Connected apps shows each app's last use: told to the account at most once a minute. */
+  private used(parts: GatewayParts): void {
+    const now = Date.now();
+    if (now - this.lastUsedReport < USED_EVERY_MS) return;
+    this.lastUsedReport = now;
+    this.ctx.waitUntil(
+      parts
+        .account()
+        .appUsed(parts.appId, now)
+        .catch(() => (this.lastUsedReport = 0)),
+    );
   }
 }
+
+const USED_EVERY_MS = 60_000;
 
 /** What a client gets for a token this app no longer honours: re-authorize (RFC 6750). */
 function invalidToken(): Response {

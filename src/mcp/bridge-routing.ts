@@ -22,7 +22,7 @@ export function routeStdioThroughBridge(config: McpConfig, bridge: BridgeEndpoin
   });
   const route = (server: ServerConfig): ServerConfig => {
     if (server.transport !== "stdio") return server;
-    const { name, disabled, timeoutMs, alwaysAllow, dependencies, includeTools, excludeTools, users } = server;
+    const { name, disabled, timeoutMs, alwaysAllow, dependencies, includeTools, excludeTools, users, gateway } = server;
     const routed: RemoteServerConfig = {
       name,
       disabled,
@@ -31,6 +31,7 @@ export function routeStdioThroughBridge(config: McpConfig, bridge: BridgeEndpoin
       dependencies,
       ...(includeTools ? { includeTools } : {}),
       ...(users ? { users } : {}),
+      ...(gateway === false ? { gateway } : {}),
       excludeTools,
       transport: "http",
       url: `${base}/servers/${encodeURIComponent(name)}/mcp`,

@@ -5,14 +5,11 @@
 // first admits a user (the only one ever admitted after that).
 import type { Env } from "../config/env";
 import type { Settings } from "../config/settings";
-import type { RemoteServerConfig } from "../shared/mcp-config/config";
 import { userAccount } from "../users/account";
-import { validateUserServer } from "../users/user-servers";
+import { snapshotConfigs as toConfigs, type UserServerList } from "../users/server-configs";
 import { ownProviderSpecs } from "../users/user-providers";
 import type { ProviderSpec } from "../llm/provider-config";
-import type { ServersSnapshot } from "../users/UserAccount";
 import type { SpendDecision, SpendKind } from "../users/spend-ledger";
-import type { MachineView } from "../machines/machine-store";
 import type { HistoryStore } from "./history";
 import { PendingUsage } from "./pending-usage";
 import type { OwnerDiscoveryPort } from "./mcp/session-mcp";
@@ -30,23 +27,7 @@ const REPORT_AFTER_MS = 2_000;
 
 export type Admission = "owner" | "claimed" | "denied";
 
-/** The owner's runtime servers in the host's config shape; `servers` only when the list changed. */
-export type UserServerList = { version: string; servers?: RemoteServerConfig[]; machines?: MachineView[] };
-
 const NO_OWNER: SpendDecision = { ok: false, code: "rate_limited", message: "This session has no owner.", retryAfterMs: 0 };
-
-function toConfigs({ version, servers, machines }: ServersSnapshot): UserServerList {
-  if (!servers) return { version };
-  // Stored entries were validated when saved; parsing again yields the host's config shape.
-  return {
-    version,
-    servers: servers.flatMap((s) => {
-      const v = validateUserServer(s);
-      return v.ok ? [v.config] : [];
-    }),
-    machines,
-  };
-}
 
 export class SessionOwner {
   private lastTouched = 0;

@@ -175,6 +175,16 @@ describe("layers of src/ and local-bridge/src/", () => {
     expect(sdk1.map(([file]) => file)).toEqual([]);
   });
 
+  it("loads the MCP server SDK in one place, dynamically: its top level preloads every schema, which a chat-only isolate must not pay", () => {
+    const staticValue = /(?:import|export)\s(?!type\s)[^;]*?from\s*["']@modelcontextprotocol\/server["']/gms;
+    const dynamic = /(?<!typeof\s)import\(\s*["']@modelcontextprotocol\/server["']\s*\)/g;
+    const found = ALL.filter((f) => f.startsWith(`src${sep}`)).flatMap((file) => {
+      const text = readFileSync(join(repoRoot, file), "utf8");
+      return [...[...text.matchAll(staticValue)].map(() => `${file}: static`), ...[...text.matchAll(dynamic)].map(() => `${file}: import()`)];
+    });
+    expect(found).toEqual([`${join("src", "gateway", "server-lib.ts")}: import()`]);
+  });
+
   it("sees the imports it rules on (the parser is not silently blind)", () => {
     expect(imports.get(join("src", "mcp", "call.ts"))).toContainEqual({ file: join("src", "shared", "rpc.ts") });
     expect(imports.get(join("local-bridge", "src", "bridge.ts"))).toContainEqual({ file: join("src", "shared", "rpc.ts") });

@@ -109,6 +109,20 @@ describe("parseMcpConfig: good files", () => {
     ).toEqual([expect.stringMatching(/^mcp\.json:1:\d+ servers\.t\.oauth\.clientId: /)]);
   });
 
+  it('keeps a server from /mcp\'s apps with `"gateway": false` only, and refuses anything but a boolean', () => {
+    const parsed = parseMcpConfig(
+      '{ "servers": { "a": { "url": "https://a.example/mcp", "gateway": false }, "b": { "url": "https://b.example/mcp", "gateway": true } } }',
+      { env: {} },
+    );
+    expect(parsed.servers.map((s) => [s.name, s.gateway])).toEqual([
+      ["a", false],
+      ["b", undefined],
+    ]);
+    expect(configErrorLines(() => parseMcpConfig('{ "servers": { "a": { "url": "https://a.example/mcp", "gateway": "no" } } }', { env: {} }))).toEqual([
+      expect.stringMatching(/^mcp\.json:1:\d+ servers\.a\.gateway: expected true or false/),
+    ]);
+  });
+
   it("accepts an empty servers object", () => {
     expect(parseMcpConfig('{"servers": {}}', { env: {} })).toEqual({ servers: [] });
   });
@@ -336,7 +350,7 @@ describe("routeStdioThroughBridge", () => {
   const config = parseMcpConfig(
     JSON.stringify({
       servers: {
-        fs: { command: "node", args: ["fs.js"], env: { K: "v" }, timeout: 5, alwaysAllow: ["read"], includeTools: ["read"] },
+        fs: { command: "node", args: ["fs.js"], env: { K: "v" }, timeout: 5, alwaysAllow: ["read"], includeTools: ["read"], gateway: false },
         off: { command: "x", disabled: true, dependencies: [] },
         web: { url: "https://example.com/mcp", headers: { "X-Key": "k" } },
       },
@@ -353,6 +367,7 @@ describe("routeStdioThroughBridge", () => {
         timeoutMs: 5000,
         alwaysAllow: ["read"],
         includeTools: ["read"],
+        gateway: false,
         transport: "http",
         url: "http://127.0.0.1:8788/servers/fs/mcp",
         headers: { Authorization: "Bearer t" },

@@ -48,7 +48,8 @@ export async function startSessionServers(): Promise<SessionServers> {
       },
       // One child per user at the bridge, and for erin only: tests/workers/http/bridge-users.test.ts
       // tells from the bridge's child count that the Worker named her on every request.
-      isolated: { ...servers.everything, isolation: "user", users: ["erin"], alwaysAllow: ["echo"] },
+      // Never offered at /mcp (tests/workers/gateway/sdk-client.test.ts): erin's chats have it, her connected apps do not.
+      isolated: { ...servers.everything, isolation: "user", users: ["erin"], alwaysAllow: ["echo"], gateway: false },
     },
   });
   return { bridge, fsRoot, mcpConfig };

@@ -6,7 +6,7 @@ import type { RegistryPick } from "../../orchestrator/sampling";
 import type { Approvals, SettingsStore } from "../../approval/approvals";
 import type { Settings } from "../../config/settings";
 import type { LlmProvider } from "../../llm/provider";
-import type { RemoteServerConfig } from "../../shared/mcp-config/config";
+import type { RemoteServerConfig, ServerConfig } from "../../shared/mcp-config/config";
 import type { Logger } from "../../shared/logger";
 import type { ToolCallRecord } from "../../mcp/host";
 import type { ServerMessage } from "../../protocol/messages";
@@ -42,12 +42,16 @@ export interface SessionMcpDeps {
   samplingModel?: (preferences: ModelPreferences | undefined, listed: readonly string[]) => Promise<RegistryPick>;
   /** Model tokens a sampling answer cost, counted into the owner's daily budget; ends the answer's `hold`. */
   used?: (tokens: number, hold: string) => Promise<void>;
+  /** Why servers' sampling requests are refused outright (an app at /mcp the person did not let spend their budget); undefined: asked as usual. */
+  samplingBlocked?: () => string | undefined;
   /** Holds a sampling answer's worst case (`hold` names it); why it may not be answered now (the budget is used up or held). */
   samplingRefusal?: (hold: string, tokens: number) => Promise<string | undefined>;
   /** The owner's OAuth client for a remote server (src/users/oauth-client-storage.ts); bridge-routed servers never get one. */
   oauth?: (server: RemoteServerConfig, outbound?: typeof fetch) => OAuthClientProvider | undefined;
   /** Why a runtime server's URL may not be connected to here (src/servers/url-policy.ts), even one stored earlier. */
   refuseUrl?: (url: string) => string | undefined;
+  /** Which of the deployment's servers this side may use at all (an app at /mcp: not mcp.json's `"gateway": false`); absent: all. */
+  offered?: (server: ServerConfig) => boolean;
   /** The owner as the deployment knows them, for mcp.json's audience rule (src/servers/audience.ts). */
   audience?: () => Audience;
   /** Keeps a server's OAuth challenge for the owner's next sign-in to it (src/mcp/oauth/challenge-fetch.ts). */

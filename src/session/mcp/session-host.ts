@@ -74,6 +74,8 @@ export function createSessionHost(deps: SessionMcpDeps, context: SessionHostCont
 
 /** A server's sampling request, answered with the session's model within the owner's budget, after the person approves. */
 async function sample(deps: SessionMcpDeps, server: string, params: SamplingParams, signal: AbortSignal): Promise<CreateMessageResult> {
+  const blocked = deps.samplingBlocked?.();
+  if (blocked) throw rpcRefusal("sampling_not_allowed", blocked);
   const provider = await deps.provider();
   if (!provider) throw rpcRefusal("no_model", "no model is configured for sampling");
   const hold = `sampling:${crypto.randomUUID()}`;

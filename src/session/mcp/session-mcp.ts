@@ -39,7 +39,10 @@ export class SessionMcp {
 
   constructor(private readonly deps: SessionMcpDeps) {
     // The deployment's servers this owner gets, each bridge request marked with whose it is.
-    this.base = deploymentServersFor(loadSessionMcpConfig(deps.env, deps.settings), deps.audience?.() ?? { mode: "none" }, deps.settings.BRIDGE_URL);
+    this.base = offeredOnly(
+      deploymentServersFor(loadSessionMcpConfig(deps.env, deps.settings), deps.audience?.() ?? { mode: "none" }, deps.settings.BRIDGE_URL),
+      deps.offered,
+    );
     this.config = this.base;
     this.owner = new OwnerServers(deps.userServers, deps.notice);
     this.discovery = new KeptDiscovery(deps.store, this.config.config, deps.ownerDiscovery, deps.logger);
@@ -287,4 +290,13 @@ export class SessionMcp {
   async close(): Promise<void> {
     await this.mcpHost.close();
   }
+}
+
+/** The deployment's servers without those `offered` leaves out (listed nowhere, not even as unreachable). */
+function offeredOnly(servers: SessionMcpConfig, offered: SessionMcpDeps["offered"]): SessionMcpConfig {
+  if (!offered) return servers;
+  const kept = servers.config.servers.filter(offered);
+  const names = new Set(kept.map((s) => s.name));
+  const dropped = new Set(servers.config.servers.filter((s) => !names.has(s.name)).map((s) => s.name));
+  return { ...servers, config: { servers: kept }, unreachable: servers.unreachable.filter((u) => !dropped.has(u.server)) };
 }

@@ -26,6 +26,8 @@ interface CommonServerConfig {
    * known); absent: everyone for a remote server, nobody for a stdio one (src/servers/audience.ts).
    */
   users?: string[];
+  /** false: never offered at /mcp (src/gateway/), though its users' chats still have it; absent: offered. */
+  gateway?: boolean;
 }
 export interface RootConfig {
   uri: string;
@@ -105,6 +107,7 @@ export const RawServerSchema = z.object(
       .optional(),
     users: z.array(str.min(1, { error: "expected a non-empty string" }), { error: "expected array of user names (emails or token names)" }).optional(),
     isolation: z.enum(["shared", "user"], { error: 'expected "shared" or "user"' }).optional(),
+    gateway: z.boolean({ error: "expected true or false" }).optional(),
     oauth: RawOAuthSchema.optional(),
   },
   { error: "expected object" },
@@ -185,6 +188,7 @@ class Loader {
       excludeTools: raw.excludeTools ?? [],
       ...(raw.roots ? { roots: this.roots(raw.roots, [...path, "roots"], !(raw.disabled ?? false)) } : {}),
       ...(raw.users ? { users: raw.users } : {}),
+      ...(raw.gateway === false ? { gateway: false } : {}),
     };
     // A disabled server starts nothing, so a variable it needs may legitimately be unset
     // (the usual reason to disable it); report nothing and keep the reference as written.

@@ -1,0 +1,107 @@
+// What one connected app is made of, built as a chat session's parts are
+// (src/session/session-parts.ts): the person's MCP servers through the chat's own
+// SessionMcp — the deployment's servers in their audience (less mcp.json's
+// `"gateway": false`), their runtime servers and paired machines (unless
+// MCP_GATEWAY_USER_SERVERS is off), their OAuth'd servers with the account's stored
+// tokens (never the client's) — and the chat's Approvals policy, over the app's storage.
+import { Approvals } from "../approval/approvals";
+import type { Env } from "../config/env";
+import { runtimeConfig, type RuntimeConfig } from "../config/runtime-config";
+import { guardedFetch } from "../servers/guarded-fetch";
+import { machineFetch } from "../servers/machines";
+import { serverUrlRefusal } from "../servers/url-policy";
+import { SessionMcp } from "../session/mcp/session-mcp";
+import { withFields, type Logger } from "../shared/logger";
+import { userAccount } from "../users/account";
+import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-client-storage";
+import { snapshotConfigs } from "../users/server-configs";
+import type { AppRecord } from "./app-state";
+import { AppSettings } from "./app-settings";
+
+/** Why an app's servers may not sample the person's model (this round: never). */
+const SAMPLING_REFUSED = "this app may not spend your model budget on its servers' sampling requests";
+
+export class GatewayParts {
+  readonly runtime: RuntimeConfig;
+  readonly log: Logger;
+  readonly approvals: Approvals;
+  readonly mcp: SessionMcp;
+
+  constructor(
+    private readonly env: Env,
+    storage: DurableObjectStorage,
+    readonly appId: string,
+    readonly record: AppRecord,
+  ) {
+    this.runtime = runtimeConfig(env);
+    const settings = this.runtime.settings;
+    const owner = record.owner;
+    this.log = withFields(this.runtime.logger, { component: "gateway", app: record.client.name, appId, user: owner.name || owner.id });
+    const store = new AppSettings(storage.sql);
+    const deployed = this.runtime.auth.mode !== "none";
+    const policy = { deployed, allowPrivate: settings.ALLOW_PRIVATE_SERVER_URLS };
+    this.approvals = new Approvals({
+      required: settings.TOOL_APPROVAL,
+      alwaysAllow: (server) => this.mcp.configuredServers().find((s) => s.name === server)?.alwaysAllow ?? [],
+      store,
+      // Nobody watches an app's questions yet: approvals at /mcp are refused until they can be asked (call-gate.ts).
+      broadcast: () => undefined,
+    });
+    this.mcp = new SessionMcp({
+      env,
+      logger: this.log,
+      userServers: async (known) =>
+        settings.MCP_GATEWAY_USER_SERVERS ? snapshotConfigs(await this.account().serversSnapshot(known)) : { version: "off", servers: [], machines: [] },
+      settings,
+      store,
+      approvals: this.approvals,
+      offered: (server) => server.gateway !== false,
+      changed: () => this.onChange?.(),
+      notice: (text) => this.log.info("gateway notice", { text }),
+      // No model of a chat here: sampling is refused before one would be asked (samplingBlocked).
+      provider: async () => undefined,
+      samplingBlocked: () => (record.samplingAllowed ? undefined : SAMPLING_REFUSED),
+      oauth: (server, outbound) => sessionOAuthProvider(env, owner.id, server, outbound),
+      audience: () => ({ mode: this.runtime.auth.mode, user: { id: owner.id, name: owner.name } }),
+      refuseUrl: (url) => serverUrlRefusal(url, policy),
+      outbound: guardedFetch(policy),
+      recordChallenge: async (server, challenge) => {
+        if (sessionOAuthProvider(env, owner.id, server)) await accountOAuthStorage(env, owner.id, server).save({ challenge });
+      },
+      machineFetch: machineFetch(() => this.account()),
+      ownerDiscovery: {
+        read: (wanted) => this.account().discoveryFor(wanted),
+        keep: async (rows) => void (await this.account().keepDiscovery(rows)),
+      },
+    });
+  }
+
+  /** Told when the servers' tools or states changed (list_changed to the app's clients). */
+  onChange?: () => void;
+
+  account() {
+    return userAccount(this.env, this.record.owner.id);
+  }
+
+  private prepared?: Promise<void>;
+
+  /**
+   * The person's servers read again and the tools known, from the account's catalogue when
+   * every offered server is in it (the connections then open in the background), else by
+   * connecting. `fresh`: read the person's servers again even if read before (tools/list).
+   */
+  prepare(fresh = false): Promise<void> {
+    if (!this.prepared || fresh) {
+      const run = this.mcp.prepareTurn();
+      this.prepared = run.catch((error: unknown) => {
+        this.prepared = undefined;
+        throw error;
+      });
+    }
+    return this.prepared;
+  }
+
+  close(): Promise<void> {
+    return this.mcp.close();
+  }
+}
