@@ -28,9 +28,13 @@ function ask() {
   idle(run);
 }
 
-/** Highlights queued blocks while idle time lasts (at least one each call). */
+/** One block per idle callback (each its own task); more only while they are quick and idle time lasts. */
+const QUICK_MS = 8;
+
+/** Highlights queued blocks: at least one each call, then more while cheap and idle. */
 function run(/** @type {{ timeRemaining(): number }} */ deadline) {
   asked = false;
+  const started = performance.now();
   do {
     const job = queue.shift();
     if (!job) break;
@@ -38,7 +42,7 @@ function run(/** @type {{ timeRemaining(): number }} */ deadline) {
     if (!job.code.isConnected) continue;
     const html = highlight(job.text, job.lang);
     if (html) job.code.replaceChildren(...codeNodes(html));
-  } while (deadline.timeRemaining() > 4);
+  } while (performance.now() - started < QUICK_MS && deadline.timeRemaining() > QUICK_MS);
   if (queue.length > 0) return ask();
   const done = waiting;
   waiting = [];

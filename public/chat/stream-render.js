@@ -34,6 +34,8 @@ export const GAP_FACTOR = 2;
 export const QUIET_MS = 150;
 /** A block still open after this many characters (a long code block) is rendered up to its last complete line. */
 export const LONG_BLOCK = 2048;
+/** Plain text is shown at most this often (a frame that changes the answer pays its layout and paint). */
+export const PLAIN_GAP_MS = 50;
 /** At most this much plain text at once (a reconnect's burst is rendered a slice at a time, not laid out raw). */
 export const PLAIN_MAX = 8192;
 
@@ -62,14 +64,18 @@ function passEnd(/** @type {string} */ text, /** @type {number} */ from, /** @ty
   return Math.max(from, text.lastIndexOf("\n") + 1);
 }
 
-/** Where a slice from `from` ends (at most `end`): the last block end within sliceChars, else the first after it (up to MAX_CHARS). */
+/**
+ * Where a slice from `from` ends (at most `end`): a block end in the second half of
+ * sliceChars, else a line end (a long code block or table is rendered over several slices;
+ * its plain, unhighlighted render again is cheap), else sliceChars in.
+ */
 function sliceEnd(/** @type {string} */ text, /** @type {number} */ from, /** @type {number} */ end) {
   if (end - from <= sliceChars) return end;
-  const before = text.lastIndexOf("\n\n", from + sliceChars);
-  if (before >= from) return before + 2;
-  const after = text.indexOf("\n\n", from + sliceChars);
-  if (after >= 0 && after + 2 <= end && after + 2 - from <= MAX_CHARS) return after + 2;
-  return from + sliceChars;
+  const limit = from + sliceChars;
+  const block = text.lastIndexOf("\n\n", limit);
+  if (block >= from + sliceChars / 2) return block + 2;
+  const line = text.lastIndexOf("\n", limit);
+  return line >= from ? line + 1 : limit;
 }
 
 /** The next task (after input and a frame if one is due): scheduler.yield where the browser has it. */
@@ -96,6 +102,8 @@ export function createStream(el, body, rendered) {
   /** @type {{ partial: boolean } | null} */
   let final = null;
   let frameAsked = false;
+  /** When a frame last showed new text. */
+  let lastFrame = Number.NEGATIVE_INFINITY;
   /** A pass is running (its slices own the DOM until it ends), or waits for its gap (the timer). */
   let passing = false;
   let passTimer = 0;
@@ -121,14 +129,18 @@ export function createStream(el, body, rendered) {
   function frame() {
     frameAsked = false;
     if (!el.isConnected) return;
+    lastFrame = performance.now();
     if (!passing) showPlain();
     rendered();
   }
 
-  function askFrame() {
+  /** The next frame, or (plain text only) the first one PLAIN_GAP_MS after the last. */
+  function askFrame(/** @type {boolean} */ now = false) {
     if (frameAsked) return;
     frameAsked = true;
-    requestAnimationFrame(frame);
+    const wait = now ? 0 : lastFrame + PLAIN_GAP_MS - performance.now();
+    if (wait > 0) setTimeout(() => requestAnimationFrame(frame), wait);
+    else requestAnimationFrame(frame);
   }
 
   /** One slice of Markdown, up to `end` of a continuation (else the whole text). Returns its cost. */
@@ -168,7 +180,7 @@ export function createStream(el, body, rendered) {
       while (el.isConnected) {
         // A text made final meanwhile is rendered to its end.
         cost += slice(final ? text.length : end);
-        askFrame();
+        askFrame(true);
         if (shown === text || (!final && shown.length >= end)) break;
         await nextTask();
       }
