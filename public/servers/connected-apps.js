@@ -71,7 +71,13 @@ function row(app, actions) {
   label.className = "check app-sampling";
   label.htmlFor = box.id;
   label.append(box, ` May spend my model budget when its servers ask the model (sampling)`);
-  li.append(head, line("hint", publisher(app.clientId)), line("where", `Access goes to ${app.redirectHost} · connected ${when(app.connectedAt)}`), used, label);
+  li.append(
+    head,
+    line("hint", publisher(app.clientId)),
+    line("hint access", `Access goes to ${app.redirectHost} · connected ${when(app.connectedAt)}`),
+    used,
+    label,
+  );
   return li;
 }
 

@@ -151,6 +151,7 @@ describe("axe: no serious or critical violation, light and dark, desktop and pho
       ["my-servers-open", "my-servers-dialog", "my servers"],
       ["my-machines-open", "my-machines-dialog", "my machines"],
       ["my-providers-open", "my-providers-dialog", "my providers"],
+      ["connected-apps-open", "connected-apps-dialog", "connected apps"],
       ["delete-all-sessions", "confirm-dialog", "confirm (your data)"],
     ];
     for (const [opener, dialog, label] of openers) {

@@ -167,7 +167,7 @@ describe("an outside MCP client connected by alice in the page", () => {
     await row.waitFor();
     expect(await row.count()).toBe(1);
     expect(await row.locator(".name").textContent()).toBe(CLIENT_NAME);
-    expect(await row.locator(".where").textContent()).toContain("Access goes to notes-desk.example");
+    expect(await row.locator(".access").textContent()).toContain("Access goes to notes-desk.example");
     expect(await row.textContent()).toContain("name not verified");
     // The listTools call above was a use: its time, not "Not used yet" (the app object reports it after answering).
     await expect
