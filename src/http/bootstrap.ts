@@ -33,6 +33,9 @@ bootstrap.get("/", async (c) => {
   });
   // A list that fails here fails as GET /api/models would (the page reads that route again).
   const models = modelsFor(c).catch(() => null);
+  // Kept running past the answer: the listing is cached in memory for the next GET /api/models,
+  // which would otherwise wait on a fetch this request's end cancelled (and hang).
+  c.executionCtx.waitUntil(models);
   const [{ sessions }, signedIn, listed] = await Promise.all([
     callersSessions(c),
     userAccount(c.env, c.var.identity.id).oauthSignedIn(),

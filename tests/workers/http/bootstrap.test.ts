@@ -1,7 +1,8 @@
 // GET /api/bootstrap inside workerd: the page's four load-time reads in one answer, each
 // part the same as its own route's; the caller's own sessions only; signed out, 401.
 import { SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { scriptModels, uniqueKey } from "../../fixtures/fake-llm-script";
 import type { TestUser } from "../test-users";
 import { WORKER_ORIGIN, workerFetch } from "../worker-fetch";
 
@@ -17,6 +18,7 @@ async function newSession(user: TestUser): Promise<string> {
   return ((await response.json()) as { id: string }).id;
 }
 
+const llm = inject("fakeLlmUrl");
 const ids = (sessions: unknown) => (sessions as { id: string }[]).map((s) => s.id);
 
 describe("GET /api/bootstrap", () => {
@@ -35,6 +37,32 @@ describe("GET /api/bootstrap", () => {
     expect(boot.body.me).toMatchObject({ user: { name: "carol" } });
     // The deployment's model is listed (no own providers to wait for: never left out).
     expect((boot.body.models as { models: unknown[] }).models.length).toBeGreaterThan(0);
+  });
+
+  it("leaves the models out (null) when the caller's own provider is slow to list them; GET /api/models still has them", async () => {
+    const key = uniqueKey("slow-models");
+    await scriptModels(llm, key, ["slow-one"], 3_000);
+    const id = `sl${crypto.randomUUID().slice(0, 6)}`;
+    const added = await workerFetch(
+      "/api/my-providers",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id, kind: "openai", baseUrl: `${llm}/v1`, apiKey: key, defaultModel: "slow-one" }),
+      },
+      "erin",
+    );
+    expect(added.status).toBe(201);
+    const boot = await json("/api/bootstrap", "erin");
+    expect(boot.status).toBe(200);
+    expect(boot.body.models).toBeNull();
+    // The rest is all there; and a GET /api/models after it is not left waiting on the listing it began.
+    expect(boot.body.me).toMatchObject({ user: { name: "erin" } });
+    expect(Array.isArray(boot.body.sessions)).toBe(true);
+    const models = await json("/api/models", "erin");
+    expect((models.body.models as { provider: string; model: string }[]).filter((m) => m.provider === `user:${id}`)).toEqual([
+      expect.objectContaining({ model: "slow-one" }),
+    ]);
   });
 
   it("lists only the caller's own sessions", async () => {
