@@ -4,7 +4,9 @@
 // clicking Allow on the real consent page; the code goes back to the client, whose token
 // lists alice's tools. Connected apps then lists the client with its last use, its sampling
 // switch is saved, Disconnect (confirmed) removes the row and the client's next /mcp request
-// is refused with 401. Bob's Connected apps never shows alice's app. axe finds nothing
+// is refused with 401. Bob's Connected apps never shows alice's app (his empty state says how to
+// connect one, and Copy copies the /mcp address). With MCP_GATEWAY=off there is no /mcp and the
+// entry goes when opened. axe finds nothing
 // serious or critical on the consent page and the dialog, light and dark, 1280×800 and
 // 390×844; Escape closes the dialog and focus goes back to its button. Screenshots of both
 // (E2E_SHOTS) are the ones in docs/connect-clients.md.
@@ -208,6 +210,10 @@ describe("an outside MCP client connected by alice in the page", () => {
     expect(await list.textContent()).not.toContain(CLIENT_NAME);
     expect(await list.textContent()).toContain(`Add ${mcpUrl} as a custom connector`);
     await shot(bob.page, "gateway-apps-empty");
+    await bob.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.url });
+    await bob.page.locator("#connected-apps-copy").click();
+    await expect.poll(() => bob.page.locator("#connected-apps-status").textContent()).toBe("Address copied.");
+    expect(await bob.page.evaluate("navigator.clipboard.readText()")).toBe(mcpUrl);
     noPageErrors(bob.page);
     await bob.context.close();
   });
@@ -229,5 +235,34 @@ describe("an outside MCP client connected by alice in the page", () => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer /);
     noPageErrors(page);
+  });
+});
+
+describe("a deployment with MCP_GATEWAY=off", () => {
+  let off: Stack;
+
+  beforeAll(async () => {
+    off = await startStack({ model: false, vars: { AUTH_MODE: "token", ACCESS_TOKENS: `alice:${tokens.alice}`, MCP_GATEWAY: "off" } });
+  }, 120_000);
+  afterAll(async () => {
+    await off?.stop();
+  });
+
+  it("has no /mcp, and the Connected apps entry goes when opened instead of showing a dialog", { timeout: 60_000 }, async () => {
+    // Signed in (else the page's sign-in answers first): no such route.
+    expect((await fetch(`${off.url}/mcp`, { method: "POST", headers: { authorization: `Bearer ${tokens.alice}` } })).status).toBe(404);
+    expect((await fetch(`${off.url}/.well-known/oauth-authorization-server`, { headers: { authorization: `Bearer ${tokens.alice}` } })).status).toBe(404);
+    const context = await browser.newContext({ viewport: WIDE });
+    const page = await openPage(browser, off, { context, ready: false });
+    await page.locator("#login-token").fill(tokens.alice);
+    await page.locator("#login-submit").click();
+    await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/apps");
+    await page.locator("#connected-apps-open").click();
+    expect(await (await answered).json()).toEqual({ enabled: false, apps: [] });
+    await page.locator("#connected-apps-open").waitFor({ state: "hidden" });
+    expect(await page.locator("#connected-apps-dialog").getAttribute("open")).toBeNull();
+    noPageErrors(page);
+    await context.close();
   });
 });
