@@ -16,7 +16,8 @@ body { margin: 0; background: var(--bg); color: var(--text); font: 16px/1.5 syst
 main { max-width: 34rem; margin: 2rem auto; padding: 1.5rem; background: var(--card); border: 1px solid var(--line); border-radius: 12px; }
 @media (max-width: 600px) { main { margin: 0; min-height: 100vh; border: 0; border-radius: 0; padding: 1.25rem; } }
 h1 { font-size: 1.35rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
-h2 { font-size: 1rem; margin: 1.25rem 0 .5rem; }
+h2 { font-size: 1rem; margin: 1rem 0 .3rem; }
+h2 + p.muted { margin: 0; }
 p, li { overflow-wrap: anywhere; }
 .muted { color: var(--muted); font-size: .9rem; }
 .warn { background: var(--warn-bg); color: var(--warn); padding: .6rem .8rem; border-radius: 8px; }

@@ -11,13 +11,14 @@
 // 390×844; Escape closes the dialog and focus goes back to its button. Screenshots of both
 // (E2E_SHOTS) are the ones in docs/connect-clients.md.
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorize, GatewayOAuthClient } from "../fixtures/gateway-client";
 import { startStack, type Stack } from "../fixtures/stack";
 import { type AxeViolation, axeCheck } from "./axe";
-import { focus, launchBrowser, noPageErrors, openPage, overflow, PHONE, shot } from "./browser";
+import { focus, launchBrowser, noPageErrors, openPage, overflow, PHONE, shot, shots } from "./browser";
 
 const tokens = { alice: `alice-${randomBytes(16).toString("hex")}`, bob: `bob-${randomBytes(16).toString("hex")}` };
 const CLIENT_NAME = "Notes Desk (e2e)";
@@ -74,7 +75,8 @@ async function everyLook(page: Page, name: string, prepare: () => Promise<void>,
     const blocking = await axeCheck(page, `${name} ${look.name}`);
     if (blocking.length > 0) found[look.name] = blocking;
     if (look.viewport === PHONE) expect(await tooWide(page, within), `${name} ${look.name}`).toEqual(within ? 0 : { overflow: 0, wide: [] });
-    await shot(page, `${name}-${look.name}`);
+    // The whole page (the consent page's buttons are below 800 px), at the look's width.
+    await page.screenshot({ path: join(shots, `${name}-${look.name}.png`), fullPage: !within });
   }
   await page.setViewportSize(WIDE);
   await page.emulateMedia({ colorScheme: "light" });
