@@ -26,6 +26,8 @@ export class GatewayParts {
   readonly log: Logger;
   readonly approvals: Approvals;
   readonly mcp: SessionMcp;
+  /** The app's own settings (its always-allowed tools, its requestState key). */
+  readonly store: AppSettings;
 
   constructor(
     private readonly env: Env,
@@ -38,13 +40,14 @@ export class GatewayParts {
     const owner = record.owner;
     this.log = withFields(this.runtime.logger, { component: "gateway", app: record.client.name, appId, user: owner.name || owner.id });
     const store = new AppSettings(storage.sql);
+    this.store = store;
     const deployed = this.runtime.auth.mode !== "none";
     const policy = { deployed, allowPrivate: settings.ALLOW_PRIVATE_SERVER_URLS };
     this.approvals = new Approvals({
       required: settings.TOOL_APPROVAL,
       alwaysAllow: (server) => this.mcp.configuredServers().find((s) => s.name === server)?.alwaysAllow ?? [],
       store,
-      // Nobody watches an app's questions yet: approvals at /mcp are refused until they can be asked (call-gate.ts).
+      // Nobody watches an app's questions in a page yet: they are asked through the client (approval-ask.ts).
       broadcast: () => undefined,
     });
     this.mcp = new SessionMcp({

@@ -5,6 +5,7 @@
 import type { ServerContext, Server } from "@modelcontextprotocol/server";
 import type { ToolView } from "../mcp/capabilities";
 import { EdgehostError } from "../shared/errors";
+import { askCodec } from "./approval-ask";
 import { gateCall, GatewayRpcError, refusal } from "./call-gate";
 import { promptName, ToolCatalogue } from "./catalogue";
 import type { GatewayParts } from "./gateway-parts";
@@ -46,7 +47,8 @@ export function createSurface(lib: ServerLib, parts: GatewayParts): Server {
   server.setRequestHandler("tools/call", async (request, ctx) => {
     await parts.prepare();
     const { name, arguments: args = {} } = request.params;
-    return gateCall(parts, catalogueOf(parts), name, args, { signal: ctx.mcpReq.signal, onProgress: progressSender(ctx) });
+    const ask = { lib, codec: askCodec(lib, parts.store), appName: parts.record.client.name, ctx, sessionCapabilities: server.getClientCapabilities() };
+    return gateCall(parts, () => catalogueOf(parts), name, args, { signal: ctx.mcpReq.signal, onProgress: progressSender(ctx), ask });
   });
 
   server.setRequestHandler("prompts/list", async () => {

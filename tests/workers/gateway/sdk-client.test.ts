@@ -71,12 +71,14 @@ describe.each([
       const echoed = await client.callTool({ name: `${server}__echo`, arguments: { message: `hello at ${era}` } });
       expect(echoed.isError).not.toBe(true);
       expect(JSON.stringify(echoed.content)).toContain(`hello at ${era}`);
+      // The upstream's own protocol _meta (its serverInfo) stays at its hop: at most this server's own.
+      expect([undefined, "edgehost"]).toContain((echoed._meta?.["io.modelcontextprotocol/serverInfo"] as { name?: string } | undefined)?.name);
 
-      // get-sum asks in the chat: refused here, never run, until approvals reach /mcp.
+      // get-sum asks in the chat: this client cannot be asked (no elicitation), so it is refused, never run (approvals.test.ts asks).
       await expect(client.callTool({ name: `${server}__get-sum`, arguments: { a: 1, b: 2 } })).rejects.toMatchObject({
         code: -32600,
         data: { code: "approval_required" },
-        message: expect.stringContaining("approvals at /mcp are not available yet"),
+        message: expect.stringContaining("this client cannot ask you"),
       });
       await expect(client.callTool({ name: "no_such__tool", arguments: {} })).rejects.toMatchObject({ code: -32602 });
       // Bad arguments are the model's to correct: an error result naming them.
