@@ -111,6 +111,21 @@ describe("the /mcp authorization server", () => {
     await client.close();
   });
 
+  it("refuses an MCP message over 4 MiB with 413 before the app's object reads it, and serves the next one", async () => {
+    const tokens = await authorize(browser("alice", { clientName: "Big Sender" }), MCP);
+    const huge = JSON.stringify({ ...initialize, params: { ...initialize.params, padding: "x".repeat(4 * 1024 * 1024) } });
+    const refused = await SELF.fetch(MCP, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: huge,
+    });
+    expect(refused.status).toBe(413);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+    const next = await callMcp(tokens.access_token);
+    expect(next.status).toBe(200);
+    await next.body?.cancel();
+  });
+
   it("refuses PKCE plain and a request without PKCE", async () => {
     const plain = await authorizeWith({ code_challenge: "abc".repeat(15), code_challenge_method: "plain" });
     expect(plain.origin + plain.pathname).toBe("https://client.example/cb");
