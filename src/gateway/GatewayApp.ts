@@ -4,6 +4,8 @@
 // itself, so a Disconnect refuses the very next call whatever the token store says.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../config/env";
+import { Approvals } from "../approval/approvals";
+import { AppSettings } from "./app-settings";
 import { AppState, type AppRecord } from "./app-state";
 import type { McpHttpHandler } from "@modelcontextprotocol/server";
 import { errorMessage } from "../shared/logger";
@@ -38,6 +40,22 @@ export class GatewayApp extends DurableObject<Env> {
     const record = await this.state.get();
     if (record) await this.state.put({ ...record, activeGen: 0 });
     await this.dropParts();
+  }
+
+  /** The tools the person always allows for this app (Connected apps lists them), as `server.tool`. */
+  async alwaysAllowed(): Promise<string[]> {
+    return this.approvals().alwaysAllowedFrame().tools;
+  }
+
+  /** Takes one "Always allow for this app" back: the tool asks again from its next call. False when it was not allowed. */
+  async revokeAlways(qualified: string): Promise<boolean> {
+    return this.approvals().revoke(qualified);
+  }
+
+  /** The app's approvals: its live parts' own (their settings cache stays true), else over its storage. */
+  private approvals(): Approvals {
+    if (this.lanes) return this.lanes.parts.approvals;
+    return new Approvals({ required: true, alwaysAllow: () => [], store: new AppSettings(this.ctx.storage.sql), broadcast: () => undefined });
   }
 
   override async fetch(request: Request): Promise<Response> {

@@ -5,7 +5,7 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { runtimeConfig } from "../config/runtime-config";
-import { disconnectApps, refreshApp } from "../gateway/apps";
+import { disconnectApps, gatewayApp, refreshApp } from "../gateway/apps";
 import type { AppEnv } from "../identity/identify";
 import { RequestError } from "../shared/errors";
 import { userAccount } from "../users/account";
@@ -46,7 +46,27 @@ connectedApps.get("/", async (c) => {
   return c.json({ enabled: true, apps: apps.map(appView) });
 });
 
-connectedApps.get("/:id", async (c) => c.json({ app: appView(await ownApp(c)) }));
+connectedApps.get("/:id", async (c) => {
+  const app = await ownApp(c);
+  return c.json({ app: { ...appView(app), alwaysAllowed: await gatewayApp(c.env, app.appId).alwaysAllowed() } });
+});
+
+/** `server.tool`, as the chat's "Always allow" keeps it. */
+const QualifiedSchema = z
+  .string()
+  .min(3)
+  .max(300)
+  .regex(/^[^.\s]+\.\S+$/);
+
+connectedApps.delete("/:id/always/:qualified", async (c) => {
+  const app = await ownApp(c);
+  const qualified = QualifiedSchema.safeParse(c.req.param("qualified"));
+  if (!qualified.success) throw new RequestError("bad_request", "the tool must be named server.tool");
+  if (!(await gatewayApp(c.env, app.appId).revokeAlways(qualified.data))) {
+    throw new RequestError("not_found", `${qualified.data} is not always allowed for this app`);
+  }
+  return c.json({ revoked: qualified.data, alwaysAllowed: await gatewayApp(c.env, app.appId).alwaysAllowed() });
+});
 
 const PatchSchema = z.object({ sampling: z.boolean() }).strict();
 

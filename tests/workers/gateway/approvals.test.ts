@@ -8,6 +8,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { GrantProps } from "../../../src/gateway/props";
+import { authorize, GatewayOAuthClient } from "../../fixtures/gateway-client";
 import { connectApp, directFetch, MCP_URL, mcpClient } from "../../fixtures/gateway-direct";
 import { authHeaders } from "../test-users";
 
@@ -30,7 +31,7 @@ afterAll(async () => {
 type Decision = "once" | "always" | "deny";
 
 /** A client that can elicit: every question it gets is written down and answered with `decide()`. */
-async function askingClient(props: GrantProps, era: "2026" | "2025", decide: () => Decision) {
+async function askingClient(props: GrantProps | { accessToken: string }, era: "2026" | "2025", decide: () => Decision) {
   const asked: string[] = [];
   const client = new Client(
     { name: "approvals-test", version: "1.0.0" },
@@ -40,7 +41,14 @@ async function askingClient(props: GrantProps, era: "2026" | "2025", decide: () 
     asked.push(request.params.message);
     return { action: "accept", content: { decision: decide() } };
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: directFetch(props.appId, props) }));
+  const transport =
+    "accessToken" in props
+      ? new StreamableHTTPClientTransport(new URL(MCP_URL), {
+          fetch: (url, init) => SELF.fetch(String(url), init),
+          requestInit: { headers: { authorization: `Bearer ${props.accessToken}` } },
+        })
+      : new StreamableHTTPClientTransport(new URL(MCP_URL), { fetch: directFetch(props.appId, props) });
+  await client.connect(transport);
   return { client, asked };
 }
 
@@ -186,6 +194,37 @@ describe("the requestState a retry carries", () => {
       // The state for these very arguments is taken.
       const right = await call(client, { name: touch, arguments: { text: "asked-about" }, inputResponses: accept, requestState: state });
       expect(JSON.stringify(right.content)).toContain("written");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("Connected apps lists an app's always-allowed tools", () => {
+  it("GET /api/apps/:id shows them; DELETE /api/apps/:id/always/:tool revokes one, and the tool asks again", async () => {
+    const provider = new GatewayOAuthClient({ fetch: (url, init) => SELF.fetch(url, init), headers: authHeaders("alice"), clientName: "Listed App" });
+    const tokens = await authorize(provider, MCP_URL);
+    const listed = (await (await api("/api/apps")).json()) as { apps: { id: string; clientName: string }[] };
+    const appId = listed.apps.find((a) => a.clientName === "Listed App")?.id;
+    expect(appId).toBeDefined();
+    const { client, asked } = await askingClient({ accessToken: tokens.access_token }, "2026", () => "always");
+    try {
+      await client.callTool({ name: echo, arguments: { text: "remember me" } });
+      expect(asked).toHaveLength(1);
+      const shown = (await (await api(`/api/apps/${appId}`)).json()) as { app: { alwaysAllowed: string[] } };
+      expect(shown.app.alwaysAllowed).toEqual([`${server}.echo`]);
+
+      const revoked = await api(`/api/apps/${appId}/always/${server}.echo`, { method: "DELETE" });
+      expect(revoked.status).toBe(200);
+      expect(((await revoked.json()) as { alwaysAllowed: string[] }).alwaysAllowed).toEqual([]);
+      expect((await api(`/api/apps/${appId}/always/${server}.echo`, { method: "DELETE" })).status).toBe(404);
+      expect((await api(`/api/apps/${appId}/always/no-dot`, { method: "DELETE" })).status).toBe(400);
+
+      await client.callTool({ name: echo, arguments: { text: "ask again" } });
+      expect(asked).toHaveLength(2);
+      // Bob cannot read or revoke alice's app's tools.
+      const asBob = await SELF.fetch(`https://edgehost.test/api/apps/${appId}/always/${server}.echo`, { method: "DELETE", headers: authHeaders("bob") });
+      expect(asBob.status).toBe(404);
     } finally {
       await client.close();
     }
