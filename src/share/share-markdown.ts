@@ -1,6 +1,6 @@
 // An answer on a shared page as the chat shows it: Markdown (CommonMark, tables,
 // strikethrough) rendered on the Worker by markdown-it, with the settings of the page's
-// own renderer (public/chat/markdown.js: a change to these rules belongs in both) minus code
+// own renderer (public/chat/markdown-setup.js: a change to these rules belongs in both) minus code
 // highlighting, since the shared page runs no script:
 // - raw HTML is off: `<script>` or `<img onerror=…>` in an answer is shown as text;
 // - links: http(s), mailto and relative ones only; any other scheme reads as the text written;
