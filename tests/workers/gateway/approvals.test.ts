@@ -62,8 +62,7 @@ async function board(client: Client): Promise<string> {
 
 describe("a 2026 client that can elicit", () => {
   it("once: the tool runs, the next call asks again", async () => {
-    let decision: Decision = "once";
-    const { client, asked } = await askingClient(await connectApp("alice", "Claude Test"), "2026", () => decision);
+    const { client, asked } = await askingClient(await connectApp("alice", "Claude Test"), "2026", () => "once");
     try {
       const mark = `once-${crypto.randomUUID()}`;
       const result = await client.callTool({ name: touch, arguments: { text: mark } });
@@ -74,10 +73,12 @@ describe("a 2026 client that can elicit", () => {
       expect(asked[0]).toContain("Claude Test wants to run");
       expect(asked[0]).toContain(`${server}.touch`);
 
-      decision = "once";
-      const again = await client.callTool({ name: echo, arguments: { text: "second" } });
-      expect(text(again)).toContain("second");
+      // The same tool again: "once" was for that call only.
+      const second = `once-again-${crypto.randomUUID()}`;
+      const again = await client.callTool({ name: touch, arguments: { text: second } });
+      expect(text(again)).toContain("written");
       expect(asked).toHaveLength(2);
+      expect(await board(client)).toBe(second);
     } finally {
       await client.close();
     }
