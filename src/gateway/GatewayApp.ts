@@ -39,6 +39,8 @@ export class GatewayApp extends DurableObject<Env> {
   async disconnect(): Promise<void> {
     const record = await this.state.get();
     if (record) await this.state.put({ ...record, activeGen: 0 });
+    // What the person always allowed went with the app: connected again (the same client), it asks again.
+    this.approvals().forget();
     await this.dropParts();
   }
 

@@ -9,7 +9,7 @@ import { SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { GrantProps } from "../../../src/gateway/props";
 import { authorize, GatewayOAuthClient } from "../../fixtures/gateway-client";
-import { connectApp, directFetch, MCP_URL, mcpClient } from "../../fixtures/gateway-direct";
+import { appStub, connectApp, directFetch, MCP_URL, mcpClient } from "../../fixtures/gateway-direct";
 import { authHeaders } from "../test-users";
 
 const v2 = inject("v2BothUrl");
@@ -106,6 +106,20 @@ describe("a 2026 client that can elicit", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("always is forgotten when the app is disconnected", async () => {
+    const props = await connectApp("alice");
+    const { client, asked } = await askingClient(props, "2026", () => "always");
+    try {
+      await client.callTool({ name: echo, arguments: { text: "kept" } });
+      expect(asked).toHaveLength(1);
+      expect(await appStub(props.appId).alwaysAllowed()).toEqual([`${server}.echo`]);
+    } finally {
+      await client.close();
+    }
+    await appStub(props.appId).disconnect();
+    expect(await appStub(props.appId).alwaysAllowed()).toEqual([]);
   });
 
   it("always in one app: another app of the same person still asks", async () => {
