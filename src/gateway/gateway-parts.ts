@@ -20,6 +20,8 @@ import { AppSettings } from "./app-settings";
 
 /** Why an app's servers may not sample the person's model (this round: never). */
 const SAMPLING_REFUSED = "this app may not spend your model budget on its servers' sampling requests";
+/** The permission is kept, but this release answers no sampling at /mcp (no model and budget hold of a chat here yet). */
+const SAMPLING_NOT_YET = "sampling requests of servers reached through /mcp are not answered yet, even for an app allowed to spend your model budget";
 
 export class GatewayParts {
   readonly runtime: RuntimeConfig;
@@ -63,7 +65,7 @@ export class GatewayParts {
       notice: (text) => this.log.info("gateway notice", { text }),
       // No model of a chat here: sampling is refused before one would be asked (samplingBlocked).
       provider: async () => undefined,
-      samplingBlocked: () => (record.samplingAllowed ? undefined : SAMPLING_REFUSED),
+      samplingBlocked: () => (record.samplingAllowed ? SAMPLING_NOT_YET : SAMPLING_REFUSED),
       oauth: (server, outbound) => sessionOAuthProvider(env, owner.id, server, outbound),
       audience: () => ({ mode: this.runtime.auth.mode, user: { id: owner.id, name: owner.name } }),
       refuseUrl: (url) => serverUrlRefusal(url, policy),
