@@ -209,8 +209,11 @@ describe("an MCP App in its tool card", () => {
   });
 
   it("frames the app again after a reload, with the call's recorded result, and fits a phone", async () => {
-    await page.reload();
-    await page.locator('.tool-card .tool-app[data-state="ready"] iframe').waitFor();
+    // Not until "load": the page now has its history before its load event, so that event also
+    // waits for the app's frame, whose resource the session reads from its MCP server as it
+    // reconnects (over 15 s once in a loaded clean-clone run). The frame's state is awaited below.
+    await page.reload({ waitUntil: "domcontentloaded" });
+    await page.locator('.tool-card .tool-app[data-state="ready"] iframe').waitFor({ timeout: 45_000 });
     frame = await appFrame(page);
     await expect.poll(() => frame.locator("#server-time").textContent()).toBe(firstTime);
     const sessionPath = `/${new URL(page.url()).hash}`;
@@ -223,7 +226,7 @@ describe("an MCP App in its tool card", () => {
     await shot(phone, "apps-5-phone");
     noPageErrors(phone);
     await phone.context().close();
-  });
+  }, 90_000);
 
   it("cancels an app's call still waiting for approval when the app goes away: the question closes on every page", async () => {
     const other = await openPage(browser, stack, { path: `/${new URL(page.url()).hash}` });
@@ -232,7 +235,7 @@ describe("an MCP App in its tool card", () => {
     await page.locator("#approval-dialog[open]").waitFor();
     await other.locator("#approval-dialog[open]").waitFor();
     // The page goes (pagehide): its app's pending call is cancelled at the session.
-    await page.reload();
+    await page.reload({ waitUntil: "domcontentloaded" });
     await other.locator("#approval-dialog[open]").waitFor({ state: "hidden" });
     // The reloaded page is not asked either: nothing is pending any more.
     await page.locator('.tool-card .tool-app[data-state="ready"] iframe').waitFor();
