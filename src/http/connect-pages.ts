@@ -2,11 +2,10 @@
 // form, the consent page and the error page. Self-contained: styles inline, no script, no
 // request to anywhere (CSP below), light and dark, readable on a phone. Everything a client
 // registered (its name, its redirect host) is escaped: it is the client's own text.
+import { escapeHtml, htmlDocument } from "./html-document";
 
 /** No script, nothing loaded; the forms post to this origin (the redirect after it goes to the client, so no form-action). */
 export const CONNECT_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'";
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch] as string);
 
 const STYLE = `
 :root { color-scheme: light dark; --bg: #f7f7f8; --card: #fff; --text: #1b1b1f; --muted: #5d5d66; --line: #d9d9de; --accent: #2459d6; --warn-bg: #fff4d6; --warn: #6b4a00; }
@@ -35,21 +34,7 @@ button.primary { background: var(--accent); border-color: var(--accent); color: 
 // Referrer "same-origin", not "no-referrer": under no-referrer a browser sends `Origin: null` with
 // the form posts, which the Worker refuses as an opaque origin; cross-site (the client's redirect) still gets none.
 function page(title: string, body: string, head = ""): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-${head}<title>${escapeHtml(title)} · edgehost</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>`;
+  return htmlDocument({ title, referrer: "same-origin", head: `${head}<style>${STYLE}</style>\n`, body });
 }
 
 /**
