@@ -1,8 +1,15 @@
 // Two projects: `node` (the bridge, the host as the Worker runs it, Node-side tools)
 // and `workers` (code that ships in the Worker, run inside real workerd).
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { fileURLToPath } from "node:url";
 import type { Plugin } from "vite";
 import { defineConfig } from "vitest/config";
+
+// workerd must trust the test push service's CA (tests/fixtures/push-tls/trust.ts), and
+// Miniflare reads NODE_EXTRA_CA_CERTS once, when it is first loaded: the variable is set
+// first, and the pool (which loads Miniflare) imported after it. A static import would be
+// hoisted above this line.
+process.env.NODE_EXTRA_CA_CERTS = fileURLToPath(new URL("./tests/fixtures/push-tls/ca.pem", import.meta.url));
+const { cloudflareTest } = await import("@cloudflare/vitest-pool-workers");
 
 // A green run stays quiet: output known to be noise is dropped, and nothing else. A write
 // is dropped only when it is exactly such a message, so failures and any other workerd or
@@ -111,6 +118,9 @@ export default defineConfig({
                 LLM_RETRY_INITIAL_MS: "10",
                 RATE_LIMIT_PER_MINUTE: "600",
                 RATE_LIMIT_BURST: "100",
+                // Short, so a held /mcp call's "not answered in time" is seen in seconds (tests/workers/gateway/held-approvals.test.ts);
+                // the page's answer to a held call is sent on the call's first progress notification, well within it.
+                GATEWAY_HOLD_MS: "3000",
                 // The production sign-in path: tests call as named bearer-token users.
                 AUTH_MODE: "token",
                 DAILY_TOKEN_BUDGET: "10000000",
@@ -130,6 +140,11 @@ export default defineConfig({
                 UPLOAD_QUOTA_BYTES: "250000",
                 // Dave is the operator: tests/workers/http/admin.test.ts reads /admin as him.
                 ADMIN_USERS: "dave",
+                // Push (issue 39): keys made fresh by global-setup.ts; the test push service is on localhost.
+                VAPID_PUBLIC_KEY: inject("vapid").publicKey,
+                VAPID_PRIVATE_KEY: inject("vapid").privateKey,
+                VAPID_SUBJECT: inject("vapid").subject,
+                PUSH_SERVICE_HOSTS: "localhost,127.0.0.1",
                 ACCESS_TOKENS: Object.entries(inject("testUsers"))
                   .map(([name, token]) => `${name}:${token}`)
                   .join(","),

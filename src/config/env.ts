@@ -81,6 +81,13 @@ export type Env = {
   GATEWAY_HOLD_MS?: string;
   GATEWAY_ACCESS_TOKEN_TTL?: string;
   PUBLIC_ORIGIN?: string;
+  // Push notifications (src/config/push.ts, docs/notifications.md): all three keys or none
+  VAPID_PUBLIC_KEY?: string;
+  VAPID_PRIVATE_KEY?: string;
+  VAPID_SUBJECT?: string;
+  PUSH_SERVICE_HOSTS?: string;
+  PUSH_DEVICES_PER_USER?: string;
+  PUSH_LONG_TURN_SECONDS?: string;
   // The operator view (src/http/admin.ts)
   ADMIN_USERS?: string;
 };

@@ -11,8 +11,10 @@ import { startTtlServer } from "../fixtures/ttl-servers";
 import { startUrlServer } from "../fixtures/url-elicitation-servers";
 import { startSessionServers } from "./session-servers";
 import { startBridge } from "../fixtures/bridge";
+import { startPushService } from "../fixtures/push-service";
 import { repoRoot } from "../fixtures/servers";
 import { join } from "node:path";
+import { generateKeyPairSync } from "node:crypto";
 import * as page from "../../scripts/build-page.mjs";
 
 declare module "vitest" {
@@ -41,13 +43,16 @@ declare module "vitest" {
     /** A bridge of its own serving tests/fixtures/task-server.mjs as "tasks" (MCP Tasks), at a URL the Worker does not hold at 2025. */
     taskBridgeUrl: string;
     taskBridgeToken: string;
+    /** The deployment's VAPID keys (made fresh for each run) and the test push service's control port (tests/fixtures/push-service.ts). */
+    vapid: { publicKey: string; privateKey: string; subject: string };
+    pushControlUrl: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // wrangler.toml's assets directory is the built page: it must exist before workerd starts.
   if (page.isStale()) await page.build();
-  const [everything, fakeLlm, session, oauth, v2Modern, v2Both, urlServer, ttl, taskBridge] = await Promise.all([
+  const [everything, fakeLlm, session, oauth, v2Modern, v2Both, urlServer, ttl, taskBridge, pushService, vapid] = await Promise.all([
     startEverythingHttp("streamableHttp"),
     startFakeLlm(),
     startSessionServers(),
@@ -57,7 +62,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     startUrlServer(),
     startTtlServer(),
     startBridge({ tasks: { command: process.execPath, args: [join(repoRoot, "tests", "fixtures", "task-server.mjs")] } }, ["--no-watch"]),
+    startPushService(),
+    makeVapidKeys(),
   ]);
+  project.provide("vapid", vapid);
+  project.provide("pushControlUrl", pushService.controlUrl);
   project.provide("taskBridgeUrl", taskBridge.url);
   project.provide("taskBridgeToken", taskBridge.token);
   project.provide("urlElicitationBase", urlServer.base);
@@ -85,6 +94,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
       urlServer.stop(),
       ttl.stop(),
       taskBridge.stop(),
+      pushService.stop(),
     ]);
   };
+}
+
+/** A VAPID key pair as a deployment makes one: the raw public point and the private JWK `d`, base64url. */
+async function makeVapidKeys(): Promise<{ publicKey: string; privateKey: string; subject: string }> {
+  const jwk = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey.export({ format: "jwk" });
+  const point = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x ?? "", "base64url"), Buffer.from(jwk.y ?? "", "base64url")]);
+  return { publicKey: point.toString("base64url"), privateKey: jwk.d ?? "", subject: "mailto:ops@edgehost.test" };
 }

@@ -1,0 +1,23 @@
+// The test push service (tests/fixtures/push-service.ts) as workerd tests reach it: its
+// control port over plain http on 127.0.0.1.
+import { inject } from "vitest";
+import type { PushDeviceFixture, ReceivedPush } from "../../fixtures/push-service";
+
+export type { PushDeviceFixture, ReceivedPush };
+
+const control = (path: string) => `${inject("pushControlUrl")}${path}`;
+
+/** A browser's subscription at the test push service. */
+export async function newDevice(): Promise<PushDeviceFixture> {
+  return (await (await fetch(control("/devices"), { method: "POST" })).json()) as PushDeviceFixture;
+}
+
+/** The pushes `device` received, once there are `count` of them (the service answers when the last arrives). */
+export async function pushesTo(device: PushDeviceFixture, count = 0): Promise<ReceivedPush[]> {
+  return (await (await fetch(control(`/devices/${device.id}/messages?wait=${count}`))).json()) as ReceivedPush[];
+}
+
+/** Later pushes to `device` answer `status` (410: the browser unsubscribed, …). */
+export async function scriptStatus(device: PushDeviceFixture, status: number): Promise<void> {
+  await (await fetch(control(`/devices/${device.id}/status`), { method: "PUT", body: JSON.stringify({ status }) })).body?.cancel();
+}
