@@ -3,6 +3,9 @@
 //   index.html                 the page, always revalidated, naming the two files below
 //   assets/page-<hash>.js      every module from core/app.js on, vendor libraries included (rolldown)
 //   assets/page-<hash>.css     the page's stylesheets, in index.html's order, concatenated
+//   assets/highlight-worker-<hash>.js
+//                              chat/highlight-worker.js (highlight.js off the main thread); the
+//                              page bundle gets its name as HIGHLIGHT_WORKER (rolldown's define)
 //   _headers                   assets/* are immutable for a year: a new build is a new name
 //   style.css admin.css share.css oauth-callback.js
 //                              the Worker's own pages (admin, OAuth, shared link) link these
@@ -29,6 +32,8 @@ const stampFile = join(outDir, ".inputs");
 /** Served at fixed URLs for the Worker's own pages (src/http/admin-page.ts, oauth-pages.ts, src/share/share-page.ts). */
 const FIXED_CSS = ["style.css", "admin.css", "share.css"];
 const FIXED_SCRIPT = "oauth-callback.js";
+/** The chat's Web Worker (public/chat/code-highlight.js starts it), a bundle of its own. */
+const HIGHLIGHT_WORKER = "chat/highlight-worker.js";
 /** How long a replaced build's hashed files stay. */
 const KEEP_OLD_MS = 60 * 60 * 1000;
 const HEADERS = `# Written by scripts/build-page.mjs. A content-hashed file never changes under its name.
@@ -64,12 +69,13 @@ const shortHash = (text) => createHash("sha256").update(text).digest("hex").slic
 
 /**
  * Bundles `entry`, minified with licence comments kept: `{ entry: code, files: { "assets/<name>-<hash>.js": code } }`
- * (the lazily imported modules' chunks). `name`: the entry's file name, `[hash]` for a content hash.
+ * (the lazily imported modules' chunks). `name`: the entry's file name, `[hash]` for a content hash;
+ * `define`: global names replaced by the given code.
  */
-async function bundle(entry, name) {
+async function bundle(entry, name, define = {}) {
   // Imported here: a build with nothing to do does not load the bundler.
   const { rolldown } = await import("rolldown");
-  const build = await rolldown({ input: join(source, entry), logLevel: "warn" });
+  const build = await rolldown({ input: join(source, entry), logLevel: "warn", transform: { define } });
   try {
     const { output } = await build.generate({
       format: "esm",
@@ -117,7 +123,9 @@ export async function build() {
   const { styles, script } = pageParts(html);
 
   const css = styles.map((match) => `/* ${match[1]} */\n${readFileSync(join(source, match[1]), "utf8")}`).join("\n");
-  const js = await bundle(script[1], "assets/page-[hash].js");
+  // First: the page bundle names it, so a new worker is a new page bundle too.
+  const worker = await bundle(HIGHLIGHT_WORKER, "assets/highlight-worker-[hash].js");
+  const js = await bundle(script[1], "assets/page-[hash].js", { HIGHLIGHT_WORKER: JSON.stringify(`/${worker.name}`) });
   const callback = await bundle(FIXED_SCRIPT, FIXED_SCRIPT);
   const cssName = `assets/page-${shortHash(css)}.css`;
   const jsName = js.name;
@@ -129,7 +137,7 @@ export async function build() {
 
   mkdirSync(outDir, { recursive: true });
   put(join(outDir, cssName), css);
-  const hashed = { [cssName]: css, [jsName]: js.code, ...js.files, ...callback.files };
+  const hashed = { [cssName]: css, [jsName]: js.code, ...js.files, [worker.name]: worker.code, ...worker.files, ...callback.files };
   for (const [name, text] of Object.entries(hashed)) put(join(outDir, name), text);
   for (const name of FIXED_CSS) put(join(outDir, name), readFileSync(join(source, name), "utf8"));
   put(join(outDir, FIXED_SCRIPT), callback.code);

@@ -1,21 +1,89 @@
-// Highlighting of a streaming answer's code blocks, in idle time: a closed fence is first
-// rendered plain (markdown.js, deferred), and its <code> gets highlight.js's classed spans
-// here, in an idle callback, one block after another. highlight.js and the sanitizing of
-// its spans were the costliest part of a render with a finished code block (about twice a
-// plain one at 4x CPU throttling), on the main path of the stream. The result is the same
-// DOM a render that highlights at once makes (the same highlight() and DOMPurify rules), so
-// a finished answer equals a fresh render of its stored text; stream-render.js leaves the
-// streaming state only once this queue is empty.
+// Highlighting of a streaming answer's code blocks, off the main path: a closed fence is
+// first rendered plain (markdown.js, deferred), and its <code> gets highlight.js's classed
+// spans here, later. highlight.js runs in a Web Worker (highlight-worker.js): it is
+// synchronous, and one Python block took 100–190 ms of a 4x-throttled main thread, in
+// idle time or not. The main thread only sanitizes the worker's HTML (codeNodes:
+// DOMPurify, the same rules as a block render) and swaps it in, one block per message.
+// Where no worker can be made (construction throws, its script fails to load), blocks are
+// highlighted here in idle callbacks instead, one after another.
+// The result is the same DOM a render that highlights at once makes (the same highlight.js
+// build and DOMPurify rules), so a finished answer equals a fresh render of its stored text;
+// stream-render.js leaves the streaming state only once nothing is left to highlight.
+// Each block shown highlighted is marked (`code highlighted`, detail.where "worker" or
+// "idle") for tests and bench/page-stream.ts.
 import { codeNodes, highlight } from "./markdown-setup.js";
 
 /** An idle callback waits at most this long for idle time: a busy page still gets its colours. */
 const IDLE_TIMEOUT_MS = 300;
 
-/** @type {{ code: Element, text: string, lang: string }[]} */
+/** @typedef {{ code: Element, text: string, lang: string }} Job */
+/** Blocks for the idle path (no worker). @type {Job[]} */
 const queue = [];
+/** Blocks sent to the worker, by id. @type {Map<number, Job>} */
+const sent = new Map();
+let lastId = 0;
+/** The worker: undefined until the first block, null once it could not be had. @type {Worker | null | undefined} */
+let worker;
 /** @type {(() => void)[]} */
 let waiting = [];
 let asked = false;
+
+/**
+ * The worker's script: its content-hashed file in the built page (scripts/build-page.mjs
+ * defines HIGHLIGHT_WORKER), else the module beside this one.
+ */
+const workerUrl = () => (typeof HIGHLIGHT_WORKER === "string" ? HIGHLIGHT_WORKER : new URL("./highlight-worker.js", import.meta.url).href);
+
+/** The worker, made at the first block (not at load: a page that shows no code never fetches it). */
+function theWorker() {
+  if (worker !== undefined) return worker;
+  try {
+    worker = new Worker(workerUrl(), { type: "module", name: "highlight" });
+  } catch {
+    worker = null;
+    return null;
+  }
+  worker.addEventListener("message", received);
+  // Its script did not load or failed: what it was given is highlighted here.
+  worker.addEventListener("error", fallBack);
+  worker.addEventListener("messageerror", fallBack);
+  return worker;
+}
+
+function fallBack() {
+  worker?.terminate();
+  worker = null;
+  queue.push(...sent.values());
+  sent.clear();
+  if (queue.length > 0) ask();
+  else done();
+}
+
+/** Shows highlighted HTML in the block's <code>, unless the block was replaced meanwhile. */
+function show(/** @type {Job} */ job, /** @type {string} */ html, /** @type {"worker" | "idle"} */ where) {
+  if (!html || !job.code.isConnected) return;
+  job.code.replaceChildren(...codeNodes(html));
+  performance.mark("code highlighted", { detail: { where, lang: job.lang, chars: job.text.length } });
+  // Only the newest stays in the timeline (PerformanceObservers see each).
+  performance.clearMarks("code highlighted");
+}
+
+function received(/** @type {MessageEvent} */ event) {
+  const { id, html } = /** @type {{ id?: unknown, html?: unknown }} */ (event.data ?? {});
+  if (typeof id !== "number") return;
+  const job = sent.get(id);
+  if (!job) return;
+  sent.delete(id);
+  show(job, typeof html === "string" ? html : "", "worker");
+  if (sent.size === 0 && queue.length === 0) done();
+}
+
+/** Everything given is highlighted: whoever waits for that goes on. */
+function done() {
+  const resolved = waiting;
+  waiting = [];
+  for (const resolve of resolved) resolve();
+}
 
 const idle = (/** @type {(deadline: { timeRemaining(): number, didTimeout: boolean }) => void} */ run) =>
   typeof requestIdleCallback === "function"
@@ -31,7 +99,7 @@ function ask() {
 /** One block per idle callback (each its own task); more only while they are quick and idle time lasts. */
 const QUICK_MS = 8;
 
-/** Highlights queued blocks: at least one each call, then more while cheap and idle. */
+/** Highlights queued blocks here (no worker): at least one each call, then more while cheap and idle. */
 function run(/** @type {{ timeRemaining(): number }} */ deadline) {
   asked = false;
   const started = performance.now();
@@ -40,23 +108,30 @@ function run(/** @type {{ timeRemaining(): number }} */ deadline) {
     if (!job) break;
     // A block replaced meanwhile (its answer re-rendered, or gone): nothing to do.
     if (!job.code.isConnected) continue;
-    const html = highlight(job.text, job.lang);
-    if (html) job.code.replaceChildren(...codeNodes(html));
+    show(job, highlight(job.text, job.lang), "idle");
   } while (performance.now() - started < QUICK_MS && deadline.timeRemaining() > QUICK_MS);
   if (queue.length > 0) return ask();
-  const done = waiting;
-  waiting = [];
-  for (const resolve of done) resolve();
+  if (sent.size === 0) done();
 }
 
-/** Highlights `code` (a <code> holding `text` plain) in idle time. */
+/** Highlights `code` (a <code> holding `text` plain) later: in the worker, else in idle time. */
 export function highlightLater(/** @type {Element} */ code, /** @type {string} */ text, /** @type {string} */ lang) {
-  queue.push({ code, text, lang });
+  // A detached block (the renderer's warm-up) is never shown: no worker is started for it.
+  if (!code.isConnected) return;
+  const job = { code, text, lang };
+  const to = theWorker();
+  if (to) {
+    const id = ++lastId;
+    sent.set(id, job);
+    to.postMessage({ id, lang, code: text });
+    return;
+  }
+  queue.push(job);
   ask();
 }
 
-/** Resolves once every queued block is highlighted. */
+/** Resolves once every block given is highlighted. */
 export function highlighted() {
-  if (queue.length === 0) return Promise.resolve();
+  if (queue.length === 0 && sent.size === 0) return Promise.resolve();
   return new Promise((resolve) => waiting.push(() => resolve(undefined)));
 }

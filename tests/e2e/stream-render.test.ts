@@ -4,7 +4,8 @@
 // streaming state left), and rendered incrementally: a block that is final keeps its DOM
 // nodes from the render that settled it to the end, finish pass included (an answer
 // rebuilt per delta, or once more at the end, fails here); between Markdown renders the new
-// text is shown plainly, and there are far fewer renders than deltas. Timings are bench figures
+// text is shown plainly, and there are far fewer renders than deltas; its code is highlighted in
+// the Web Worker (in idle time on the page when that cannot load). Timings are bench figures
 // (bench/page-stream.ts), not asserted here.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -47,9 +48,13 @@ const pieces = (text: string, size: number): string[] => Array.from({ length: Ma
 const WATCH = `(() => {
   const list = document.getElementById("messages");
   const before = list.querySelectorAll(".msg.assistant").length;
-  const kept = (window.__kept = { headings: [], tables: [], renders: 0, sawStreaming: false, markdownRenders: 0, sawPlain: false });
+  const kept = (window.__kept = { headings: [], tables: [], renders: 0, sawStreaming: false, markdownRenders: 0, sawPlain: false, highlightedIn: {} });
   // Each Markdown render of the answer (stream-render.js marks them; the plain text between them is not one).
   new PerformanceObserver((entries) => { for (const e of entries.getEntries()) if (e.name === "answer render") kept.markdownRenders++; }).observe({ type: "measure" });
+  // Each code block shown highlighted, and where highlight.js ran for it (code-highlight.js marks them).
+  new PerformanceObserver((entries) => {
+    for (const e of entries.getEntries()) if (e.name === "code highlighted") kept.highlightedIn[e.detail.where] = (kept.highlightedIn[e.detail.where] ?? 0) + 1;
+  }).observe({ type: "mark" });
   new MutationObserver(() => {
     const answers = list.querySelectorAll(".msg.assistant");
     const answer = answers.length > before ? answers[answers.length - 1] : null;
@@ -99,6 +104,7 @@ describe("a long streamed answer", () => {
         renders: kept.renders as number,
         markdownRenders: kept.markdownRenders as number,
         sawPlain: kept.sawPlain as boolean,
+        highlightedIn: kept.highlightedIn as Record<string, number>,
         kept: kept.headings.length as number,
         keptTables: kept.tables.length as number,
         // Each kept node is the very node the finished answer shows at its place.
@@ -114,6 +120,7 @@ describe("a long streamed answer", () => {
       renders: number;
       markdownRenders: number;
       sawPlain: boolean;
+      highlightedIn: Record<string, number>;
       kept: number;
       keptTables: number;
       headingsSame: boolean;
@@ -133,6 +140,9 @@ describe("a long streamed answer", () => {
       expect(code.keywords).toBeGreaterThan(0);
     }
     expect(await page.locator(".msg.assistant.streaming").count()).toBe(0);
+    // highlight.js ran in the Web Worker for every block, never on the page's main thread
+    // (code-highlight.js's idle fallback, or a synchronous render, would show here).
+    expect(live.highlightedIn).toEqual({ worker: PARTS });
 
     // Incremental: it streamed (many renders, seen in the streaming state), and the blocks that
     // were final early on are the same nodes at the end, through the finish pass.
@@ -155,5 +165,34 @@ describe("a long streamed answer", () => {
     await replayed.waitFor();
     expect(await replayed.evaluate((el: any) => el.innerHTML)).toBe(live.html);
     noPageErrors(page);
+  }, 120_000);
+
+  it("highlights its code in idle time on the page when the highlight worker cannot load, the same as a fresh render", async () => {
+    const context = await browser.newContext();
+    try {
+      // The worker's script fails to load (a page left open across builds could meet this).
+      await context.route(/\/assets\/highlight-worker-[^/]+\.js$/, (route) => route.fulfill({ status: 404, body: "" }));
+      const other = await openPage(browser, stack, { context });
+      await other.evaluate(WATCH);
+      await script(stack.llm.url, stack.llmKey, [reply.stream(pieces(`${section(1)}\n${section(2)}\nTwo parts, no worker.`, 40), { chunkMs: 5 })]);
+      await sendMessage(other, "two parts please");
+      const body = other.locator(".msg.assistant:not(.streaming) .body", { hasText: "no worker" });
+      await body.waitFor();
+      const live = (await body.evaluate((el: any) => ({
+        highlightedIn: (globalThis as any).__kept.highlightedIn,
+        keywords: [...el.querySelectorAll("pre > code")].map((c: any) => c.querySelectorAll(".hljs-keyword").length),
+        html: el.innerHTML,
+      }))) as { highlightedIn: Record<string, number>; keywords: number[]; html: string };
+      expect(live.highlightedIn).toEqual({ idle: 2 });
+      expect(live.keywords).toHaveLength(2);
+      for (const keywords of live.keywords) expect(keywords).toBeGreaterThan(0);
+      await other.reload();
+      const replayed = other.locator(".msg.assistant .body", { hasText: "no worker" });
+      await replayed.waitFor();
+      expect(await replayed.evaluate((el: any) => el.innerHTML)).toBe(live.html);
+      noPageErrors(other);
+    } finally {
+      await context.close();
+    }
   }, 120_000);
 });
