@@ -10,25 +10,9 @@
 //                                               the standalone GET stream the suite's SSE
 //                                               scenarios open; the Worker runs without it)
 //   CONFORMANCE_VERBOSE=1                       print the suite's own output
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { formatFailures, formatMatrix, passes, type Column } from "./matrix";
-import { startBridgedFixture, startNativeFixture, type Running } from "./processes";
-import { bundle, listScenarios, node22, readResults, ROOT, runScenarios, suiteCli, suiteVersions } from "./suite";
-
-async function measure(cli: string, scenarios: string[], target: Running, title: string): Promise<Column> {
-  const out = mkdtempSync(join(tmpdir(), "conformance-server-"));
-  const started = Date.now();
-  try {
-    await runScenarios(cli, scenarios, (scenario) => ["server", "--url", target.url, "--scenario", scenario, "-o", out], title, out);
-    const results = readResults(out);
-    console.log(`${title}: ${results.filter((r) => passes(r)).length}/${results.length} scenarios pass (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    return { title, results };
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-}
+import { formatFailures, formatMatrix, type Column } from "./matrix";
+import { startBridgedFixture, startNativeFixture } from "./processes";
+import { bundle, listScenarios, node22, ROOT, serverColumn, suiteCli, suiteVersions } from "./suite";
 
 async function main(): Promise<void> {
   const versions = suiteVersions();
@@ -47,7 +31,7 @@ async function main(): Promise<void> {
     ] as const) {
       const target = await start();
       try {
-        columns.push(await measure(cli, scenarios, target, `${short} ${kind}`));
+        columns.push(await serverColumn(cli, scenarios, target.url, `${short} ${kind}`));
       } finally {
         await target.stop();
       }

@@ -21,7 +21,7 @@ import { freePort } from "../../tests/fixtures/http-servers";
 import { startStack } from "../../tests/fixtures/stack";
 import { formatFailures, formatMatrix, passes, type Column } from "./matrix";
 import { startNativeFixture, type Running } from "./processes";
-import { bundle, listScenarios, node22, readResults, ROOT, runScenarios, suiteCli, suiteVersions } from "./suite";
+import { bundle, listScenarios, node22, readResults, ROOT, serverColumn, suiteCli, suiteVersions } from "./suite";
 
 const AUTH_SCENARIOS = ["authorization-server-metadata-endpoint", "authorization-code-grant"];
 
@@ -51,19 +51,6 @@ async function tokenProxy(target: string, token: string): Promise<{ url: string;
   const address = server.address();
   if (!address || typeof address === "string") throw new Error("the proxy has no port");
   return { url: `http://127.0.0.1:${address.port}/mcp`, server };
-}
-
-async function serverColumn(cli: string, scenarios: string[], url: string, title: string): Promise<Column> {
-  const out = mkdtempSync(join(tmpdir(), "conformance-gateway-"));
-  const started = Date.now();
-  try {
-    await runScenarios(cli, scenarios, (scenario) => ["server", "--url", url, "--scenario", scenario, "-o", out], title, out);
-    const results = readResults(out);
-    console.log(`${title}: ${results.filter((r) => passes(r)).length}/${results.length} scenarios pass (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    return { title, results };
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
 }
 
 /** The person's browser for the suite's authorization-code-grant: consent allowed, the code sent to the suite's callback. */

