@@ -30,6 +30,13 @@ const when = (/** @type {number | undefined} */ ms) => (typeof ms === "number" ?
 let activeId = /** @type {string | null} */ (null);
 /** What each row's menu acts on, by session id (the last drawn list). */
 let rows = new Map();
+/**
+ * The rows drawn last time, by session id. A redraw moves and updates these rather than
+ * making new ones: the list changes whenever a turn ends (its time, its title), and a
+ * click whose press and release straddle a redraw must still land on the row it began on.
+ * @type {Map<string, HTMLLIElement>}
+ */
+let drawn = new Map();
 /** @type {RowActions | null} */
 let actions = null;
 
@@ -46,41 +53,41 @@ export function renderSessions(list, current, hooks) {
   const focusedId = focused?.closest("li")?.dataset.session ?? null;
   rows = new Map(list.map((s) => [s.id, s]));
   if (!activeId || !rows.has(activeId)) activeId = current && rows.has(current) ? current : (list[0]?.id ?? null);
-  box.replaceChildren();
+  const before = drawn;
+  drawn = new Map();
   if (list.length === 0) {
     box.innerHTML = '<ul><li class="hint">No chats yet.</li></ul>';
     return;
   }
   // One list per group under its heading (session-groups.js): only chats are list items.
-  for (const group of groupSessions(list)) {
+  const sections = groupSessions(list).map((group) => {
     const section = document.createElement("section");
     section.className = "session-group";
     const head = document.createElement("h3");
     head.textContent = group.label;
     const ul = document.createElement("ul");
     ul.setAttribute("aria-label", group.label);
-    for (const s of group.sessions) ul.append(sessionRow(s, current));
+    for (const s of group.sessions) {
+      const li = drawRow(before.get(s.id) ?? newRow(s.id), s, current);
+      drawn.set(s.id, li);
+      ul.append(li);
+    }
     section.append(head, ul);
-    box.append(section);
-  }
+    return section;
+  });
+  box.replaceChildren(...sections);
   // The row that had focus has it again (a pin, a rename, a new title redraws the list).
   if (focusedId && rows.has(focusedId)) rowLink(focusedId)?.focus();
 }
 
-/** @param {ListedSession} s @param {string | null} current */
-function sessionRow(s, current) {
-  const title = titleOf(s);
+/** A row's two buttons: its title (opens the chat) and its ⋯ (the menu). @param {string} id */
+function newRow(id) {
   const li = document.createElement("li");
-  li.dataset.session = s.id;
-  if (s.id === current) li.className = "current";
+  li.dataset.session = id;
   const open = document.createElement("button");
   open.type = "button";
   open.className = "link";
-  open.textContent = title;
-  open.title = s.lastActivity ? `${title} (last active ${when(s.lastActivity)})` : title;
-  open.tabIndex = s.id === activeId ? 0 : -1;
   open.setAttribute("aria-keyshortcuts", "Shift+F10");
-  if (s.id === current) open.setAttribute("aria-current", "true");
   const more = document.createElement("button");
   more.type = "button";
   more.className = "row-menu";
@@ -88,9 +95,22 @@ function sessionRow(s, current) {
   more.textContent = "⋯";
   more.setAttribute("aria-haspopup", "menu");
   more.setAttribute("aria-expanded", "false");
-  more.setAttribute("aria-label", `Actions for chat ${title}`);
   more.title = "Pin, share, rename or delete";
   li.append(open, more);
+  return li;
+}
+
+/** A row as the chat is now. @param {HTMLLIElement} li @param {ListedSession} s @param {string | null} current */
+function drawRow(li, s, current) {
+  const title = titleOf(s);
+  li.classList.toggle("current", s.id === current);
+  const open = /** @type {HTMLButtonElement} */ (li.querySelector(".link"));
+  open.textContent = title;
+  open.title = s.lastActivity ? `${title} (last active ${when(s.lastActivity)})` : title;
+  open.tabIndex = s.id === activeId ? 0 : -1;
+  if (s.id === current) open.setAttribute("aria-current", "true");
+  else open.removeAttribute("aria-current");
+  /** @type {HTMLButtonElement} */ (li.querySelector(".row-menu")).setAttribute("aria-label", `Actions for chat ${title}`);
   return li;
 }
 

@@ -155,9 +155,17 @@ describe("the chat list", () => {
 
   it("pins, renames and deletes (after asking) from the row's menu, and the list is drawn again around them", async () => {
     const cats = idOf("Cats and their habits");
+    // A redraw moves the rows it had rather than making new ones: the list is drawn again
+    // whenever a turn ends, and a click pressed before that and released after must still
+    // land on its row (a new element under the pointer would get no click).
+    const budget = sessionRow(page, idOf("Budget review"));
+    await budget.evaluate((li: HTMLElement) => {
+      li.dataset.drawnBefore = "yes";
+    });
     await rowAction(page, cats, "pin");
     await expect.poll(() => page.locator("#sessions .session-group h3").first().textContent()).toBe("Pinned");
     expect((await rowIds())[0]).toBe(cats);
+    expect(await budget.getAttribute("data-drawn-before")).toBe("yes");
     await sessionRow(page, cats).locator(".row-menu").click();
     expect(await menu().locator('[data-action="pin"]').textContent()).toBe("Unpin");
     await page.keyboard.press("Escape");
