@@ -121,10 +121,29 @@ export function setupSessions(page) {
     drop(left);
   }
 
+  /** One chat per page load is started by its socket: any later one (all deleted, or that one refused) by POST, which says why when it cannot. */
+  let startedBySocket = false;
+
   async function openFirst() {
     const first = state.sessions[0];
     if (first) open(first.id);
+    else if (!startedBySocket) startBySocket();
     else await create();
+  }
+
+  /**
+   * A person with no chats gets their first one without a request of its own: the page names
+   * it and the socket's route claims it (src/http/sessions.ts), one round trip less on a cold
+   * load. The cap on chats cannot refuse a first one; should the socket still be refused, the
+   * page finds the chat is not theirs (app.js checkAccess → lost → openFirst) and asks by POST.
+   */
+  function startBySocket() {
+    const id = crypto.randomUUID();
+    update({ sessions: [{ id, title: null, lastActivity: Date.now() }, ...state.sessions] });
+    startedBySocket = true;
+    open(id);
+    startedHere = id;
+    page.focusInput();
   }
 
   async function create() {

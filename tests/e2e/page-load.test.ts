@@ -79,6 +79,13 @@ describe("the built page", () => {
     // Who, the chats, the OAuth sign-ins and the models: one read (GET /api/bootstrap).
     expect(calls).toContain("GET /api/bootstrap");
     for (const separate of ["GET /api/me", "GET /api/sessions", "GET /oauth/servers", "GET /api/models"]) expect(calls).not.toContain(separate);
+    // A person's first chat is claimed by its socket (sessions.js startBySocket): no POST /sessions before it.
+    expect(calls).toEqual(["GET /api/bootstrap"]);
+    const first = new URL(page.url()).hash.slice("#s=".length);
+    expect(coldWatch.sockets()).toEqual([`/sessions/${first}/ws`]);
+    // It is listed as the person's, as one started by POST is.
+    const listed = await page.evaluate(async () => (await (await fetch("/api/sessions")).json()) as { sessions: { id: string }[] });
+    expect(listed.sessions.map((s) => s.id)).toEqual([first]);
     // The welcome's example prompts come from the tool names the socket's servers frame carries, not from the catalogue.
     await expect.poll(() => page.locator(".welcome-prompt").first().textContent()).toContain("List the files");
     expect(cold().filter((r) => r.url.startsWith("/api/servers"))).toEqual([]);
