@@ -27,6 +27,7 @@ import { accountWrites } from "./http/account-writes";
 import { connect, CONNECT_SIGNED_OUT } from "./http/connect";
 import { connectedApps } from "./http/connected-apps";
 import { withGateway } from "./gateway/auth-server";
+import { pushRoutes } from "./http/push";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -73,6 +74,7 @@ app.route("/api/bootstrap", bootstrap);
 app.route("/api/my-providers", myProviders);
 app.route("/api/machines", machines);
 app.route("/api/apps", connectedApps);
+app.route("/api/push", pushRoutes);
 app.route("/api", api);
 app.route("/auth", auth);
 app.route("/oauth", oauth);

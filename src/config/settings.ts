@@ -99,6 +99,26 @@ export const SettingsSchema = z.object({
     .url()
     .refine((u) => new URL(u).origin === u.replace(/\/$/, ""), "an origin only: scheme, host and port, no path")
     .optional(),
+  /** Devices (browsers) one person may have push notifications sent to; past it adding one answers 409 too_many_devices (src/users/push-devices.ts). */
+  PUSH_DEVICES_PER_USER: int(10, 1, 100),
+  /** A turn that ran at least this long pushes "done" to its sender when none of their tabs on the chat is visible. */
+  PUSH_LONG_TURN_SECONDS: int(20, 1, 3_600),
+  /** The push services the Worker POSTs to (src/push/endpoint-policy.ts), replacing the default list; ".example.com" covers hosts under it. */
+  PUSH_SERVICE_HOSTS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(z.string().regex(/^\.?[a-z0-9.-]+$|^\[[0-9a-f:]+\]$/, "a comma list of host names"))
+        .min(1)
+        .max(50),
+    )
+    .optional(),
   /** The users who get /admin, as the deployment names them (Access email, token name, or "local"); unset: nobody. */
   ADMIN_USERS: z
     .string()

@@ -132,6 +132,21 @@ export const ERROR_CODES = {
   /** SHARES_PER_SESSION or SHARES_PER_USER live links already: revoking one makes room (no time helps). */
   too_many_shares: http(409),
 
+  // ---- push notifications (src/http/push.ts, docs/notifications.md) ----
+  /** No VAPID keys (or keys that are not right): this deployment sends no push; GET /api/push says why. */
+  push_not_configured: http(503),
+  /** A subscription whose endpoint is not https on a known push service, or whose keys are malformed. */
+  push_endpoint_refused: http(400, INVALID_PARAMS),
+  /** PUSH_DEVICES_PER_USER devices already: removing one makes room. */
+  too_many_devices: http(409),
+  push_device_unknown: http(404),
+  /** A notification's action token that is unknown, used, expired, or whose question is no longer waiting. */
+  push_token_invalid: http(410),
+  /** An action token presented by someone signed in as another person. */
+  push_token_foreign: http(403),
+  /** The approval was answered elsewhere (the page, another device) first: the first answer stands. */
+  push_already_answered: http(409),
+
   // ---- paired machines ----
   pairing_unknown: http(404),
   pairing_used: http(409),

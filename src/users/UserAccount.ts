@@ -26,6 +26,10 @@ import { ERASING_DECISION, EraseState } from "./erase-state";
 import { TaskSlots, type HeldTask, type SlotDecision, type TaskSlot } from "./task-slots";
 import { ConnectedApps, type AppConnection, type ConnectedApp } from "./connected-apps";
 import type { Env } from "../config/env";
+import { type DeviceView, type NewDevice, PushDevices } from "./push-devices";
+import { type DeliverySummary, deliverNotice } from "./push-delivery";
+import type { PushDetail, PushNotice } from "../push/notice";
+import type { VapidKeys } from "../push/vapid";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
 export type ServersSnapshot = { version: string; servers?: StoredUserServer[]; machines?: MachineView[] };
@@ -75,6 +79,38 @@ export class UserAccount extends DurableObject<unknown> {
     this.erase = new EraseState(this.sql);
     this.taskSlots = new TaskSlots(this.sql);
     this.apps = new ConnectedApps(this.sql);
+  }
+
+  // ---- push notifications (src/users/push-devices.ts, push-delivery.ts, src/http/push.ts) ----
+
+  private pushStore?: PushDevices;
+  /** Made on first use (its tables too). */
+  private get pushDevices(): PushDevices {
+    this.pushStore ??= new PushDevices(this.sql);
+    return this.pushStore;
+  }
+
+  addPushDevice(device: NewDevice, cap: number, now = Date.now()): Promise<{ ok: true; id: string } | { ok: false; limit: number }> {
+    this.erase.refuse();
+    return this.pushDevices.add(device, cap, now);
+  }
+
+  listPushDevices(): { detail: PushDetail; devices: DeviceView[] } {
+    return { detail: this.pushDevices.detail(), devices: this.pushDevices.list() };
+  }
+
+  removePushDevice(id: string): boolean {
+    return this.pushDevices.remove(id);
+  }
+
+  setPushDetail(detail: PushDetail): void {
+    this.erase.refuse();
+    this.pushDevices.setDetail(detail);
+  }
+
+  /** Pushes `notice` to the person's devices (or the one named), with the chat's title added here. */
+  pushNotice(notice: PushNotice, vapid: VapidKeys, only?: string, now = Date.now()): Promise<DeliverySummary> {
+    return deliverNotice(this.pushDevices, notice, this.sessions.title(notice.session)?.title, vapid, now, only);
   }
 
   // ---- apps connected to /mcp (src/users/connected-apps.ts, src/http/connect.ts, src/http/connected-apps.ts) ----
@@ -461,6 +497,7 @@ export class UserAccount extends DurableObject<unknown> {
     this.ctx.waitUntil(this.emptyShares(this.shares.takeAll()));
     this.providers.clear();
     this.discovery.clear();
+    this.pushDevices.clear();
     this.logins.endAll();
     for (const machine of this.relay.views()) this.relay.revoke(machine.id);
     this.machineViews = undefined;

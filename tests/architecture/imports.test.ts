@@ -31,7 +31,10 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
   machines: { folders: ["shared"], packages: ["cloudflare:workers", "zod"] },
   ops: { folders: ["config"], packages: ["cloudflare:workers", "zod"] },
   share: { folders: ["config", "files", "protocol", "shared"], packages: ["cloudflare:workers", "hono", "markdown-it", "zod"] },
-  users: { folders: ["config", "files", "llm", "machines", "mcp", "share", "shared"], packages: ["@modelcontextprotocol/client", "cloudflare:workers", "zod"] },
+  users: {
+    folders: ["config", "files", "llm", "machines", "mcp", "push", "share", "shared"],
+    packages: ["@modelcontextprotocol/client", "cloudflare:workers", "zod"],
+  },
   servers: { folders: ["config", "generated", "machines", "mcp", "shared", "users"], packages: [] },
   identity: { folders: ["config", "shared", "users"], packages: ["cloudflare:workers", "hono", "zod"] },
   session: {
@@ -43,7 +46,7 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
     packages: ["@cloudflare/workers-oauth-provider", "@modelcontextprotocol/client", "@modelcontextprotocol/server", "cloudflare:workers", "hono", "zod"],
   },
   http: {
-    folders: ["config", "files", "gateway", "identity", "llm", "machines", "mcp", "ops", "protocol", "servers", "session", "share", "shared", "users"],
+    folders: ["config", "files", "gateway", "identity", "llm", "machines", "mcp", "ops", "protocol", "push", "servers", "session", "share", "shared", "users"],
     packages: ["@modelcontextprotocol/client", "agents", "hono", "zod"],
   },
   index: { folders: ["config", "gateway", "http", "identity", "machines", "ops", "session", "share", "shared", "users"], packages: ["hono"] },

@@ -1,0 +1,93 @@
+// /api/push: the caller's push notification devices (docs/notifications.md). Whether push is on
+// and why not, the devices (never their endpoints: capability URLs stay in the account), what a
+// push shows (chat and tool names, or nothing but the kind), adding this browser's
+// subscription, removing one, and a test push. Every route reads the caller's own account, so
+// another person's device id is simply unknown.
+import { type Context, Hono } from "hono";
+import { z } from "zod";
+import { pushConfig } from "../config/push";
+import { runtimeConfig } from "../config/runtime-config";
+import type { AppEnv } from "../identity/identify";
+import { DEFAULT_PUSH_HOSTS, endpointRefusal, SubscriptionSchema } from "../push/endpoint-policy";
+import type { VapidKeys } from "../push/vapid";
+import { RequestError } from "../shared/errors";
+import { userAccount } from "../users/account";
+import { DeviceIdSchema } from "../users/push-devices";
+import { limitBody, parsed } from "./request-body";
+
+export const pushRoutes = new Hono<AppEnv>();
+
+const MAX_BODY_BYTES = 8_192;
+
+/** The keys, or 503 saying push is off and why (the reason names variables, never values). */
+async function vapidOf(c: Context<AppEnv>): Promise<VapidKeys> {
+  const config = await pushConfig(c.env);
+  if (config.state === "on") return config.vapid;
+  const why = config.reason === "not_configured" ? "this deployment has no VAPID keys (docs/notifications.md)" : config.problem;
+  throw new RequestError("push_not_configured", `push notifications are off: ${why}`);
+}
+
+function deviceId(c: Context<AppEnv>): string {
+  const id = DeviceIdSchema.safeParse(c.req.param("id"));
+  if (!id.success) throw new RequestError("push_device_unknown", "you have no device with that id");
+  return id.data;
+}
+
+pushRoutes.get("/", async (c) => {
+  const config = await pushConfig(c.env);
+  const { detail, devices } = await userAccount(c.env, c.var.identity.id).listPushDevices();
+  if (config.state === "on") return c.json({ state: "on", publicKey: config.vapid.publicKey, detail, devices });
+  return c.json({ state: "off", reason: config.reason, ...("problem" in config ? { problem: config.problem } : {}), detail, devices });
+});
+
+const DetailSchema = z.object({ detail: z.enum(["full", "minimal"]) }).strict();
+
+pushRoutes.patch("/", limitBody(MAX_BODY_BYTES), parsed("json", DetailSchema, 'the body must be {"detail": "full" | "minimal"}'), async (c) => {
+  const { detail } = c.req.valid("json");
+  await userAccount(c.env, c.var.identity.id).setPushDetail(detail);
+  return c.json({ detail });
+});
+
+const AddSchema = z
+  .object({
+    subscription: SubscriptionSchema,
+    label: z.string().trim().min(1).max(80).optional(),
+  })
+  .strict();
+
+pushRoutes.post("/devices", limitBody(MAX_BODY_BYTES), async (c) => {
+  await vapidOf(c);
+  // Parsed here rather than by `parsed`: a bad subscription is push_endpoint_refused, with its issues.
+  const body = AddSchema.safeParse(await c.req.json().catch(() => undefined));
+  if (!body.success) {
+    const issues = body.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+    throw new RequestError("push_endpoint_refused", 'the body must be {"subscription": {endpoint, keys: {p256dh, auth}}, "label"?}', { issues });
+  }
+  const { subscription, label } = body.data;
+  const { settings } = runtimeConfig(c.env);
+  const refusal = endpointRefusal(subscription.endpoint, settings.PUSH_SERVICE_HOSTS ?? DEFAULT_PUSH_HOSTS);
+  if (refusal) throw new RequestError("push_endpoint_refused", refusal);
+  const added = await userAccount(c.env, c.var.identity.id).addPushDevice(
+    { endpoint: subscription.endpoint, p256dh: subscription.keys.p256dh, auth: subscription.keys.auth, label: label ?? "A browser" },
+    settings.PUSH_DEVICES_PER_USER,
+  );
+  if (!added.ok) throw new RequestError("too_many_devices", `you have ${added.limit} devices already: remove one first`);
+  return c.json({ id: added.id }, 201);
+});
+
+pushRoutes.delete("/devices/:id", async (c) => {
+  if (!(await userAccount(c.env, c.var.identity.id).removePushDevice(deviceId(c))))
+    throw new RequestError("push_device_unknown", "you have no device with that id");
+  return c.body(null, 204);
+});
+
+/** A push to one device now, so the person sees what a notification looks like (and that it arrives). */
+pushRoutes.post("/devices/:id/test", async (c) => {
+  const vapid = await vapidOf(c);
+  const id = deviceId(c);
+  const summary = await userAccount(c.env, c.var.identity.id).pushNotice({ kind: "test", session: "-" }, vapid, id);
+  if (summary.devices === 0) throw new RequestError("push_device_unknown", "you have no device with that id");
+  const outcome = summary.delivered > 0 ? "delivered" : summary.removed > 0 ? "removed" : "failed";
+  runtimeConfig(c.env).logger.info("push sent", { kind: "test", devices: 1, delivered: summary.delivered, removed: summary.removed });
+  return c.json({ outcome });
+});
