@@ -10,6 +10,7 @@ import { AppState, type AppRecord } from "./app-state";
 import type { McpHttpHandler } from "@modelcontextprotocol/server";
 import { errorMessage } from "../shared/logger";
 import { GatewayParts } from "./gateway-parts";
+import { HeldApprovals } from "./held-approval";
 import { LegacyLane } from "./legacy-lane";
 import { createSurface } from "./mcp-surface";
 import { createModernLane } from "./modern-lane";
@@ -25,6 +26,8 @@ export interface AppActivation {
 
 export class GatewayApp extends DurableObject<Env> {
   protected readonly state = new AppState(this.ctx.storage);
+  /** Calls held while the person's page shows their question, and the page's later one-shots (outlive the parts). */
+  private readonly held = new HeldApprovals(new AppSettings(this.ctx.storage.sql));
 
   /** Consent given (src/http/connect.ts): from now on tokens of generation `gen` are served. */
   async activate(activation: AppActivation): Promise<void> {
@@ -41,6 +44,7 @@ export class GatewayApp extends DurableObject<Env> {
     if (record) await this.state.put({ ...record, activeGen: 0 });
     // What the person always allowed went with the app: connected again (the same client), it asks again.
     this.approvals().forget();
+    this.held.forget();
     await this.dropParts();
   }
 
@@ -52,6 +56,15 @@ export class GatewayApp extends DurableObject<Env> {
   /** Takes one "Always allow for this app" back: the tool asks again from its next call. False when it was not allowed. */
   async revokeAlways(qualified: string): Promise<boolean> {
     return this.approvals().revoke(qualified);
+  }
+
+  /**
+   * The person answered a held question of this app in their page (the account took the answer
+   * once: src/http/connected-apps.ts). A call still held runs or is denied; else an approval is
+   * the one-shot of that call.
+   */
+  async answerHeld(id: string, approved: boolean, qualified: string, argsHash: string): Promise<"held_call" | "one_shot" | "declined"> {
+    return this.held.answered(id, approved, qualified, argsHash);
   }
 
   /** The app's approvals: its live parts' own (their settings cache stays true), else over its storage. */
@@ -81,7 +94,7 @@ export class GatewayApp extends DurableObject<Env> {
     // The instructions name the person's servers: read before the first server is made.
     const surface = async () => {
       await parts.prepare();
-      return createSurface(lib, parts);
+      return createSurface(lib, parts, this.held);
     };
     const modern = createModernLane(lib, surface, (error) => parts.log.warn("gateway request failed", { error: errorMessage(error) }));
     const legacy = new LegacyLane(lib, surface);

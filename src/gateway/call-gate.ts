@@ -1,6 +1,7 @@
 // One tools/call from a connected app, under the chat's rules: the name resolved through
 // the app's catalogue, the chat's approval policy (a tool that would ask in the chat is asked
-// of the person through the client, approval-ask.ts, or refused when the client cannot ask), the person's rate limit (the
+// of the person through the client, approval-ask.ts, or held while their page shows the
+// question when the client cannot ask, held-approval.ts), the person's rate limit (the
 // bucket the console and My servers share), then the call through the app's McpHost with
 // the client's cancellation and progress. Failures a model can act on come back as an
 // `isError` result; the rest as typed JSON-RPC errors with public messages only.
@@ -11,7 +12,8 @@ import { isSignInRequired } from "../mcp/oauth/errors";
 import { EdgehostError } from "../shared/errors";
 import { jsonRpcError, type ErrorCode } from "../shared/error-codes";
 import type { ToolView } from "../mcp/capabilities";
-import { askApproval, type ApprovalAsk } from "./approval-ask";
+import { askApproval, hashArgs, type ApprovalAsk } from "./approval-ask";
+import type { HeldApprovals } from "./held-approval";
 import type { ToolCatalogue } from "./catalogue";
 import type { GatewayParts } from "./gateway-parts";
 
@@ -23,6 +25,8 @@ export interface CallContext {
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** How to ask the person through the client (approval-ask.ts); without it a call that needs approval is refused. */
   ask?: ApprovalAsk;
+  /** The app's held questions (held-approval.ts) and the origin its page is at; without it a client that cannot ask is refused. */
+  held?: { approvals: HeldApprovals; origin: string };
 }
 
 /** A JSON-RPC error a handler throws: the SDK answers with its code, message and data. */
@@ -55,7 +59,7 @@ export async function gateCall(
   const started = Date.now();
   let outcome = "ok";
   try {
-    if (parts.approvals.needsApproval(tool.server, tool.name)) {
+    if (parts.approvals.needsApproval(tool.server, tool.name) && !(await tookOneShot(context, tool.qualifiedName, args))) {
       const asked = context.ask
         ? await askApproval(parts.approvals, context.ask, { server: tool.server, tool: tool.name, qualified: tool.qualifiedName, args })
         : ({ run: false, cannotAsk: true } as const);
@@ -67,13 +71,13 @@ export async function gateCall(
         outcome = "denied";
         throw refusal("denied", `You denied ${tool.qualifiedName}: it did not run`, { tool: tool.qualifiedName });
       }
-      if ("cannotAsk" in asked) {
+      if ("cannotAsk" in asked && context.held) {
+        const held = await holdCall(parts, context, context.held, tool, args);
+        outcome = held.outcome;
+        if (held.error) throw held.error;
+      } else if ("cannotAsk" in asked) {
         outcome = "approval_required";
-        throw refusal(
-          "approval_required",
-          `${tool.qualifiedName} needs your approval and this client cannot ask you (no elicitation): allow it in edgehost to use it here (mcp.json's "alwaysAllow", or the server's approval setting in My servers)`,
-          { tool: tool.qualifiedName },
-        );
+        throw cannotAsk(tool.qualifiedName);
       }
     }
     const settings = parts.runtime.settings;
@@ -98,6 +102,55 @@ export async function gateCall(
     parts.log.info("gateway call", { tool: tool.qualifiedName, ms: Date.now() - started, outcome });
   }
 }
+
+/** An approval the page gave after this very call's hold ended (design §2.5 b): taken, the call runs once. */
+async function tookOneShot(context: CallContext, qualified: string, args: Record<string, unknown>): Promise<boolean> {
+  return context.held ? context.held.approvals.takeOneShot(qualified, await hashArgs(args)) : false;
+}
+
+/** A client that cannot ask its person: the call waits while their page shows the question (held-approval.ts). */
+async function holdCall(
+  parts: GatewayParts,
+  context: CallContext,
+  held: NonNullable<CallContext["held"]>,
+  tool: ToolView,
+  args: Record<string, unknown>,
+): Promise<{ outcome: string; error?: GatewayRpcError }> {
+  const qualified = tool.qualifiedName;
+  const result = await held.approvals.hold({
+    appId: parts.appId,
+    qualified,
+    argsHash: await hashArgs(args),
+    question: { server: tool.server, tool: tool.name, arguments: args },
+    holdMs: parts.runtime.settings.GATEWAY_HOLD_MS,
+    signal: context.signal,
+    record: (asked) => parts.account().gatewayQuestionAsk(asked),
+    progress: context.onProgress,
+  });
+  switch (result.kind) {
+    case "approved":
+      return { outcome: "approved_in_page" };
+    case "declined":
+      return { outcome: "denied", error: refusal("denied", `You denied ${qualified} in edgehost: it did not run`, { tool: qualified }) };
+    case "cancelled":
+      return { outcome: "cancelled", error: refusal("cancelled", `the call of ${qualified} was cancelled while it waited for approval`) };
+    case "cannot_hold":
+      return { outcome: "approval_required", error: cannotAsk(qualified) };
+    case "pending": {
+      const approveUrl = `${held.origin}/#apps`;
+      const message = `Approve ${qualified} in edgehost (${approveUrl}), then call it again with the same arguments`;
+      const data = { tool: qualified, approveUrl, questionId: result.questionId, expiresAt: new Date(result.expiresAt).toISOString() };
+      return { outcome: "approval_pending", error: refusal("approval_pending", message, data) };
+    }
+  }
+}
+
+const cannotAsk = (qualified: string) =>
+  refusal(
+    "approval_required",
+    `${qualified} needs your approval and this client cannot ask you (no elicitation): allow it in edgehost to use it here (mcp.json's "alwaysAllow", or the server's approval setting in My servers)`,
+    { tool: qualified },
+  );
 
 /**
  * The tool a client's name means. A name listed from the account's catalogue while this app's

@@ -9,6 +9,7 @@ import { askCodec } from "./approval-ask";
 import { gateCall, GatewayRpcError, refusal } from "./call-gate";
 import { promptName, ToolCatalogue } from "./catalogue";
 import type { GatewayParts } from "./gateway-parts";
+import type { HeldApprovals } from "./held-approval";
 import type { ServerLib } from "./server-lib";
 
 /** MCP's code for a resource the server does not have (spec: server/resources). */
@@ -30,7 +31,8 @@ function instructions(parts: GatewayParts): string {
   return [`${parts.record.owner.name || "Your"} MCP servers on edgehost, as one server.`, ...lines].join("\n");
 }
 
-export function createSurface(lib: ServerLib, parts: GatewayParts): Server {
+/** `held`: the app's held questions, for a client that cannot ask its person (held-approval.ts). */
+export function createSurface(lib: ServerLib, parts: GatewayParts, held?: HeldApprovals): Server {
   const server = new lib.Server(
     { name: "edgehost", title: `${parts.record.owner.name || parts.record.owner.id}'s servers on edgehost`, version: "1.0.0" },
     {
@@ -48,7 +50,8 @@ export function createSurface(lib: ServerLib, parts: GatewayParts): Server {
     await parts.prepare();
     const { name, arguments: args = {} } = request.params;
     const ask = { lib, codec: askCodec(lib, parts.store), appName: parts.record.client.name, ctx, sessionCapabilities: server.getClientCapabilities() };
-    return gateCall(parts, () => catalogueOf(parts), name, args, { signal: ctx.mcpReq.signal, onProgress: progressSender(ctx), ask });
+    const heldFor = held && { approvals: held, origin: parts.runtime.settings.PUBLIC_ORIGIN ?? originOf(ctx) };
+    return gateCall(parts, () => catalogueOf(parts), name, args, { signal: ctx.mcpReq.signal, onProgress: progressSender(ctx), ask, held: heldFor });
   });
 
   server.setRequestHandler("prompts/list", async () => {
@@ -101,6 +104,12 @@ async function answer<T>(read: () => Promise<T>): Promise<T> {
     }
     throw refusal("internal", "the request failed inside edgehost");
   }
+}
+
+/** The origin the client called /mcp at (forward.ts keeps the request's URL): where the person's page is. */
+function originOf(ctx: ServerContext): string {
+  const url = ctx.http?.req?.url;
+  return url ? new URL(url).origin : "";
 }
 
 /** Progress of the upstream call, passed on when the client asked for it (a progress token). */

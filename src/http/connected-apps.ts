@@ -1,7 +1,10 @@
 // /api/apps: the apps the caller connected to /mcp (Connected apps in the page). Each route
 // reads the caller's own account only, so another person's app id is simply not found.
 // Disconnect refuses the app's next call at once (its object's generation check), then
-// deletes its grants from the token store.
+// deletes its grants from the token store. A call held for the person's approval (a client
+// that cannot ask them) shows up in GET /questions and is answered here, by the person's own
+// page only: these routes take the page's identity (an app's OAuth token is not one) and the
+// same-origin check every write passes (src/identity/same-origin.ts).
 import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { runtimeConfig } from "../config/runtime-config";
@@ -10,6 +13,7 @@ import type { AppEnv } from "../identity/identify";
 import { RequestError } from "../shared/errors";
 import { userAccount } from "../users/account";
 import { AppIdSchema, type ConnectedApp } from "../users/connected-apps";
+import { type HeldQuestion, HeldQuestionSchema } from "../users/gateway-questions";
 import { parsed } from "./request-body";
 
 export const connectedApps = new Hono<AppEnv>();
@@ -46,6 +50,17 @@ connectedApps.get("/", async (c) => {
   return c.json({ enabled: true, apps: apps.map(appView) });
 });
 
+/** A question as the app object wrote it (src/gateway/held-approval.ts): server, tool and arguments. */
+const heldQuestion = (json: string): HeldQuestion => HeldQuestionSchema.parse(JSON.parse(json));
+
+/** The person's open questions from their apps' held calls (the page polls this while visible). */
+connectedApps.get("/questions", async (c) => {
+  const open = await userAccount(c.env, c.var.identity.id).gatewayQuestionsOpen();
+  return c.json({
+    questions: open.map((q) => ({ id: q.id, appId: q.appId, appName: q.appName, ...heldQuestion(q.questionJson), expiresAt: q.expiresAt })),
+  });
+});
+
 connectedApps.get("/:id", async (c) => {
   const app = await ownApp(c);
   return c.json({ app: { ...appView(app), alwaysAllowed: await gatewayApp(c.env, app.appId).alwaysAllowed() } });
@@ -66,6 +81,23 @@ connectedApps.delete("/:id/always/:qualified", async (c) => {
     throw new RequestError("not_found", `${qualified.data} is not always allowed for this app`);
   }
   return c.json({ revoked: qualified.data, alwaysAllowed: await gatewayApp(c.env, app.appId).alwaysAllowed() });
+});
+
+const AnswerSchema = z.object({ id: z.uuid(), approved: z.boolean() }).strict();
+
+connectedApps.post("/:id/answers", parsed("json", AnswerSchema, 'the body must be {"id": "<question id>", "approved": true|false}'), async (c) => {
+  const app = await ownApp(c);
+  const { id, approved } = c.req.valid("json");
+  const taken = await userAccount(c.env, c.var.identity.id).gatewayQuestionAnswer(app.appId, id);
+  if (!taken.ok) {
+    if (taken.reason === "answered") throw new RequestError("question_answered", "that question was answered already");
+    if (taken.reason === "expired") throw new RequestError("question_expired", "that question expired: the app must call the tool again");
+    throw new RequestError("unknown_approval", "this app has no question with that id");
+  }
+  const question = heldQuestion(taken.questionJson);
+  const qualified = `${question.server}.${question.tool}`;
+  const result = await gatewayApp(c.env, app.appId).answerHeld(id, approved, qualified, taken.argsHash);
+  return c.json({ id, approved, result });
 });
 
 const PatchSchema = z.object({ sampling: z.boolean() }).strict();

@@ -166,6 +166,10 @@ export const ERROR_CODES = {
   /** A consent page request that is malformed, expired or not this person's (shown as a page, never redirected). */
   consent_failed: http(400),
   approval_pending: http(403, GATEWAY_ERROR.approval_pending),
+  /** A held call's question (POST /api/apps/:id/answers) was answered already: the first answer stands. */
+  question_answered: http(409),
+  /** A held call's question is past its 10 minutes: the app must call again to be asked again. */
+  question_expired: http(410),
   sampling_not_allowed: http(403, GATEWAY_ERROR.sampling_not_allowed),
   sign_in_required: http(401, GATEWAY_ERROR.sign_in_required),
 } as const satisfies Record<string, ErrorCodeSpec>;

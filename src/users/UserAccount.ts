@@ -25,6 +25,7 @@ import { RuntimeServerStore } from "./server-store";
 import { ERASING_DECISION, EraseState } from "./erase-state";
 import { TaskSlots, type HeldTask, type SlotDecision, type TaskSlot } from "./task-slots";
 import { ConnectedApps, type AppConnection, type ConnectedApp } from "./connected-apps";
+import { GatewayQuestions, type OpenQuestion, type QuestionAnswer, type QuestionAsked } from "./gateway-questions";
 import type { Env } from "../config/env";
 import { type DeviceView, type NewDevice, PushDevices } from "./push-devices";
 import { type DeliverySummary, deliverNotice } from "./push-delivery";
@@ -60,6 +61,7 @@ export class UserAccount extends DurableObject<unknown> {
   private readonly erase: EraseState;
   private readonly taskSlots: TaskSlots;
   private readonly apps: ConnectedApps;
+  private readonly questions: GatewayQuestions;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -79,6 +81,7 @@ export class UserAccount extends DurableObject<unknown> {
     this.erase = new EraseState(this.sql);
     this.taskSlots = new TaskSlots(this.sql);
     this.apps = new ConnectedApps(this.sql);
+    this.questions = new GatewayQuestions(this.sql);
   }
 
   // ---- push notifications (src/users/push-devices.ts, push-delivery.ts, src/http/push.ts) ----
@@ -138,7 +141,27 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   removeApp(appId: string): ConnectedApp | undefined {
+    this.questions.dropApp(appId);
     return this.apps.remove(appId);
+  }
+
+  // ---- approvals an app's held call waits for (src/users/gateway-questions.ts, src/gateway/held-approval.ts) ----
+
+  gatewayQuestionAsk(asked: QuestionAsked, now = Date.now()): boolean {
+    return this.apps.get(asked.appId) !== undefined && this.questions.ask(asked, now);
+  }
+
+  gatewayQuestionsOpen(now = Date.now()): OpenQuestion[] {
+    return this.questions.open(now);
+  }
+
+  gatewayQuestionAnswer(appId: string, id: string, now = Date.now()): QuestionAnswer {
+    return this.questions.answer(appId, id, now);
+  }
+
+  /** What the page's bootstrap says of Connected apps: poll for questions only when there are apps. */
+  appsSummary(now = Date.now()): { connected: number; questions: number } {
+    return { connected: this.apps.list().length, questions: this.questions.openCount(now) };
   }
 
   // ---- running MCP tasks, capped per user across sessions (src/users/task-slots.ts) ----
@@ -501,6 +524,7 @@ export class UserAccount extends DurableObject<unknown> {
     this.logins.endAll();
     for (const machine of this.relay.views()) this.relay.revoke(machine.id);
     this.machineViews = undefined;
+    this.questions.dropAll();
     return { oauth, apps: this.apps.takeAll() };
   }
 
