@@ -52,6 +52,16 @@ export function tidy(text) {
 /** New content: follow.js keeps the end in view while the reader is there. */
 const scroll = scrollToEnd;
 
+/**
+ * A streaming answer grows frame by frame: the list follows it from a ResizeObserver, which
+ * the browser calls after its own layout of the frame, so the list's height is read where it
+ * is known already. Following from the frame callback that wrote the text made the browser
+ * lay the page out right there, inside our script, every frame (and again after any slice
+ * written since). Also heard: the finish pass and the highlighting, which change the
+ * answer's height after its last frame. Only the newest answer is observed.
+ */
+const grown = new ResizeObserver(() => scroll());
+
 function item(className, turnId) {
   const li = document.createElement("li");
   li.className = className;
@@ -210,7 +220,10 @@ export function streamText(message) {
     const el = item("msg assistant streaming", message.turnId);
     el.innerHTML = '<div class="body"></div>';
     const body = /** @type {HTMLElement} */ (el.firstElementChild);
-    streaming = { el, text: "", messageId: message.messageId, stream: createStream(el, body, scroll) };
+    grown.disconnect();
+    grown.observe(el);
+    // Its frames need nothing else: the observer hears each one that changed its height.
+    streaming = { el, text: "", messageId: message.messageId, stream: createStream(el, body, () => {}) };
   }
   streaming.text += message.delta;
   setCopyText(streaming.el, streaming.text);
