@@ -18,10 +18,8 @@ import { snapshotConfigs } from "../users/server-configs";
 import type { AppRecord } from "./app-state";
 import { AppSettings } from "./app-settings";
 
-/** Why an app's servers may not sample the person's model (this round: never). */
+/** Why an app's servers may not sample the person's model: the person did not allow it at consent (or in Connected apps). */
 const SAMPLING_REFUSED = "this app may not spend your model budget on its servers' sampling requests";
-/** The permission is kept, but this release answers no sampling at /mcp (no model and budget hold of a chat here yet). */
-const SAMPLING_NOT_YET = "sampling requests of servers reached through /mcp are not answered yet, even for an app allowed to spend your model budget";
 
 export class GatewayParts {
   readonly runtime: RuntimeConfig;
@@ -63,9 +61,23 @@ export class GatewayParts {
       offered: (server) => server.gateway !== false,
       changed: () => this.onChange?.(),
       notice: (text) => this.log.info("gateway notice", { text }),
-      // No model of a chat here: sampling is refused before one would be asked (samplingBlocked).
-      provider: async () => undefined,
-      samplingBlocked: () => (record.samplingAllowed ? SAMPLING_NOT_YET : SAMPLING_REFUSED),
+      // Sampling, for an app the person let spend their model budget: the deployment's default
+      // model answers (an app has no chat model), held and counted in the person's daily budget
+      // as a chat's sampling is. The permission is the approval: no page watches an app's calls.
+      provider: async () => this.runtime.provider,
+      samplingBlocked: () => (record.samplingAllowed ? undefined : SAMPLING_REFUSED),
+      approveSampling: async (server, summary) => {
+        this.log.info("gateway sampling", { server, promptChars: summary.length });
+        return true;
+      },
+      used: (tokens, hold) =>
+        this.account()
+          .addUsage(tokens, hold)
+          .then(() => undefined),
+      samplingRefusal: async (hold, tokens) => {
+        const budget = settings.DAILY_TOKEN_BUDGET;
+        return budget === undefined ? undefined : this.account().holdSampling(hold, tokens, budget);
+      },
       oauth: (server, outbound) => sessionOAuthProvider(env, owner.id, server, outbound),
       audience: () => ({ mode: this.runtime.auth.mode, user: { id: owner.id, name: owner.name } }),
       refuseUrl: (url) => serverUrlRefusal(url, policy),

@@ -46,6 +46,11 @@ export interface SessionMcpDeps {
   samplingBlocked?: () => string | undefined;
   /** Holds a sampling answer's worst case (`hold` names it); why it may not be answered now (the budget is used up or held). */
   samplingRefusal?: (hold: string, tokens: number) => Promise<string | undefined>;
+  /**
+   * Who approves a sampling request: by default the person, asked through `approvals`. An app at
+   * /mcp has no page to ask in; the person's "may spend my model budget" at consent is its answer.
+   */
+  approveSampling?: (server: string, summary: string, signal: AbortSignal) => Promise<boolean>;
   /** The owner's OAuth client for a remote server (src/users/oauth-client-storage.ts); bridge-routed servers never get one. */
   oauth?: (server: RemoteServerConfig, outbound?: typeof fetch) => OAuthClientProvider | undefined;
   /** Why a runtime server's URL may not be connected to here (src/servers/url-policy.ts), even one stored earlier. */

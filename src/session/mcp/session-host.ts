@@ -86,7 +86,7 @@ async function sample(deps: SessionMcpDeps, server: string, params: SamplingPara
       provider,
       models: deps.settings.SAMPLING_MODELS,
       maxTokensCap: deps.settings.SAMPLING_MAX_TOKENS,
-      approve: (summary, asked) => deps.approvals.approveSampling(server, summary, asked),
+      approve: (summary, asked) => (deps.approveSampling ?? deps.approvals.approveSampling.bind(deps.approvals))(server, summary, asked),
       used: (tokens) => deps.used?.(tokens, hold),
       refusal: (tokens) => deps.samplingRefusal?.(hold, tokens) ?? Promise.resolve(undefined),
       ...(pick ? { choose: (preferences) => pick(preferences, deps.settings.SAMPLING_MODELS) } : {}),

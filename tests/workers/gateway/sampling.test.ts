@@ -1,10 +1,17 @@
-// An upstream server's sampling request during a call from a connected app is refused
-// (sampling_not_allowed, -31103) before any model is asked: an app may not spend the
-// person's model budget; one allowed to is refused too in this release (no model is asked at /mcp yet).
-import { SELF } from "cloudflare:test";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+// An upstream server's sampling request during a call from a connected app: refused
+// (sampling_not_allowed, -31103) before any model is asked unless the person let that app
+// spend their model budget; then the deployment's model answers it (the fake Gemini records
+// what it was sent) and the tokens count in the person's daily budget.
+import { env, SELF } from "cloudflare:test";
+import { afterAll, beforeAll, beforeEach, expect, inject, it } from "vitest";
+import type { Env } from "../../../src/config/env";
+import { userAccount } from "../../../src/users/account";
+import { reply, requests, script } from "../../fixtures/fake-llm-script";
 import { appStub, connectApp, mcpClient } from "../../fixtures/gateway-direct";
 import { authHeaders } from "../test-users";
+
+const llm = inject("fakeLlmUrl");
+const KEY = inject("sessionLlmKey");
 
 const everything = inject("everythingUrl");
 const json = { "content-type": "application/json" };
@@ -14,6 +21,10 @@ const api = (path: string, init: RequestInit = {}) => SELF.fetch(`https://edgeho
 beforeAll(async () => {
   const body = JSON.stringify({ name: server, url: everything, alwaysAllow: ["trigger-sampling-request"] });
   expect((await api("/api/my-servers", { method: "POST", headers: json, body })).status).toBe(201);
+});
+
+beforeEach(async () => {
+  await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
 
 afterAll(async () => {
@@ -33,7 +44,7 @@ it("refuses an upstream server's sampling request during an app's call with samp
   }
 });
 
-it("refuses it too for an app allowed to spend the budget, saying sampling at /mcp is not answered yet", async () => {
+it("answers it with the deployment's model for an app allowed to spend the budget, and counts the tokens", async () => {
   const props = await connectApp("alice");
   await appStub(props.appId).activate({
     owner: props.identity,
@@ -41,14 +52,26 @@ it("refuses it too for an app allowed to spend the budget, saying sampling at /m
     client: { ...props.client, redirectHost: "127.0.0.1" },
     samplingAllowed: true,
   });
+  await script(llm, KEY, [reply.stream(["a sampled poem"], { usage: { input: 30, output: 12 } })]);
+  const account = userAccount(env as unknown as Env, props.identity.id);
+  const spentBefore = await account.tokensUsed();
   const { client } = await mcpClient(props, "2026");
   try {
     const result = await client.callTool({ name: `${server}__trigger-sampling-request`, arguments: { prompt: "write a poem", maxTokens: 20 } });
-    expect(result.isError).toBe(true);
+    expect(result.isError).toBeFalsy();
+    // server-everything returns the CreateMessageResult it got: the model's text and name.
     const text = JSON.stringify(result.content);
-    expect(text).toContain("-31103");
-    expect(text).toContain("not answered yet, even for an app allowed");
+    expect(text).toContain("a sampled poem");
+    expect(text).toContain("gemini-2.5-flash");
   } finally {
     await client.close();
   }
+  const sent = await requests(llm, KEY);
+  expect(sent).toHaveLength(1);
+  expect(sent[0]?.body).toMatchObject({
+    contents: [{ role: "user", parts: [{ text: "Resource trigger-sampling-request context: write a poem" }] }],
+    generationConfig: { maxOutputTokens: 20 },
+  });
+  const spentAfter = await account.tokensUsed();
+  expect(spentAfter - spentBefore).toBe(42);
 });
