@@ -16,6 +16,8 @@ import { createSurface } from "./mcp-surface";
 import { createModernLane } from "./modern-lane";
 import { serverLib, type ServerLib } from "./server-lib";
 import { decodeGatewayHeader, GATEWAY_HEADER, type GatewayOwner } from "./props";
+import { StreamWatch } from "./stream-watch";
+import type { OwnerChange } from "../users/app-watchers";
 
 export interface AppActivation {
   owner: GatewayOwner;
@@ -80,11 +82,43 @@ export class GatewayApp extends DurableObject<Env> {
     if (!record) return invalidToken();
     const lanes = await this.lanesFor(record, props.appId);
     this.used(lanes.parts);
-    return (await lanes.lib.isLegacyRequest(request)) ? lanes.legacy.handle(request) : lanes.modern.fetch(request);
+    const response = await ((await lanes.lib.isLegacyRequest(request)) ? lanes.legacy.handle(request) : lanes.modern.fetch(request));
+    // A stream this request opened is known to the account before the client sees it open.
+    await lanes.watch.settled();
+    return response;
+  }
+
+  /** How many times the account told this object the person's servers changed (tests read it: an idle app is never told). */
+  ownerChanges = 0;
+
+  /**
+   * The person's servers changed (src/users/app-watchers.ts; called only while a client of this
+   * app listens): their list is read again, a server signed in to or out of connects again, and
+   * every listening client hears tools, prompts and resources changed.
+   */
+  async ownerChanged(change: OwnerChange): Promise<void> {
+    this.ownerChanges++;
+    const lanes = this.lanes;
+    if (!lanes) return;
+    try {
+      await lanes.parts.prepare(true);
+      if (change.oauth) await lanes.parts.mcp.reconnectServer(change.oauth);
+    } catch (error) {
+      // The clients list again anyway: what failed to connect is simply not offered.
+      lanes.parts.log.warn("gateway servers read again failed", { error: errorMessage(error) });
+    }
+    lanes.modern.notify.toolsChanged();
+    lanes.modern.notify.promptsChanged();
+    lanes.modern.notify.resourcesChanged();
+    for (const server of lanes.legacy.servers()) {
+      void server.sendToolListChanged().catch(() => undefined);
+      void server.sendPromptListChanged().catch(() => undefined);
+      void server.sendResourceListChanged().catch(() => undefined);
+    }
   }
 
   /** The app's servers and its two MCP lanes, built by the first request of this object's life. */
-  private lanes?: { lib: ServerLib; parts: GatewayParts; modern: McpHttpHandler; legacy: LegacyLane };
+  private lanes?: { lib: ServerLib; parts: GatewayParts; modern: McpHttpHandler; legacy: LegacyLane; watch: StreamWatch };
 
   private async lanesFor(record: AppRecord, appId: string) {
     if (this.lanes) return this.lanes;
@@ -96,14 +130,16 @@ export class GatewayApp extends DurableObject<Env> {
       await parts.prepare();
       return createSurface(lib, parts, this.held);
     };
-    const modern = createModernLane(lib, surface, (error) => parts.log.warn("gateway request failed", { error: errorMessage(error) }));
-    const legacy = new LegacyLane(lib, surface);
+    // While a client listens, the account tells this app when the person's servers change.
+    const watch = new StreamWatch(async (until) => void (await parts.account().watchApp(appId, until)));
+    const modern = createModernLane(lib, surface, (error) => parts.log.warn("gateway request failed", { error: errorMessage(error) }), watch);
+    const legacy = new LegacyLane(lib, surface, watch);
     // list_changed: 2026 listen streams through the handler's bus, live 2025 sessions each.
     parts.onChange = () => {
       modern.notify.toolsChanged();
       for (const server of legacy.servers()) void server.sendToolListChanged().catch(() => undefined);
     };
-    this.lanes = { lib, parts, modern, legacy };
+    this.lanes = { lib, parts, modern, legacy, watch };
     return this.lanes;
   }
 

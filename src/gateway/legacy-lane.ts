@@ -7,6 +7,7 @@
 import type { Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import { RPC } from "../shared/rpc";
 import type { ServerLib } from "./server-lib";
+import { type StreamWatch, watchedBody } from "./stream-watch";
 
 const MAX_SESSIONS = 16;
 const IDLE_MS = 30 * 60_000;
@@ -24,6 +25,7 @@ export class LegacyLane {
   constructor(
     private readonly lib: ServerLib,
     private readonly surface: () => Promise<Server>,
+    private readonly watch: StreamWatch,
   ) {}
 
   async handle(request: Request): Promise<Response> {
@@ -34,7 +36,10 @@ export class LegacyLane {
       const session = this.sessions.get(id);
       if (!session) return sessionNotFound();
       session.lastUsed = now;
-      return session.transport.handleRequest(request);
+      const response = await session.transport.handleRequest(request);
+      // The session's GET stream carries its list_changed: the app watches the person's servers while it is open.
+      if (request.method !== "GET" || !response.ok || !response.body) return response;
+      return new Response(watchedBody(response.body, this.watch), response);
     }
     // No session named: only an initialize may come this way (the transport refuses anything else).
     const server = await this.surface();

@@ -25,6 +25,7 @@ import { RuntimeServerStore } from "./server-store";
 import { ERASING_DECISION, EraseState } from "./erase-state";
 import { TaskSlots, type HeldTask, type SlotDecision, type TaskSlot } from "./task-slots";
 import { ConnectedApps, type AppConnection, type ConnectedApp } from "./connected-apps";
+import { AppWatchers, watchingApp, type OwnerChange } from "./app-watchers";
 import { GatewayQuestions, type OpenQuestion, type QuestionAnswer, type QuestionAsked } from "./gateway-questions";
 import type { Env } from "../config/env";
 import { type DeviceView, type NewDevice, PushDevices } from "./push-devices";
@@ -61,6 +62,8 @@ export class UserAccount extends DurableObject<unknown> {
   private readonly erase: EraseState;
   private readonly taskSlots: TaskSlots;
   private readonly apps: ConnectedApps;
+  /** Apps with a client listening for list_changed (src/users/app-watchers.ts). */
+  private readonly watchers: AppWatchers;
   private readonly questions: GatewayQuestions;
 
   constructor(ctx: DurableObjectState, env: unknown) {
@@ -75,12 +78,16 @@ export class UserAccount extends DurableObject<unknown> {
     this.machines = new MachineStore(this.sql);
     this.spend = new SpendLedger(this.sql, ctx.storage);
     this.providers = new ModelProviderStore(this.sql);
-    this.relay = new MachineRelay(ctx, this.machines, () => (this.machineViews = undefined));
+    this.relay = new MachineRelay(ctx, this.machines, () => {
+      this.machineViews = undefined;
+      this.ownerChanged();
+    });
     this.files = new FileLedger(this.sql);
     this.discovery = new OwnerDiscovery(this.sql);
     this.erase = new EraseState(this.sql);
     this.taskSlots = new TaskSlots(this.sql);
     this.apps = new ConnectedApps(this.sql);
+    this.watchers = new AppWatchers(this.sql, (appId) => watchingApp(env as Pick<Env, "GATEWAY_APP">, appId));
     this.questions = new GatewayQuestions(this.sql);
   }
 
@@ -138,6 +145,16 @@ export class UserAccount extends DurableObject<unknown> {
   /** The app's object served a call (GatewayApp, at most once a minute): Connected apps shows it as last use. */
   appUsed(appId: string, at = Date.now()): void {
     this.apps.used(appId, at);
+  }
+
+  /** An app's clients listen for list_changed until `until` (0: no longer); renewed by the app while a stream is open. */
+  watchApp(appId: string, until: number, now = Date.now()): void {
+    this.watchers.watch(appId, until, now);
+  }
+
+  /** The person's servers changed: every app with a client listening hears it (none is woken otherwise). */
+  private ownerChanged(change: OwnerChange = {}): void {
+    this.ctx.waitUntil(this.watchers.changed(change, Date.now()));
   }
 
   removeApp(appId: string): ConnectedApp | undefined {
@@ -303,7 +320,10 @@ export class UserAccount extends DurableObject<unknown> {
 
   oauthSave(server: string, patch: Partial<OAuthRecord> & { serverUrl: string }): void {
     this.erase.refuse();
+    const signedIn = this.oauth.load(server)?.tokens !== undefined;
     this.oauth.save(server, patch);
+    // A sign-in (not a refresh of tokens already held) gives apps the server's tools.
+    if (!signedIn && patch.tokens) this.ownerChanged({ oauth: server });
   }
 
   oauthSignedIn(): string[] {
@@ -311,13 +331,18 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   oauthForget(server: string): void {
+    const signedIn = this.oauth.load(server)?.tokens !== undefined;
     this.oauth.forget(server);
+    if (signedIn) this.ownerChanged({ oauth: server });
   }
 
   /** Signing out (or removing the server): the record, forgotten here when it held tokens, for the caller to revoke. */
   oauthTake(server: string): OAuthRecord | undefined {
     const record = this.oauth.load(server);
-    if (record?.tokens) this.oauth.forget(server);
+    if (record?.tokens) {
+      this.oauth.forget(server);
+      this.ownerChanged({ oauth: server });
+    }
     return record;
   }
 
@@ -363,11 +388,15 @@ export class UserAccount extends DurableObject<unknown> {
   }
 
   putServer(server: StoredUserServer, create: boolean): ReturnType<RuntimeServerStore["put"]> {
-    return this.servers.put(server, create);
+    const put = this.servers.put(server, create);
+    if (put.ok) this.ownerChanged();
+    return put;
   }
 
   deleteServer(name: string): boolean {
-    return this.servers.delete(name);
+    const deleted = this.servers.delete(name);
+    if (deleted) this.ownerChanged();
+    return deleted;
   }
 
   /**
