@@ -1,12 +1,13 @@
 // "Connected apps": the MCP clients (Claude, VS Code, Cursor…) this person allowed to use their
 // servers through this deployment's /mcp (GET /api/apps, src/http/connected-apps.ts): each
 // with the name it gave, who published it, where its access goes, when it was connected and
-// last used, the sampling switch (PATCH), and Disconnect (DELETE: its very next call is
-// refused). Read when the dialog opens, not at page load (the load is one request). When the
+// last used, the tools it may run without asking (each revocable: app-always.js), the
+// sampling switch (PATCH), and Disconnect (DELETE: its very next call is refused). Read when the dialog opens, not at page load (the load is one request). When the
 // deployment turned /mcp off the answer says so and the button goes away.
 import { describeError, NetworkError, request } from "../core/api.js";
 import { confirmAction } from "../dialogs/dialogs.js";
 import { byId } from "../core/dom.js";
+import { alwaysAllowedPart } from "./app-always.js";
 
 const $ = byId;
 
@@ -44,7 +45,7 @@ function line(className, text) {
 /**
  * One app's row.
  * @param {{ id: string, clientName: string, clientId: string, redirectHost: string, sampling: boolean, connectedAt: number, lastUsed: number | null }} app
- * @param {{ disconnect: (app: any) => void, sampling: (app: any, on: boolean, box: HTMLInputElement) => void }} actions
+ * @param {{ disconnect: (app: any) => void, sampling: (app: any, on: boolean, box: HTMLInputElement) => void, always: (app: any) => HTMLElement }} actions
  */
 function row(app, actions) {
   const li = document.createElement("li");
@@ -76,6 +77,7 @@ function row(app, actions) {
     line("hint", publisher(app.clientId)),
     line("hint access", `Access goes to ${app.redirectHost} · connected ${when(app.connectedAt)}`),
     used,
+    actions.always(app),
     label,
   );
   return li;
@@ -99,7 +101,8 @@ export function setupConnectedApps() {
     }
     if (answer.data?.enabled === false) return false;
     const apps = answer.data?.apps ?? [];
-    for (const app of apps) list.append(row(app, { disconnect, sampling }));
+    const always = (app) => alwaysAllowedPart(app, ask, say, () => $("connected-apps-close").focus());
+    for (const app of apps) list.append(row(app, { disconnect, sampling, always }));
     if (apps.length === 0) {
       const empty = document.createElement("li");
       empty.className = "empty hint";

@@ -2,7 +2,9 @@
 // (wrangler dev, the bridge with server-filesystem, token sign-in for alice and bob): the
 // SDK's v2 client discovers, registers and opens the authorize URL; alice allows it by
 // clicking Allow on the real consent page; the code goes back to the client, whose token
-// lists alice's tools. Connected apps then lists the client with its last use, its sampling
+// lists alice's tools. A tool she answers "Always allow" for (asked through the client) is
+// listed in its Connected apps row; Revoke takes it back and the next call asks again.
+// Connected apps lists the client with its last use, its sampling
 // switch is saved, Disconnect (confirmed) removes the row and the client's next /mcp request
 // is refused with 401. Bob's Connected apps never shows alice's app (his empty state says how to
 // connect one, and Copy copies the /mcp address). With MCP_GATEWAY=off there is no /mcp and the
@@ -135,7 +137,14 @@ function nextMcpRequest(accessToken: string): Promise<Response> {
 describe("an outside MCP client connected by alice in the page", () => {
   let alice: { context: BrowserContext; page: Page };
   let provider: ChromiumBrowserClient;
-  const client = new Client({ name: "notes-desk", version: "1.0.0" });
+  // It can ask its person (form elicitation): a tool needing approval is asked here, answered with `decision`.
+  const client = new Client({ name: "notes-desk", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+  const asked: string[] = [];
+  let decision = "always";
+  client.setRequestHandler("elicitation/create", async (request) => {
+    asked.push(request.params.message);
+    return { action: "accept", content: { decision } };
+  });
 
   afterAll(async () => {
     await client.close().catch(() => undefined);
@@ -162,6 +171,47 @@ describe("an outside MCP client connected by alice in the page", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain("filesystem__list_directory");
     await tab.close();
+  });
+
+  it("Connected apps shows the tool alice always allowed for it; Revoke and the tool asks again", { timeout: 120_000 }, async () => {
+    // Before the sampling switch below: a change of what the app may do starts its object's sessions afresh.
+    const tool = "filesystem__list_allowed_directories";
+    const call = () => client.callTool({ name: tool, arguments: {} });
+    // Asked through the client once, answered "Always allow for <app>": the second call runs unasked.
+    expect(JSON.stringify((await call()).content)).toContain("Allowed directories");
+    expect(asked).toHaveLength(1);
+    await call();
+    expect(asked).toHaveLength(1);
+
+    const { page } = alice;
+    await page.locator("#connected-apps-open").click();
+    const row = page.locator("#connected-apps-dialog[open] #connected-apps-list li[data-app]");
+    const allowed = row.locator('.always-list li[data-tool="filesystem.list_allowed_directories"]');
+    await allowed.waitFor();
+    expect(await row.locator(".always-list li").count()).toBe(1);
+    expect(await row.locator(".always-title").textContent()).toBe("Runs without asking (you chose Always allow):");
+    const found = await everyLook(page, "gateway-apps-always", async () => expect(await allowed.isVisible()).toBe(true), "#connected-apps-dialog");
+    expect(found).toEqual({});
+
+    const revoked = page.waitForResponse((r) => r.request().method() === "DELETE" && r.url().includes("/always/"));
+    await row.getByRole("button", { name: `Revoke always allow of filesystem.list_allowed_directories for ${CLIENT_NAME}` }).click();
+    expect((await revoked).status()).toBe(200);
+    await allowed.waitFor({ state: "detached" });
+    expect(await row.locator(".always-title").textContent()).toBe("No tool runs without asking.");
+    expect(await page.locator("#connected-apps-status").textContent()).toBe(
+      `filesystem.list_allowed_directories asks again from its next call in "${CLIENT_NAME}".`,
+    );
+    // Focus stayed in the dialog (the button it was on is gone).
+    expect(await page.evaluate("document.getElementById('connected-apps-dialog').contains(document.activeElement)")).toBe(true);
+    // Opened again, the app's object still lists none; and the next call asks again (answered once, this time).
+    await page.keyboard.press("Escape");
+    await page.locator("#connected-apps-open").click();
+    await row.locator(".always-title").filter({ hasText: "No tool runs without asking." }).waitFor();
+    decision = "once";
+    await call();
+    expect(asked).toHaveLength(2);
+    await page.keyboard.press("Escape");
+    noPageErrors(page);
   });
 
   it("Connected apps lists it with its last use; the sampling switch is kept; axe and Escape", { timeout: 120_000 }, async () => {
