@@ -10,6 +10,7 @@ import { setupComposer } from "../composer/composer.js";
 import { createConnection } from "./connection.js";
 import { setupConsole } from "../chat/console.js";
 import { closeAll } from "../dialogs/dialogs.js";
+import { stopAppQuestions, watchAppQuestions } from "../dialogs/app-questions.js";
 import { byId as $ } from "./dom.js";
 import { frameHandler } from "./frames.js";
 import { setupAlwaysAllowed } from "../dialogs/always-allowed.js";
@@ -173,6 +174,7 @@ function teardown({ forgetSession = false } = {}) {
   update({ active: false });
   connection.detach();
   closeAll();
+  stopAppQuestions();
   clearChat();
   setBanner("");
   setConsole(false, { focus: false });
@@ -246,6 +248,8 @@ async function start() {
   if (boot?.models) showModels(boot.models);
   else void modelPicker.loadModels();
   noteSignedIn(boot?.oauth?.signedIn ?? []);
+  // Held calls of the person's connected apps wait for them here (only polled when they have apps).
+  watchAppQuestions(boot?.apps);
   const listed = Array.isArray(boot?.sessions);
   if (listed) update({ sessions: boot.sessions });
   let wanted = new URLSearchParams(location.hash.slice(1)).get("s");

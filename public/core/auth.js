@@ -28,7 +28,7 @@ export async function bootstrap() {
 
 /**
  * @typedef {{ sessions: import("./state.js").SessionSummary[], oauth: { signedIn: string[] },
- *   models: import("../composer/model-picker.js").ModelList | null }} Bootstrap
+ *   models: import("../composer/model-picker.js").ModelList | null, apps?: { connected: number, questions: number } }} Bootstrap
  */
 
 /**

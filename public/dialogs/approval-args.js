@@ -36,10 +36,13 @@ export function showArguments(list, args) {
   const entries = Object.entries(args ?? {});
   list.replaceChildren();
   if (entries.length === 0) {
-    const none = document.createElement("p");
-    none.className = "hint";
-    none.textContent = "No arguments.";
-    list.append(none);
+    // Still a name-value group: a <dl> may hold only those (a bare <p> here is an axe "serious").
+    const row = document.createElement("div");
+    row.className = "arg-row hint";
+    const dt = document.createElement("dt");
+    dt.textContent = "No arguments.";
+    row.append(dt, document.createElement("dd"));
+    list.append(row);
     return;
   }
   for (const [name, value] of entries) {

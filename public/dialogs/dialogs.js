@@ -119,20 +119,23 @@ export function showDialog(dialog, fallback, prepare = () => {}, { guard = false
 
 /**
  * Shows one approval; resolves with "approve" | "always" | "deny" (or whatever
- * closeIfShowing closed it with). `always` labels the remembering button.
+ * closeIfShowing closed it with). `always` labels the remembering button ("": none);
+ * `title`: the question's own heading (an app's held call, app-questions.js).
  */
-export function askApproval(request, { always = "Always allow in this chat" } = {}) {
+export function askApproval(request, { always = "Always allow in this chat", title = "" } = {}) {
   const dialog = byId("approval-dialog");
   const sampling = request.kind === "sampling";
   return showDialog(
     dialog,
     "deny",
     () => {
-      byId("approval-title").textContent = sampling
-        ? `"${request.server}" asks the model to answer`
-        : request.fromApp
-          ? `The ${request.server} app asks to call a tool`
-          : "Allow this tool call?";
+      byId("approval-title").textContent = title
+        ? title
+        : sampling
+          ? `"${request.server}" asks the model to answer`
+          : request.fromApp
+            ? `The ${request.server} app asks to call a tool`
+            : "Allow this tool call?";
       byId("approval-what").textContent = sampling ? "The server wants this prompt sent to the model:" : `${request.server}.${request.tool}`;
       // A tool call: its description and its arguments, readable (approval-args.js); a sampling request: its prompt.
       byId("approval-args").textContent = sampling ? (request.prompt ?? "") : "";
@@ -150,7 +153,7 @@ export function askApproval(request, { always = "Always allow in this chat" } = 
         });
       }
       byId("approve-always").textContent = always;
-      byId("approve-always").hidden = sampling;
+      byId("approve-always").hidden = sampling || !always;
       dialog.dataset.callId = request.callId;
     },
     { guard: true },

@@ -8,6 +8,7 @@
 // page reads GET /api/models itself, so a slow provider never holds the page.
 import { Hono } from "hono";
 import { z } from "zod";
+import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
 import { userAccount } from "../users/account";
 import { callersSessions, whoIsCalling } from "./api";
@@ -22,6 +23,8 @@ export const BootstrapSchema = z.object({
   oauth: z.object({ signedIn: z.array(z.string()) }),
   /** Null when the models took longer than the rest (read GET /api/models then). */
   models: ModelListSchema.nullable(),
+  /** Connected apps and their open questions (the page polls GET /api/apps/questions only when there are apps). */
+  apps: z.object({ connected: z.number().int(), questions: z.number().int() }),
 });
 
 export const bootstrap = new Hono<AppEnv>();
@@ -36,11 +39,13 @@ bootstrap.get("/", async (c) => {
   // Kept running past the answer: the listing is cached in memory for the next GET /api/models,
   // which would otherwise wait on a fetch this request's end cancelled (and hang).
   c.executionCtx.waitUntil(models);
-  const [{ sessions }, signedIn, listed] = await Promise.all([
+  const account = userAccount(c.env, c.var.identity.id);
+  const [{ sessions }, signedIn, listed, apps] = await Promise.all([
     callersSessions(c),
-    userAccount(c.env, c.var.identity.id).oauthSignedIn(),
+    account.oauthSignedIn(),
     Promise.race([models, late]).finally(() => clearTimeout(timer)),
+    runtimeConfig(c.env).settings.MCP_GATEWAY ? account.appsSummary() : { connected: 0, questions: 0 },
   ]);
   // Whoever is answered is seen (the operator's list of users), as with GET /api/me.
-  return c.json(BootstrapSchema.parse({ me: whoIsCalling(c), sessions, oauth: { signedIn }, models: listed }));
+  return c.json(BootstrapSchema.parse({ me: whoIsCalling(c), sessions, oauth: { signedIn }, models: listed, apps }));
 });

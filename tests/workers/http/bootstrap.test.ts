@@ -32,7 +32,9 @@ describe("GET /api/bootstrap", () => {
       json("/api/models", "carol"),
     ]);
     expect(boot.status).toBe(200);
-    expect(boot.body).toEqual({ me: me.body, sessions: sessions.body.sessions, oauth: oauth.body, models: models.body });
+    // Carol connected no app to /mcp: the page does not look for apps' questions.
+    const apps = { connected: 0, questions: 0 };
+    expect(boot.body).toEqual({ me: me.body, sessions: sessions.body.sessions, oauth: oauth.body, models: models.body, apps });
     expect(ids(boot.body.sessions)).toContain(made);
     expect(boot.body.me).toMatchObject({ user: { name: "carol" } });
     // The deployment's model is listed (no own providers to wait for: never left out).
