@@ -145,6 +145,8 @@ export default defineConfig({
                 VAPID_PRIVATE_KEY: inject("vapid").privateKey,
                 VAPID_SUBJECT: inject("vapid").subject,
                 PUSH_SERVICE_HOSTS: "localhost,127.0.0.1",
+                // A turn of a second is "long": tests/workers/push/notify.test.ts paces its model past it.
+                PUSH_LONG_TURN_SECONDS: "1",
                 ACCESS_TOKENS: Object.entries(inject("testUsers"))
                   .map(([name, token]) => `${name}:${token}`)
                   .join(","),

@@ -95,6 +95,8 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
   /** Chooses the session's model (and its settings) from the next turn on; answered with `model`, or `model_not_available`. */
   ModelChoiceSchema.extend({ type: z.literal("set_model") }),
   z.object({ type: z.literal("reset") }),
+  /** Whether this page is visible (sent on open and on every visibilitychange): a person with no visible page is pushed (docs/notifications.md). */
+  z.object({ type: z.literal("visibility"), visible: z.boolean() }),
   // Heartbeat; the exact bytes {"type":"ping"} are answered by the runtime without waking the object.
   z.object({ type: z.literal("ping") }).loose(),
 ]);

@@ -25,6 +25,7 @@ import { catalogComplete, catalogList, type CatalogKind, type CatalogList, type 
 import type { CompleteInput, Completion } from "../mcp/catalog";
 import { ImportedEntriesSchema, importInto, type ImportedEntry } from "./history-import";
 import { keepNameForAlarms, wakeForTasks } from "./tasks/task-alarm";
+import { type SocketState, visiblePeople } from "./notify/presence-watch";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
@@ -64,6 +65,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     historyFrame: () => this.historyFrame(),
     watchUnavailable: () => this.watchUnavailable(),
     wakeForTasks: (at) => wakeForTasks(this, at, this.log),
+    visibleUsers: () => visiblePeople(this.openSockets()),
   });
 
   /**
@@ -160,6 +162,7 @@ export class ChatSession extends ProtocolAgent<Env> {
     connected: () => this.connected(),
     historyFrame: () => this.historyFrame(),
     keepAliveWhile: (work) => this.keepAliveWhile(work),
+    setVisible: (connection, visible) => connection.setState({ ...(connection.state as SocketState | null), visible }),
   };
 
   /** The request id of the upgrade that opened `connection` (its log lines carry it). */
@@ -169,6 +172,8 @@ export class ChatSession extends ProtocolAgent<Env> {
   }
 
   override async onClose(_connection: Connection, code: number): Promise<void> {
+    // A page closed while a question waits: its person, if now away, is pushed.
+    this.parts.notices.late();
     // The page that started this chat left it before anything was sent (closed or reloaded):
     // deleted after a grace unless a page comes back to it meanwhile (a reload reuses it).
     if (code === LEFT_UNUSED_CLOSE && this.parts.store.count() === 0) {

@@ -24,6 +24,8 @@ export interface FrameSite {
   connected(): Promise<void>;
   historyFrame(): Extract<ServerMessage, { type: "history" }>;
   keepAliveWhile<T>(work: () => Promise<T>): Promise<T>;
+  /** Keeps whether the socket's page is visible (notify/presence-watch.ts). */
+  setVisible(connection: Connection, visible: boolean): void;
 }
 
 export async function routeFrame(site: FrameSite, connection: Connection, message: ClientMessage): Promise<void> {
@@ -116,6 +118,11 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
       return site.parts.tasks.cancel(message.callId).catch((error: unknown) => site.sendTo(connection, toWire.error(error)));
     case "ping":
       return site.sendTo(connection, { type: "pong" });
+    case "visibility":
+      site.setVisible(connection, message.visible);
+      // A page hidden right after a question appeared: its person is pushed now.
+      if (!message.visible) site.parts.notices.late();
+      return;
     case "reset":
       site.parts.turns.cancel(undefined, "reset");
       site.appCalls.cancelAll("reset");

@@ -28,6 +28,9 @@ import { SessionTasks } from "./tasks/session-tasks";
 import { TaskRows } from "./tasks/task-rows";
 import { accountTaskSlots } from "./tasks/task-slot-port";
 import { keepNameForAlarms } from "./tasks/task-alarm";
+import { AwayNotices } from "./notify/away-notices";
+import { answerers } from "./notify/presence-watch";
+import { pushTo } from "./notify/push-port";
 
 /** What the parts need of the Durable Object that holds them. */
 export interface SessionSite {
@@ -45,6 +48,8 @@ export interface SessionSite {
   watchUnavailable(): void;
   /** The object's alarm calls the held tasks' poll at `at` (ms) or earlier (tasks/task-alarm.ts). */
   wakeForTasks(at: number): void;
+  /** People with a visible page on this chat (notify/presence-watch.ts). */
+  visibleUsers(): Set<string>;
 }
 
 export class SessionParts {
@@ -60,6 +65,7 @@ export class SessionParts {
   private modelCache?: SessionModel;
   private searchFeedCache?: SearchFeed;
   private tasksCache?: SessionTasks;
+  private noticesCache?: AwayNotices;
 
   constructor(private readonly site: SessionSite) {}
 
@@ -130,7 +136,10 @@ export class SessionParts {
       required: this.runtime.settings.TOOL_APPROVAL,
       alwaysAllow: (server) => this.mcp.configuredServers().find((s) => s.name === server)?.alwaysAllow ?? [],
       store: this.store,
-      broadcast: (message) => this.site.sendAll(message),
+      broadcast: (message) => {
+        this.site.sendAll(message);
+        this.notices.heard(message);
+      },
     });
     return this.approvalsCache;
   }
@@ -226,7 +235,10 @@ export class SessionParts {
         if (!ownKey) this.owner.turnUsage(usage.inputTokens + usage.outputTokens);
       },
       record: (entry) => this.site.record(entry),
-      broadcast: (message) => this.site.sendAll(message),
+      broadcast: (message) => {
+        this.site.sendAll(message);
+        this.notices.heard(message);
+      },
       keepAliveWhile: (work) => this.site.keepAliveAfter(KEEP_ALIVE_GRACE_MS, work),
       attachedParts: async (entry) => {
         const parts = [...(this.attachments.parts(entry) ?? []), ...((await this.files.parts(entry.files)) ?? [])];
@@ -241,6 +253,19 @@ export class SessionParts {
       tasks: () => this.tasks,
     });
     return this.turnsCache;
+  }
+
+  /** Pushes to the people who may answer and have no visible page on this chat (notify/away-notices.ts). */
+  get notices(): AwayNotices {
+    this.noticesCache ??= new AwayNotices({
+      session: () => this.site.name(),
+      answerers: () => answerers(this.owner.id),
+      visible: () => this.site.visibleUsers(),
+      // Not on the turn's path: the object is kept awake until the push service answered.
+      push: (user, notice) => void this.site.keepAliveWhile(() => pushTo(this.site.env, user, notice, this.site.log)),
+      longTurnMs: () => this.runtime.settings.PUSH_LONG_TURN_SECONDS * 1000,
+    });
+    return this.noticesCache;
   }
 
   /** Tasks the session's tool calls started (MCP Tasks), held in SQLite and polled on the alarm. */

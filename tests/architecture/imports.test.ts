@@ -38,7 +38,7 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
   servers: { folders: ["config", "generated", "machines", "mcp", "shared", "users"], packages: [] },
   identity: { folders: ["config", "shared", "users"], packages: ["cloudflare:workers", "hono", "zod"] },
   session: {
-    folders: ["approval", "config", "files", "llm", "machines", "mcp", "ops", "orchestrator", "protocol", "servers", "shared", "users"],
+    folders: ["approval", "config", "files", "llm", "machines", "mcp", "ops", "orchestrator", "protocol", "push", "servers", "shared", "users"],
     packages: ["@modelcontextprotocol/client", "agents", "zod"],
   },
   gateway: {

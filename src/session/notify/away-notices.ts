@@ -1,0 +1,118 @@
+// Pushes for the people who are away. It hears what the session broadcasts (approval and
+// question requests, their answers, turn starts and ends) and, for each person who may answer
+// and has no visible tab on this chat, hands their account a notice (src/users/push-delivery.ts
+// sends it to their devices). Late push: a tab hidden (or closed) after a question appeared
+// gets the push then. Nothing here waits on the turn's path: sending is the caller's
+// background work. A notice never carries arguments or results (src/push/notice.ts).
+import type { ServerMessage } from "../../protocol/messages";
+import type { PushNotice } from "../../push/notice";
+
+/** How long a question waits (approval/questions.ts DEFAULT_TIMEOUT_MS): what a push's action is good for. */
+export const QUESTION_WAIT_MS = 10 * 60_000;
+
+export interface AwayDeps {
+  session: () => string;
+  /** Who may answer this chat's questions (presence-watch.ts answerers). */
+  answerers: () => string[];
+  /** People with a visible tab on this chat now (presence-watch.ts visiblePeople). */
+  visible: () => Set<string>;
+  /** Sends `notice` to `user`'s devices, in the background (never throws). */
+  push: (user: string, notice: PushNotice) => void;
+  /** A turn at least this long (ms) tells its sender it ended. */
+  longTurnMs: () => number;
+  /** An approval's single-use action token for `user` (step 4: action-tokens.ts); none: Open only. */
+  token?: (callId: string, user: string, expiresAt: number) => string | undefined;
+  /** The question was answered or dropped: its tokens stop working. */
+  settled?: (callId: string) => void;
+}
+
+interface OpenQuestion {
+  notice: Omit<PushNotice, "token">;
+  /** People already pushed about it. */
+  pushed: Set<string>;
+}
+
+export class AwayNotices {
+  private readonly open = new Map<string, OpenQuestion>();
+  private readonly turnStarted = new Map<string, number>();
+
+  constructor(private readonly deps: AwayDeps) {}
+
+  heard(message: ServerMessage, now = Date.now()): void {
+    switch (message.type) {
+      case "approval_request": {
+        const expiresAt = now + QUESTION_WAIT_MS;
+        const notice = {
+          kind: "approval" as const,
+          session: this.deps.session(),
+          ref: message.callId,
+          server: message.server,
+          tool: message.tool ?? "sampling",
+          expiresAt,
+        };
+        this.ask(message.callId, notice);
+        return;
+      }
+      case "elicitation_request":
+        this.ask(message.requestId, {
+          kind: "question",
+          session: this.deps.session(),
+          ref: message.requestId,
+          server: message.server,
+          expiresAt: now + QUESTION_WAIT_MS,
+        });
+        return;
+      case "approval_resolved":
+        this.open.delete(message.callId);
+        this.deps.settled?.(message.callId);
+        return;
+      case "elicitation_resolved":
+        this.open.delete(message.requestId);
+        return;
+      case "turn_start":
+        this.turnStarted.set(message.turnId, now);
+        return;
+      case "turn_end": {
+        const started = this.turnStarted.get(message.turnId);
+        this.turnStarted.delete(message.turnId);
+        if (started === undefined || now - started < this.deps.longTurnMs()) return;
+        for (const user of this.away()) this.deps.push(user, { kind: "turn_done", session: this.deps.session(), ref: message.turnId });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** A tab was hidden or closed: questions still open that its person was not pushed about are pushed now. */
+  late(): void {
+    for (const [ref, question] of this.open) this.pushAway(ref, question);
+  }
+
+  /** A question the session forgot without a resolved frame (a turn cancelled, the session reset). */
+  forget(ref: string): void {
+    this.open.delete(ref);
+    this.deps.settled?.(ref);
+  }
+
+  private ask(ref: string, notice: OpenQuestion["notice"]): void {
+    const question = { notice, pushed: new Set<string>() };
+    this.open.set(ref, question);
+    this.pushAway(ref, question);
+  }
+
+  private pushAway(ref: string, question: OpenQuestion): void {
+    for (const user of this.away()) {
+      if (question.pushed.has(user)) continue;
+      question.pushed.add(user);
+      const { notice } = question;
+      const token = notice.kind === "approval" && notice.expiresAt ? this.deps.token?.(ref, user, notice.expiresAt) : undefined;
+      this.deps.push(user, token ? { ...notice, token } : notice);
+    }
+  }
+
+  private away(): string[] {
+    const visible = this.deps.visible();
+    return this.deps.answerers().filter((user) => !visible.has(user));
+  }
+}

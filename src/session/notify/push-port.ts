@@ -1,0 +1,20 @@
+// A session's way to a person's devices: the deployment's push config (off: nothing is sent)
+// and their account's pushNotice. One info line per notice, with counts only (never the
+// endpoint, never the payload).
+import type { Env } from "../../config/env";
+import { pushConfig } from "../../config/push";
+import type { PushNotice } from "../../push/notice";
+import { errorMessage, type Logger } from "../../shared/logger";
+import { userAccount } from "../../users/account";
+
+export async function pushTo(env: Env, user: string, notice: PushNotice, log: Logger): Promise<void> {
+  try {
+    const config = await pushConfig(env);
+    if (config.state !== "on") return;
+    const started = Date.now();
+    const summary = await userAccount(env, user).pushNotice(notice, config.vapid);
+    if (summary.devices > 0) log.info("push sent", { kind: notice.kind, ...summary, ms: Date.now() - started });
+  } catch (error) {
+    log.warn("push failed", { kind: notice.kind, error: errorMessage(error) });
+  }
+}
