@@ -9,8 +9,8 @@
 // The result is the same DOM a render that highlights at once makes (the same highlight.js
 // build and DOMPurify rules), so a finished answer equals a fresh render of its stored text;
 // stream-render.js leaves the streaming state only once nothing is left to highlight.
-// Each block shown highlighted is marked (`code highlighted`, detail.where "worker" or
-// "idle") for tests and bench/page-stream.ts.
+// Each block shown highlighted is measured (`code highlighted`: the swap's cost, detail.where
+// "worker" or "idle") for tests and bench/page-stream.ts.
 import { codeNodes, highlight } from "./markdown-setup.js";
 
 /** An idle callback waits at most this long for idle time: a busy page still gets its colours. */
@@ -62,10 +62,11 @@ function fallBack() {
 /** Shows highlighted HTML in the block's <code>, unless the block was replaced meanwhile. */
 function show(/** @type {Job} */ job, /** @type {string} */ html, /** @type {"worker" | "idle"} */ where) {
   if (!html || !job.code.isConnected) return;
+  const started = performance.now();
   job.code.replaceChildren(...codeNodes(html));
-  performance.mark("code highlighted", { detail: { where, lang: job.lang, chars: job.text.length } });
+  performance.measure("code highlighted", { start: started, end: performance.now(), detail: { where, lang: job.lang, chars: job.text.length } });
   // Only the newest stays in the timeline (PerformanceObservers see each).
-  performance.clearMarks("code highlighted");
+  performance.clearMeasures("code highlighted");
 }
 
 function received(/** @type {MessageEvent} */ event) {

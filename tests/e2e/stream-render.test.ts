@@ -51,10 +51,10 @@ const WATCH = `(() => {
   const kept = (window.__kept = { headings: [], tables: [], renders: 0, sawStreaming: false, markdownRenders: 0, sawPlain: false, highlightedIn: {} });
   // Each Markdown render of the answer (stream-render.js marks them; the plain text between them is not one).
   new PerformanceObserver((entries) => { for (const e of entries.getEntries()) if (e.name === "answer render") kept.markdownRenders++; }).observe({ type: "measure" });
-  // Each code block shown highlighted, and where highlight.js ran for it (code-highlight.js marks them).
+  // Each code block shown highlighted, and where highlight.js ran for it (code-highlight.js measures them).
   new PerformanceObserver((entries) => {
     for (const e of entries.getEntries()) if (e.name === "code highlighted") kept.highlightedIn[e.detail.where] = (kept.highlightedIn[e.detail.where] ?? 0) + 1;
-  }).observe({ type: "mark" });
+  }).observe({ type: "measure" });
   new MutationObserver(() => {
     const answers = list.querySelectorAll(".msg.assistant");
     const answer = answers.length > before ? answers[answers.length - 1] : null;
