@@ -39,6 +39,12 @@ type Row = { app_id: string; id: string; frame_json: string; args_hash: string; 
 
 /** Open questions one app may keep at once: a client calling in a loop must not grow the account without bound. */
 export const MAX_OPEN_PER_APP = 20;
+/**
+ * The most a question's JSON may hold. The page shows every argument before the person allows
+ * the call, and lists all open questions every 3 s: a call with bigger arguments is not held
+ * (the client is told approval_required) rather than shown cut short or sent again and again.
+ */
+export const MAX_QUESTION_CHARS = 64 * 1024;
 /** An answered or expired question is kept this long after its expiry, so a late answer is told 409/410, not 404. */
 const KEPT_AFTER_EXPIRY_MS = 60 * 60_000;
 
@@ -49,8 +55,10 @@ export class GatewayQuestions {
       expires_at INTEGER NOT NULL, answered INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (app_id, id))`);
   }
 
-  /** Records a held call's question; false when the app has too many open already (the call is refused, not held). */
+  /** Records a held call's question; false when the app has too many open already or it is too big (the call is refused, not held). */
   ask(asked: QuestionAsked, now: number): boolean {
+    const frame = JSON.stringify(HeldQuestionSchema.parse(asked.question));
+    if (frame.length > MAX_QUESTION_CHARS) return false;
     this.sql.exec("DELETE FROM gateway_questions WHERE expires_at < ?", now - KEPT_AFTER_EXPIRY_MS);
     const open = this.sql
       .exec<{ n: number }>("SELECT COUNT(*) AS n FROM gateway_questions WHERE app_id = ? AND answered = 0 AND expires_at > ?", asked.appId, now)
@@ -60,7 +68,7 @@ export class GatewayQuestions {
       "INSERT OR REPLACE INTO gateway_questions (app_id, id, frame_json, args_hash, expires_at, answered) VALUES (?, ?, ?, ?, ?, 0)",
       asked.appId,
       asked.id,
-      JSON.stringify(HeldQuestionSchema.parse(asked.question)),
+      frame,
       asked.argsHash,
       asked.expiresAt,
     );

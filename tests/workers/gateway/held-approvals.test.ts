@@ -179,6 +179,36 @@ describe("a client that cannot elicit: the call is held while alice's page shows
   });
 });
 
+describe("what is kept", () => {
+  it("a question too big to show is not held (approval_required); a disconnected app's questions go with it", async () => {
+    const props = await listedApp("alice", "Big Client");
+    const { client } = await mcpClient(props, "2026");
+    try {
+      const big = "x".repeat(70 * 1024);
+      const refused = await client.callTool({ name: touch, arguments: { text: big } }).then(
+        () => undefined,
+        (e: unknown) => e as { data?: { code?: string } },
+      );
+      expect(refused?.data?.code).toBe("approval_required");
+      expect(await board(client)).not.toBe(big);
+    } finally {
+      await client.close();
+    }
+    const id = crypto.randomUUID();
+    const question = { server, tool: "touch", arguments: { text: "kept?" } };
+    await userAccount(env as unknown as Env, "token:alice").gatewayQuestionAsk({
+      appId: props.appId,
+      id,
+      question,
+      argsHash: "x",
+      expiresAt: Date.now() + 60_000,
+    });
+    expect((await questions("alice")).map((q) => q.id)).toContain(id);
+    expect((await as("alice", `/api/apps/${props.appId}`, { method: "DELETE" })).status).toBe(200);
+    expect((await questions("alice")).map((q) => q.id)).not.toContain(id);
+  });
+});
+
 describe("who can answer", () => {
   it("bob neither sees nor answers alice's question, by her app or by his own", async () => {
     const props = await listedApp("alice", "Alice's Client");
