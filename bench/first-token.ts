@@ -9,7 +9,9 @@
 // directly (the proxy's hop is dev-only), median of N turns each.
 // `--syscalls`: also one turn of this tree's (direct) as workerd's syscalls (strace -tt: storage
 // syncs, socket reads and writes) between the send and the first `text` frame, on the wall clock.
-// Run: npx tsx bench/first-token.ts [--base DIR] [--turns N] [--syscalls]
+// `--model-ms N`: the fake model takes N ms to its first chunk (a real one does), so a commit the
+// first text frame waits for can overlap the model's own time.
+// Run: npx tsx bench/first-token.ts [--base DIR] [--turns N] [--model-ms N] [--syscalls]
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -21,7 +23,11 @@ import { descendantsOf, errorText, repoRoot } from "./lib/procs";
 import { OneToolTurnFixture } from "./lib/one-tool-turn";
 import { startWorker } from "./lib/turn-worker";
 
-const cli = parseArgs({ options: { base: { type: "string" }, turns: { type: "string" }, syscalls: { type: "boolean" } } }).values;
+const cli = parseArgs({
+  options: { base: { type: "string" }, turns: { type: "string" }, syscalls: { type: "boolean" }, "model-ms": { type: "string" } },
+}).values;
+/** The fake model's own time before its first chunk (`--model-ms`; 0: at once): what a commit on the path can hide behind. */
+const MODEL_MS = Number(cli["model-ms"] ?? 0);
 const BASE = cli.base ?? "/work/base-5128";
 const TURNS = Number(cli.turns ?? 30);
 const WARMUP = 5;
@@ -32,11 +38,16 @@ interface Row {
   toModel: number[];
   fromModel: number[];
   toText: number[];
+  ours: number[];
 }
 
 /** One text-only turn: the figures on this process's clock. */
-async function turn(client: SessionClient, fakeUrl: string, text: string): Promise<{ toModel: number; fromModel: number; toText: number; sentAt: number }> {
-  await script(fakeUrl, KEY, [reply.text("The first words ", "of a short answer.")]);
+async function turn(
+  client: SessionClient,
+  fakeUrl: string,
+  text: string,
+): Promise<{ toModel: number; fromModel: number; toText: number; ours: number; sentAt: number }> {
+  await script(fakeUrl, KEY, [reply.stream(["The first words ", "of a short answer."], { firstChunkMs: MODEL_MS })]);
   let sent = 0;
   let firstText = 0;
   await new Promise<void>((resolve, reject) => {
@@ -57,7 +68,13 @@ async function turn(client: SessionClient, fakeUrl: string, text: string): Promi
   });
   const request = (await requests(fakeUrl, KEY)).at(-1);
   if (request?.at === undefined || request.firstChunkAt === undefined) throw new Error("the fake model recorded no request");
-  return { toModel: request.at - sent, fromModel: firstText - request.firstChunkAt, toText: firstText - sent, sentAt: sent };
+  return {
+    toModel: request.at - sent,
+    fromModel: firstText - request.firstChunkAt,
+    toText: firstText - sent,
+    ours: firstText - sent - (request.firstChunkAt - request.at),
+    sentAt: sent,
+  };
 }
 
 const median = (xs: number[]) => {
@@ -135,7 +152,7 @@ async function main(): Promise<void> {
       if (!url) continue;
       const client = await openSession(url, `first-token-${via}-${Date.now()}`, { timeoutMs: 15_000 });
       const pids = descendantsOf(worker.group.pid).filter((pid) => readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd");
-      targets.push({ name: `${label} (${via})`, client, row: { toModel: [], fromModel: [], toText: [] }, pids });
+      targets.push({ name: `${label} (${via})`, client, row: { toModel: [], fromModel: [], toText: [], ours: [] }, pids });
     }
   }
   for (const t of targets) for (let i = 0; i < WARMUP; i++) await turn(t.client, fake.url, `warm-up ${i}`);
@@ -145,13 +162,16 @@ async function main(): Promise<void> {
       t.row.toModel.push(r.toModel);
       t.row.fromModel.push(r.fromModel);
       t.row.toText.push(r.toText);
+      t.row.ours.push(r.ours);
     }
   }
-  console.log(`\nmedian of ${TURNS} text-only turns each, alternating (ms; the fake model answers at once)\n`);
-  console.log("| Worker | send -> model request | model's first chunk -> text frame | send -> text frame |");
-  console.log("|---|---:|---:|---:|");
+  console.log(`\nmedian of ${TURNS} text-only turns each, alternating (ms; the fake model's first chunk after ${MODEL_MS} ms)\n`);
+  console.log("| Worker | send -> model request | model's first chunk -> text frame | send -> text frame | ours (send -> text frame - model's own) |");
+  console.log("|---|---:|---:|---:|---:|");
   for (const t of targets)
-    console.log(`| ${t.name} | ${median(t.row.toModel).toFixed(1)} | ${median(t.row.fromModel).toFixed(1)} | ${median(t.row.toText).toFixed(1)} |`);
+    console.log(
+      `| ${t.name} | ${median(t.row.toModel).toFixed(1)} | ${median(t.row.fromModel).toFixed(1)} | ${median(t.row.toText).toFixed(1)} | ${median(t.row.ours).toFixed(1)} |`,
+    );
   const traced = targets.find((t) => t.name === "this tree (direct)");
   if (cli.syscalls && traced) await syscalls(traced.client, traced.pids, fake.url);
   console.log(`\nload after: ${load()}`);
