@@ -124,7 +124,7 @@ export class GatewayApp extends DurableObject<Env> {
     if (this.lanes) return this.lanes;
     const lib = await serverLib();
     if (this.lanes) return this.lanes;
-    const parts = new GatewayParts(this.env, this.ctx.storage, appId, record);
+    const parts = new GatewayParts(this.env, this.ctx.storage, appId, record, (work) => this.ctx.waitUntil(work));
     // The instructions name the person's servers: read before the first server is made.
     const surface = async () => {
       await parts.prepare();

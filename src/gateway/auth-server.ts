@@ -10,6 +10,7 @@ import type { Env } from "../config/env";
 import { runtimeConfig } from "../config/runtime-config";
 import { errorJson } from "../shared/error-body";
 import { forwardToApp } from "./forward";
+import { loggedOAuth, type OAuthRoute } from "./oauth-log";
 
 export const GATEWAY_ROUTES = { mcp: "/mcp", authorize: "/connect/authorize", token: "/connect/token", register: "/connect/register" } as const;
 
@@ -43,6 +44,14 @@ function isGatewayPath(path: string): boolean {
     path === GATEWAY_ROUTES.token ||
     path === GATEWAY_ROUTES.register
   );
+}
+
+/** The authorization server's endpoint a path is (its requests get a log line: oauth-log.ts). */
+function oauthRoute(path: string): Exclude<OAuthRoute, "revoke"> | undefined {
+  if (path === GATEWAY_ROUTES.authorize) return "authorize";
+  if (path === GATEWAY_ROUTES.token) return "token";
+  if (path === GATEWAY_ROUTES.register) return "register";
+  return undefined;
 }
 
 function options(env: Env, origin: string, defaultHandler: FetchHandler): OAuthProviderOptions<Env> {
@@ -113,7 +122,10 @@ export function withGateway(app: FetchHandler): FetchHandler {
         if (!isGatewayPath(new URL(request.url).pathname)) return app.fetch(request, env, ctx);
         return errorJson("auth_not_configured", "/mcp needs the OAUTH_KV binding (docs/deploying.md)");
       }
-      return providerFor(env, origin, app).fetch(request, env, ctx);
+      const provider = providerFor(env, origin, app);
+      const route = oauthRoute(new URL(request.url).pathname);
+      if (!route) return provider.fetch(request, env, ctx);
+      return loggedOAuth(request, route, () => provider.fetch(request, env, ctx), runtimeConfig(env).logger);
     },
   };
 }

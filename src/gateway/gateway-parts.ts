@@ -11,6 +11,7 @@ import { guardedFetch } from "../servers/guarded-fetch";
 import { machineFetch } from "../servers/machines";
 import { serverUrlRefusal } from "../servers/url-policy";
 import { SessionMcp } from "../session/mcp/session-mcp";
+import { OperationsReporter } from "../session/operations-report";
 import { withFields, type Logger } from "../shared/logger";
 import { userAccount } from "../users/account";
 import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-client-storage";
@@ -28,12 +29,16 @@ export class GatewayParts {
   readonly mcp: SessionMcp;
   /** The app's own settings (its always-allowed tools, its requestState key). */
   readonly store: AppSettings;
+  /** What /admin shows of the app's calls, as a chat's (the session named `app:<appId>`). */
+  readonly reporter: OperationsReporter;
 
   constructor(
     private readonly env: Env,
     storage: DurableObjectStorage,
     readonly appId: string,
     readonly record: AppRecord,
+    /** Keeps the object up until a report to /admin went. */
+    waitUntil: (work: Promise<unknown>) => void = (work) => void work.catch(() => undefined),
   ) {
     this.runtime = runtimeConfig(env);
     const settings = this.runtime.settings;
@@ -41,6 +46,14 @@ export class GatewayParts {
     this.log = withFields(this.runtime.logger, { component: "gateway", app: record.client.name, appId, user: owner.name || owner.id });
     const store = new AppSettings(storage.sql);
     this.store = store;
+    this.reporter = new OperationsReporter({
+      env,
+      settings: () => settings,
+      session: `app:${appId}`,
+      owner: () => ({ id: owner.id, name: owner.name || owner.id }),
+      servers: () => this.mcp.status(),
+      waitUntil,
+    });
     const deployed = this.runtime.auth.mode !== "none";
     const policy = { deployed, allowPrivate: settings.ALLOW_PRIVATE_SERVER_URLS };
     this.approvals = new Approvals({
@@ -60,6 +73,11 @@ export class GatewayParts {
       approvals: this.approvals,
       offered: (server) => server.gateway !== false,
       changed: () => this.onChange?.(),
+      // Each call counted in /admin's tool metrics (an app's calls end no turn: sent as the Tool console's are).
+      toolCalled: (call) => {
+        this.reporter.toolCalled(call);
+        this.reporter.send();
+      },
       notice: (text) => this.log.info("gateway notice", { text }),
       // Sampling, for an app the person let spend their model budget: the deployment's default
       // model answers (an app has no chat model), held and counted in the person's daily budget
