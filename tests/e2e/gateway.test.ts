@@ -6,7 +6,8 @@
 // listed in its Connected apps row; Revoke takes it back and the next call asks again.
 // Connected apps lists the client with its last use, its sampling
 // switch is saved, Disconnect (confirmed) removes the row and the client's next /mcp request
-// is refused with 401. Bob's Connected apps never shows alice's app (his empty state says how to
+// is refused with 401. The Worker's log has a line per OAuth request (register, authorize,
+// token, revoke) and per call, with the app's name, and never the code or a token. Bob's Connected apps never shows alice's app (his empty state says how to
 // connect one, and Copy copies the /mcp address). With MCP_GATEWAY=off there is no /mcp and the
 // entry goes when opened. axe finds nothing
 // serious or critical on the consent page and the dialog, light and dark, 1280×800 and
@@ -116,6 +117,11 @@ class ChromiumBrowserClient extends GatewayOAuthClient {
     const answer = await decided;
     if (answer.status() !== 302) throw new Error(`the consent form answered ${answer.status()}: ${await answer.text()}`);
     this.returned = new URL((await sentBack).url());
+  }
+
+  /** The authorization code the browser brought back (the log must never show it). */
+  get code(): string | undefined {
+    return this.returned?.searchParams.get("code") ?? undefined;
   }
 
   override takeCallback(): URLSearchParams {
@@ -288,7 +294,56 @@ describe("an outside MCP client connected by alice in the page", () => {
     expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer /);
     noPageErrors(page);
   });
+
+  it("the Worker's log has a line per OAuth request and per call, with the app's name, and never a code or token", { timeout: 60_000 }, async () => {
+    const tokens = provider.tokens();
+    const clientId = provider.clientInformation()?.client_id;
+    // A revocation (RFC 7009) of the refresh token: logged as route revoke, the token itself nowhere.
+    const revoked = await fetch(`${stack.url}/connect/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: tokens?.refresh_token ?? "", token_type_hint: "refresh_token", client_id: clientId ?? "" }),
+    });
+    expect(revoked.status).toBe(200);
+    // wrangler dev's output reaches this process a little after the answer.
+    const revokeLine = () => workerLines(stack.workerLog()).some((l) => l.msg === "oauth request" && l.route === "revoke");
+    await expect.poll(revokeLine, { timeout: 10_000, interval: 100 }).toBe(true);
+    const log = stack.workerLog();
+    const lines = workerLines(log);
+    const oauth = lines.filter((l) => l.msg === "oauth request");
+    expect(oauth.find((l) => l.route === "register")).toMatchObject({ outcome: "ok", status: 201, clientId, clientName: CLIENT_NAME });
+    expect(oauth.find((l) => l.route === "authorize" && l.method === "GET")).toMatchObject({ clientId, status: 200 });
+    expect(oauth.find((l) => l.route === "token")).toMatchObject({ grant: "authorization_code", clientId, outcome: "ok", status: 200 });
+    expect(oauth.find((l) => l.route === "revoke")).toMatchObject({ clientId, outcome: "ok" });
+    const calls = lines.filter((l) => l.msg === "gateway call" && l.app === CLIENT_NAME);
+    const listed = calls.filter((l) => l.tool === "filesystem.list_allowed_directories");
+    // Asked through the client first, then run (and run unasked once always allowed).
+    expect(listed.map((l) => l.outcome)).toEqual(expect.arrayContaining(["approval_asked", "ok"]));
+    for (const line of listed) expect(line).toMatchObject({ user: "alice", appId: expect.stringMatching(/^[0-9a-f]{40}$/), ms: expect.any(Number) });
+    for (const line of calls) expect(Object.keys(line)).not.toContain("arguments");
+    for (const secret of [provider.code, tokens?.access_token, tokens?.refresh_token]) {
+      expect(secret).toBeTruthy();
+      expect(log).not.toContain(secret);
+    }
+  });
 });
+
+type LogLine = Record<string, unknown> & { level: string; msg: string };
+
+/** The Worker's JSON log lines (wrangler dev prints its own, non-JSON lines too). */
+function workerLines(log: string): LogLine[] {
+  return log
+    .split("\n")
+    .map((line) => line.slice(line.indexOf("{")))
+    .flatMap((line) => {
+      try {
+        const parsed = JSON.parse(line) as LogLine;
+        return typeof parsed.msg === "string" ? [parsed] : [];
+      } catch {
+        return [];
+      }
+    });
+}
 
 describe("a deployment with MCP_GATEWAY=off", () => {
   let off: Stack;
