@@ -27,7 +27,7 @@ import { accountWrites } from "./http/account-writes";
 import { connect, CONNECT_SIGNED_OUT } from "./http/connect";
 import { connectedApps } from "./http/connected-apps";
 import { withGateway } from "./gateway/auth-server";
-import { pushRoutes } from "./http/push";
+import { pushAct, pushRoutes } from "./http/push";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -55,6 +55,8 @@ app.use(
     optional: (c) =>
       c.req.path === "/auth/login" ||
       c.req.path === "/auth/logout" ||
+      // A notification's action: its token is the credential (src/http/push.ts).
+      (c.req.method === "POST" && c.req.path === "/push/act") ||
       CONNECT_SIGNED_OUT(c.req.method, c.req.path) ||
       (c.req.method === "GET" && (publicOAuth.has(c.req.path) || signInPage(c.req.path))),
   }),
@@ -75,6 +77,7 @@ app.route("/api/my-providers", myProviders);
 app.route("/api/machines", machines);
 app.route("/api/apps", connectedApps);
 app.route("/api/push", pushRoutes);
+app.route("/", pushAct);
 app.route("/api", api);
 app.route("/auth", auth);
 app.route("/oauth", oauth);

@@ -146,15 +146,15 @@ export class Approvals {
     return { action };
   }
 
-  /** Takes the user's answer; an error message when nothing waits for it. */
-  answer(frame: AnswerFrame): { ok: true } | { ok: false; code: "unknown_approval" | "unknown_elicitation"; message: string } {
+  /** Takes the user's answer; an error message when nothing waits for it. `via`: a notification's action, not a page. */
+  answer(frame: AnswerFrame, via?: "notification"): { ok: true } | { ok: false; code: "unknown_approval" | "unknown_elicitation"; message: string } {
     const id = frame.type === "approval" ? frame.callId : frame.requestId;
     const question = this.open.get(id);
     if (frame.type === "approval") {
       if (question?.type !== "approval_request") return { ok: false, code: "unknown_approval", message: `no pending approval ${id}` };
       if (frame.approved && frame.remember && question.kind === "tool" && question.tool) this.remember(`${question.server}.${question.tool}`);
       this.open.answer(id, { kind: "approval", approved: frame.approved, remember: frame.remember ?? false });
-      this.deps.broadcast({ type: "approval_resolved", callId: id, approved: frame.approved });
+      this.deps.broadcast({ type: "approval_resolved", callId: id, approved: frame.approved, ...(via ? { via } : {}) });
       return { ok: true };
     }
     if (question?.type !== "elicitation_request") {

@@ -14,6 +14,9 @@ import { RequestError } from "../shared/errors";
 import { userAccount } from "../users/account";
 import { DeviceIdSchema } from "../users/push-devices";
 import { limitBody, parsed } from "./request-body";
+import { ActBodySchema, tokenSession } from "../session/notify/action-tokens";
+import type { Identity } from "../identity/identify";
+import { sessionStub } from "./owned-session";
 
 export const pushRoutes = new Hono<AppEnv>();
 
@@ -91,3 +94,25 @@ pushRoutes.post("/devices/:id/test", async (c) => {
   runtimeConfig(c.env).logger.info("push sent", { kind: "test", devices: 1, delivered: summary.delivered, removed: summary.removed });
   return c.json({ outcome });
 });
+
+/**
+ * POST /push/act: a notification's Allow once / Deny, from the service worker. The token is the
+ * capability (a locked phone's worker may have no session cookie), so identity is optional here
+ * (src/index.ts); someone signed in as another person than the token's spends it for nothing.
+ */
+export const pushAct = new Hono<AppEnv>();
+
+pushAct.post(
+  "/push/act",
+  limitBody(MAX_BODY_BYTES),
+  parsed("json", ActBodySchema, 'the body must be {"token": "...", "action": "allow" | "deny"}'),
+  async (c) => {
+    const { token, action } = c.req.valid("json");
+    const session = tokenSession(token);
+    if (!session) throw new RequestError("push_token_invalid", "this notification's action no longer works: open the chat");
+    const presenter = (c.get("identity") as Identity | undefined)?.id;
+    const answered = await (await sessionStub(c, session)).answerPush(token, action === "allow", presenter);
+    if (!answered.ok) throw new RequestError(answered.code, answered.message);
+    return c.json({ outcome: answered.outcome });
+  },
+);

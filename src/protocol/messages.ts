@@ -206,7 +206,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     /** A tool call an MCP App asks for (framed in the page), not the model. */
     fromApp: z.boolean().optional(),
   }),
-  z.object({ type: z.literal("approval_resolved"), callId: z.string(), approved: z.boolean() }),
+  /** `via`: answered from a push notification's action (docs/notifications.md), not a page. */
+  z.object({ type: z.literal("approval_resolved"), callId: z.string(), approved: z.boolean(), via: z.literal("notification").optional() }),
   z.object({
     type: z.literal("elicitation_request"),
     requestId: z.string(),

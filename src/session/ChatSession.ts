@@ -26,6 +26,7 @@ import type { CompleteInput, Completion } from "../mcp/catalog";
 import { ImportedEntriesSchema, importInto, type ImportedEntry } from "./history-import";
 import { keepNameForAlarms, wakeForTasks } from "./tasks/task-alarm";
 import { type SocketState, visiblePeople } from "./notify/presence-watch";
+import { answerFromPush, type PushAnswer } from "./notify/push-answer";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
@@ -388,6 +389,11 @@ export class ChatSession extends ProtocolAgent<Env> {
     this.parts.searchFeed.flush();
     await this.parts.searchFeed.settled();
     return { imported };
+  }
+
+  /** A notification's Allow once / Deny (POST /push/act): the token is the credential; `presenter` who is signed in, if anyone. */
+  answerPush(token: string, approved: boolean, presenter?: string): Promise<PushAnswer> {
+    return answerFromPush(this.parts, this.log, token, approved, presenter);
   }
 
   async deleteSession(): Promise<void> {

@@ -31,6 +31,7 @@ import { keepNameForAlarms } from "./tasks/task-alarm";
 import { AwayNotices } from "./notify/away-notices";
 import { answerers } from "./notify/presence-watch";
 import { pushTo } from "./notify/push-port";
+import { ActionTokens } from "./notify/action-tokens";
 
 /** What the parts need of the Durable Object that holds them. */
 export interface SessionSite {
@@ -66,6 +67,7 @@ export class SessionParts {
   private searchFeedCache?: SearchFeed;
   private tasksCache?: SessionTasks;
   private noticesCache?: AwayNotices;
+  private tokensCache?: ActionTokens;
 
   constructor(private readonly site: SessionSite) {}
 
@@ -262,10 +264,21 @@ export class SessionParts {
       answerers: () => answerers(this.owner.id),
       visible: () => this.site.visibleUsers(),
       // Not on the turn's path: the object is kept awake until the push service answered.
-      push: (user, notice) => void this.site.keepAliveWhile(() => pushTo(this.site.env, user, notice, this.site.log)),
+      push: (user, notice) => {
+        const { kind, ref, expiresAt } = notice;
+        const token = kind === "approval" && ref && expiresAt ? () => this.tokens.mint(this.site.name(), ref, user, expiresAt) : undefined;
+        void this.site.keepAliveWhile(() => pushTo(this.site.env, user, notice, this.site.log, token));
+      },
       longTurnMs: () => this.runtime.settings.PUSH_LONG_TURN_SECONDS * 1000,
+      settled: (callId) => this.tokens.settle(callId),
     });
     return this.noticesCache;
+  }
+
+  /** Notifications' single-use Allow/Deny tokens (notify/action-tokens.ts). */
+  get tokens(): ActionTokens {
+    this.tokensCache ??= new ActionTokens(this.site.ctx.storage.sql);
+    return this.tokensCache;
   }
 
   /** Tasks the session's tool calls started (MCP Tasks), held in SQLite and polled on the alarm. */

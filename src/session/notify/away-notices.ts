@@ -20,14 +20,12 @@ export interface AwayDeps {
   push: (user: string, notice: PushNotice) => void;
   /** A turn at least this long (ms) tells its sender it ended. */
   longTurnMs: () => number;
-  /** An approval's single-use action token for `user` (step 4: action-tokens.ts); none: Open only. */
-  token?: (callId: string, user: string, expiresAt: number) => string | undefined;
-  /** The question was answered or dropped: its tokens stop working. */
+  /** The approval was answered (anywhere): its notification's tokens stop working (action-tokens.ts). */
   settled?: (callId: string) => void;
 }
 
 interface OpenQuestion {
-  notice: Omit<PushNotice, "token">;
+  notice: PushNotice;
   /** People already pushed about it. */
   pushed: Set<string>;
 }
@@ -86,28 +84,20 @@ export class AwayNotices {
 
   /** A tab was hidden or closed: questions still open that its person was not pushed about are pushed now. */
   late(): void {
-    for (const [ref, question] of this.open) this.pushAway(ref, question);
-  }
-
-  /** A question the session forgot without a resolved frame (a turn cancelled, the session reset). */
-  forget(ref: string): void {
-    this.open.delete(ref);
-    this.deps.settled?.(ref);
+    for (const question of this.open.values()) this.pushAway(question);
   }
 
   private ask(ref: string, notice: OpenQuestion["notice"]): void {
     const question = { notice, pushed: new Set<string>() };
     this.open.set(ref, question);
-    this.pushAway(ref, question);
+    this.pushAway(question);
   }
 
-  private pushAway(ref: string, question: OpenQuestion): void {
+  private pushAway(question: OpenQuestion): void {
     for (const user of this.away()) {
       if (question.pushed.has(user)) continue;
       question.pushed.add(user);
-      const { notice } = question;
-      const token = notice.kind === "approval" && notice.expiresAt ? this.deps.token?.(ref, user, notice.expiresAt) : undefined;
-      this.deps.push(user, token ? { ...notice, token } : notice);
+      this.deps.push(user, question.notice);
     }
   }
 

@@ -7,12 +7,14 @@ import type { PushNotice } from "../../push/notice";
 import { errorMessage, type Logger } from "../../shared/logger";
 import { userAccount } from "../../users/account";
 
-export async function pushTo(env: Env, user: string, notice: PushNotice, log: Logger): Promise<void> {
+/** `token`: an approval's action token, minted only when push is on (action-tokens.ts). */
+export async function pushTo(env: Env, user: string, notice: PushNotice, log: Logger, token?: () => Promise<string>): Promise<void> {
   try {
     const config = await pushConfig(env);
     if (config.state !== "on") return;
     const started = Date.now();
-    const summary = await userAccount(env, user).pushNotice(notice, config.vapid);
+    const withToken = token ? { ...notice, token: await token() } : notice;
+    const summary = await userAccount(env, user).pushNotice(withToken, config.vapid);
     if (summary.devices > 0) log.info("push sent", { kind: notice.kind, ...summary, ms: Date.now() - started });
   } catch (error) {
     log.warn("push failed", { kind: notice.kind, error: errorMessage(error) });

@@ -158,7 +158,7 @@ describe("/api/push devices", () => {
     expect(partial).toMatchObject({ state: "off", reason: "misconfigured", problem: expect.stringContaining("VAPID_PRIVATE_KEY") });
     expect(partial.publicKey).toBeUndefined();
     // A private key of the right shape that is not the public key's: caught by the pair probe, never echoed.
-    const other = "A".repeat(42) + "E";
+    const other = `${"A".repeat(42)}E`;
     const mismatched = (await (await call("/api/push", {}, { VAPID_PRIVATE_KEY: other })).json()) as PushState;
     expect(mismatched).toMatchObject({ state: "off", reason: "misconfigured", problem: "VAPID_PRIVATE_KEY does not match VAPID_PUBLIC_KEY" });
     const device = await newDevice();
