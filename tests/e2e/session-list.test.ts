@@ -159,9 +159,7 @@ describe("the chat list", () => {
     // whenever a turn ends, and a click pressed before that and released after must still
     // land on its row (a new element under the pointer would get no click).
     const budget = sessionRow(page, idOf("Budget review"));
-    await budget.evaluate((li: HTMLElement) => {
-      li.dataset.drawnBefore = "yes";
-    });
+    await budget.evaluate((li: { setAttribute(name: string, value: string): void }) => li.setAttribute("data-drawn-before", "yes"));
     await rowAction(page, cats, "pin");
     await expect.poll(() => page.locator("#sessions .session-group h3").first().textContent()).toBe("Pinned");
     expect((await rowIds())[0]).toBe(cats);
