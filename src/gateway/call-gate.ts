@@ -12,10 +12,11 @@ import { isSignInRequired } from "../mcp/oauth/errors";
 import { EdgehostError } from "../shared/errors";
 import { jsonRpcError, type ErrorCode } from "../shared/error-codes";
 import type { ToolView } from "../mcp/capabilities";
-import { askApproval, hashArgs, type ApprovalAsk } from "./approval-ask";
+import { askApproval, canElicit, hashArgs, type ApprovalAsk } from "./approval-ask";
 import type { HeldApprovals } from "./held-approval";
 import type { ToolCatalogue } from "./catalogue";
 import type { GatewayParts } from "./gateway-parts";
+import { withNotes, type Flight } from "./upstream-questions";
 
 /** JSON-RPC invalid params: what the spec answers for a tool name the server does not have. */
 const INVALID_PARAMS = -32602;
@@ -59,36 +60,31 @@ export async function gateCall(
   const started = Date.now();
   let outcome = "ok";
   try {
-    if (parts.approvals.needsApproval(tool.server, tool.name) && !(await tookOneShot(context, tool.qualifiedName, args))) {
-      const asked = context.ask
-        ? await askApproval(parts.approvals, context.ask, { server: tool.server, tool: tool.name, qualified: tool.qualifiedName, args })
-        : ({ run: false, cannotAsk: true } as const);
-      if ("ask" in asked) {
+    // A retry that answers a question its server asked during this very call: the same upstream call goes on.
+    let flight = context.ask ? await parts.questions.continued(context.ask.lib, parts.store, context.ask.ctx, { tool: tool.qualifiedName, args }) : undefined;
+    if (flight === "gone") {
+      outcome = "cancelled";
+      throw refusal("cancelled", `the call of ${tool.qualifiedName} that asked you a question is not running any more: call it again`, {
+        tool: tool.qualifiedName,
+      });
+    }
+    if (!flight) {
+      const fresh = await startCall(parts, context, tool, args, (noted) => {
+        outcome = noted;
+      });
+      if ("ask" in fresh) {
         outcome = "approval_asked";
-        return asked.ask;
+        return fresh.ask;
       }
-      if ("denied" in asked) {
-        outcome = "denied";
-        throw refusal("denied", `You denied ${tool.qualifiedName}: it did not run`, { tool: tool.qualifiedName });
-      }
-      if ("cannotAsk" in asked && context.held) {
-        const held = await holdCall(parts, context, context.held, tool, args);
-        outcome = held.outcome;
-        if (held.error) throw held.error;
-      } else if ("cannotAsk" in asked) {
-        outcome = "approval_required";
-        throw cannotAsk(tool.qualifiedName);
-      }
+      flight = fresh.flight;
     }
-    const settings = parts.runtime.settings;
-    const spend = await parts.account().admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
-    if (!spend.ok) {
-      outcome = spend.code;
-      throw refusal(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {});
+    const round = await flight.round(context.signal, context.onProgress);
+    if (round.kind === "ask" && context.ask) {
+      outcome = "question_asked";
+      return await parts.questions.ask(context.ask.lib, parts.store, flight, round.question, { tool: tool.qualifiedName, args });
     }
-    await parts.prepare();
-    const host = await parts.mcp.readyHost();
-    const result = await host.callTool(tool.qualifiedName, args, { signal: context.signal, onProgress: context.onProgress });
+    if (round.kind !== "done") throw round.kind === "failed" ? round.error : new Error("a question parked for a client that cannot ask");
+    const result = withNotes(round.result, flight);
     if (result.isError) outcome = "tool_error";
     return withoutHopMeta(result);
   } catch (error) {
@@ -101,6 +97,52 @@ export async function gateCall(
     // Never the arguments or the result: those are the person's data.
     parts.log.info("gateway call", { tool: tool.qualifiedName, ms: Date.now() - started, outcome });
   }
+}
+
+/**
+ * A fresh call: approval (asked through the client, held, or refused), the rate limit, then
+ * the upstream call started as a flight. `ask`: the approval question to return instead.
+ * A refusal is thrown, its outcome (for the log line) told through `note`.
+ */
+async function startCall(
+  parts: GatewayParts,
+  context: CallContext,
+  tool: ToolView,
+  args: Record<string, unknown>,
+  note: (outcome: string) => void,
+): Promise<{ flight: Flight } | { ask: InputRequiredResult }> {
+  if (parts.approvals.needsApproval(tool.server, tool.name) && !(await tookOneShot(context, tool.qualifiedName, args))) {
+    const asked = context.ask
+      ? await askApproval(parts.approvals, context.ask, { server: tool.server, tool: tool.name, qualified: tool.qualifiedName, args })
+      : ({ run: false, cannotAsk: true } as const);
+    if ("ask" in asked) return { ask: asked.ask };
+    if ("denied" in asked) {
+      note("denied");
+      throw refusal("denied", `You denied ${tool.qualifiedName}: it did not run`, { tool: tool.qualifiedName });
+    }
+    if ("cannotAsk" in asked && context.held) {
+      const held = await holdCall(parts, context, context.held, tool, args);
+      note(held.outcome);
+      if (held.error) throw held.error;
+    } else if ("cannotAsk" in asked) {
+      note("approval_required");
+      throw cannotAsk(tool.qualifiedName);
+    }
+  }
+  const settings = parts.runtime.settings;
+  const spend = await parts.account().admit("call", { perMinute: settings.RATE_LIMIT_PER_MINUTE, burst: settings.RATE_LIMIT_BURST });
+  if (!spend.ok) {
+    note(spend.code);
+    throw refusal(spend.code, spend.message, "retryAfterMs" in spend ? { retryAfterMs: spend.retryAfterMs } : {});
+  }
+  await parts.prepare();
+  const host = await parts.mcp.readyHost();
+  // The flight's own signal and progress: the call outlives this request when its server asks the client a question.
+  const canAsk = context.ask ? canElicit(context.ask) : false;
+  const flight = parts.questions.start(tool.server, canAsk, (signal, onProgress) =>
+    host.callTool(tool.qualifiedName, args, { signal, onProgress: context.onProgress ? onProgress : undefined }),
+  );
+  return { flight };
 }
 
 /** An approval the page gave after this very call's hold ended (design §2.5 b): taken, the call runs once. */

@@ -18,6 +18,7 @@ import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-client
 import { snapshotConfigs } from "../users/server-configs";
 import type { AppRecord } from "./app-state";
 import { AppSettings } from "./app-settings";
+import { UpstreamQuestions } from "./upstream-questions";
 
 /** Why an app's servers may not sample the person's model: the person did not allow it at consent (or in Connected apps). */
 const SAMPLING_REFUSED = "this app may not spend your model budget on its servers' sampling requests";
@@ -31,6 +32,8 @@ export class GatewayParts {
   readonly store: AppSettings;
   /** What /admin shows of the app's calls, as a chat's (the session named `app:<appId>`). */
   readonly reporter: OperationsReporter;
+  /** The upstream servers' questions during the app's calls: passed on to the calling client or answered `cancel` (upstream-questions.ts). */
+  readonly questions: UpstreamQuestions;
 
   constructor(
     private readonly env: Env,
@@ -60,9 +63,11 @@ export class GatewayParts {
       required: settings.TOOL_APPROVAL,
       alwaysAllow: (server) => this.mcp.configuredServers().find((s) => s.name === server)?.alwaysAllow ?? [],
       store,
-      // Nobody watches an app's questions in a page yet: they are asked through the client (approval-ask.ts).
-      broadcast: () => undefined,
+      // Nobody watches an app's questions in a page: tool approvals are asked through the client (approval-ask.ts),
+      // a server's own questions reach the calling client or are answered at once (never left open: the call would hang).
+      broadcast: (message) => this.questions.heard(message),
     });
+    this.questions = new UpstreamQuestions((frame) => void this.approvals.answer(frame), this.log);
     this.mcp = new SessionMcp({
       env,
       logger: this.log,
