@@ -125,7 +125,7 @@ export function withGateway(app: FetchHandler): FetchHandler {
       const provider = providerFor(env, origin, app);
       const route = oauthRoute(new URL(request.url).pathname);
       if (!route) return provider.fetch(request, env, ctx);
-      return loggedOAuth(request, route, () => provider.fetch(request, env, ctx), runtimeConfig(env).logger);
+      return loggedOAuth(request, route, (onward) => provider.fetch(onward, env, ctx), runtimeConfig(env).logger);
     },
   };
 }
