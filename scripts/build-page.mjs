@@ -10,6 +10,8 @@
 //   style.css admin.css share.css oauth-callback.js
 //                              the Worker's own pages (admin, OAuth, shared link) link these
 //                              by fixed URL, so they keep their names and are revalidated
+//   sw.js                      the service worker (push notifications): a fixed URL is its
+//                              identity, copied as it is and always revalidated
 // One file of each kind instead of 61: a cold load is a handful of requests and a reload
 // revalidates only index.html. Runs as part of wrangler's [build] (npm run dev, every
 // `wrangler dev` a test starts, wrangler deploy) and in the test runs' global setups.
@@ -32,6 +34,8 @@ const stampFile = join(outDir, ".inputs");
 /** Served at fixed URLs for the Worker's own pages (src/http/admin-page.ts, oauth-pages.ts, src/share/share-page.ts). */
 const FIXED_CSS = ["style.css", "admin.css", "share.css"];
 const FIXED_SCRIPT = "oauth-callback.js";
+/** The service worker (docs/notifications.md): its URL is its identity, so it keeps it; no-cache so an update is seen. */
+const SERVICE_WORKER = "sw.js";
 /** The chat's Web Worker (public/chat/code-highlight.js starts it), a bundle of its own. */
 const HIGHLIGHT_WORKER = "chat/highlight-worker.js";
 /** How long a replaced build's hashed files stay. */
@@ -39,6 +43,8 @@ const KEEP_OLD_MS = 60 * 60 * 1000;
 const HEADERS = `# Written by scripts/build-page.mjs. A content-hashed file never changes under its name.
 /assets/*
   Cache-Control: public, max-age=31536000, immutable
+/sw.js
+  Cache-Control: no-cache
 `;
 
 function filesUnder(dir) {
@@ -141,6 +147,7 @@ export async function build() {
   for (const [name, text] of Object.entries(hashed)) put(join(outDir, name), text);
   for (const name of FIXED_CSS) put(join(outDir, name), readFileSync(join(source, name), "utf8"));
   put(join(outDir, FIXED_SCRIPT), callback.code);
+  put(join(outDir, SERVICE_WORKER), readFileSync(join(source, SERVICE_WORKER), "utf8"));
   put(join(outDir, "_headers"), HEADERS);
   // Last, so the page never names files not yet written.
   put(join(outDir, "index.html"), page);
