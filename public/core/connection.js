@@ -70,6 +70,8 @@ export function createConnection(hooks) {
       retries = 0;
       failedOpens = 0;
       setConn("connected", "open");
+      // A socket counts as visible until it says otherwise: only a hidden page says so on open (docs/notifications.md).
+      if (document.hidden) ws.send(JSON.stringify({ type: "visibility", visible: false }));
     };
     ws.onmessage = (event) => {
       let message;
@@ -106,6 +108,8 @@ export function createConnection(hooks) {
     if (socket?.readyState === WebSocket.CLOSED) connect();
   }
   document.addEventListener("visibilitychange", () => {
+    // The chat pushes its questions to this person's devices while none of their pages on it is visible.
+    if (isOpen()) socket?.send(JSON.stringify({ type: "visibility", visible: !document.hidden }));
     if (!document.hidden) retryNow();
   });
   addEventListener("online", retryNow);

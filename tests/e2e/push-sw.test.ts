@@ -94,4 +94,25 @@ describe("the service worker", () => {
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("push_token_invalid");
     noPageErrors(page);
   });
+
+  it("the page tells its chat when it is hidden and shown again", async () => {
+    const tab = await openPage(browser, stack);
+    const sent: string[] = [];
+    tab.on("websocket", (ws) =>
+      ws.on("framesent", (frame) => typeof frame.payload === "string" && frame.payload.includes('"visibility"') && sent.push(frame.payload)),
+    );
+    // A new socket (a chat of its own), so its frames are seen from the start.
+    await tab.reload();
+    await tab.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
+    // Headless Chromium keeps the page visible: the browser's switch of the document's state is played here.
+    const flip = (hidden: boolean) =>
+      tab.evaluate(
+        `Object.defineProperty(document, "hidden", { configurable: true, get: () => ${hidden} }); document.dispatchEvent(new Event("visibilitychange"))`,
+      );
+    await flip(true);
+    await flip(false);
+    await expect.poll(() => sent, { timeout: 10_000 }).toEqual(['{"type":"visibility","visible":false}', '{"type":"visibility","visible":true}']);
+    noPageErrors(tab);
+    await tab.context().close();
+  });
 });
