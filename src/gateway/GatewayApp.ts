@@ -35,8 +35,15 @@ export class GatewayApp extends DurableObject<Env> {
   async activate(activation: AppActivation): Promise<void> {
     const record = await this.state.get();
     if (record && record.owner.id !== activation.owner.id) throw new Error("an app object serves one person");
-    await this.state.put({ ...activation, activeGen: activation.gen });
-    // What the person allowed may have changed: the next request builds the app's parts on the new record.
+    const next = { ...activation, activeGen: activation.gen };
+    await this.state.put(next);
+    // The same consent with another sampling permission (Connected apps' switch): the live parts take it, and the
+    // app's 2025 sessions and streams stay open (dropped, a connected client's next request would be 404).
+    if (this.lanes && record?.activeGen === next.activeGen && sameClient(record.client, next.client)) {
+      this.lanes.parts.allowSampling(next.samplingAllowed);
+      return;
+    }
+    // A new consent (or the first): the next request builds the app's parts on the new record.
     await this.dropParts();
   }
 
@@ -167,6 +174,8 @@ export class GatewayApp extends DurableObject<Env> {
 }
 
 const USED_EVERY_MS = 60_000;
+
+const sameClient = (a: AppRecord["client"], b: AppRecord["client"]) => a.id === b.id && a.name === b.name && a.redirectHost === b.redirectHost;
 
 /** What a client gets for a token this app no longer honours: re-authorize (RFC 6750). */
 function invalidToken(): Response {

@@ -44,6 +44,7 @@ export class GatewayParts {
     waitUntil: (work: Promise<unknown>) => void = (work) => void work.catch(() => undefined),
   ) {
     this.runtime = runtimeConfig(env);
+    this.samplingAllowed = record.samplingAllowed;
     const settings = this.runtime.settings;
     const owner = record.owner;
     this.log = withFields(this.runtime.logger, { component: "gateway", app: record.client.name, appId, user: owner.name || owner.id });
@@ -88,7 +89,7 @@ export class GatewayParts {
       // model answers (an app has no chat model), held and counted in the person's daily budget
       // as a chat's sampling is. The permission is the approval: no page watches an app's calls.
       provider: async () => this.runtime.provider,
-      samplingBlocked: () => (record.samplingAllowed ? undefined : SAMPLING_REFUSED),
+      samplingBlocked: () => (this.samplingAllowed ? undefined : SAMPLING_REFUSED),
       approveSampling: async (server, summary) => {
         this.log.info("gateway sampling", { server, promptChars: summary.length });
         return true;
@@ -114,6 +115,13 @@ export class GatewayParts {
         keep: async (rows) => void (await this.account().keepDiscovery(rows)),
       },
     });
+  }
+
+  private samplingAllowed: boolean;
+
+  /** The person changed the app's sampling permission in Connected apps: from the next sampling request on. */
+  allowSampling(on: boolean): void {
+    this.samplingAllowed = on;
   }
 
   /** Told when the servers' tools or states changed (list_changed to the app's clients). */
