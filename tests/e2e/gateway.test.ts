@@ -180,7 +180,6 @@ describe("an outside MCP client connected by alice in the page", () => {
   });
 
   it("Connected apps shows the tool alice always allowed for it; Revoke and the tool asks again", { timeout: 120_000 }, async () => {
-    // Before the sampling switch below: a change of what the app may do starts its object's sessions afresh.
     const tool = "filesystem__list_allowed_directories";
     const call = () => client.callTool({ name: tool, arguments: {} });
     // Asked through the client once, answered "Always allow for <app>": the second call runs unasked.
