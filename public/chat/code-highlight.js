@@ -3,7 +3,7 @@
 // spans here, later. highlight.js runs in a Web Worker (highlight-worker.js): it is
 // synchronous, and one Python block took 100–190 ms of a 4x-throttled main thread, in
 // idle time or not. The main thread only sanitizes the worker's HTML (codeNodes:
-// DOMPurify, the same rules as a block render) and swaps it in, one block per message.
+// DOMPurify, the same rules as a block render), a few lines per task, and swaps it in.
 // Where no worker can be made (construction throws, its script fails to load), blocks are
 // highlighted here in idle callbacks instead, one after another.
 // The result is the same DOM a render that highlights at once makes (the same highlight.js
@@ -56,27 +56,77 @@ function fallBack() {
   queue.push(...sent.values());
   sent.clear();
   if (queue.length > 0) ask();
-  else done();
+  else if (swapping === 0) done();
 }
 
 /** Shows highlighted HTML in the block's <code>, unless the block was replaced meanwhile. */
-function show(/** @type {Job} */ job, /** @type {string} */ html, /** @type {"worker" | "idle"} */ where) {
+function show(/** @type {Job} */ job, /** @type {string} */ html, /** @type {"worker" | "idle"} */ where, /** @type {Node[]} */ nodes = codeNodes(html)) {
   if (!html || !job.code.isConnected) return;
   const started = performance.now();
-  job.code.replaceChildren(...codeNodes(html));
+  job.code.replaceChildren(...nodes);
+  // Pieces sanitized apart leave a text node split at each cut: one again, as a whole render has it.
+  job.code.normalize();
   performance.measure("code highlighted", { start: started, end: performance.now(), detail: { where, lang: job.lang, chars: job.text.length } });
   // Only the newest stays in the timeline (PerformanceObservers see each).
   performance.clearMeasures("code highlighted");
 }
 
-function received(/** @type {MessageEvent} */ event) {
+/** Highlighted HTML is sanitized in pieces of about this many characters, each in a task of its own. */
+const PIECE_CHARS = 2048;
+
+/**
+ * highlight.js's HTML cut at line ends outside every span, each piece about PIECE_CHARS:
+ * DOMPurify took ~95 ms of a 4x-throttled main thread for a 1.8 KB Python block at once
+ * (bench:page-stream's CPU-long tasks). The text is escaped, so `<span`, `</span>` and "\n"
+ * are all there is to follow.
+ */
+function pieces(/** @type {string} */ html) {
+  const cuts = [];
+  let depth = 0;
+  let from = 0;
+  for (const match of html.matchAll(/<span\b|<\/span>|\n/g)) {
+    if (match[0] === "\n") {
+      if (depth === 0 && (match.index ?? 0) - from >= PIECE_CHARS) {
+        cuts.push(html.slice(from, (match.index ?? 0) + 1));
+        from = (match.index ?? 0) + 1;
+      }
+    } else depth += match[0] === "</span>" ? -1 : 1;
+  }
+  cuts.push(html.slice(from));
+  return cuts;
+}
+
+/** The next task (input and a frame may run first): scheduler.yield where the browser has it. */
+const nextTask = () => {
+  const scheduler = /** @type {{ scheduler?: { yield?: () => Promise<void> } }} */ (/** @type {unknown} */ (globalThis)).scheduler;
+  if (scheduler?.yield) return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+};
+
+/** Blocks whose worker HTML is being sanitized (over several tasks). */
+let swapping = 0;
+
+async function received(/** @type {MessageEvent} */ event) {
   const { id, html } = /** @type {{ id?: unknown, html?: unknown }} */ (event.data ?? {});
   if (typeof id !== "number") return;
   const job = sent.get(id);
   if (!job) return;
   sent.delete(id);
-  show(job, typeof html === "string" ? html : "", "worker");
-  if (sent.size === 0 && queue.length === 0) done();
+  swapping++;
+  try {
+    const text = typeof html === "string" ? html : "";
+    /** @type {Node[]} */
+    const nodes = [];
+    for (const [i, piece] of pieces(text).entries()) {
+      if (i > 0) await nextTask();
+      if (!job.code.isConnected) break;
+      nodes.push(...codeNodes(piece));
+    }
+    show(job, text, "worker", nodes);
+  } finally {
+    swapping--;
+  }
+  if (sent.size === 0 && queue.length === 0 && swapping === 0) done();
 }
 
 /** Everything given is highlighted: whoever waits for that goes on. */
@@ -112,7 +162,7 @@ function run(/** @type {{ timeRemaining(): number }} */ deadline) {
     show(job, highlight(job.text, job.lang), "idle");
   } while (performance.now() - started < QUICK_MS && deadline.timeRemaining() > QUICK_MS);
   if (queue.length > 0) return ask();
-  if (sent.size === 0) done();
+  if (sent.size === 0 && swapping === 0) done();
 }
 
 /** Highlights `code` (a <code> holding `text` plain) later: in the worker, else in idle time. */
@@ -133,6 +183,6 @@ export function highlightLater(/** @type {Element} */ code, /** @type {string} *
 
 /** Resolves once every block given is highlighted. */
 export function highlighted() {
-  if (queue.length === 0 && sent.size === 0) return Promise.resolve();
+  if (queue.length === 0 && sent.size === 0 && swapping === 0) return Promise.resolve();
   return new Promise((resolve) => waiting.push(() => resolve(undefined)));
 }
