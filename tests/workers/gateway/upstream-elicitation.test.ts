@@ -103,7 +103,14 @@ describe("a client that can elicit is asked the server's question", () => {
 });
 
 describe("an answer reaches only the question it was asked for", () => {
-  const mallory = { q1: { action: "accept", content: { name: "Mallory" } } };
+  /**
+   * A call that claims to answer question q1 with "Mallory" under `requestState` (the client's
+   * params type does not list the 2026 retry fields: they are added to a built object).
+   */
+  const claiming = (requestState: string | undefined, args: Record<string, unknown> = {}): Parameters<Client["callTool"]>[0] => {
+    const params = { name: ask, arguments: args, requestState, inputResponses: { q1: { action: "accept", content: { name: "Mallory" } } } };
+    return params;
+  };
 
   it("a forged state is no answer: the server asks again", async () => {
     const { client, asked } = await askingClient(await connectApp("alice", "Question Test"), "2026", () => ({
@@ -111,7 +118,7 @@ describe("an answer reaches only the question it was asked for", () => {
       content: { name: "Ada" },
     }));
     try {
-      const result = await client.callTool({ name: ask, arguments: {}, requestState: "v1.e30.AAAA", inputResponses: mallory });
+      const result = await client.callTool(claiming("v1.e30.AAAA"));
       expect(text(result)).toContain("Hello, Ada!");
       expect(text(result)).not.toContain("Mallory");
       expect(asked).toHaveLength(1);
@@ -129,10 +136,10 @@ describe("an answer reaches only the question it was asked for", () => {
       expect(text(await client.callTool({ name: ask, arguments: {} }))).toContain("Hello, Ada!");
       const used = states.at(-1);
       expect(used).toBeDefined();
-      const replay = client.callTool({ name: ask, arguments: {}, requestState: used, inputResponses: mallory });
+      const replay = client.callTool(claiming(used));
       await expect(replay).rejects.toThrow(/is not running any more: call it again/);
       // The same state for other arguments is no state of this call: a fresh call, asked again.
-      expect(text(await client.callTool({ name: ask, arguments: { extra: 1 }, requestState: used, inputResponses: mallory }))).toContain("Hello, Ada!");
+      expect(text(await client.callTool(claiming(used, { extra: 1 })))).toContain("Hello, Ada!");
     } finally {
       await client.close();
     }
