@@ -7,10 +7,11 @@ import type { ToolView } from "../mcp/capabilities";
 import { EdgehostError } from "../shared/errors";
 import { askCodec } from "./approval-ask";
 import { gateCall, GatewayRpcError, refusal } from "./call-gate";
-import { promptName, ToolCatalogue } from "./catalogue";
+import { ToolCatalogue } from "./catalogue";
 import type { GatewayParts } from "./gateway-parts";
 import type { HeldApprovals } from "./held-approval";
 import type { ServerLib } from "./server-lib";
+import { addForwarding, offersCompletions } from "./surface-forwarding";
 
 /** MCP's code for a resource the server does not have (spec: server/resources). */
 const RESOURCE_NOT_FOUND = -32002;
@@ -36,7 +37,13 @@ export function createSurface(lib: ServerLib, parts: GatewayParts, held?: HeldAp
   const server = new lib.Server(
     { name: "edgehost", title: `${parts.record.owner.name || parts.record.owner.id}'s servers on edgehost`, version: "1.0.0" },
     {
-      capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true }, logging: {} },
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
+        logging: {},
+        ...(offersCompletions(parts) ? { completions: {} } : {}),
+      },
       instructions: instructions(parts),
     },
   );
@@ -54,18 +61,7 @@ export function createSurface(lib: ServerLib, parts: GatewayParts, held?: HeldAp
     return gateCall(parts, () => catalogueOf(parts), name, args, { signal: ctx.mcpReq.signal, onProgress: progressSender(ctx), ask, held: heldFor });
   });
 
-  server.setRequestHandler("prompts/list", async () => {
-    const capabilities = await connected(parts);
-    return {
-      prompts: capabilities.flatMap((c) => c.prompts.map((p) => ({ ...p, name: promptName(c.name, p.name) }))),
-    };
-  });
-
-  server.setRequestHandler("prompts/get", async (request, ctx) => {
-    await connected(parts);
-    const { name, arguments: args = {} } = request.params;
-    return answer(() => parts.mcp.host().getPrompt(name, args, { signal: ctx.mcpReq.signal }));
-  });
+  addForwarding(server, parts, () => connected(parts), answer);
 
   server.setRequestHandler("resources/list", async () => ({ resources: (await connected(parts)).flatMap((c) => c.resources) }));
 

@@ -105,6 +105,11 @@ export class McpHost {
     return this.connections.get(server)?.verdict;
   }
 
+  /** The server a resource read of `uri` goes to (it lists the uri, or a template of it matches). */
+  resourceServer(uri: string): string | undefined {
+    return this.resourceOwner(uri)?.name;
+  }
+
   /** A server's connection, for what src/mcp/catalog.ts asks of it (completion, subscriptions). */
   connectionFor(server: string): ServerConnection | undefined {
     return this.connections.get(server);
