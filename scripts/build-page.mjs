@@ -54,6 +54,9 @@ function filesUnder(dir) {
   });
 }
 
+/** Files outside public/ that the page bundles: the Markdown rules the shared page renders by too. */
+const SHARED_WITH_WORKER = ["src/share/markdown-rules.ts"];
+
 /** A hash of everything the output depends on: the page's files, this script, the bundler's version. */
 function inputsHash() {
   const hash = createHash("sha256");
@@ -64,6 +67,8 @@ function inputsHash() {
     hash.update(`\0${relative(source, file)}\0`);
     hash.update(readFileSync(file));
   }
+  // The one module the page takes from the Worker's source (public/chat/markdown-setup.js).
+  for (const file of SHARED_WITH_WORKER) hash.update(`\0${file}\0`).update(readFileSync(join(root, file)));
   return hash.digest("hex");
 }
 

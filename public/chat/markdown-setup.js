@@ -5,19 +5,15 @@
 // these (incrementally while they stream); this file is what the HTML may be.
 //
 // - Raw HTML is off: `<script>` or `<img onerror=…>` in an answer is shown as text.
-// - Links: http(s), mailto and relative ones only; `[x](javascript:…)`, `data:`,
-//   `vbscript:` and other schemes are refused and read as the text that was written.
+// - Links, images, `2*3*4` and heading levels: src/share/markdown-rules.ts, the rules the
+//   shared page renders answers by on the Worker too (bundled into the page by the build).
 //   Links open in a new tab with rel="noopener noreferrer".
-// - Images are shown as links to them (the page makes no external requests).
-// - `2*3*4`: a `*` between two digits is a times sign, not emphasis.
-// - Headings start at h3 (the page's own h1/h2 stay above them).
-// - The shared page renders answers with the same rules on the Worker
-//   (src/share/share-markdown.ts): a change to them belongs in both.
 // - Code blocks are highlighted by highlight.js (vendored too) as classed spans, which
 //   DOMPurify lets through like the rest; they get their language and a copy button.
 import MarkdownIt from "../vendor/markdown-it/markdown-it.esm.min.mjs";
 import DOMPurify from "../vendor/dompurify/purify.es.mjs";
 import hljs from "../vendor/highlight.js/highlight.min.js";
+import { applyAnswerRules } from "../../src/share/markdown-rules";
 import { watchCodeScroll } from "./code-scroll.js";
 
 /**
@@ -53,44 +49,7 @@ const HIGHLIGHTED_KEPT = 8;
 
 export const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false, highlight });
 
-const ALLOWED_SCHEMES = new Set(["http", "https", "mailto"]);
-/** markdown-it asks this of every link, autolink and linkified URL; a refused one stays text. */
-md.validateLink = (url) => {
-  const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(url);
-  return !scheme || ALLOWED_SCHEMES.has(scheme[1].toLowerCase());
-};
-
-const isDigit = (code) => code >= 0x30 && code <= 0x39;
-/** A run of `*` with a digit on both sides (`2*3*4`, `10**6`) is text, never an emphasis delimiter. */
-md.inline.ruler.before("emphasis", "times_sign", (state, silent) => {
-  const start = state.pos;
-  if (state.src.charCodeAt(start) !== 0x2a || !isDigit(state.src.charCodeAt(start - 1))) return false;
-  let end = start;
-  while (end < state.posMax && state.src.charCodeAt(end) === 0x2a) end++;
-  if (!isDigit(state.src.charCodeAt(end))) return false;
-  if (!silent) state.pending += state.src.slice(start, end);
-  state.pos = end;
-  return true;
-});
-
-md.core.ruler.push("page_tags", (state) => {
-  for (const token of state.tokens) {
-    // # → h3 … #### and below → h6.
-    if (token.type === "heading_open" || token.type === "heading_close") token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + 2)}`;
-    // Table alignment as data-align, so no style attribute is ever needed.
-    if ((token.type === "th_open" || token.type === "td_open") && token.attrs) {
-      const align = /text-align:(left|right|center)/.exec(token.attrGet("style") ?? "")?.[1];
-      token.attrs = align ? [["data-align", align]] : null;
-    }
-  }
-});
-
-md.renderer.rules.image = (tokens, index, options, env, self) => {
-  const token = tokens[index];
-  const src = token.attrGet("src") ?? "";
-  const alt = self.renderInlineAsText(token.children ?? [], options, env) || src;
-  return `<a href="${md.utils.escapeHtml(src)}" class="image-link">${md.utils.escapeHtml(alt)}</a>`;
-};
+applyAnswerRules(md);
 
 const PURIFY = {
   ALLOWED_TAGS: [
