@@ -27,12 +27,19 @@ const AUTH_SCENARIOS = ["authorization-server-metadata-endpoint", "authorization
 
 /** A loopback proxy to `target` that adds the bearer token (the suite's server mode sends none). */
 async function tokenProxy(target: string, token: string): Promise<{ url: string; server: Server }> {
+  const own = { port: 0 };
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string" && name !== "host") headers.set(name, value);
     headers.set("authorization", `Bearer ${token}`);
+    // The proxy stands in for the Worker: a page of its own origin is the Worker's own page (dns-rebinding-protection's
+    // valid case sends Origin: http://localhost:<proxy port>); any other Origin reaches the Worker's check unchanged.
+    const origin = headers.get("origin");
+    if (origin && new URL(origin).port === String(own.port) && ["localhost", "127.0.0.1", "[::1]"].includes(new URL(origin).hostname)) {
+      headers.set("origin", new URL(target).origin);
+    }
     const body = req.method === "GET" || req.method === "HEAD" || req.method === "DELETE" ? undefined : Buffer.concat(chunks);
     try {
       const answer = await fetch(target, { method: req.method, headers, body });
@@ -50,6 +57,7 @@ async function tokenProxy(target: string, token: string): Promise<{ url: string;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   if (!address || typeof address === "string") throw new Error("the proxy has no port");
+  own.port = address.port;
   return { url: `http://127.0.0.1:${address.port}/mcp`, server };
 }
 
