@@ -33,6 +33,8 @@ export const b64urlBytes = (length: number, point = false) =>
     .regex(B64URL, "not base64url")
     .refine(
       (v) => {
+        // zod runs this even when the regex failed, and atob throws on a length of 4n+1.
+        if (!B64URL.test(v) || v.length % 4 === 1) return false;
         const bytes = fromB64url(v);
         return bytes.length === length && (!point || bytes[0] === 4);
       },

@@ -105,6 +105,9 @@ describe("/api/push devices", () => {
       { endpoint: device.endpoint.replace("https:", "http:"), keys: device.keys },
       { endpoint: device.endpoint.replace("https://", "https://user:pw@"), keys: device.keys },
       { endpoint: device.endpoint, keys: { ...device.keys, auth: "AAAA" } },
+      // Not decodable at all (a length of 4n+1, characters outside base64url): a 400, not a 500.
+      { endpoint: device.endpoint, keys: { p256dh: "a", auth: "b" } },
+      { endpoint: device.endpoint, keys: { p256dh: "not*base64", auth: "%%%%" } },
     ];
     for (const subscription of refusals) {
       const response = await workerFetch("/api/push/devices", { method: "POST", headers: json, body: JSON.stringify({ subscription }) }, "frank");
