@@ -3,41 +3,16 @@
 // schedules share it); each schedule is a row of agents' table and one alarm wake. A poll
 // due within a couple of seconds also gets a timer of the wake (TaskWake).
 import { errorMessage, type Logger } from "../../shared/logger";
+import { type AlarmScheduler, wakeAt } from "../alarm-wake";
+
+export { keepNameForAlarms } from "../alarm-wake";
 
 /** What the wake needs of the session's Agent. */
-export interface TaskScheduler {
-  getSchedules(): { id: string; callback: string; time: number }[];
-  schedule(when: Date, callback: "pollTasks"): Promise<unknown>;
-  cancelSchedule(id: string): Promise<boolean>;
-}
+export type TaskScheduler = AlarmScheduler<"pollTasks">;
 
-/**
- * Makes sure `pollTasks` runs at `at` (ms) or earlier: kept when a later-than-now one is due
- * by then; a later one is replaced. Schedules at or before now are ignored: one of them is
- * the poll running right now (its row lives until it returns), which must not stand for the next.
- */
+/** Makes sure `pollTasks` runs at `at` (ms) or earlier (alarm-wake's wakeAt). */
 export function wakeForTasks(agent: TaskScheduler, at: number, log: Logger, now = Date.now()): void {
-  const pending = agent.getSchedules().filter((s) => s.callback === "pollTasks" && s.time * 1000 > now);
-  if (pending.some((s) => s.time * 1000 <= at)) return;
-  for (const s of pending) void agent.cancelSchedule(s.id).catch(() => false);
-  // On a whole second: agents keeps schedule times in seconds, and one rounded down would wake the object before the row is due.
-  void agent
-    .schedule(new Date(Math.ceil(Math.max(at, now) / 1000) * 1000), "pollTasks")
-    .catch((error: unknown) => log.warn("could not schedule a task poll", { error: errorMessage(error) }));
-}
-
-/** agents' own storage key for an object's name, read when the runtime gives none (its PartyServer-era fallback). */
-const AGENTS_NAME_KEY = "__ps_name";
-
-/**
- * Keeps the session's name where agents looks for it when `ctx.id.name` is missing. In local
- * dev (workerd 1.20260426) an alarm that fires in a process started after a restart makes the
- * object without its name: agents then refuses the alarm and every later request to that
- * instance (500s until it is evicted), and a task poll is the alarm most likely to be due
- * then. Deployed, alarms carry the name and this is a read per wake that schedules a poll.
- */
-export async function keepNameForAlarms(storage: Pick<DurableObjectStorage, "get" | "put">, name: string): Promise<void> {
-  if ((await storage.get(AGENTS_NAME_KEY)) !== name) await storage.put(AGENTS_NAME_KEY, name);
+  wakeAt(agent, "pollTasks", at, log, now);
 }
 
 /** The shortest wait between a young task's polls: a server's shorter pollIntervalMs is raised to it. */
