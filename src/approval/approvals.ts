@@ -4,8 +4,9 @@
 // their answers. Answers come only through `answer()`, which the session calls
 // for frames from its owner's sockets.
 import type { ElicitResult } from "@modelcontextprotocol/client";
-import type { ApprovalQuestion } from "../orchestrator/transcript";
+import type { ApprovalDecision, ApprovalQuestion } from "../orchestrator/transcript";
 import type { ClientMessage, ServerMessage } from "../protocol/messages";
+import { type DecisionSources, decide, type RuleMatch, type Unasked } from "./decision";
 import { OpenQuestions } from "./questions";
 import { UrlWaits } from "./url-waits";
 
@@ -24,6 +25,8 @@ export interface ApprovalDeps {
   alwaysAllow: (server: string) => readonly string[];
   store: SettingsStore;
   broadcast: (message: ServerMessage) => void;
+  /** Argument rules (chat, then the person's): the first that allows this call. */
+  rules?: (server: string, tool: string, args: Record<string, unknown>) => RuleMatch | undefined;
 }
 
 type Question = Extract<ServerMessage, { type: "approval_request" | "elicitation_request" }>;
@@ -41,10 +44,23 @@ export class Approvals {
     this.urlWaits = new UrlWaits((message) => deps.broadcast(message));
   }
 
-  needsApproval(server: string, tool: string): boolean {
-    if (!this.deps.required) return false;
-    if (this.deps.alwaysAllow(server).includes(tool)) return false;
-    return !this.remembered().includes(`${server}.${tool}`);
+  /**
+   * True when a call asks the person (decision.ts). Without `args` (a tool listing) only the
+   * tool-wide policy is consulted: an argument rule may still let a given call run.
+   */
+  needsApproval(server: string, tool: string, args?: Record<string, unknown>): boolean {
+    return this.decide({ server, tool, arguments: args ?? {}, turnId: null }, args !== undefined) === undefined;
+  }
+
+  /** The decision order for one call, without asking anyone; undefined means the person is asked. */
+  decide(call: Parameters<typeof decide>[1], withRules = true): Unasked | undefined {
+    const sources: DecisionSources = {
+      required: this.deps.required,
+      alwaysAllow: this.deps.alwaysAllow,
+      remembered: () => this.remembered(),
+      ...(withRules && this.deps.rules ? { rules: this.deps.rules } : {}),
+    };
+    return decide(sources, call);
   }
 
   /** "Always allow" for this session: `qualified` is `{server}.{tool}`. Every page of the session hears it. */
@@ -79,7 +95,13 @@ export class Approvals {
    * `fromApp`: an MCP App asks, not the model (the page says so).
    */
   async approveTool(turnId: string | null, call: ApprovalQuestion, signal: AbortSignal, fromApp = false): Promise<boolean> {
-    if (!this.needsApproval(call.server, call.tool)) return true;
+    return (await this.decideTool(turnId, call, signal, fromApp)).allowed;
+  }
+
+  /** The same, saying how it was decided (ApprovalDecision), for the turn and the audit trail. */
+  async decideTool(turnId: string | null, call: ApprovalQuestion, signal: AbortSignal, fromApp = false): Promise<ApprovalDecision> {
+    const unasked = this.decide({ server: call.server, tool: call.tool, arguments: call.arguments, turnId });
+    if (unasked) return unasked;
     const question = {
       type: "approval_request",
       turnId,
@@ -90,7 +112,8 @@ export class Approvals {
       arguments: call.arguments,
     } as const;
     const answer = await this.ask(fromApp ? { ...question, fromApp } : question, DECLINED, signal);
-    return answer.kind === "approval" && answer.approved;
+    const allowed = answer.kind === "approval" && answer.approved;
+    return { allowed, how: "asked", answer: allowed ? "allowed" : signal.aborted ? "cancelled" : "denied" };
   }
 
   async approveSampling(server: string, prompt: string, signal: AbortSignal): Promise<boolean> {

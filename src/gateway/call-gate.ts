@@ -111,7 +111,7 @@ async function startCall(
   args: Record<string, unknown>,
   note: (outcome: string) => void,
 ): Promise<{ flight: Flight } | { ask: InputRequiredResult }> {
-  if (parts.approvals.needsApproval(tool.server, tool.name) && !(await tookOneShot(context, tool.qualifiedName, args))) {
+  if (parts.approvals.needsApproval(tool.server, tool.name, args) && !(await tookOneShot(context, tool.qualifiedName, args))) {
     const asked = context.ask
       ? await askApproval(parts.approvals, context.ask, { server: tool.server, tool: tool.name, qualified: tool.qualifiedName, args })
       : ({ run: false, cannotAsk: true } as const);

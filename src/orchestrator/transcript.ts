@@ -54,13 +54,27 @@ export interface ApprovalQuestion {
   arguments: Record<string, unknown>;
 }
 
+/**
+ * Whether a tool call may run and how that was decided (approval/decision.ts): without asking
+ * (TOOL_APPROVAL off, mcp.json's alwaysAllow, a turn grant, the chat's always-allow, an argument
+ * rule — which one), or asked and answered.
+ */
+export interface ApprovalDecision {
+  allowed: boolean;
+  how: "policy_off" | "config" | "pre_granted" | "always" | "rule" | "asked";
+  ruleId?: string;
+  ruleText?: string;
+  /** Only when asked: the person's answer, or cancelled (the turn stopped, the question went away). */
+  answer?: "allowed" | "denied" | "cancelled";
+}
+
 /** How a turn reaches its host: every method is called in order, from the turn's own task. */
 export interface TurnPort {
   record(entry: TurnEntry): void;
   text(messageId: string, delta: string): void;
   status(status: ToolStatus): void;
-  /** Resolves true when the call may run (the host asks the user when its policy says so). */
-  approve(question: ApprovalQuestion): Promise<boolean>;
+  /** Resolves allowed when the call may run (the host asks the user when its policy says so), and how. */
+  approve(question: ApprovalQuestion): Promise<ApprovalDecision>;
 }
 
 export interface TurnUsage {

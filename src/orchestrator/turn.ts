@@ -186,7 +186,7 @@ async function runCall(call: ToolCallRequest, index: ToolIndex, budget: MediaBud
   const argumentsError = call.providerData?.argumentsError;
   if (typeof argumentsError === "string") return finish({ error: `The call could not be run: ${argumentsError}` }, 0);
   status({ state: "processing", arguments: call.arguments });
-  if (!(await port.approve({ callId: call.id, server, tool: toolName, arguments: call.arguments }))) {
+  if (!(await port.approve({ callId: call.id, server, tool: toolName, arguments: call.arguments })).allowed) {
     return finish({ error: signal.aborted ? "Cancelled by the user." : "The user denied this tool call." }, 0);
   }
   const started = Date.now();

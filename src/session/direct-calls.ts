@@ -56,7 +56,7 @@ export async function callDirect(
     .host()
     .tools()
     .find((t) => t.qualifiedName === name);
-  if (tool && approvals.needsApproval(tool.server, tool.name) && !approved) {
+  if (tool && approvals.needsApproval(tool.server, tool.name, args) && !approved) {
     return { ok: false, error: { code: "approval_required", message: `${name} needs approval: send "approved": true once the user confirmed` } };
   }
   const callId = crypto.randomUUID();

@@ -136,9 +136,9 @@ export class AppCalls {
         .find((t) => t.server === server && t.name === tool && visibleTo(t.uiVisibility, "app"));
       if (!found) throw new ToolNotFoundError(`${server}.${tool}`);
       call.asking = true;
-      const approved = await approvals.approveTool(null, { callId: appCallId(id), server, tool, arguments: args }, signal, true);
+      const decision = await approvals.decideTool(null, { callId: appCallId(id), server, tool, arguments: args }, signal, true);
       call.asking = false;
-      if (!approved)
+      if (!decision.allowed)
         return {
           ok: false,
           error: { code: signal.aborted ? "cancelled" : "denied", message: signal.aborted ? "The call was cancelled." : "The user denied this tool call." },

@@ -11,7 +11,7 @@ import type { StreamedText } from "./streamed-text";
 export interface TurnPortDeps {
   record: (entry: NewEntry) => void;
   broadcast: (message: ServerMessage) => void;
-  approvals: Pick<Approvals, "approveTool">;
+  approvals: Pick<Approvals, "decideTool">;
   streamed: Pick<StreamedText, "add" | "settle">;
 }
 
@@ -26,7 +26,7 @@ export function turnPort({ record, broadcast, approvals, streamed }: TurnPortDep
       broadcast({ type: "text", turnId, messageId, delta });
     },
     status: (status) => broadcast({ type: "status", turnId, ...status }),
-    approve: (question) => approvals.approveTool(turnId, question, signal),
+    approve: (question) => approvals.decideTool(turnId, question, signal),
   };
 }
 

@@ -149,7 +149,12 @@ describe("the media budget", () => {
       tools: () => [{ server: "cam", name: "shot", qualifiedName: "cam__shot", functionName: "cam__shot", inputSchema: { type: "object" } }],
       guides: [],
       history: [{ kind: "user", text: "shoot" }],
-      port: { record: (e) => entries.push(e), text: () => undefined, status: (s) => statuses.push(s), approve: async () => true },
+      port: {
+        record: (e) => entries.push(e),
+        text: () => undefined,
+        status: (s) => statuses.push(s),
+        approve: async () => ({ allowed: true, how: "policy_off" }),
+      },
       signal: new AbortController().signal,
       limits: { maxSteps: 4, tokenBudget: 10_000, toolResultChars: 20_000 },
     });
