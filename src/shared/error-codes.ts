@@ -147,6 +147,17 @@ export const ERROR_CODES = {
   /** The approval was answered elsewhere (the page, another device) first: the first answer stands. */
   push_already_answered: http(409),
 
+  // ---- scheduled runs (src/session/schedules/, docs/schedules.md) ----
+  /** A schedule whose time, zone, text or grants do not parse (`issues` name the fields). */
+  schedule_invalid: http(400, INVALID_PARAMS),
+  /** A schedule that would run less than 60 minutes apart. */
+  schedule_too_frequent: http(400, INVALID_PARAMS),
+  /** A pre-granted tool that the chat does not offer now. */
+  schedule_tool_unknown: http(400, INVALID_PARAMS),
+  /** SCHEDULES_PER_CHAT in this chat or SCHEDULES_PER_USER in all: removing one makes room. */
+  too_many_schedules: http(409),
+  schedule_unknown: http(404),
+
   // ---- paired machines ----
   pairing_unknown: http(404),
   pairing_used: http(409),

@@ -39,7 +39,7 @@ const SRC_RULES: Record<string, { folders: string[]; packages: string[] }> = {
   identity: { folders: ["config", "shared", "users"], packages: ["cloudflare:workers", "hono", "zod"] },
   session: {
     folders: ["approval", "config", "files", "llm", "machines", "mcp", "ops", "orchestrator", "protocol", "push", "servers", "shared", "users"],
-    packages: ["@modelcontextprotocol/client", "agents", "zod"],
+    packages: ["@modelcontextprotocol/client", "agents", "cron-schedule", "zod"],
   },
   gateway: {
     folders: ["approval", "config", "identity", "llm", "machines", "mcp", "ops", "orchestrator", "protocol", "servers", "session", "shared", "users"],
