@@ -27,6 +27,7 @@ export interface NormalPath {
 
 export type PathResult = { ok: true; path: NormalPath } | { ok: false; why: string };
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Why a path cannot be judged, or its normal form. */
