@@ -6,8 +6,10 @@
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ApprovalDecision, ApprovalQuestion } from "../orchestrator/transcript";
 import type { ClientMessage, ServerMessage } from "../protocol/messages";
+import { type ArgumentRule, makeRule, ruleView } from "./argument-rules";
 import { type DecisionSources, decide, type RuleMatch, type Unasked } from "./decision";
 import { OpenQuestions } from "./questions";
+import { ChatRules, RULES_PER_CHAT } from "./rule-store";
 import { UrlWaits } from "./url-waits";
 
 const ALWAYS_KEY = "alwaysAllowed";
@@ -25,9 +27,13 @@ export interface ApprovalDeps {
   alwaysAllow: (server: string) => readonly string[];
   store: SettingsStore;
   broadcast: (message: ServerMessage) => void;
-  /** Argument rules (chat, then the person's): the first that allows this call. */
+  /** A scheduled run's pre-granted tools (src/session/schedules/): true when `turnId` may call `server.tool` without asking. */
+  granted?: (turnId: string, server: string, tool: string) => boolean;
+  /** The person's argument rules for all their chats (the chat's own are kept here, rule-store.ts). */
   rules?: (server: string, tool: string, args: Record<string, unknown>) => RuleMatch | undefined;
 }
+
+type AnswerRefusal = { ok: false; code: "unknown_approval" | "unknown_elicitation" | "rule_invalid" | "too_many_rules"; message: string };
 
 type Question = Extract<ServerMessage, { type: "approval_request" | "elicitation_request" }>;
 type Answer = { kind: "approval"; approved: boolean; remember: boolean } | { kind: "elicitation"; result: ElicitResult };
@@ -39,8 +45,11 @@ export class Approvals {
   private readonly open = new OpenQuestions<Question, Answer>();
   /** URL-mode questions the person agreed to, while their servers are awaited. */
   readonly urlWaits: UrlWaits;
+  /** This chat's argument rules ("write_file when path is under notes/"). */
+  readonly rules: ChatRules;
 
   constructor(private readonly deps: ApprovalDeps) {
+    this.rules = new ChatRules(deps.store);
     this.urlWaits = new UrlWaits((message) => deps.broadcast(message));
   }
 
@@ -58,7 +67,8 @@ export class Approvals {
       required: this.deps.required,
       alwaysAllow: this.deps.alwaysAllow,
       remembered: () => this.remembered(),
-      ...(withRules && this.deps.rules ? { rules: this.deps.rules } : {}),
+      ...(this.deps.granted ? { granted: this.deps.granted } : {}),
+      ...(withRules ? { rules: (server, tool, args) => this.rules.match(server, tool, args) ?? this.deps.rules?.(server, tool, args) } : {}),
     };
     return decide(sources, call);
   }
@@ -83,11 +93,20 @@ export class Approvals {
 
   /** What the page lists as this session's always-allowed tools (mcp.json's own `alwaysAllow` is the deployment's, not listed). */
   alwaysAllowedFrame(): Extract<ServerMessage, { type: "always_allowed" }> {
-    return { type: "always_allowed", tools: [...this.remembered()].sort() };
+    const rules = this.rules.list().map(ruleView);
+    return { type: "always_allowed", tools: [...this.remembered()].sort(), ...(rules.length > 0 ? { rules } : {}) };
+  }
+
+  /** Takes an argument rule of this chat back: the next matching call asks again. False when there is none with that id. */
+  revokeRule(id: string): boolean {
+    if (!this.rules.revoke(id)) return false;
+    this.deps.broadcast(this.alwaysAllowedFrame());
+    return true;
   }
 
   forget(): void {
     this.deps.store.setSetting(ALWAYS_KEY, undefined);
+    this.rules.forget();
   }
 
   /**
@@ -170,11 +189,16 @@ export class Approvals {
   }
 
   /** Takes the user's answer; an error message when nothing waits for it. `via`: a notification's action, not a page. */
-  answer(frame: AnswerFrame, via?: "notification"): { ok: true } | { ok: false; code: "unknown_approval" | "unknown_elicitation"; message: string } {
+  answer(frame: AnswerFrame, via?: "notification"): { ok: true } | AnswerRefusal {
     const id = frame.type === "approval" ? frame.callId : frame.requestId;
     const question = this.open.get(id);
     if (frame.type === "approval") {
       if (question?.type !== "approval_request") return { ok: false, code: "unknown_approval", message: `no pending approval ${id}` };
+      if (frame.approved && frame.rule) {
+        // Kept before the answer: a rule that cannot be made leaves the question open for another answer.
+        const kept = this.keepRule(question, frame.rule);
+        if (kept) return kept;
+      }
       if (frame.approved && frame.remember && question.kind === "tool" && question.tool) this.remember(`${question.server}.${question.tool}`);
       this.open.answer(id, { kind: "approval", approved: frame.approved, remember: frame.remember ?? false });
       this.deps.broadcast({ type: "approval_resolved", callId: id, approved: frame.approved, ...(via ? { via } : {}) });
@@ -204,6 +228,18 @@ export class Approvals {
     const answered = this.open.ask(id, question, fallback, signal);
     this.deps.broadcast(question);
     return answered;
+  }
+
+  private keepRule(question: Question & { type: "approval_request" }, spec: NonNullable<Extract<AnswerFrame, { type: "approval" }>["rule"]>): AnswerRefusal | undefined {
+    if (question.kind !== "tool" || !question.tool || !question.arguments)
+      return { ok: false, code: "rule_invalid", message: "only a tool call's approval can make an argument rule" };
+    // "all my chats" is kept in the person's account (rule-store for the chat, the account's for all): not here yet.
+    if (spec.scope !== "chat") return { ok: false, code: "rule_invalid", message: "rules for all your chats are not available yet: choose this chat" };
+    const made = makeRule(spec, { server: question.server, tool: question.tool, arguments: question.arguments }, crypto.randomUUID(), Date.now());
+    if (!made.ok) return { ok: false, code: "rule_invalid", message: made.why };
+    if (!this.rules.add(made.rule)) return { ok: false, code: "too_many_rules", message: `this chat has ${RULES_PER_CHAT} rules already: revoke one first` };
+    this.deps.broadcast(this.alwaysAllowedFrame());
+    return undefined;
   }
 
   private remembered(): string[] {

@@ -18,6 +18,8 @@ export interface DecisionSources {
   alwaysAllow: (server: string) => readonly string[];
   /** The chat's "always allow" memory: `{server}.{tool}` names. */
   remembered: () => readonly string[];
+  /** Turn grants: the tools a scheduled run may call without asking, for that turn's own calls only (issue 39). */
+  granted?: (turnId: string, server: string, tool: string) => boolean;
   /** Argument rules, the chat's before the person's all-chats rules: the first that matches, if any. */
   rules?: (server: string, tool: string, args: Record<string, unknown>) => RuleMatch | undefined;
 }
@@ -40,8 +42,8 @@ export type Unasked = ApprovalDecision & { allowed: true; how: Exclude<ApprovalD
 export function decide(sources: DecisionSources, call: DecisionCall): Unasked | undefined {
   if (!sources.required) return { allowed: true, how: "policy_off" };
   if (sources.alwaysAllow(call.server).includes(call.tool)) return { allowed: true, how: "config" };
-  // Issue 39's turn grants (a scheduled run's pre-granted tools) go here, keyed by call.turnId:
-  // after the deployment's alwaysAllow, before the chat's always-allow; they answer how: "pre_granted".
+  // A scheduled run's pre-granted tools (issue 39), keyed by call.turnId: the console, apps and the gateway (null turn) never have any.
+  if (call.turnId !== null && sources.granted?.(call.turnId, call.server, call.tool)) return { allowed: true, how: "pre_granted" };
   if (sources.remembered().includes(`${call.server}.${call.tool}`)) return { allowed: true, how: "always" };
   const rule = sources.rules?.(call.server, call.tool, call.arguments);
   if (rule) return { allowed: true, how: "rule", ruleId: rule.id, ruleText: rule.text };

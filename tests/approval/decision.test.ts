@@ -46,4 +46,15 @@ describe("decide", () => {
     expect(decision).toEqual({ allowed: true, how: "rule", ruleId: "r7", ruleText: "filesystem.write_file when path is under notes/" });
     expect(seen).toEqual([["filesystem", "write_file", { path: "notes/a.txt" }]]);
   });
+
+  it("a scheduled run's turn grant allows that turn's calls only, after alwaysAllow and before always-allow (issue 39)", () => {
+    const granted = (turnId: string, server: string, tool: string) => turnId === "t1" && `${server}.${tool}` === "filesystem.write_file";
+    expect(decide({ ...none, granted }, call)).toEqual({ allowed: true, how: "pre_granted" });
+    expect(decide({ ...none, granted, remembered: () => ["filesystem.write_file"] }, call)).toEqual({ allowed: true, how: "pre_granted" });
+    expect(decide({ ...none, granted, alwaysAllow: () => ["write_file"] }, call)).toEqual({ allowed: true, how: "config" });
+    // Another turn, and a call with no turn (the console, an app, the gateway), are asked.
+    expect(decide({ ...none, granted }, { ...call, turnId: "t2" })).toBeUndefined();
+    expect(decide({ ...none, granted }, { ...call, turnId: null })).toBeUndefined();
+    expect(decide({ ...none, granted }, { ...call, tool: "read_file" })).toBeUndefined();
+  });
 });
