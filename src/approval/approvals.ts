@@ -6,7 +6,7 @@
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ApprovalDecision, ApprovalQuestion } from "../orchestrator/transcript";
 import type { ClientMessage, ServerMessage } from "../protocol/messages";
-import { type ArgumentRule, makeRule, ruleView } from "./argument-rules";
+import { makeRule, ruleView } from "./argument-rules";
 import { type DecisionSources, decide, type RuleMatch, type Unasked } from "./decision";
 import { OpenQuestions } from "./questions";
 import { ChatRules, RULES_PER_CHAT } from "./rule-store";
@@ -230,7 +230,10 @@ export class Approvals {
     return answered;
   }
 
-  private keepRule(question: Question & { type: "approval_request" }, spec: NonNullable<Extract<AnswerFrame, { type: "approval" }>["rule"]>): AnswerRefusal | undefined {
+  private keepRule(
+    question: Question & { type: "approval_request" },
+    spec: NonNullable<Extract<AnswerFrame, { type: "approval" }>["rule"]>,
+  ): AnswerRefusal | undefined {
     if (question.kind !== "tool" || !question.tool || !question.arguments)
       return { ok: false, code: "rule_invalid", message: "only a tool call's approval can make an argument rule" };
     // "all my chats" is kept in the person's account (rule-store for the chat, the account's for all): not here yet.

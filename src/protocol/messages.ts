@@ -51,6 +51,28 @@ export const ModelOptionSchema = z.object({
 });
 export type ModelOption = z.infer<typeof ModelOptionSchema>;
 
+/** An argument rule as the person asks for it (src/approval/argument-rules.ts; docs/rules.md). */
+export const RuleSpecSchema = z.object({
+  /** A top-level argument of the tool. */
+  arg: z.string().min(1).max(128),
+  kind: z.enum(["path", "host"]),
+  /** A folder (`notes/`) or a host (`example.com`, `*.example.com`). */
+  value: z.string().min(1).max(4096),
+  /** Host rules: https alone unless http is listed too. */
+  schemes: z
+    .array(z.enum(["https", "http"]))
+    .min(1)
+    .max(2)
+    .optional(),
+  /** `chat`: this chat; `all`: every chat of the person (and their /mcp clients). */
+  scope: z.enum(["chat", "all"]).default("chat"),
+});
+export type RuleSpec = z.infer<typeof RuleSpecSchema>;
+
+/** An argument rule as the page lists it. */
+export const RuleViewSchema = z.object({ id: z.string(), text: z.string(), scope: z.enum(["chat", "all"]), server: z.string(), tool: z.string() });
+export type RuleView = z.infer<typeof RuleViewSchema>;
+
 export const ClientMessageSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("message"),
@@ -80,7 +102,8 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("switch_branch"), turnId: id }),
   /** Summarizes every turn so far into one entry the model reads instead (`/compact`). */
   z.object({ type: z.literal("compact") }),
-  z.object({ type: z.literal("approval"), callId: id, approved: z.boolean(), remember: z.boolean().optional() }),
+  /** `rule`: allow this call and, from now on, the tool's calls whose argument matches (docs/rules.md); refused with `rule_invalid` (why) and the question stays open. */
+  z.object({ type: z.literal("approval"), callId: id, approved: z.boolean(), remember: z.boolean().optional(), rule: RuleSpecSchema.optional() }),
   z.object({
     type: z.literal("elicitation_response"),
     requestId: id,
@@ -90,6 +113,8 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("set_servers"), enabled: z.array(z.string().max(64)).max(100) }),
   /** Takes back an "Always allow" of this session: `tool` is `{server}.{tool}`; answered with `always_allowed`. */
   z.object({ type: z.literal("revoke_always"), tool: z.string().min(1).max(400) }),
+  /** Takes back an argument rule of this chat (`id` from `always_allowed.rules`); answered with `always_allowed`, or `rule_unknown`. */
+  z.object({ type: z.literal("revoke_rule"), id }),
   /** Cancels the task a tool call started (MCP Tasks: tasks/cancel at its server); answered by its `task` frame, or `unknown_task`. */
   z.object({ type: z.literal("cancel_task"), callId: id }),
   /** Chooses the session's model (and its settings) from the next turn on; answered with `model`, or `model_not_available`. */
@@ -135,6 +160,8 @@ export const HistoryEntrySchema = z.object({
   prompt: z.object({ server: z.string(), name: z.string(), arguments: z.record(z.string(), z.string()) }).optional(),
   /** A user entry a held task's follow-up wrote (src/session/tasks/task-view.ts): the model's message, shown as a note of the task, not the person's words. */
   task: z.object({ server: z.string(), tool: z.string(), callId: z.string(), outcome: z.enum(["completed", "failed"]) }).optional(),
+  /** A user entry a schedule wrote (src/session/schedules/): the page shows "Scheduled · {spec}" instead of "You". */
+  scheduled: z.object({ id: z.string(), spec: z.string() }).optional(),
   createdAt: z.number(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
@@ -151,6 +178,26 @@ export const SessionServerSchema = ServerStatusSchema.pick({ name: true, state: 
 const MediaSchema = z.object({ type: z.enum(["image", "audio"]), mimeType: z.string(), data: z.string() });
 
 const ProgressSchema = z.object({ progress: z.number(), total: z.number().optional(), message: z.string().optional() });
+
+/** A chat's schedule as its owner sees it (src/session/schedules/schedule-rows.ts). */
+export const ScheduleViewSchema = z.object({
+  id: z.string(),
+  /** Canonical time ("weekdays 08:00"), wall clock of `timeZone`. */
+  spec: z.string(),
+  timeZone: z.string(),
+  text: z.string(),
+  /** `server.tool` names the run may call without asking. */
+  grants: z.array(z.string()),
+  label: z.string().optional(),
+  /** The next run (ms), absent while paused. */
+  nextAt: z.number().optional(),
+  lastRunAt: z.number().optional(),
+  lastOutcome: z.string().optional(),
+  /** Why it stopped: `failures` (SCHEDULE_MAX_FAILURES failed runs in a row). */
+  paused: z.string().optional(),
+  runs: z.number().int(),
+});
+export type ScheduleView = z.infer<typeof ScheduleViewSchema>;
 
 export const ServerMessageSchema = z.discriminatedUnion("type", [
   z.object({
@@ -225,7 +272,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("elicitation_resolved"), requestId: z.string() }),
   z.object({ type: z.literal("servers"), servers: z.array(SessionServerSchema) }),
   /** The tools this session runs without asking because the user chose "Always allow" (`{server}.{tool}`); sent on connect and whenever it changes. */
-  z.object({ type: z.literal("always_allowed"), tools: z.array(z.string()) }),
+  /** `rules`: the argument rules that apply in this chat (its own, then the person's for all chats). */
+  z.object({ type: z.literal("always_allowed"), tools: z.array(z.string()), rules: z.array(RuleViewSchema).optional() }),
   /** The session's model and settings (null: no model at all); sent on connect and whenever it changes. */
   z.object({ type: z.literal("model"), choice: ModelChoiceSchema.nullable(), notice: z.string().optional() }),
   z.object({ type: z.literal("turn_start"), turnId: z.string() }),
@@ -248,6 +296,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   }),
   /** An attached resource changed at its server (a subscription); later turns use the new contents. */
   z.object({ type: z.literal("resource_updated"), server: z.string(), uri: z.string() }),
+  /** The chat's schedules, to its owner's pages: on connect and whenever one is made, runs, pauses or goes. */
+  z.object({ type: z.literal("schedules"), items: z.array(ScheduleViewSchema) }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 

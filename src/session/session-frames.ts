@@ -106,6 +106,11 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
       if (!site.parts.approvals.revoke(message.tool))
         site.sendTo(connection, { type: "error", code: "not_always_allowed", message: `${message.tool} is not always allowed in this session` });
       return;
+    case "revoke_rule":
+      if (!site.fromOwner(connection)) return;
+      if (!site.parts.approvals.revokeRule(message.id))
+        site.sendTo(connection, { type: "error", code: "rule_unknown", message: `this chat has no rule ${message.id}` });
+      return;
     case "set_servers": {
       // A server switched on that was left unconnected is connected now, unless a turn runs (then at the next turn).
       const connect = site.parts.mcp.setEnabled(message.enabled);

@@ -70,6 +70,10 @@ export const ERROR_CODES = {
   unknown_approval: both(404),
   unknown_elicitation: both(404),
   not_always_allowed: both(404),
+  /** An argument rule that cannot be made (docs/rules.md): the message says why; the approval stays open. */
+  rule_invalid: both(400),
+  too_many_rules: both(409),
+  rule_unknown: both(404),
   approval_required: both(403),
   denied: both(403),
   duplicate_call: both(409),

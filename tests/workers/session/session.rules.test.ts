@@ -1,0 +1,119 @@
+// Argument rules in a real session (issue 40; docs/rules.md): the real filesystem server
+// through the bridge, the fake model calling write_file. A rule made from an approval allows
+// that tool for paths under one folder and asks for any other, `..` included; it is listed
+// beside the always-allowed tools, revocable, and belongs to its chat only.
+import { beforeEach, describe, expect, inject, it } from "vitest";
+import { reply, script } from "../../fixtures/fake-llm-script";
+import { frameOf, type Message, type SessionClient } from "../../fixtures/session-client";
+import { openSession } from "../worker-fetch";
+
+const llm = inject("fakeLlmUrl");
+const KEY = inject("sessionLlmKey");
+const root = inject("fsRoot");
+const is = frameOf;
+
+beforeEach(async () => {
+  await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
+});
+
+function write(path: string, id: string) {
+  return [reply.callReply("filesystem__write_file", { path, content: "x" }, { id }), reply.text("done")];
+}
+
+function send(socket: SessionClient, text: string): number {
+  const from = socket.received.length;
+  socket.send({ type: "message", text });
+  return from;
+}
+
+/** A turn whose one call runs unasked: no approval_request, and its result is not an error. */
+async function runsUnasked(socket: SessionClient) {
+  const from = send(socket, "write");
+  const { end, messages } = await socket.turnEnd(from);
+  expect(end.reason).toBe("complete");
+  expect(messages.some((m) => m.type === "approval_request")).toBe(false);
+  const result = messages.find((m) => m.type === "entry" && m.entry.kind === "tool_result");
+  expect(result).toMatchObject({ entry: { tool: "write_file" } });
+  expect(result?.type === "entry" && result.entry.error).toBeFalsy();
+}
+
+/** A turn whose one call asks; denied, so nothing is written. */
+async function asks(socket: SessionClient, path: string) {
+  const from = send(socket, "write");
+  const asked = await socket.next(is("approval_request"), from);
+  expect(asked).toMatchObject({ tool: "write_file", arguments: { path } });
+  socket.send({ type: "approval", callId: (asked as Message<"approval_request">).callId, approved: false });
+  expect((await socket.turnEnd(from)).end.reason).toBe("complete");
+}
+
+describe("argument rules", () => {
+  it("allow one folder and ask for another path, a .. escape and after a revoke; listed beside always-allowed", async () => {
+    const sub = `${root}/sub`;
+    await script(llm, KEY, [
+      ...write(`${sub}/rule-a.txt`, "r1"),
+      ...write(`${sub}/deeper/../rule-b.txt`, "r2"),
+      ...write(`${sub}/../escape.txt`, "r3"),
+      ...write(`${root}/other.txt`, "r4"),
+      ...write(`${sub}/rule-c.txt`, "r5"),
+    ]);
+    const socket = await openSession(crypto.randomUUID());
+    expect(await socket.next(is("always_allowed"), 0)).toEqual({ type: "always_allowed", tools: [] });
+
+    // The first call asks; a rule that would not allow it is refused with why, and the question stays open.
+    const from = send(socket, "write");
+    const request = (await socket.next(is("approval_request"), from)) as Message<"approval_request">;
+    const refusedAt = socket.received.length;
+    socket.send({ type: "approval", callId: request.callId, approved: true, rule: { arg: "path", kind: "path", value: `${root}/elsewhere`, scope: "chat" } });
+    expect(await socket.next(is("error"), refusedAt)).toMatchObject({ code: "rule_invalid", message: expect.stringContaining("does not match") });
+    const badArg = socket.received.length;
+    socket.send({ type: "approval", callId: request.callId, approved: true, rule: { arg: "content", kind: "host", value: "example.com", scope: "chat" } });
+    expect(await socket.next(is("error"), badArg)).toMatchObject({ code: "rule_invalid" });
+
+    // The right rule answers the question, allows this call and is listed to the chat.
+    socket.send({ type: "approval", callId: request.callId, approved: true, rule: { arg: "path", kind: "path", value: `${sub}/`, scope: "chat" } });
+    const listed = (await socket.next((m) => is("always_allowed")(m) && (m.rules?.length ?? 0) > 0, from)) as Message<"always_allowed">;
+    expect(listed.tools).toEqual([]);
+    expect(listed.rules).toEqual([
+      { id: expect.any(String), text: `filesystem.write_file when path is under ${sub}/`, scope: "chat", server: "filesystem", tool: "write_file" },
+    ]);
+    const { end, messages } = await socket.turnEnd(from);
+    expect(end.reason).toBe("complete");
+    expect(messages).toContainEqual({ type: "approval_resolved", callId: request.callId, approved: true });
+
+    // Under the folder (after normalising deeper/..): runs unasked.
+    await runsUnasked(socket);
+    // A .. escape and another path ask.
+    await asks(socket, `${sub}/../escape.txt`);
+    await asks(socket, `${root}/other.txt`);
+
+    // Revoked: the next call under the folder asks again, and a second revoke says there is no such rule.
+    const rule = listed.rules?.[0];
+    if (!rule) throw new Error("no rule listed");
+    const revokedAt = socket.received.length;
+    socket.send({ type: "revoke_rule", id: rule.id });
+    expect(await socket.next(is("always_allowed"), revokedAt)).toEqual({ type: "always_allowed", tools: [] });
+    await asks(socket, `${sub}/rule-c.txt`);
+    const again = socket.received.length;
+    socket.send({ type: "revoke_rule", id: rule.id });
+    expect(await socket.next(is("error"), again)).toMatchObject({ code: "rule_unknown" });
+    socket.close();
+  });
+
+  it("belong to their chat: the same call in another chat of alice's, or in bob's, asks", async () => {
+    const sub = `${root}/sub`;
+    await script(llm, KEY, [...write(`${sub}/own-a.txt`, "o1"), ...write(`${sub}/own-b.txt`, "o2"), ...write(`${sub}/own-c.txt`, "o3")]);
+    const alice = await openSession(crypto.randomUUID());
+    const from = send(alice, "write");
+    const request = (await alice.next(is("approval_request"), from)) as Message<"approval_request">;
+    alice.send({ type: "approval", callId: request.callId, approved: true, rule: { arg: "path", kind: "path", value: sub, scope: "chat" } });
+    expect((await alice.turnEnd(from)).end.reason).toBe("complete");
+    alice.close();
+
+    const aliceOther = await openSession(crypto.randomUUID());
+    await asks(aliceOther, `${sub}/own-b.txt`);
+    aliceOther.close();
+    const bob = await openSession(crypto.randomUUID(), "bob");
+    await asks(bob, `${sub}/own-c.txt`);
+    bob.close();
+  });
+});
