@@ -88,6 +88,8 @@ export type Env = {
   PUSH_SERVICE_HOSTS?: string;
   PUSH_DEVICES_PER_USER?: string;
   PUSH_LONG_TURN_SECONDS?: string;
+  SCHEDULES_PER_CHAT?: string;
+  SCHEDULE_MAX_FAILURES?: string;
   // The operator view (src/http/admin.ts)
   ADMIN_USERS?: string;
 };

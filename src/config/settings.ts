@@ -103,6 +103,10 @@ export const SettingsSchema = z.object({
   PUSH_DEVICES_PER_USER: int(10, 1, 100),
   /** A turn that ran at least this long pushes "done" to its sender when none of their tabs on the chat is visible. */
   PUSH_LONG_TURN_SECONDS: int(20, 1, 3_600),
+  /** Schedules one chat may hold (src/session/schedules/); past it making one answers 409 too_many_schedules. */
+  SCHEDULES_PER_CHAT: int(5, 1, 50),
+  /** Failed scheduled runs in a row after which the schedule pauses (a notice in the chat says so). */
+  SCHEDULE_MAX_FAILURES: int(3, 1, 100),
   /** The push services the Worker POSTs to (src/push/endpoint-policy.ts), replacing the default list; ".example.com" covers hosts under it. */
   PUSH_SERVICE_HOSTS: z
     .string()

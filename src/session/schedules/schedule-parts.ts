@@ -1,0 +1,72 @@
+// How a chat session builds its schedules from its other parts (session-parts.ts calls
+// `buildSchedules`), and the RPC answers the Worker's routes get (src/http/schedules.ts): a
+// typed refusal crosses the RPC boundary as its public form, never as a thrown error.
+import type { Settings } from "../../config/settings";
+import type { ScheduleView, ServerMessage } from "../../protocol/messages";
+import { EdgehostError, type PublicError } from "../../shared/errors";
+import type { Logger } from "../../shared/logger";
+import type { SessionMcp } from "../mcp/session-mcp";
+import type { TurnRunner } from "../turn-runner";
+import { ScheduleRows } from "./schedule-rows";
+import { type NewScheduleInput, SessionSchedules } from "./session-schedules";
+
+export interface ScheduleSite {
+  sql: SqlStorage;
+  mcp: () => SessionMcp;
+  turns: () => TurnRunner;
+  /** The object's alarm calls `runSchedules` at `at` or earlier; undefined cancels it (alarm-wake.ts). */
+  wake: (at: number | undefined) => void;
+  sendAll: (message: ServerMessage) => void;
+  notice: (text: string) => void;
+  settings: () => Settings;
+  log: Logger;
+}
+
+export function buildSchedules(site: ScheduleSite): SessionSchedules {
+  return new SessionSchedules({
+    rows: new ScheduleRows(site.sql),
+    tools: async () => {
+      const mcp = site.mcp();
+      await mcp.ensureConnected();
+      return mcp.tools().map((t) => `${t.server}.${t.name}`);
+    },
+    start: async ({ text, scheduled }) => {
+      const turns = site.turns();
+      const refused = await turns.start(async () => ({ entries: [{ kind: "user", text, scheduled }], title: text }), { requestId: `schedule:${scheduled.id}` });
+      if (refused) return { refused: { code: refused.code, message: refused.message } };
+      const turnId = turns.running;
+      // Ended before it ran (no model configured): already over, a failed run.
+      if (!turnId) return { refused: { code: "no_model", message: "no model is configured" } };
+      return { turnId };
+    },
+    running: () => site.turns().running !== undefined,
+    wake: site.wake,
+    broadcast: site.sendAll,
+    notice: site.notice,
+    limits: () => ({ perChat: site.settings().SCHEDULES_PER_CHAT, maxFailures: site.settings().SCHEDULE_MAX_FAILURES }),
+    log: site.log,
+  });
+}
+
+type Refusal = { refused: PublicError };
+
+async function answer<T>(work: () => T | Promise<T>): Promise<T | Refusal> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof EdgehostError) return { refused: error.toPublic() };
+    throw error;
+  }
+}
+
+/** The RPC side of the routes: what ChatSession's methods return. */
+export const scheduleRpc = {
+  create: (schedules: SessionSchedules, owner: string, input: NewScheduleInput): Promise<{ schedule: ScheduleView } | Refusal> =>
+    answer(async () => ({ schedule: await schedules.create(owner, input) })),
+  remove: (schedules: SessionSchedules, id: string): Promise<undefined | Refusal> =>
+    answer(() => {
+      schedules.remove(id);
+      return undefined;
+    }),
+  resume: (schedules: SessionSchedules, id: string): Promise<{ schedule: ScheduleView } | Refusal> => answer(() => ({ schedule: schedules.resume(id) })),
+};

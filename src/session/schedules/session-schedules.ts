@@ -1,0 +1,228 @@
+// A chat's scheduled runs: made, listed, removed and resumed by its owner (src/http/schedules.ts),
+// run on the object's alarm (one agents job "runSchedules" at the earliest due time, alarm-wake.ts),
+// each run an ordinary turn (rate limit, budget and hold apply) whose opening says it was
+// scheduled. The tools named at creation run without asking during that turn only (turn
+// grants, read by approval/decision.ts through `granted`); any other call asks, and with nobody
+// watching the chat that question is pushed (notify/away-notices.ts). Runs that fail
+// SCHEDULE_MAX_FAILURES times in a row pause the schedule with a notice in the chat.
+import type { ScheduleView, ServerMessage } from "../../protocol/messages";
+import { EdgehostError } from "../../shared/errors";
+import { errorMessage, type Logger } from "../../shared/logger";
+import { type NewSchedule, type ScheduleRow, type ScheduleRows, viewOf } from "./schedule-rows";
+import { nextRun, parseSchedule } from "./schedule-time";
+
+/** A run due this close to now runs now (the alarm keeps whole seconds). */
+const DUE_SLACK_MS = 500;
+/** A turn running when a run is due: tried again this much later… */
+const BUSY_RETRY_MS = 60_000;
+/** …until it is this late, then skipped to its next time (not a failure). */
+const BUSY_GIVE_UP_MS = 15 * 60_000;
+/** The most tools one schedule may pre-grant. */
+export const MAX_GRANTS = 10;
+
+export class ScheduleToolUnknownError extends EdgehostError {
+  readonly code = "schedule_tool_unknown";
+}
+export class TooManySchedulesError extends EdgehostError {
+  readonly code = "too_many_schedules";
+}
+export class ScheduleUnknownError extends EdgehostError {
+  readonly code = "schedule_unknown";
+  constructor() {
+    super("this chat has no schedule with that id");
+  }
+}
+
+export interface NewScheduleInput {
+  when: string;
+  timeZone: string;
+  text: string;
+  grants: string[];
+  label?: string;
+}
+
+/** A turn's end as the session broadcasts it. */
+type TurnEnd = Extract<ServerMessage, { type: "turn_end" }>["reason"];
+
+export interface ScheduleDeps {
+  rows: ScheduleRows;
+  /** The chat's tools now, as `server.tool` (connecting first). */
+  tools: () => Promise<string[]>;
+  /** Starts the run's turn: its id, or the refusal (rate limit, budget, a turn running…). */
+  start: (opening: { text: string; scheduled: { id: string; spec: string } }) => Promise<{ turnId: string } | { refused: { code: string; message: string } }>;
+  running: () => boolean;
+  /** The object's alarm calls `runSchedules` at `at` or earlier; `undefined`: no run is due, no job kept. */
+  wake: (at: number | undefined) => void;
+  /** Every open page of the chat hears the list. */
+  broadcast: (message: ServerMessage) => void;
+  /** A notice entry in the chat (a schedule paused). */
+  notice: (text: string) => void;
+  limits: () => { perChat: number; maxFailures: number };
+  log: Logger;
+  now?: () => number;
+}
+
+export class SessionSchedules {
+  /** Running scheduled turns: their schedule and the tools they may call without asking. */
+  private readonly turns = new Map<string, { id: string; grants: Set<string> }>();
+
+  constructor(private readonly deps: ScheduleDeps) {}
+
+  private now(): number {
+    return this.deps.now?.() ?? Date.now();
+  }
+
+  list(): ScheduleView[] {
+    return this.deps.rows.all().map(viewOf);
+  }
+
+  frame(): Extract<ServerMessage, { type: "schedules" }> {
+    return { type: "schedules", items: this.list() };
+  }
+
+  /** Makes a schedule (checked: time, frequency, grants among the chat's tools now, the chat's cap). */
+  async create(owner: string, input: NewScheduleInput): Promise<ScheduleView> {
+    const now = this.now();
+    const time = parseSchedule(input.when, input.timeZone, now);
+    const { perChat } = this.deps.limits();
+    if (this.deps.rows.count() >= perChat) throw new TooManySchedulesError(`this chat has ${perChat} schedules already: remove one first`);
+    const grants = [...new Set(input.grants)];
+    if (grants.length > MAX_GRANTS) throw new ScheduleToolUnknownError(`a schedule may run at most ${MAX_GRANTS} tools without asking`);
+    if (grants.length > 0) {
+      const offered = new Set(await this.deps.tools());
+      const unknown = grants.filter((g) => !offered.has(g));
+      if (unknown.length > 0) throw new ScheduleToolUnknownError(`this chat offers no tool ${unknown.map((u) => `"${u.slice(0, 80)}"`).join(", ")} now`);
+    }
+    const row: NewSchedule = {
+      id: crypto.randomUUID(),
+      created_by: owner,
+      spec: time.spec,
+      cron: time.cron,
+      once_at: time.onceAt,
+      time_zone: time.timeZone,
+      text: input.text,
+      grants,
+      label: input.label ?? null,
+      next_at: nextRun(time, now),
+      created_at: now,
+    };
+    this.deps.rows.add(row);
+    this.changed();
+    this.deps.log.info("schedule made", { schedule: row.id, spec: row.spec, timeZone: row.time_zone, grants: grants.length });
+    const made = this.deps.rows.get(row.id);
+    if (!made) throw new ScheduleUnknownError();
+    return viewOf(made);
+  }
+
+  remove(id: string): void {
+    if (!this.deps.rows.remove(id)) throw new ScheduleUnknownError();
+    this.changed();
+  }
+
+  /** A paused schedule runs again from its next time, its failures forgotten. */
+  resume(id: string): ScheduleView {
+    const row = this.deps.rows.get(id);
+    if (!row) throw new ScheduleUnknownError();
+    const now = this.now();
+    this.deps.rows.update(id, { paused: null, failures: 0, next_at: nextRun(this.timeOf(row), now) });
+    this.changed();
+    return viewOf(this.deps.rows.get(id) ?? row);
+  }
+
+  /** The chat is deleted: every row goes, and the alarm job with it. */
+  forget(): void {
+    this.deps.rows.clear();
+    this.turns.clear();
+    this.deps.wake(undefined);
+  }
+
+  /** Whether `server.tool` was pre-granted to the turn `turnId` (a scheduled run); null turns (console, apps) never are. */
+  granted(turnId: string | null, server: string, tool: string): boolean {
+    return turnId !== null && (this.turns.get(turnId)?.grants.has(`${server}.${tool}`) ?? false);
+  }
+
+  /** The alarm: runs every due schedule (one turn at a time), then sets the next wake. Never throws. */
+  async run(now = this.now()): Promise<void> {
+    try {
+      for (const row of this.deps.rows.due(now + DUE_SLACK_MS)) await this.runOne(row, now);
+    } catch (error) {
+      this.deps.log.error("scheduled runs failed", { error: errorMessage(error) });
+    } finally {
+      this.changed();
+    }
+  }
+
+  /** What the session broadcasts: a scheduled turn's end counts for its schedule. */
+  heard(message: ServerMessage): void {
+    if (message.type !== "turn_end") return;
+    const turn = this.turns.get(message.turnId);
+    if (!turn) return;
+    this.turns.delete(message.turnId);
+    this.ended(turn.id, message.reason);
+  }
+
+  private async runOne(row: ScheduleRow, now: number): Promise<void> {
+    const late = now - (row.next_at ?? now);
+    if (this.deps.running()) {
+      if (late < BUSY_GIVE_UP_MS) this.deps.rows.update(row.id, { next_at: now + BUSY_RETRY_MS });
+      else this.advance(row, now, "skipped: a turn was running");
+      return;
+    }
+    // Advanced and written before the turn starts: a crash mid-run never runs it twice.
+    this.advance(row, now);
+    this.deps.log.info("schedule fired", { schedule: row.id, spec: row.spec, at: now, lateMs: late });
+    const started = await this.deps.start({ text: row.text, scheduled: { id: row.id, spec: row.spec } });
+    if ("refused" in started) {
+      this.failed(row.id, `not started: ${started.refused.message}`);
+      return;
+    }
+    this.turns.set(started.turnId, { id: row.id, grants: new Set(row.grants) });
+  }
+
+  /** To the next time (a `once` is removed), counting the run. */
+  private advance(row: ScheduleRow, now: number, outcome?: string): void {
+    if (row.once_at !== null && outcome === undefined) {
+      this.deps.rows.remove(row.id);
+      return;
+    }
+    const next = nextRun(this.timeOf(row), now);
+    if (next === null) {
+      this.deps.rows.remove(row.id);
+      return;
+    }
+    this.deps.rows.update(row.id, outcome ? { next_at: next, last_outcome: outcome } : { next_at: next, last_run_at: now, runs: row.runs + 1 });
+  }
+
+  private ended(id: string, reason: TurnEnd): void {
+    if (!this.deps.rows.get(id)) return;
+    if (reason === "complete") this.deps.rows.update(id, { failures: 0, last_outcome: "completed" });
+    // Stopped by a person: neither a success nor a failure.
+    else if (reason === "cancelled") this.deps.rows.update(id, { last_outcome: "cancelled" });
+    else this.failed(id, reason === "max_steps" ? "stopped at the step limit" : reason === "no_model" ? "no model configured" : "the turn failed");
+    this.changed();
+  }
+
+  private failed(id: string, outcome: string): void {
+    const row = this.deps.rows.get(id);
+    if (!row) return;
+    const failures = row.failures + 1;
+    const { maxFailures } = this.deps.limits();
+    if (failures < maxFailures) {
+      this.deps.rows.update(id, { failures, last_outcome: outcome });
+      return;
+    }
+    this.deps.rows.update(id, { failures, last_outcome: outcome, paused: "failures" });
+    this.deps.log.warn("schedule paused", { schedule: id, failures });
+    this.deps.notice(`Schedule “${row.spec}” paused after ${failures} failed runs (${outcome}). Resume it under Schedules.`);
+  }
+
+  private timeOf(row: ScheduleRow) {
+    return { cron: row.cron, onceAt: row.once_at, timeZone: row.time_zone };
+  }
+
+  /** The list changed: pages hear it, and the alarm is set to the earliest due run. */
+  private changed(): void {
+    this.deps.broadcast(this.frame());
+    this.deps.wake(this.deps.rows.earliest());
+  }
+}
