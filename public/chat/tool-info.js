@@ -4,7 +4,8 @@
 import { request } from "../core/api.js";
 import { state, subscribe } from "../core/state.js";
 
-/** @type {Map<string, Promise<Map<string, string>>>} per session ("" for the console's): "server\0tool" → description */
+/** @typedef {{ description: string, inputSchema: any }} ToolInfo */
+/** @type {Map<string, Promise<Map<string, ToolInfo>>>} per session ("" for the console's): "server\0tool" → description and input schema */
 let described = new Map();
 
 subscribe(["servers"], () => {
@@ -18,7 +19,14 @@ function descriptions(sessionId) {
   if (!found) {
     found = request(sessionId ? `/api/servers?session=${encodeURIComponent(sessionId)}` : "/api/servers")
       .then(({ ok, data }) => (ok && Array.isArray(data?.servers) ? data.servers : []))
-      .then((servers) => new Map(servers.flatMap((s) => (s.tools ?? []).map((t) => [`${s.name}\u0000${t.name}`, String(t.description ?? "")]))))
+      .then(
+        (servers) =>
+          new Map(
+            servers.flatMap((s) =>
+              (s.tools ?? []).map((t) => [`${s.name}\u0000${t.name}`, { description: String(t.description ?? ""), inputSchema: t.inputSchema }]),
+            ),
+          ),
+      )
       .catch(() => {
         described.delete(key);
         return new Map();
@@ -33,5 +41,13 @@ function descriptions(sessionId) {
  * @param {string} server @param {string} tool @param {string | null} [sessionId] the open session's by default
  */
 export async function toolDescription(server, tool, sessionId = state.sessionId) {
-  return (await descriptions(sessionId)).get(`${server}\u0000${tool}`) ?? "";
+  return (await descriptions(sessionId)).get(`${server}\u0000${tool}`)?.description ?? "";
+}
+
+/**
+ * The input schema of `server`'s `tool` (undefined when it cannot be read), for the approval's rule builder.
+ * @param {string} server @param {string} tool @param {string | null} [sessionId] the open session's by default
+ */
+export async function toolSchema(server, tool, sessionId = state.sessionId) {
+  return (await descriptions(sessionId)).get(`${server}\u0000${tool}`)?.inputSchema;
 }

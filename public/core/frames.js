@@ -7,6 +7,7 @@ import { forgetCatalog } from "../servers/catalog.js";
 import { markResourceUpdated } from "../composer/composer-attachments.js";
 import { noteFrame } from "./attention.js";
 import { askApproval, closeIfShowing } from "../dialogs/dialogs.js";
+import { builtRule } from "../dialogs/rule-builder.js";
 import { askElicitation } from "../dialogs/elicitation-dialog.js";
 import { showWaiting, waitOver } from "../dialogs/url-elicitation.js";
 import { forgetAppTools } from "../chat/mcp-apps.js";
@@ -40,8 +41,10 @@ export function frameHandler(actions) {
     if (!request) return;
     update({ approvals: rest });
     asking = true;
-    const answer = await askApproval(request);
-    if (answer === "approve" || answer === "always" || answer === "deny") {
+    const answer = await askApproval(request, { rules: true });
+    const rule = answer === "rule" ? builtRule() : undefined;
+    if (rule) actions.send({ type: "approval", callId: request.callId, approved: true, rule });
+    else if (answer === "approve" || answer === "always" || answer === "deny") {
       actions.send({ type: "approval", callId: request.callId, approved: answer !== "deny", remember: answer === "always" });
     }
     asking = false;
@@ -59,7 +62,7 @@ export function frameHandler(actions) {
     turn_start: (message) => update({ turnId: message.turnId }),
     resource_updated: (message) => markResourceUpdated(message.server, message.uri),
     task: (message) => showTask(message, actions.send),
-    always_allowed: (message) => update({ alwaysAllowed: message.tools }),
+    always_allowed: (message) => update({ alwaysAllowed: message.tools, argumentRules: message.rules ?? [] }),
   };
 
   /** @param {ServerMessage} message */

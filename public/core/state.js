@@ -33,6 +33,7 @@
  * @property {import("./types").ModelChoice | null} model the open session's model, as its last `model` frame said
  * @property {import("./types").ModelOption[]} models the models the user may choose (GET /api/models)
  * @property {string[]} alwaysAllowed the open session's "Always allow" tools (`{server}.{tool}`), as its last `always_allowed` frame said
+ * @property {import("./types").RuleView[]} argumentRules the open session's argument rules (docs/rules.md), from the same frame
  */
 
 /** @type {PageState} */
@@ -55,6 +56,7 @@ const current = {
   model: null,
   models: [],
   alwaysAllowed: [],
+  argumentRules: [],
 };
 
 /** Read-only for everyone but this module. */

@@ -4,6 +4,8 @@
 import type { ClientMessage, FileRef, HistoryEntry, ModelChoiceFrame, ModelOption, ServerMessage, Usage } from "../../src/protocol/messages";
 
 export type { ClientMessage, FileRef, HistoryEntry, ModelOption, ServerMessage, Usage };
+/** An argument rule as the page lists it (docs/rules.md). */
+export type RuleView = import("../../src/protocol/messages").RuleView;
 /** A session's model and its settings, as `set_model` and `model` carry it. */
 export type ModelChoice = ModelChoiceFrame;
 

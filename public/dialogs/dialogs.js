@@ -4,6 +4,7 @@
 // inside the dialog here (the browser would otherwise move focus out of it once
 // the last button is passed), and focus returns where it was when it closes.
 import { showArguments } from "./approval-args.js";
+import { showRuleBuilder } from "./rule-builder.js";
 import { toolDescription } from "../chat/tool-info.js";
 import { byId } from "../core/dom.js";
 
@@ -120,9 +121,10 @@ export function showDialog(dialog, fallback, prepare = () => {}, { guard = false
 /**
  * Shows one approval; resolves with "approve" | "always" | "deny" (or whatever
  * closeIfShowing closed it with). `always` labels the remembering button ("": none);
- * `title`: the question's own heading (an app's held call, app-questions.js).
+ * `title`: the question's own heading (an app's held call, app-questions.js);
+ * `rules`: offer "Allow when …" (rule-builder.js; resolves "rule", builtRule() says which).
  */
-export function askApproval(request, { always = "Always allow in this chat", title = "" } = {}) {
+export function askApproval(request, { always = "Always allow in this chat", title = "", rules = false } = {}) {
   const dialog = byId("approval-dialog");
   const sampling = request.kind === "sampling";
   return showDialog(
@@ -152,6 +154,7 @@ export function askApproval(request, { always = "Always allow in this chat", tit
           description.hidden = false;
         });
       }
+      showRuleBuilder(rules && !sampling ? request : { callId: request.callId, server: request.server });
       byId("approve-always").textContent = always;
       byId("approve-always").hidden = sampling || !always;
       dialog.dataset.callId = request.callId;
