@@ -104,3 +104,31 @@ sw.addEventListener("notificationclick", (event) => {
   const work = action === "allow" || action === "deny" ? act(notification, action) : openChat(notification.data);
   extend(event, work);
 });
+
+/** The id the Worker gives the device of an endpoint (src/users/push-devices.ts): SHA-256, first 8 bytes, hex. */
+async function deviceIdOf(endpoint) {
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(endpoint)));
+  return [...hash.slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The push service renewed (or dropped) this browser's subscription: subscribe again with the
+ * same key and give the account the new one in place of the old (POST with `replaces`), so the
+ * person's device list keeps one row for this browser. Without a session cookie the POST is
+ * refused: the page then finds no device for this browser and offers "Notify me" again.
+ */
+async function resubscribe(event) {
+  const old = event.oldSubscription;
+  const key = old?.options?.applicationServerKey;
+  const renewed = event.newSubscription ?? (key ? await sw.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }) : null);
+  if (!renewed) return;
+  const body = { subscription: renewed.toJSON(), ...(old?.endpoint ? { replaces: await deviceIdOf(old.endpoint) } : {}) };
+  await fetch("/api/push/devices", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  }).catch(() => undefined);
+}
+
+sw.addEventListener("pushsubscriptionchange", (event) => extend(event, resubscribe(event)));

@@ -28,6 +28,7 @@ import { setupShareDialog } from "../dialogs/share-dialog.js";
 import { setupImport } from "../composer/import-file.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
+import { setupPushSettings } from "../notify/push-settings.js";
 // Side effects only: the theme, the tab's title and notifications, the welcome of an empty chat.
 import "./theme.js";
 import "./attention.js";
@@ -74,6 +75,7 @@ const consolePanel = setupConsole();
 const myServers = setupMyServers({ sessionId: () => state.sessionId });
 setupMyMachines({ sessionId: () => state.sessionId });
 setupConnectedApps();
+setupPushSettings({ open: (id) => sessions.open(id) });
 setupOAuth({ sessionId: () => state.sessionId });
 setupViews({
   onSwitch: sessions.open,

@@ -4,8 +4,12 @@
 // ("(2) Trip plan · edgehost") and, if the user turned them on, shows a browser
 // notification. Permission is asked only from the user's click on "Notify me" (the
 // sidebar's "This browser" section), never by itself. The count goes when the tab is seen.
+// A browser that gets push notifications (notify/push-device.js) is told once, by the push:
+// the tab then only counts, and its tags are the push's (src/push/notice.ts) so even a
+// notification shown both ways replaces the other rather than stacking.
 import { browserSettings } from "./theme.js";
 import { state, subscribe } from "./state.js";
+import { pushActive } from "../notify/push-device.js";
 
 /** A turn at least this long that ends while the tab is hidden is worth a notification. */
 export const LONG_TURN_MS = 3_000;
@@ -32,8 +36,14 @@ const supported = () => typeof Notification === "function";
 function call(/** @type {string} */ body, /** @type {string} */ tag) {
   if (document.visibilityState !== "hidden") return;
   waiting++;
-  showTitle();
-  if (!supported() || Notification.permission !== "granted") return;
+  if (!supported() || Notification.permission !== "granted") return showTitle();
+  // The count shows once the notification is decided, so the two never disagree for a reader of the title.
+  void notifyUnlessPushed(body, tag).finally(showTitle);
+}
+
+/** The tab's own notification, unless this browser is a push device (the push says it: no double alert). */
+async function notifyUnlessPushed(/** @type {string} */ body, /** @type {string} */ tag) {
+  if (await pushActive().catch(() => false)) return;
   try {
     const notification = new Notification(chatTitle(), { body, tag });
     notification.addEventListener("click", () => {
@@ -60,10 +70,13 @@ document.addEventListener("visibilitychange", () => {
 export function noteFrame(message) {
   switch (message.type) {
     case "approval_request":
-      call(message.kind === "sampling" ? `${message.server} asks the model to answer: allow it?` : `Allow ${message.server}.${message.tool}?`, message.callId);
+      call(
+        message.kind === "sampling" ? `${message.server} asks the model to answer: allow it?` : `Allow ${message.server}.${message.tool}?`,
+        `approval:${message.callId}`,
+      );
       break;
     case "elicitation_request":
-      call(`${message.server} asks: ${message.message}`, message.requestId);
+      call(`${message.server} asks: ${message.message}`, `question:${message.requestId}`);
       break;
     case "turn_start":
       turnStarted = Date.now();
@@ -71,7 +84,7 @@ export function noteFrame(message) {
     case "turn_end": {
       const long = turnStarted !== null && Date.now() - turnStarted >= LONG_TURN_MS;
       turnStarted = null;
-      if (long) call(message.reason === "error" ? "The answer ended with an error." : "The answer is ready.", `turn-${message.turnId}`);
+      if (long) call(message.reason === "error" ? "The answer ended with an error." : "The answer is ready.", `turn_done:${message.turnId}`);
       break;
     }
   }

@@ -55,6 +55,8 @@ const AddSchema = z
   .object({
     subscription: SubscriptionSchema,
     label: z.string().trim().min(1).max(80).optional(),
+    /** The device this subscription takes the place of (the service worker's pushsubscriptionchange). */
+    replaces: DeviceIdSchema.optional(),
   })
   .strict();
 
@@ -66,12 +68,20 @@ pushRoutes.post("/devices", limitBody(MAX_BODY_BYTES), async (c) => {
     const issues = body.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
     throw new RequestError("push_endpoint_refused", 'the body must be {"subscription": {endpoint, keys: {p256dh, auth}}, "label"?}', { issues });
   }
-  const { subscription, label } = body.data;
+  const { subscription, label, replaces } = body.data;
   const { settings } = runtimeConfig(c.env);
   const refusal = endpointRefusal(subscription.endpoint, settings.PUSH_SERVICE_HOSTS ?? DEFAULT_PUSH_HOSTS);
   if (refusal) throw new RequestError("push_endpoint_refused", refusal);
-  const added = await userAccount(c.env, c.var.identity.id).addPushDevice(
-    { endpoint: subscription.endpoint, p256dh: subscription.keys.p256dh, auth: subscription.keys.auth, label: label ?? "A browser" },
+  const account = userAccount(c.env, c.var.identity.id);
+  // A browser whose push service renewed its subscription: the old device goes (first, so the cap
+  // never refuses its own successor) and its label stays. Another person's id is simply not found.
+  let kept: string | undefined;
+  if (replaces) {
+    kept = (await account.listPushDevices()).devices.find((d) => d.id === replaces)?.label;
+    if (kept !== undefined) await account.removePushDevice(replaces);
+  }
+  const added = await account.addPushDevice(
+    { endpoint: subscription.endpoint, p256dh: subscription.keys.p256dh, auth: subscription.keys.auth, label: label ?? kept ?? "A browser" },
     settings.PUSH_DEVICES_PER_USER,
   );
   if (!added.ok) throw new RequestError("too_many_devices", `you have ${added.limit} devices already: remove one first`);

@@ -131,6 +131,30 @@ describe("/api/push devices", () => {
     expect((await state("erin")).devices.map((d) => d.id)).toEqual([id]);
   });
 
+  it("a renewed subscription replaces its old device and keeps its label; another person's id is not removed", async () => {
+    await removeAll("erin");
+    await removeAll("frank");
+    const replace = (device: PushDeviceFixture, user: TestUser, replaces: string) =>
+      workerFetch(
+        "/api/push/devices",
+        { method: "POST", headers: json, body: JSON.stringify({ subscription: { endpoint: device.endpoint, keys: device.keys }, replaces }) },
+        user,
+      );
+    const old = await addedId(await newDevice(), "erin");
+    const renewed = await replace(await newDevice(), "erin", old);
+    expect(renewed.status).toBe(201);
+    const id = ((await renewed.json()) as { id: string }).id;
+    expect((await state("erin")).devices).toEqual([expect.objectContaining({ id, label: "Test browser" })]);
+    // frank naming erin's device: his own is added, hers stays.
+    expect((await replace(await newDevice(), "frank", id)).status).toBe(201);
+    expect((await state("erin")).devices.map((d) => d.id)).toEqual([id]);
+    expect((await state("frank")).devices.map((d) => d.label)).toEqual(["A browser"]);
+    // Not a device id at all: the body is refused, naming the field.
+    const bad = await replace(await newDevice(), "erin", "../other");
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain("replaces");
+  });
+
   it("keeps what a push shows (detail) per person", async () => {
     const patch = (detail: string) => workerFetch("/api/push", { method: "PATCH", headers: json, body: JSON.stringify({ detail }) }, "erin");
     expect((await patch("minimal")).status).toBe(200);
