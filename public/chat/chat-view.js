@@ -1,7 +1,6 @@
 // Renders the conversation: user and assistant messages (streamed Markdown), a
-// card per tool call (server, tool, arguments, progress, result or error,
-// duration, and the images and audio a completed call returned), the tokens of
-// each turn under its last message, and notices. Works from history entries and
+// card per tool call (tool-cards.js), the tokens of each turn under its last
+// message, and notices. Works from history entries and
 // from live events alike. Every item of a turn carries `data-turn` (its turn id).
 // Each notice or error is shown once: a line identical to the one just above it
 // is not repeated, and an `error` event that repeats its turn's stored error entry is
@@ -9,48 +8,27 @@
 // model as its answer (no-model.js), with the restart `npm run dev` needs.
 import { decorateUserEntry } from "../composer/composer-attachments.js";
 import { setCopyText } from "./copy.js";
-import { showArguments } from "../dialogs/approval-args.js";
 import { renderMarkdownInto } from "./markdown.js";
 import { showSummary } from "./summary-marker.js";
-import { fillResult, mediaElements, showResult } from "./tool-result.js";
 import { byId } from "../core/dom.js";
-import { followEnd, scrollToEnd } from "./follow.js";
+import { followEnd } from "./follow.js";
 import { createStream } from "./stream-render.js";
 import { offerWhole } from "./cut-entry.js";
 import { noModelAnswer, renderNoModel } from "../servers/no-model.js";
 import { hideWelcome } from "./welcome.js";
 import { showTaskNote } from "./task-card.js";
 import { modelName } from "./model-name.js";
+import { aboveAll, item, lastLine, list, scroll, showingOlder, tidy } from "./chat-items.js";
+import { card, clearCards, finishCard } from "./tool-cards.js";
 
-const list = byId("messages");
+// The chat's entry points for the tool cards stay here, with the rest of the chat's.
+export { markApproval, setAppHooks, showStatus } from "./tool-cards.js";
+
 const banner = byId("notice");
-const cards = new Map();
 let streaming = null;
 let bannerText = "";
-/** While older entries are shown (older-history.js): they go above this item, and nothing scrolls. */
-let olderAnchor = null;
 /** `${turnId}\u0000${text}` of the errors already shown, so a turn's error shows once. */
 const shownErrors = new Set();
-/**
- * MCP Apps (mcp-apps.js): `finished` hears each completed call with its card;
- * `clearing` tears the apps down and names the cards to keep, hidden, until they are done.
- */
-/** @type {{ finished: (card: HTMLElement, call: { server: string, tool: string, arguments: unknown, result: unknown }) => void, clearing: () => HTMLElement[] }} */
-let appHooks = { finished: () => {}, clearing: () => [] };
-
-export function setAppHooks(hooks) {
-  appHooks = hooks;
-}
-
-/** Server sentences are joined from parts that may end in punctuation already: "lost.)" → "lost)", "lost.." → "lost.". */
-export function tidy(text) {
-  return String(text ?? "")
-    .replace(/(\w)\.(\)[;,.]?)/g, "$1$2")
-    .replace(/(?<!\.)([.!?])\.(?=\s|$)/g, "$1");
-}
-
-/** New content: follow.js keeps the end in view while the reader is there. */
-const scroll = scrollToEnd;
 
 /**
  * A streaming answer grows frame by frame: the list follows it from a ResizeObserver, which
@@ -61,21 +39,6 @@ const scroll = scrollToEnd;
  * answer's height after its last frame. Only the newest answer is observed.
  */
 const grown = new ResizeObserver(() => scroll());
-
-function item(className, turnId) {
-  const li = document.createElement("li");
-  li.className = className;
-  if (turnId) li.dataset.turn = turnId;
-  // Messages waiting for the connection stay last; older entries go above the first item.
-  list.insertBefore(li, olderAnchor ?? list.querySelector(":scope > .pending"));
-  return li;
-}
-
-/** The last shown line (not counting queued messages). */
-function lastLine() {
-  const settled = list.querySelectorAll(":scope > li:not(.pending)");
-  return settled[settled.length - 1];
-}
 
 /** A notice or error line, unless the line just above says exactly the same. */
 function systemLine(kind, text, turnId) {
@@ -89,9 +52,8 @@ function systemLine(kind, text, turnId) {
 
 export function clearChat() {
   // Cards whose app is being torn down stay (hidden) where they are: taken out and put back, a frame reloads.
-  const keep = new Set(appHooks.clearing());
+  const keep = clearCards();
   for (const li of [...list.children]) if (!keep.has(li)) li.remove();
-  cards.clear();
   shownErrors.clear();
   streaming = null;
   hideWelcome();
@@ -141,7 +103,7 @@ export function showEntry(entry) {
       // A held task's follow-up (the model's message, not the person's): a note of the task.
       if (entry.task) {
         showTaskNote(item("msg notice task-note", entry.turnId), entry);
-        if (!olderAnchor) followEnd();
+        if (!showingOlder()) followEnd();
         break;
       }
       const li = item("msg user", entry.turnId);
@@ -150,11 +112,11 @@ export function showEntry(entry) {
       decorateUserEntry(li, entry);
       if (entry.text) setCopyText(li, entry.text);
       // A new question: follow its answer.
-      if (!olderAnchor) followEnd();
+      if (!showingOlder()) followEnd();
       break;
     }
     case "assistant":
-      if (streaming && !olderAnchor) {
+      if (streaming && !showingOlder()) {
         // The text streamed in already: settle it with the stored version (stream-render.js finishes showing it).
         if (entry.text) {
           streaming.stream.finish(entry.text, Boolean(entry.partial));
@@ -200,19 +162,16 @@ export function showEntry(entry) {
       showSummary(list, entry);
       break;
   }
-  if (!olderAnchor) scroll();
+  if (!showingOlder()) scroll();
 }
 
 /** Older entries (the reader scrolled up, older-history.js): shown above everything, without scrolling. */
 export function showOlder(entries) {
   const first = list.querySelector(":scope > li");
   if (!first || entries.length === 0) return;
-  olderAnchor = first;
-  try {
+  aboveAll(first, () => {
     for (const entry of entries) showEntry(entry);
-  } finally {
-    olderAnchor = null;
-  }
+  });
 }
 
 export function streamText(message) {
@@ -235,100 +194,6 @@ export function endStream() {
     streaming.stream.finish(streaming.text, false);
     streaming = null;
   }
-}
-
-function card(callId, server, tool, args, turnId) {
-  let c = cards.get(callId);
-  if (c) return c;
-  const el = item("tool-card running", turnId);
-  el.dataset.callId = callId;
-  el.innerHTML = `
-    <details>
-      <summary><span class="tool-name"></span> <span class="tool-status">running…</span> <span class="tool-duration"></span></summary>
-      <h4>Arguments</h4><dl class="tool-args approval-fields"></dl>
-      <h4 class="result-title" hidden>Result</h4><pre class="tool-result" hidden></pre>
-    </details>
-    <div class="tool-progress" hidden><progress max="1" value="0"></progress> <span class="progress-text"></span></div>
-    <div class="tool-media" hidden></div>`;
-  // A tool the model made up has no server ("unknown"): show its name as it was sent.
-  const known = server && server !== "unknown" && server !== "?";
-  el.querySelector(".tool-name").textContent = known ? `${server}.${tool}` : (tool ?? "?");
-  if (!known) el.classList.add("unknown-tool");
-  // Readable as in the approval dialog: one row per argument, strings as text (approval-args.js).
-  const fields = args !== null && typeof args === "object" && !Array.isArray(args) ? args : args === undefined ? {} : { arguments: args };
-  showArguments(el.querySelector(".tool-args"), /** @type {Record<string, unknown>} */ (fields));
-  c = { el, server, tool, args };
-  cards.set(callId, c);
-  return c;
-}
-
-/**
- * A call the user denied (or a turn cancelled before it ran) is not an error of the tool:
- * src/orchestrator/turn.ts records it with these words and 0 ms, live and in the history.
- */
-const NOT_RUN = new Map([
-  ["The user denied this tool call.", "denied"],
-  ["Cancelled by the user.", "cancelled"],
-]);
-
-function finishCard(callId, outcome, state) {
-  const c = cards.get(callId) ?? card(callId, outcome.server ?? "?", outcome.tool ?? "?", outcome.arguments);
-  const { el } = c;
-  const notRun = state === "error" && !outcome.durationMs ? NOT_RUN.get(outcome.error) : undefined;
-  el.classList.remove("running", "waiting");
-  el.classList.add(notRun ? "not-run" : state === "error" ? "failed" : "done");
-  if (notRun) el.classList.add(notRun);
-  el.querySelector(".tool-status").textContent = notRun ?? (state === "error" ? "error" : "done");
-  if (outcome.durationMs !== undefined && !notRun) el.querySelector(".tool-duration").textContent = `${outcome.durationMs} ms`;
-  el.querySelector(".tool-progress").hidden = true;
-  const result = el.querySelector(".tool-result");
-  el.querySelector(".result-title").hidden = false;
-  el.querySelector(".result-title").textContent = notRun ? "Not run" : state === "error" ? "Error" : "Result";
-  result.hidden = false;
-  if (notRun) fillResult(result, { kind: "text", text: tidy(outcome.error) });
-  else fillResult(result, state === "error" ? { kind: "error", text: tidy(outcome.error) } : showResult(outcome.result));
-  offerWhole(result, outcome, (whole) => finishCard(callId, whole, state));
-  if (state === "complete") appHooks.finished(el, { server: c.server, tool: c.tool, arguments: c.args, result: outcome.result });
-}
-
-/** The card of a call waiting for the user's approval says so (not "running…"). */
-export function markApproval(callId, waiting) {
-  const el = cards.get(callId)?.el;
-  if (!el?.classList.contains("running")) return;
-  el.classList.toggle("waiting", waiting);
-  el.querySelector(".tool-status").textContent = waiting ? "waiting for approval" : "running…";
-}
-
-/** Live `status` events: the card appears at `processing`, shows progress, then the outcome. */
-export function showStatus(status) {
-  const c = card(status.callId, status.server, status.tool, status.arguments, status.turnId);
-  if (status.state === "progress" && status.progress) {
-    const box = c.el.querySelector(".tool-progress");
-    box.hidden = false;
-    const bar = box.querySelector("progress");
-    bar.max = status.progress.total ?? 1;
-    bar.value = status.progress.progress;
-    box.querySelector(".progress-text").textContent =
-      `${status.progress.progress}${status.progress.total ? ` / ${status.progress.total}` : ""}${status.progress.message ? ` ${status.progress.message}` : ""}`;
-  } else if (status.state === "complete" || status.state === "error") {
-    finishCard(status.callId, status, status.state);
-    if (status.state === "complete" && Array.isArray(status.media) && status.media.length > 0) showMedia(c.el, status.media);
-  }
-  scroll();
-}
-
-/**
- * The images and audio of a completed call, shown below its summary (open or not).
- * They come only with the live `status`: the history keeps a note in the result instead,
- * so after a reload the card shows that note.
- */
-function showMedia(el, media) {
-  const box = el.querySelector(".tool-media");
-  const name = el.querySelector(".tool-name").textContent;
-  box.replaceChildren(...mediaElements(media, name));
-  box.hidden = box.childElementCount === 0;
-  // An image changes the card's height once decoded: keep the end of the chat in view.
-  for (const img of box.querySelectorAll("img")) img.addEventListener("load", scroll, { once: true });
 }
 
 const count = new Intl.NumberFormat(document.documentElement.lang || undefined);
