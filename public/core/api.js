@@ -49,6 +49,22 @@ export async function request(path, { method = "GET", body, keepalive = false } 
   return { ok: response.ok, status: response.status, data };
 }
 
+/**
+ * `request`, with a network failure as one more refusal (code `network`, the NetworkError's
+ * sentence): for dialogs that show every refusal on their status line and stay usable.
+ * @param {string} path
+ * @param {{ method?: string, body?: unknown, keepalive?: boolean }} [options]
+ * @returns {Promise<{ ok: boolean, status: number, data: any }>}
+ */
+export async function requestOrRefusal(path, options) {
+  try {
+    return await request(path, options);
+  } catch (error) {
+    if (!(error instanceof NetworkError)) throw error;
+    return { ok: false, status: 0, data: { error: { code: "network", message: error.message } } };
+  }
+}
+
 /** "code: message" for an error answer, with validation issues one per line. */
 export function describeError(status, data) {
   const error = data?.error;

@@ -3,15 +3,15 @@
 // apps row, each with Revoke (DELETE /api/apps/:id/always/:server.tool): revoked, the
 // tool asks again from its next call in that app. Each row reads its own list when drawn
 // (people have a few apps), so the list the dialog opens with is the objects' current one.
-import { describeError } from "../core/api.js";
+import { describeError, requestOrRefusal as ask } from "../core/api.js";
+import { revokeRow } from "../core/buttons.js";
 
 /**
  * @param {{ id: string, clientName: string }} app
- * @param {(path: string, options?: object) => Promise<{ ok: boolean, status: number, data: any }>} ask
  * @param {(text: string) => void} say the dialog's status line
  * @param {() => void} keepFocus called when the focused Revoke went and no other is left
  */
-export function alwaysAllowedPart(app, ask, say, keepFocus) {
+export function alwaysAllowedPart(app, say, keepFocus) {
   const part = document.createElement("div");
   part.className = "app-always";
   const title = document.createElement("p");
@@ -30,17 +30,8 @@ export function alwaysAllowedPart(app, ask, say, keepFocus) {
   }
 
   function item(tool) {
-    const li = document.createElement("li");
+    const { li } = revokeRow(tool, `Revoke always allow of ${tool} for ${app.clientName}`, (revoke) => void take(tool, revoke));
     li.dataset.tool = tool;
-    const name = document.createElement("code");
-    name.textContent = tool;
-    const revoke = document.createElement("button");
-    revoke.type = "button";
-    revoke.className = "revoke";
-    revoke.textContent = "Revoke";
-    revoke.setAttribute("aria-label", `Revoke always allow of ${tool} for ${app.clientName}`);
-    revoke.addEventListener("click", () => void take(tool, revoke));
-    li.append(name, revoke);
     return li;
   }
 

@@ -4,22 +4,12 @@
 // last used, the tools it may run without asking (each revocable: app-always.js), the
 // sampling switch (PATCH), and Disconnect (DELETE: its very next call is refused). Read when the dialog opens, not at page load (the load is one request). When the
 // deployment turned /mcp off the answer says so and the button goes away.
-import { describeError, NetworkError, request } from "../core/api.js";
+import { describeError, requestOrRefusal } from "../core/api.js";
 import { confirmAction } from "../dialogs/dialogs.js";
 import { byId } from "../core/dom.js";
 import { alwaysAllowedPart } from "./app-always.js";
 
 const $ = byId;
-
-/** The request's answer, or a NetworkError's sentence as a refusal (the page stays usable). */
-async function ask(path, options) {
-  try {
-    return await request(path, options);
-  } catch (error) {
-    if (!(error instanceof NetworkError)) throw error;
-    return { ok: false, status: 0, data: { error: { code: "network", message: error.message } } };
-  }
-}
 
 const when = (/** @type {number} */ at) => new Date(at).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 
@@ -92,7 +82,7 @@ export function setupConnectedApps() {
 
   /** Draws the list; false when the deployment has no /mcp (then nothing is shown). */
   async function load() {
-    const answer = await ask("/api/apps");
+    const answer = await requestOrRefusal("/api/apps");
     const list = $("connected-apps-list");
     list.replaceChildren();
     if (!answer.ok) {
@@ -101,7 +91,7 @@ export function setupConnectedApps() {
     }
     if (answer.data?.enabled === false) return false;
     const apps = answer.data?.apps ?? [];
-    const always = (app) => alwaysAllowedPart(app, ask, say, () => $("connected-apps-close").focus());
+    const always = (app) => alwaysAllowedPart(app, say, () => $("connected-apps-close").focus());
     for (const app of apps) list.append(row(app, { disconnect, sampling, always }));
     if (apps.length === 0) {
       const empty = document.createElement("li");
@@ -119,7 +109,7 @@ export function setupConnectedApps() {
       confirm: "Disconnect",
     });
     if (!sure) return;
-    const answer = await ask(`/api/apps/${app.id}`, { method: "DELETE" });
+    const answer = await requestOrRefusal(`/api/apps/${app.id}`, { method: "DELETE" });
     say(answer.ok ? `Disconnected "${app.clientName}".` : describeError(answer.status, answer.data));
     await load();
     // The row the focus was on is gone: keep it inside the dialog.
@@ -128,7 +118,7 @@ export function setupConnectedApps() {
 
   async function sampling(app, on, box) {
     box.disabled = true;
-    const answer = await ask(`/api/apps/${app.id}`, { method: "PATCH", body: { sampling: on } });
+    const answer = await requestOrRefusal(`/api/apps/${app.id}`, { method: "PATCH", body: { sampling: on } });
     box.disabled = false;
     if (answer.ok) {
       box.checked = answer.data.app.sampling;

@@ -4,7 +4,7 @@
 // shows the name the machine asked for before the user approves, and says plainly that
 // approving gives that machine's servers to this account's chats. A code that is refused
 // says why (codeRefused), since that is the step where a person judges a code.
-import { describeError, NetworkError, request } from "../core/api.js";
+import { describeError, requestOrRefusal } from "../core/api.js";
 import { confirmAction } from "../dialogs/dialogs.js";
 import { byId } from "../core/dom.js";
 
@@ -35,16 +35,6 @@ function codeRefused(answer) {
     default:
       if (error?.code === "bad_request" && error.issues?.some((issue) => issue.path === "code")) return NOT_A_CODE;
       return describeError(answer.status, answer.data);
-  }
-}
-
-/** The request's answer, or a NetworkError's sentence as a refusal (the page stays usable). */
-async function ask(path, options) {
-  try {
-    return await request(path, options);
-  } catch (error) {
-    if (!(error instanceof NetworkError)) throw error;
-    return { ok: false, status: 0, data: { error: { code: "network", message: error.message } } };
   }
 }
 
@@ -83,7 +73,7 @@ export function setupMyMachines({ sessionId }) {
   const say = (text) => (status.textContent = text);
 
   async function load() {
-    const answer = await ask("/api/machines");
+    const answer = await requestOrRefusal("/api/machines");
     const list = $("my-machines-list");
     list.replaceChildren();
     if (!answer.ok) return say(describeError(answer.status, answer.data));
@@ -104,11 +94,11 @@ export function setupMyMachines({ sessionId }) {
       confirm: "Remove",
     });
     if (!sure) return;
-    const answer = await ask(`/api/machines/${machine.id}`, { method: "DELETE" });
+    const answer = await requestOrRefusal(`/api/machines/${machine.id}`, { method: "DELETE" });
     say(answer.ok ? `Removed "${machine.name}".` : describeError(answer.status, answer.data));
     // This chat reads its servers again now, not at its next turn: the machine's servers leave its list.
     const id = sessionId();
-    if (answer.ok && id) await ask(`/api/servers/restart?session=${encodeURIComponent(id)}`, { method: "POST", body: {} });
+    if (answer.ok && id) await requestOrRefusal(`/api/servers/restart?session=${encodeURIComponent(id)}`, { method: "POST", body: {} });
     await load();
   }
 
@@ -122,7 +112,7 @@ export function setupMyMachines({ sessionId }) {
     };
     if (!code) return shown("", false);
     if (!CODE.test(code.toUpperCase())) return shown(NOT_A_CODE, true);
-    const answer = await ask(`/api/machines/pair/${encodeURIComponent(code)}`);
+    const answer = await requestOrRefusal(`/api/machines/pair/${encodeURIComponent(code)}`);
     // The person may have typed another code meanwhile: only the answer about the code shown counts.
     if ($("pair-code").value.trim() !== code) return;
     if (answer.ok)
@@ -137,7 +127,7 @@ export function setupMyMachines({ sessionId }) {
     event.preventDefault();
     const code = $("pair-code").value.trim();
     if (!CODE.test(code.toUpperCase())) return say(NOT_A_CODE);
-    const answer = await ask("/api/machines/approve", { method: "POST", body: { code } });
+    const answer = await requestOrRefusal("/api/machines/approve", { method: "POST", body: { code } });
     if (answer.ok) {
       say(`Paired "${answer.data.machine.name}". It comes online in a moment.`);
       $("pair-code").value = "";
