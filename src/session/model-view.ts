@@ -89,6 +89,14 @@ export class ModelView {
     return turn;
   }
 
+  /**
+   * A turn not stored yet (its opening is written after the model request: deferred-opening.ts),
+   * built as a stored one would be; not kept, since its stored entries will be other objects.
+   */
+  async unstored(turnId: string, entries: StoredEntry[]): Promise<BuiltTurn> {
+    return build(turnId, (await this.withParts(entries)).entries);
+  }
+
   /** Drops everything kept (the history was cleared). */
   forget(): void {
     this.kept.clear();

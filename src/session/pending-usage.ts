@@ -34,18 +34,25 @@ export class PendingUsage {
 
   /**
    * Hands what no call carries yet to `call`; once it answered, those tokens are the
-   * account's (a call that fails leaves them for the next one).
+   * account's (a call that fails leaves them for the next one). `later` runs the write of
+   * what is left (at once unless told: a turn's admission writes after its model request,
+   * session-owner.ts); until it ran, the tokens count as on their way.
    */
-  async carry<T>(call: (tokens: number) => Promise<T>): Promise<T> {
+  async carry<T>(call: (tokens: number) => Promise<T>, later: (write: () => void) => void = (write) => write()): Promise<T> {
     const tokens = this.unsent;
     this.sending += tokens;
+    let answer: T;
     try {
-      const answer = await call(tokens);
+      answer = await call(tokens);
+    } catch (error) {
+      this.sending -= tokens;
+      throw error;
+    }
+    later(() => {
       const left = this.total - tokens;
       if (tokens > 0) this.store.setSetting(KEY, left > 0 ? left : undefined);
-      return answer;
-    } finally {
       this.sending -= tokens;
-    }
+    });
+    return answer;
   }
 }

@@ -111,10 +111,14 @@ export class SessionOwner {
       this.settings().DAILY_TOKEN_BUDGET === undefined || ownKey
         ? undefined
         : { id: `turn:${this.sessionId}:${crypto.randomUUID()}`, tokens: this.settings().TURN_TOKEN_RESERVATION, release: previous };
-    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold));
+    // This session's writes after the answer wait a macrotask: the turn's model request is issued first, and a
+    // write before it would hold it for a storage commit (deferred-opening.ts). A restart in between counts
+    // the carried tokens twice (the safe side).
+    const afterRequest = (write: () => void) => void setTimeout(write, 0);
+    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold), afterRequest);
     this.generation = begun.generation;
     const held = hold && begun.decision.ok ? hold.id : undefined;
-    if (!ownKey && held !== previous) this.store.setSetting(HOLD_KEY, held);
+    if (!ownKey && held !== previous) afterRequest(() => this.store.setSetting(HOLD_KEY, held));
     return { decision: begun.decision, servers: toConfigs(begun.servers) };
   }
 

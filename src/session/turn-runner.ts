@@ -20,12 +20,14 @@ import { taskHolder, type SessionTasks } from "./tasks/session-tasks";
 import { errorMessage, type Logger } from "../shared/logger";
 import type { TurnOutcomeReport } from "../ops/reports";
 import { StreamedText, type Streamed } from "./streamed-text";
-import { compactBeforeTurn, compactionTurn, type CompactionDeps } from "./compaction-turn";
+import { compactionTurn, type CompactionDeps } from "./compaction-turn";
 import { ModelView } from "./model-view";
 import { summarySection } from "../orchestrator/compaction";
 import { TurnTrace } from "./turn-trace";
 import { addUsage, turnPort } from "./turn-port";
 import { closeInterrupted } from "./interrupted-turn";
+import { DeferredOpening } from "./deferred-opening";
+import { firstConversation } from "./first-conversation";
 
 const TURN_KEY = "runningTurn";
 
@@ -66,8 +68,8 @@ export interface TurnOrigin {
   branchOf?: string;
 }
 
-/** `dropped`: the session is being deleted (drop); `ended`: the running turn's end. */
-type RunningTurn = { id: string; controller: AbortController; trace: TurnTrace; dropped?: boolean; ended?: Promise<void> };
+/** `dropped`: the session is being deleted (drop); `opening`: its writes, once admitted (deferred-opening.ts); `ended`: the running turn's end. */
+type RunningTurn = { id: string; controller: AbortController; trace: TurnTrace; dropped?: boolean; opening?: DeferredOpening; ended?: Promise<void> };
 
 export class TurnRunner {
   private current?: RunningTurn;
@@ -89,6 +91,12 @@ export class TurnRunner {
   }
 
   get running(): string | undefined {
+    return this.current?.id;
+  }
+
+  /** The running turn, its opening written first: for an entry recorded in it from outside the turn (an MCP server's notice). */
+  openedTurn(): string | undefined {
+    this.current?.opening?.now();
     return this.current?.id;
   }
 
@@ -129,31 +137,43 @@ export class TurnRunner {
     }
     const { id: turnId } = turn;
     const { tree } = this.deps.store;
-    tree.begin(turnId, origin.branchOf ? tree.parentOf(origin.branchOf) : (tree.leaf() ?? null));
-    // Pages show the new path (the old version of the turn leaves it) before the turn's entries arrive.
-    if (origin.branchOf) this.deps.branched?.();
-    for (const entry of opening.entries) this.deps.record({ turnId, ...entry });
-    this.deps.touched(opening.title);
-    const config = this.deps.config();
-    // Reported once per wake-up, in the conversation where the user sees it.
-    if (!this.reported) for (const problem of config.problems) this.deps.record({ turnId, kind: "notice", text: `Configuration: ${problem}.` });
-    this.reported = true;
+    const parent = origin.branchOf ? tree.parentOf(origin.branchOf) : (tree.leaf() ?? null);
     if (!model.ok) {
+      this.open(turnId, parent, opening, origin);
       this.current = undefined;
       this.deps.record({ turnId, kind: "notice", text: model.notice });
       this.deps.broadcast({ type: "turn_end", turnId, reason: "no_model" });
       return undefined;
     }
-    if (model.notice) this.deps.record({ turnId, kind: "notice", text: model.notice });
-    this.deps.store.setSetting(TURN_KEY, turnId);
-    this.deps.broadcast({ type: "turn_start", turnId });
+    // Written once the model request is on its way, so that request waits for no commit (deferred-opening.ts).
+    const deferred = new DeferredOpening(() => {
+      this.open(turnId, parent, opening, origin);
+      if (model.notice) this.deps.record({ turnId, kind: "notice", text: model.notice });
+      this.deps.store.setSetting(TURN_KEY, turnId);
+      this.deps.broadcast({ type: "turn_start", turnId });
+    });
+    turn.opening = deferred;
+    // A new version of a turn (regenerate, edit) opens first, as before: its path changes under the model's view.
+    if (origin.branchOf) deferred.now();
     // Its MCP requests carry this trace id (the turn id's hex digits); the bridge's lines name it.
     // At debug: `turn ended` (info) says all an operator needs of a turn, in one line.
     this.deps.log.debug("turn started", { ...origin, turnId, trace: turnId.replace(/-/g, "") });
     turn.ended = this.deps
-      .keepAliveWhile(() => this.run(turnId, model, turn, origin))
+      .keepAliveWhile(() => this.run(turnId, model, { ...turn, opening: deferred }, origin, opening))
       .catch((error: unknown) => this.deps.log.error("turn failed", { ...origin, turnId, error: errorMessage(error) }));
     return undefined;
+  }
+
+  /** The turn's node in the tree and its opening entries (stored and sent), the session's title and config problems. */
+  private open(turnId: string, parent: string | null, opening: TurnOpening, origin: TurnOrigin): void {
+    this.deps.store.tree.begin(turnId, parent);
+    // Pages show the new path (the old version of the turn leaves it) before the turn's entries arrive.
+    if (origin.branchOf) this.deps.branched?.();
+    for (const entry of opening.entries) this.deps.record({ turnId, ...entry });
+    this.deps.touched(opening.title);
+    // Reported once per wake-up, in the conversation where the user sees it.
+    if (!this.reported) for (const problem of this.deps.config().problems) this.deps.record({ turnId, kind: "notice", text: `Configuration: ${problem}.` });
+    this.reported = true;
   }
 
   /**
@@ -164,6 +184,7 @@ export class TurnRunner {
     const turn = this.current;
     if (!turn) return;
     turn.dropped = true;
+    turn.opening?.skip();
     turn.controller.abort(reason);
     if (!turn.ended) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -183,25 +204,33 @@ export class TurnRunner {
     closeInterrupted(interrupted, { store: this.deps.store, record: this.deps.record, streamed: this.streamed });
   }
 
-  private async run(turnId: string, model: Extract<ResolvedModel, { ok: true }>, { controller, trace }: RunningTurn, origin: TurnOrigin): Promise<void> {
+  private async run(
+    turnId: string,
+    model: Extract<ResolvedModel, { ok: true }>,
+    { controller, trace, opening }: RunningTurn & { opening: DeferredOpening },
+    origin: TurnOrigin,
+    question: TurnOpening,
+  ): Promise<void> {
     const started = Date.now();
     let reason: TurnEnd = "error";
     let usage: TurnUsage | undefined;
     let failure: { code: string; message: string } | undefined;
     const { settings } = this.deps.config();
+    // Whatever the turn stores or sends opens it first (its question before its answer); a dropped one stores nothing.
+    const record = opening.first(this.deps.record);
+    const broadcast = opening.first(this.deps.broadcast);
     try {
       const mcp = this.deps.mcp();
       // Every MCP request of this turn carries its trace (the bridge's log lines name it too).
       mcp.traceTurn(turnId);
       await mcp.prepareTurn();
-      const compacted = await compactBeforeTurn(this.compaction, turnId, model.provider, controller.signal, settings.HISTORY_TOKEN_BUDGET);
-      // The model's view, kept from the last turn and brought up to date (model-view.ts); files' bytes are read
-      // from R2 (session-files.ts), all the new user entries' parts at once.
+      const first = { turnId, provider: model.provider, opening, question, signal: controller.signal, budget: settings.HISTORY_TOKEN_BUDGET };
+      const { conversation, compacted } = await firstConversation(this.compaction, first);
       const view = this.view.history();
-      const conversation = await this.view.turns();
+      const port = turnPort({ ...this.deps, record, broadcast, streamed: this.streamed }, turnId, controller.signal, modelRefText(model.choice));
       const outcome = await runTurn({
         turnId,
-        provider: trace.provider(model.provider),
+        provider: trace.provider(opening.afterRequest(model.provider)),
         // A turn that started from last time's tools (its connections still opening) calls once they are handed over.
         host: {
           callTool: async (name, args, options) => {
@@ -214,27 +243,30 @@ export class TurnRunner {
         guides: await mcp.guides(),
         history: view.entries,
         conversation,
-        port: turnPort({ ...this.deps, streamed: this.streamed }, turnId, controller.signal, modelRefText(model.choice)),
+        port: { ...port, approve: opening.after(port.approve) },
         signal: controller.signal,
         limits: { maxSteps: settings.MAX_STEPS, tokenBudget: settings.HISTORY_TOKEN_BUDGET, toolResultChars: settings.TOOL_RESULT_CHARS },
         systemExtra: [settings.SYSTEM_PROMPT, view.summary?.text ? summarySection(view.summary.text) : undefined].filter(Boolean).join("\n\n") || undefined,
       });
       reason = outcome.reason;
       usage = addUsage(outcome.usage, compacted);
-      if (reason === "cancelled") this.deps.record({ turnId, kind: "notice", text: "Cancelled." });
+      if (reason === "cancelled") record({ turnId, kind: "notice", text: "Cancelled." });
     } catch (error) {
       const wire = toWire.error(error, turnId);
       this.deps.log[wire.code === "internal" ? "error" : "warn"]("turn failed", { ...origin, turnId, code: wire.code, error: errorMessage(error) });
-      this.deps.record({ turnId, kind: "error", text: wire.code === "internal" ? "Unexpected error: the turn failed." : wire.message });
-      this.deps.broadcast(wire);
+      record({ turnId, kind: "error", text: wire.code === "internal" ? "Unexpected error: the turn failed." : wire.message });
+      broadcast(wire);
       failure = { code: wire.code, message: wire.code === "internal" ? "the turn failed" : wire.message };
     } finally {
+      opening.now();
       this.deps.mcp().traceTurn(undefined);
       this.streamed.settle();
       this.current = undefined;
-      this.deps.store.setSetting(TURN_KEY, undefined);
-      if (usage && usage.inputTokens + usage.outputTokens > 0) this.deps.store.recordUsage(turnId, usage);
-      this.deps.broadcast({ type: "turn_end", turnId, reason, usage });
+      if (!opening.skipped) {
+        this.deps.store.setSetting(TURN_KEY, undefined);
+        if (usage && usage.inputTokens + usage.outputTokens > 0) this.deps.store.recordUsage(turnId, usage);
+        this.deps.broadcast({ type: "turn_end", turnId, reason, usage });
+      }
       trace.mark("ended");
       const phases = trace.phases();
       // After the frame is on its way, at the object's next free moment: under wrangler dev a log line crosses the
