@@ -6,7 +6,7 @@
 import type { RuleSpec, RuleView } from "../protocol/messages";
 import type { RuleMatch } from "./decision";
 import { type HostPattern, hostText, normaliseHost, type Scheme, urlOnHost } from "./host-rule";
-import { folderText, type NormalPath, normaliseFolder, pathUnder } from "./path-rule";
+import { folderText, type NormalPath, normaliseFolder, normalisePath, normalUnder, type PathResult } from "./path-rule";
 
 export interface ArgumentRule {
   id: string;
@@ -37,14 +37,22 @@ export function ruleView(rule: ArgumentRule): RuleView {
   return { id: rule.id, text: ruleText(rule), scope: rule.scope, server: rule.server, tool: rule.tool };
 }
 
-type Test = (value: string) => boolean;
+/** `paths`: the call's path strings normalised so far (each once per call, however many rules read it). */
+type Test = (value: string, paths: Map<string, PathResult>) => boolean;
 
 function tester(rule: Pick<ArgumentRule, "kind" | "value" | "schemes">): Test | undefined {
   if (rule.kind === "path") {
     const folder = normaliseFolder(rule.value);
     if (!folder.ok) return undefined;
     const base: NormalPath = folder.path;
-    return (value) => pathUnder(base, value);
+    return (value, paths) => {
+      let path = paths.get(value);
+      if (!path) {
+        path = normalisePath(value);
+        paths.set(value, path);
+      }
+      return path.ok && normalUnder(base, path.path);
+    };
   }
   const host = normaliseHost(rule.value);
   if (!host.ok) return undefined;
@@ -54,10 +62,10 @@ function tester(rule: Pick<ArgumentRule, "kind" | "value" | "schemes">): Test | 
 }
 
 /** A string matches by itself; an array of strings only when non-empty and every element matches; anything else never. */
-function argumentMatches(test: Test, value: unknown): boolean {
-  if (typeof value === "string") return test(value);
+function argumentMatches(test: Test, value: unknown, paths: Map<string, PathResult> = new Map()): boolean {
+  if (typeof value === "string") return test(value, paths);
   if (!Array.isArray(value) || value.length === 0) return false;
-  return value.every((item) => typeof item === "string" && test(item));
+  return value.every((item) => typeof item === "string" && test(item, paths));
 }
 
 /**
@@ -112,8 +120,9 @@ export function compileRules(rules: readonly ArgumentRule[]): (server: string, t
   return (server, tool, args) => {
     const list = byTool.get(`${server}\u0000${tool}`);
     if (!list) return undefined;
+    const paths = new Map<string, PathResult>();
     for (const rule of list) {
-      if (Object.hasOwn(args, rule.arg) && argumentMatches(rule.test, args[rule.arg])) return { id: rule.id, text: rule.text };
+      if (Object.hasOwn(args, rule.arg) && argumentMatches(rule.test, args[rule.arg], paths)) return { id: rule.id, text: rule.text };
     }
     return undefined;
   };

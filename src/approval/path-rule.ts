@@ -72,8 +72,11 @@ export function folderText(folder: NormalPath): string {
 /** True when `value` is the folder itself or anything under it, judged lexically (see the header). */
 export function pathUnder(folder: NormalPath, value: unknown): boolean {
   const result = normalisePath(value);
-  if (!result.ok) return false;
-  const { path } = result;
+  return result.ok && normalUnder(folder, result.path);
+}
+
+/** The same for a path normalised already (a call's argument is normalised once for all the rules of its tool). */
+export function normalUnder(folder: NormalPath, path: NormalPath): boolean {
   if (path.absolute !== folder.absolute || path.segments.length < folder.segments.length) return false;
   return folder.segments.every((segment, i) => path.segments[i] === segment);
 }
