@@ -7,6 +7,7 @@
 // dropped. The no-model notice is in the banner, and under each message that found no
 // model as its answer (no-model.js), with the restart `npm run dev` needs.
 import { decorateUserEntry } from "../composer/composer-attachments.js";
+import { markScheduled } from "./schedules.js";
 import { setCopyText } from "./copy.js";
 import { renderMarkdownInto } from "./markdown.js";
 import { showSummary } from "./summary-marker.js";
@@ -110,6 +111,8 @@ export function showEntry(entry) {
       li.dataset.seq = String(entry.seq);
       li.textContent = entry.text;
       decorateUserEntry(li, entry);
+      // Written by a schedule, not typed: "Scheduled · weekdays 08:00".
+      if (entry.scheduled) markScheduled(li, entry.scheduled.spec);
       if (entry.text) setCopyText(li, entry.text);
       // A new question: follow its answer.
       if (!showingOlder()) followEnd();

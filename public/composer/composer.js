@@ -12,6 +12,7 @@ import { fitComposer } from "./composer-grow.js";
 import { byId } from "../core/dom.js";
 import { modelCommand } from "./model-picker.js";
 import { dequeue, enqueue, queuedHere, requeue, state, update } from "../core/state.js";
+import { openScheduleForm, splitScheduleCommand } from "../chat/schedules.js";
 
 /** @typedef {import("../core/state.js").Attachment} Attachment */
 /** @typedef {import("../core/types").ClientMessage} ClientMessage */
@@ -124,6 +125,11 @@ export function setupComposer(socket) {
       run: () => void modelCommand("/model", modelActions),
     },
     {
+      name: "schedule",
+      detail: "Run a message at set times (/schedule weekdays 08:00 summarise new files): opens the form, prefilled",
+      run: () => openScheduleForm(),
+    },
+    {
       name: "compact",
       detail: "Summarize the conversation so far; the model then reads the summary instead of the old turns",
       run: () => {
@@ -138,6 +144,13 @@ export function setupComposer(socket) {
     // A message needs words: files alone would leave the model guessing what is asked.
     if (!text && hasFiles()) showSystem("Add a message to send with your files.", "notice");
     if (!text || !state.sessionId) return;
+    // `/schedule <when> <text>`: the Schedules form, prefilled; never a message.
+    if (/^\/schedule(\s|$)/i.test(text)) {
+      openScheduleForm(splitScheduleCommand(text.slice("/schedule".length)));
+      input.value = "";
+      hidePicker();
+      return;
+    }
     // `/model`: the session's model, never a message (allowed during a turn: it applies to the next).
     if (modelCommand(text, modelActions)) {
       input.value = "";

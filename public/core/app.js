@@ -14,6 +14,7 @@ import { stopAppQuestions, watchAppQuestions } from "../dialogs/app-questions.js
 import { byId as $ } from "./dom.js";
 import { frameHandler } from "./frames.js";
 import { setupAlwaysAllowed } from "../dialogs/always-allowed.js";
+import { setupSchedules } from "../chat/schedules.js";
 import { setupBranches } from "../chat/branches.js";
 import { showAppFor, teardownApps } from "../chat/mcp-apps.js";
 import { setupConnectedApps } from "../servers/connected-apps.js";
@@ -63,6 +64,7 @@ setupImport({
 });
 setupBranches({ send: connection.send });
 setupAlwaysAllowed(connection.send);
+setupSchedules();
 const handleFrame = frameHandler({
   send: connection.send,
   flushOutbox: composer.flushOutbox,

@@ -16,6 +16,7 @@ import { historyShown } from "../chat/welcome.js";
 import { setOlder } from "../chat/older-history.js";
 import { focusWantedMessage } from "../chat/message-focus.js";
 import { showTask } from "../chat/task-card.js";
+import { showSchedules } from "../chat/schedules.js";
 
 /** @typedef {import("./types").ServerMessage} ServerMessage */
 /** @typedef {import("./types").ClientMessage} ClientMessage */
@@ -63,6 +64,7 @@ export function frameHandler(actions) {
     resource_updated: (message) => markResourceUpdated(message.server, message.uri),
     task: (message) => showTask(message, actions.send),
     always_allowed: (message) => update({ alwaysAllowed: message.tools, argumentRules: message.rules ?? [] }),
+    schedules: (message) => showSchedules(message.items),
   };
 
   /** @param {ServerMessage} message */

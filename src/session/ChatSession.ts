@@ -11,6 +11,7 @@
 //   session-core.ts    SessionCore    the parts, log, apps' calls (fields declared only there), shared helpers, server retry
 //   session-rpc.ts     SessionRpc     the Worker's RPC: admit, direct calls, MCP Apps, catalog, history, import, delete
 //   session-alarms.ts  SessionAlarms  alarm callbacks: idle expiry, an unused chat dropped, the tasks' poll
+//   schedules/session-scheduling.ts  SessionScheduling  scheduled runs: their RPC, alarm callback, turn grants
 //   ChatSession.ts     ChatSession    lifecycle: start, a socket's connect, frames and close
 // A new method goes in the file of its concern (or a new class inserted into the chain).
 import type { Connection, ConnectionContext } from "agents";
@@ -19,7 +20,7 @@ import type { ClientMessage } from "../protocol/messages";
 import { routeFrame, type FrameSite } from "./session-frames";
 import { keepNameForAlarms } from "./tasks/task-alarm";
 import type { SocketState } from "./notify/presence-watch";
-import { SessionAlarms } from "./session-alarms";
+import { SessionScheduling } from "./schedules/session-scheduling";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
@@ -32,7 +33,7 @@ const LEFT_UNUSED_GRACE_S = 5;
 /** The request id of the upgrade (src/http/request-log.ts), for the session's log lines. */
 export const REQUEST_ID_HEADER = "x-edgehost-request-id";
 
-export class ChatSession extends SessionAlarms {
+export class ChatSession extends SessionScheduling {
   // ---- lifecycle ----
 
   override async onStart(): Promise<void> {
@@ -77,6 +78,8 @@ export class ChatSession extends SessionAlarms {
     // Questions still open (a reload mid-approval) are asked again on the new socket; held tasks' cards too.
     for (const question of this.parts.approvals.pending()) this.sendTo(connection, question);
     for (const task of this.parts.tasks.frames()) this.sendTo(connection, task);
+    // The chat's schedules (an empty list too: the page shows this chat's, not the last one's).
+    this.sendTo(connection, this.schedules.frame());
     // A socket that (re)connects during a turn learns it is running.
     const running = this.parts.turns.running;
     if (running) this.sendTo(connection, { type: "turn_start", turnId: running });

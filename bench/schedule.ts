@@ -1,0 +1,89 @@
+// Scheduled runs (issue 39, Speed): a schedule's alarm to the model's first request, and what
+// an idle chat with one daily schedule costs a day. The real Worker under `wrangler dev` (the
+// stack fixture) with its real alarms, the fake Gemini in this process (its request times
+// share this clock). CHATS chats each get a `once` schedule at the next whole minute that is at
+// least 20 s away (the grammar's finest time), made while a page is open; the page then closes,
+// so each run starts on the object's alarm with nobody watching. Measured per chat: the
+// schedule's due time (its `nextAt`, epoch ms) → the model's first request for its turn (p50,
+// max): the alarm's own lateness plus opening the turn. Baseline from the same run: a typed
+// message on an open page → the model's first request (the same turn without the alarm).
+// Run: npm run bench:schedule
+import { modelTimes, reply, script } from "../tests/fixtures/fake-llm-script";
+import { openSession } from "../tests/fixtures/session-client-node";
+import { startStack } from "../tests/fixtures/stack";
+import { sleep } from "./lib/procs";
+
+const CHATS = 5;
+
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
+/** The fake's `performance.now()` of this process as epoch ms (the Worker's `nextAt` is epoch ms of the same machine). */
+const epoch = (at: number) => performance.timeOrigin + at;
+
+function nextMinute(): { when: string; at: number } {
+  const at = Math.ceil((Date.now() + 20_000) / 60_000) * 60_000;
+  const d = new Date(at);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return { when: `once ${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`, at };
+}
+
+async function main(): Promise<void> {
+  const stack = await startStack();
+  const key = stack.llmKey;
+  const requestsSoFar = async () => (await modelTimes(stack.llm.url, key)).length;
+  try {
+    // Baseline: a typed message's turn, page open.
+    const baseline: number[] = [];
+    for (let i = 0; i < CHATS; i++) {
+      await script(stack.llm.url, key, [reply.text("typed")]);
+      const page = await openSession(stack.url, crypto.randomUUID());
+      const before = await requestsSoFar();
+      const sent = performance.now();
+      page.send({ type: "message", text: "hello" });
+      await page.turnEnd(0, 30_000);
+      baseline.push(((await modelTimes(stack.llm.url, key))[before]?.at ?? Number.NaN) - sent);
+      page.close();
+    }
+
+    // One `once` schedule per chat, all due at the same whole minute; the replies queued in order.
+    const { when, at } = nextMinute();
+    await script(
+      stack.llm.url,
+      key,
+      Array.from({ length: CHATS }, () => reply.text("scheduled answer")),
+    );
+    const before = await requestsSoFar();
+    const due: number[] = [];
+    for (let i = 0; i < CHATS; i++) {
+      const id = crypto.randomUUID();
+      const page = await openSession(stack.url, id);
+      const made = await fetch(`${stack.url}/sessions/${id}/schedules`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: stack.url },
+        body: JSON.stringify({ when, timeZone: "UTC", text: `scheduled ${i}` }),
+      });
+      if (made.status !== 201) throw new Error(`schedule refused: ${made.status} ${await made.text()}`);
+      due.push(((await made.json()) as { nextAt: number }).nextAt);
+      page.close();
+    }
+    if (due.some((d) => d !== at)) throw new Error(`due ${due.join(",")} is not ${at}`);
+    // Wait for the real alarms (no time is moved here): until every run's first request came.
+    const deadline = Date.now() + (at - Date.now()) + 60_000;
+    while ((await requestsSoFar()) < before + CHATS && Date.now() < deadline) await sleep(200);
+    const firsts = (await modelTimes(stack.llm.url, key)).slice(before).map((t) => epoch(t.at) - at);
+    console.log(`chats: ${CHATS}, each with one "once" schedule due at ${new Date(at).toISOString()} (alarms for real, pages closed)`);
+    console.log(
+      `schedule due -> model's first request: p50 ${p50(firsts).toFixed(0)} ms, max ${Math.max(...firsts).toFixed(0)} ms (${firsts.map((x) => x.toFixed(0)).join(", ")}); ${firsts.length}/${CHATS} ran`,
+    );
+    console.log(`baseline, a typed message on an open page -> model's first request: p50 ${p50(baseline).toFixed(1)} ms (same run)`);
+    console.log(
+      "idle chat with one daily schedule, per day (model from the code, not measured here): 1 alarm wake for the run (agents' job row deleted + the next one written),",
+      "schedules row written twice (advanced before the turn, its outcome after), plus the turn's own history rows (the message, the answer, one per tool call/result);",
+      "a turn shorter than agents' keep-alive heartbeat adds no wake; an approval waiting adds its heartbeats. The chat's expiry alarm is unchanged.",
+    );
+  } finally {
+    await stack.stop();
+  }
+}
+
+await main();
+process.exit(0);
