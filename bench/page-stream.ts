@@ -25,6 +25,7 @@ import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
 import { requests, reply, script } from "../tests/fixtures/fake-llm-script";
+import { longAnswer, pieces } from "./lib/long-answer";
 import { repoRoot } from "./lib/procs";
 import { startPageStack, type PageStack } from "./lib/page-stack";
 
@@ -106,40 +107,6 @@ async function startTrace(cdp: Cdp): Promise<{ end: () => Promise<CpuTask[]> }> 
     },
   };
 }
-
-/** One section of the long answer: a heading, prose, a list, a table and a code block a highlighter knows. */
-function section(i: number): string {
-  const code = Array.from({ length: 8 + (i % 5) * 6 }, (_, k) => `    total_${k} = compute(${i}, ${k}) * 2  # step ${k} of part ${i}`);
-  return [
-    `### Part ${i}`,
-    "",
-    `Some prose for part ${i} with **bold**, \`inline code\`, a [link](https://example.com/${i}) and 2*${i}*3, long enough to wrap on a phone screen.`,
-    "",
-    "- a point",
-    "  - a sub-point with *emphasis*",
-    "- another point",
-    "",
-    "| key | value | note |",
-    "|:---|---:|:---:|",
-    `| part | ${i} | first |`,
-    `| size | ${i * 7} | second |`,
-    "",
-    "```python",
-    `def part_${i}(items):`,
-    ...code,
-    "    return total_0",
-    "```",
-    "",
-  ].join("\n");
-}
-
-function longAnswer(): string {
-  let text = "";
-  for (let i = 1; text.length < ANSWER_KB * 1000; i++) text += section(i);
-  return text;
-}
-
-const pieces = (text: string, size: number): string[] => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 
 /** In the page from its start: the moments of Enter, of the first `text` frame at the socket, and of the end of a frame callback that showed the token. */
 const HOOKS = `(() => {
@@ -331,7 +298,7 @@ async function main(): Promise<void> {
     }
 
     // 1. Long tasks at 4x.
-    const answer = longAnswer();
+    const answer = longAnswer(ANSWER_KB);
     const long = pages.map(() => ({
       count: [] as number[],
       blocked: [] as number[],
