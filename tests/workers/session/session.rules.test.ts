@@ -5,7 +5,7 @@
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import { frameOf, type Message, type SessionClient } from "../../fixtures/session-client";
-import { openSession } from "../worker-fetch";
+import { openSession, workerFetch } from "../worker-fetch";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -56,7 +56,8 @@ describe("argument rules", () => {
       ...write(`${root}/other.txt`, "r4"),
       ...write(`${sub}/rule-c.txt`, "r5"),
     ]);
-    const socket = await openSession(crypto.randomUUID());
+    const id = crypto.randomUUID();
+    const socket = await openSession(id);
     expect(await socket.next(is("always_allowed"), 0)).toEqual({ type: "always_allowed", tools: [] });
 
     // The first call asks; a rule that would not allow it is refused with why, and the question stays open.
@@ -85,6 +86,19 @@ describe("argument rules", () => {
     // A .. escape and another path ask.
     await asks(socket, `${sub}/../escape.txt`);
     await asks(socket, `${root}/other.txt`);
+
+    // The tool console's direct calls in this chat obey the same rule: under the folder unasked, elsewhere approval_required.
+    const direct = (path: string) =>
+      workerFetch("/api/tools/filesystem.write_file", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ arguments: { path, content: "y" }, sessionId: id }),
+      });
+    const allowed = await direct(`${sub}/console.txt`);
+    expect({ status: allowed.status, body: allowed.status === 200 ? "" : await allowed.text() }).toEqual({ status: 200, body: "" });
+    const refused = await direct(`${sub}/../console.txt`);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: { code: "approval_required" } });
 
     // Revoked: the next call under the folder asks again, and a second revoke says there is no such rule.
     const rule = listed.rules?.[0];
