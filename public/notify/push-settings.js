@@ -3,7 +3,7 @@
 // this browser" / "Stop on this browser", the person's devices (label, last result, Test,
 // Remove), and whether a push may name the chat and the tool. Everything comes from
 // GET /api/push; the browser side of a device is push-device.js.
-import { describeError, NetworkError, request } from "../core/api.js";
+import { describeError, requestOrRefusal as ask } from "../core/api.js";
 import { browserSettings } from "../core/theme.js";
 import { currentSubscription, deviceIdOf, notePushActive, onOpenChat, pushSupported, turnOff, turnOn } from "./push-device.js";
 
@@ -41,15 +41,6 @@ const DENIED =
 
 function say(/** @type {string} */ text) {
   note.textContent = text;
-}
-
-async function ask(path, options) {
-  try {
-    return await request(path, options);
-  } catch (error) {
-    if (!(error instanceof NetworkError)) throw error;
-    return { ok: false, status: 0, data: { error: { code: "network", message: error.message } } };
-  }
 }
 
 const when = (/** @type {number} */ at) => new Date(at).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });

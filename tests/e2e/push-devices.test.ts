@@ -17,6 +17,10 @@ import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage } f
 
 const SHOTS = "/work/notes/s47/shots";
 const WIDE = { width: 1280, height: 800 };
+/** Waits on the Worker's answers: on this shared 2-core machine one can take seconds (expect.poll's default is 1 s). */
+const SLOW = { timeout: 15_000 };
+/** The steps that load the page or run a turn, each waiting on the stack's events. */
+const STEP = { timeout: 90_000 };
 
 let browser: Browser;
 let stack: Stack;
@@ -84,7 +88,7 @@ async function setHidden(page: Page, hidden: boolean): Promise<void> {
 async function newChat(page: Page): Promise<string> {
   const before = new URL(page.url()).hash;
   await page.locator("#new-session").click();
-  await expect.poll(() => new URL(page.url()).hash).not.toBe(before);
+  await expect.poll(() => new URL(page.url()).hash, SLOW).not.toBe(before);
   return new URL(page.url()).hash.replace("#s=", "");
 }
 
@@ -122,7 +126,7 @@ describe("notifications when away, in the page", () => {
   const own = () => page.locator("#push-devices li", { hasText: "(this browser)" });
   afterAll(() => context?.close());
 
-  it("turns this browser on from the keyboard, and lists it with Test and the detail level", async () => {
+  it("turns this browser on from the keyboard, and lists it with Test and the detail level", STEP, async () => {
     device = await newPushDevice(push);
     context = await browser.newContext({ viewport: WIDE });
     await context.grantPermissions(["notifications"], { origin: stack.url });
@@ -134,7 +138,7 @@ describe("notifications when away, in the page", () => {
     // Keyboard: the disclosure opens with Enter and its button is the next stop.
     await page.locator("#push-settings summary").focus();
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.locator("#push-state").textContent()).toContain("Get a notification on this browser");
+    await expect.poll(() => page.locator("#push-state").textContent(), SLOW).toContain("Get a notification on this browser");
     const enable = page.locator("#push-enable");
     expect(await enable.isVisible()).toBe(true);
     await page.keyboard.press("Tab");
@@ -158,24 +162,24 @@ describe("notifications when away, in the page", () => {
     const [test] = await pushesTo(push, device, 1);
     expect(test?.verified, test?.problem).toBe(true);
     expect(JSON.parse(test?.plaintext ?? "{}")).toMatchObject({ v: 1, kind: "test" });
-    await expect.poll(() => page.locator("#push-note").textContent()).toBe("Sent: Chrome on Linux should show a test notification.");
-    await expect.poll(() => own().locator(".push-result").textContent()).toMatch(/^last delivered /);
+    await expect.poll(() => page.locator("#push-note").textContent(), SLOW).toBe("Sent: Chrome on Linux should show a test notification.");
+    await expect.poll(() => own().locator(".push-result").textContent(), SLOW).toMatch(/^last delivered /);
 
     // Detail: the account keeps it.
     const detail = page.locator("#push-detail");
     expect(await detail.isChecked()).toBe(true);
     await detail.uncheck();
-    await expect.poll(() => page.locator("#push-note").textContent()).toBe("Notifications say only that a chat needs you.");
+    await expect.poll(() => page.locator("#push-note").textContent(), SLOW).toBe("Notifications say only that a chat needs you.");
     expect(((await (await context.request.get(`${stack.url}/api/push`)).json()) as { detail: string }).detail).toBe("minimal");
     await detail.check();
-    await expect.poll(async () => ((await (await context.request.get(`${stack.url}/api/push`)).json()) as { detail: string }).detail).toBe("full");
+    await expect.poll(async () => ((await (await context.request.get(`${stack.url}/api/push`)).json()) as { detail: string }).detail, SLOW).toBe("full");
 
     expect(await axeCheck(page, "push devices")).toEqual([]);
     await page.screenshot({ path: `${SHOTS}/push-devices-1280.png` });
     noPageErrors(page);
   });
 
-  it("pushes an approval while the tab is hidden, and the tab itself does not notify too", async () => {
+  it("pushes an approval while the tab is hidden, and the tab itself does not notify too", STEP, async () => {
     // A chat of the person's where the phone will be when the notification comes.
     await script(stack.llm.url, stack.llmKey, [reply.text("Hello there.")]);
     await sendMessage(page, "hello");
@@ -192,23 +196,23 @@ describe("notifications when away, in the page", () => {
     expect(pushed?.verified, pushed?.problem).toBe(true);
     expect(JSON.parse(pushed?.plaintext ?? "{}")).toMatchObject({ kind: "approval", session: approvalChat, server: "filesystem", tool: "get_file_info" });
     expect(pushed?.plaintext).not.toContain("notes.txt");
-    await expect.poll(() => page.title()).toMatch(/^\(1\) /);
+    await expect.poll(() => page.title(), SLOW).toMatch(/^\(1\) /);
     // No double alert: this browser is a push device, so the tab counts but shows no notification of its own.
     expect(await page.evaluate("window.__notifications")).toEqual([]);
     noPageErrors(page);
   });
 
-  it("at 390×844, a tap on the approval's notification opens the chat on it, answerable with one thumb, and follows the turn to its end", async () => {
+  it("at 390×844, a tap on the approval's notification opens the chat on it, answerable with one thumb, and follows the turn to its end", STEP, async () => {
     const payload = JSON.parse(pushed?.plaintext ?? "{}") as Payload;
     // The person is on another chat when the notification comes, and taps it.
     await page.setViewportSize(PHONE);
     // Only the hash differs, which is no navigation: loaded again on it.
     await page.goto(`${stack.url}/#s=${otherChat}`);
-    await page.reload();
+    await page.reload({ timeout: 30_000 });
     await page.locator(".msg.assistant", { hasText: "Hello there." }).waitFor();
     await deliver(context, page, stack.url, pushed?.plaintext ?? "");
     await expect
-      .poll(() => shownNotifications(page), { timeout: 10_000 })
+      .poll(() => shownNotifications(page), SLOW)
       .toEqual([{ title: "Approve get_file_info?", tag: payload.tag, actions: expect.arrayContaining(["Allow once", "Deny"]) }]);
     const worker: Worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
     // A tap on the notification's body (a synthetic click: a test cannot press a system notification).
@@ -216,7 +220,7 @@ describe("notifications when away, in the page", () => {
       const [notification] = await self.registration.getNotifications();
       self.dispatchEvent(new NotificationEvent("notificationclick", { notification }));
     })()`);
-    await expect.poll(() => new URL(page.url()).hash).toBe(`#s=${approvalChat}`);
+    await expect.poll(() => new URL(page.url()).hash, SLOW).toBe(`#s=${approvalChat}`);
     const dialog = page.locator("#approval-dialog[open]");
     await dialog.waitFor();
     // One thumb: Allow once and Deny in view, at least 44 px high; the arguments readable, nothing wider than the screen.
@@ -245,24 +249,24 @@ describe("notifications when away, in the page", () => {
       const end = answers[answers.length - 1].getBoundingClientRect().bottom;
       return end <= document.getElementById("messages").getBoundingClientRect().bottom + 1 && end <= window.innerHeight;
     })()`;
-    await expect.poll(() => page.evaluate(lastInView)).toBe(true);
+    await expect.poll(() => page.evaluate(lastInView), SLOW).toBe(true);
     await page.screenshot({ path: `${SHOTS}/approval-from-push-390-end.png` });
     noPageErrors(page);
   });
 
-  it("removes the device: gone from the list and the account", async () => {
+  it("removes the device: gone from the list and the account", STEP, async () => {
     await page.setViewportSize(WIDE);
     // A reload shows the disclosure closed: opened again, it reads the list.
     if (!(await page.evaluate(`document.getElementById("push-settings").open`))) await page.locator("#push-settings summary").click();
     await own().getByRole("button", { name: "Remove Chrome on Linux" }).click();
     await own().waitFor({ state: "detached" });
-    await expect.poll(() => page.locator("#push-note").textContent()).toBe("Chrome on Linux removed: it gets no more notifications.");
+    await expect.poll(() => page.locator("#push-note").textContent(), SLOW).toBe("Chrome on Linux removed: it gets no more notifications.");
     expect(((await (await context.request.get(`${stack.url}/api/push`)).json()) as { devices: unknown[] }).devices).toEqual([]);
     expect(await page.locator("#push-enable").isVisible()).toBe(true);
     noPageErrors(page);
   });
 
-  it("says how to turn notifications back on when the browser blocks them", async () => {
+  it("says how to turn notifications back on when the browser blocks them", STEP, async () => {
     const context = await browser.newContext({ viewport: WIDE });
     // The person said "Block" at the browser's question.
     await context.addInitScript(`(() => {
@@ -272,7 +276,7 @@ describe("notifications when away, in the page", () => {
     const page = await openPage(browser, stack, { context });
     await page.locator("#push-settings summary").click();
     await page.locator("#push-enable").click();
-    await expect.poll(() => page.locator("#push-state").textContent()).toContain("Notifications are blocked for this site in this browser");
+    await expect.poll(() => page.locator("#push-state").textContent(), SLOW).toContain("Notifications are blocked for this site in this browser");
     expect(await page.locator("#push-state").textContent()).toContain("allow notifications in the site's settings");
     expect(await page.locator("#push-enable").isHidden()).toBe(true);
     // Nothing was subscribed nor registered.
@@ -289,10 +293,10 @@ describe("notifications when away, on a deployment without VAPID keys", () => {
     bare = await startStack();
   });
 
-  it("says push is off and what the operator sets, with no button", async () => {
+  it("says push is off and what the operator sets, with no button", STEP, async () => {
     const page = await openPage(browser, bare, { viewport: WIDE });
     await page.locator("#push-settings summary").click();
-    await expect.poll(() => page.locator("#push-state").textContent()).toContain("Off on this deployment: it has no VAPID keys");
+    await expect.poll(() => page.locator("#push-state").textContent(), SLOW).toContain("Off on this deployment: it has no VAPID keys");
     expect(await page.locator("#push-state").textContent()).toContain("VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY and VAPID_SUBJECT");
     expect(await page.locator("#push-enable").isHidden()).toBe(true);
     expect(await page.locator("#push-detail").isVisible()).toBe(false);
