@@ -160,6 +160,13 @@ describe("a long streamed answer", () => {
     expect(live.markdownRenders).toBeGreaterThan(1);
     expect(live.markdownRenders * 2).toBeLessThan(deltas.length);
 
+    // The answer scrolls in the list, never the page: what is placed absolutely in the list (the
+    // turn's visually hidden tokens label, at the answer's end) belongs to the list. It belonged
+    // to the chat around it and made the whole page as tall as the conversation.
+    await page.locator("#messages > .turn-usage").last().waitFor({ state: "attached" });
+    const [pageHeight, windowHeight] = (await page.evaluate("[document.scrollingElement.scrollHeight, innerHeight]")) as number[];
+    expect(pageHeight).toBe(windowHeight);
+
     // The same DOM as a fresh render of the stored answer (the history after a reload).
     await page.reload();
     const replayed = page.locator(".msg.assistant .body", { hasText: `Part ${PARTS}` }).last();
