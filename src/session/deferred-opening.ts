@@ -12,11 +12,37 @@
 // turn dropped before (its session deleted) never opens: it stores and sends nothing.
 import type { LlmProvider } from "../llm/provider";
 
+/** Writes waiting for the macrotask after the model request, per session (its store): see `afterRequest`. */
+const batches = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `write` at the object's next macrotask, with every other write so deferred for `session` in
+ * that same macrotask: one storage commit for them all (the admission's pending-usage and budget-hold
+ * writes, session-owner.ts, and the turn's opening), not one each in series before the first text frame.
+ */
+export function afterRequest(session: object, write: () => void): void {
+  let batch = batches.get(session);
+  if (!batch) {
+    const writes: (() => void)[] = [];
+    batch = writes;
+    batches.set(session, writes);
+    setTimeout(() => {
+      batches.delete(session);
+      for (const run of writes) run();
+    }, 0);
+  }
+  batch.push(write);
+}
+
 export class DeferredOpening {
   private state: "pending" | "opened" | "skipped" = "pending";
   private scheduled = false;
 
-  constructor(private readonly open: () => void) {}
+  /** `session`: whose other deferred writes the opening joins (afterRequest). */
+  constructor(
+    private readonly open: () => void,
+    private readonly session: object = {},
+  ) {}
 
   /** Not written yet, and not dropped. */
   get pending(): boolean {
@@ -60,7 +86,7 @@ export class DeferredOpening {
   soon(): void {
     if (this.scheduled || this.state !== "pending") return;
     this.scheduled = true;
-    setTimeout(() => this.now(), 0);
+    afterRequest(this.session, () => this.now());
   }
 
   /**

@@ -12,6 +12,7 @@ import type { ProviderSpec } from "../llm/provider-config";
 import type { SpendDecision, SpendKind } from "../users/spend-ledger";
 import type { HistoryStore } from "./history";
 import { PendingUsage } from "./pending-usage";
+import { afterRequest } from "./deferred-opening";
 import type { OwnerDiscoveryPort } from "./mcp/session-mcp";
 import type { PublicError } from "../shared/errors";
 
@@ -111,14 +112,14 @@ export class SessionOwner {
       this.settings().DAILY_TOKEN_BUDGET === undefined || ownKey
         ? undefined
         : { id: `turn:${this.sessionId}:${crypto.randomUUID()}`, tokens: this.settings().TURN_TOKEN_RESERVATION, release: previous };
-    // This session's writes after the answer wait a macrotask: the turn's model request is issued first, and a
-    // write before it would hold it for a storage commit (deferred-opening.ts). A restart in between counts
-    // the carried tokens twice (the safe side).
-    const afterRequest = (write: () => void) => void setTimeout(write, 0);
-    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold), afterRequest);
+    // This session's writes after the answer wait a macrotask (with the turn's opening: one commit): the turn's model
+    // request is issued first, and a write before it would hold it for a storage commit (deferred-opening.ts). A
+    // restart in between counts the carried tokens twice (the safe side).
+    const later = (write: () => void) => afterRequest(this.store, write);
+    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold), later);
     this.generation = begun.generation;
     const held = hold && begun.decision.ok ? hold.id : undefined;
-    if (!ownKey && held !== previous) afterRequest(() => this.store.setSetting(HOLD_KEY, held));
+    if (!ownKey && held !== previous) later(() => this.store.setSetting(HOLD_KEY, held));
     return { decision: begun.decision, servers: toConfigs(begun.servers) };
   }
 

@@ -151,7 +151,7 @@ export class TurnRunner {
       if (model.notice) this.deps.record({ turnId, kind: "notice", text: model.notice });
       this.deps.store.setSetting(TURN_KEY, turnId);
       this.deps.broadcast({ type: "turn_start", turnId });
-    });
+    }, this.deps.store);
     turn.opening = deferred;
     // A new version of a turn (regenerate, edit) opens first, as before: its path changes under the model's view.
     if (origin.branchOf) deferred.now();
