@@ -4,23 +4,18 @@
 // routes its sockets and the Worker's RPC calls to them; what they need of the Durable
 // Object itself (its sockets, keep-alive, the history frame) comes through `SessionSite`.
 import { Approvals } from "../approval/approvals";
-import type { Env } from "../config/env";
 import { runtimeConfig, type RuntimeConfig } from "../config/runtime-config";
-import type { ServerMessage } from "../protocol/messages";
-import { machineFetch } from "../servers/machines";
-import { guardedFetch } from "../servers/guarded-fetch";
-import { serverUrlRefusal } from "../servers/url-policy";
-import type { Logger } from "../shared/logger";
 import { userAccount } from "../users/account";
-import { accountOAuthStorage, sessionOAuthProvider } from "../users/oauth-client-storage";
 import { KEEP_ALIVE_GRACE_MS } from "./agent-adapter";
 import { AttachmentStore } from "./attachment-store";
 import { SessionAttachments } from "./attachments";
-import { HistoryStore, type NewEntry, type StoredEntry } from "./history";
+import { HistoryStore } from "./history";
 import { OperationsReporter } from "./operations-report";
 import { SearchFeed } from "./search-feed";
 import { SessionFiles } from "./session-files";
-import { SessionMcp } from "./mcp/session-mcp";
+import type { SessionMcp } from "./mcp/session-mcp";
+import { wireSessionMcp } from "./mcp/session-mcp-wiring";
+import type { SessionSite } from "./session-site";
 import { SessionModel } from "./session-model";
 import { SessionOwner } from "./session-owner";
 import { TurnRunner } from "./turn-runner";
@@ -33,25 +28,7 @@ import { answerers } from "./notify/presence-watch";
 import { pushTo } from "./notify/push-port";
 import { ActionTokens } from "./notify/action-tokens";
 
-/** What the parts need of the Durable Object that holds them. */
-export interface SessionSite {
-  readonly env: Env;
-  readonly ctx: DurableObjectState;
-  /** The session's id (read late: the object learns its name after construction). */
-  name(): string;
-  readonly log: Logger;
-  sendAll(message: ServerMessage): void;
-  keepAliveWhile<T>(work: () => Promise<T>): Promise<T>;
-  keepAliveAfter<T>(graceMs: number, work: () => Promise<T>): Promise<T>;
-  record(entry: NewEntry): StoredEntry;
-  historyFrame(): ServerMessage;
-  /** Servers changed: one left unavailable is retried while a page watches. */
-  watchUnavailable(): void;
-  /** The object's alarm calls the held tasks' poll at `at` (ms) or earlier (tasks/task-alarm.ts). */
-  wakeForTasks(at: number): void;
-  /** People with a visible page on this chat (notify/presence-watch.ts). */
-  visibleUsers(): Set<string>;
-}
+export type { SessionSite } from "./session-site";
 
 export class SessionParts {
   private storeCache?: HistoryStore;
@@ -142,49 +119,14 @@ export class SessionParts {
         this.site.sendAll(message);
         this.notices.heard(message);
       },
+      granted: (turnId, server, tool) => this.site.granted?.(turnId, server, tool) ?? false,
     });
     return this.approvalsCache;
   }
 
+  /** Its MCP servers, wired to the other parts in mcp/session-mcp-wiring.ts. */
   get mcp(): SessionMcp {
-    this.mcpCache ??= new SessionMcp({
-      env: this.site.env,
-      logger: this.site.log,
-      userServers: (known) => this.owner.servers(known),
-      settings: this.runtime.settings,
-      store: this.store,
-      approvals: this.approvals,
-      changed: () => {
-        this.site.sendAll({ type: "servers", servers: this.mcp.status() });
-        this.site.watchUnavailable();
-      },
-      notice: (text) => this.site.record({ turnId: this.turns.running ?? null, kind: "notice", text }),
-      provider: () => this.model.resolve().then((r) => (r.ok ? r.provider : undefined)),
-      samplingModel: (preferences, listed) => this.model.samplingPick(preferences, listed),
-      used: (tokens, hold) => this.owner.addUsage(tokens, hold),
-      samplingRefusal: (hold, tokens) => this.owner.holdSampling(hold, tokens),
-      oauth: (server, outbound) => {
-        const owner = this.owner.id;
-        return owner ? sessionOAuthProvider(this.site.env, owner, server, outbound) : undefined;
-      },
-      audience: () => {
-        const owner = this.owner.id;
-        return { mode: this.runtime.auth.mode, user: owner ? { id: owner, name: this.owner.name } : undefined };
-      },
-      refuseUrl: (url) => serverUrlRefusal(url, { deployed: this.runtime.auth.mode !== "none", allowPrivate: this.runtime.settings.ALLOW_PRIVATE_SERVER_URLS }),
-      outbound: guardedFetch({ deployed: this.runtime.auth.mode !== "none", allowPrivate: this.runtime.settings.ALLOW_PRIVATE_SERVER_URLS }),
-      recordChallenge: async (server, challenge) => {
-        const owner = this.owner.id;
-        // Only for a server the owner signs in to (no Authorization header of its own).
-        if (owner && sessionOAuthProvider(this.site.env, owner, server)) await accountOAuthStorage(this.site.env, owner, server).save({ challenge });
-      },
-      machineFetch: machineFetch(() => {
-        const owner = this.owner.id;
-        return owner ? userAccount(this.site.env, owner) : undefined;
-      }),
-      toolCalled: this.reporter.toolCalled,
-      ownerDiscovery: this.owner.discovery,
-    });
+    this.mcpCache ??= wireSessionMcp(this.site, this);
     return this.mcpCache;
   }
 

@@ -10,11 +10,11 @@ import type { McpHost } from "../../mcp/host";
 import { errorMessage } from "../../shared/logger";
 import { KeptDiscovery } from "./kept-discovery";
 import { serverStatus } from "./server-status";
-import { loadSessionMcpConfig, type SessionMcpConfig } from "../../servers/mcp-json";
+import type { SessionMcpConfig } from "../../servers/mcp-json";
 import { isBridged } from "../../mcp/bridge-routing";
 import { machineOfUrl } from "../../machines/tunnel-url";
 import { mergeServers } from "../../servers/merge";
-import { deploymentServersFor } from "../../servers/deployment";
+import { sessionBaseConfig } from "./base-config";
 import type { ServerStatusView, SessionMcpDeps, UserServers } from "./deps";
 import { chooseServers, connectableConfig, enabledIn, rootsOnlyChanges } from "./server-choice";
 import { createSessionHost } from "./session-host";
@@ -38,11 +38,8 @@ export class SessionMcp {
   private toolCache?: ToolView[];
 
   constructor(private readonly deps: SessionMcpDeps) {
-    // The deployment's servers this owner gets, each bridge request marked with whose it is.
-    this.base = offeredOnly(
-      deploymentServersFor(loadSessionMcpConfig(deps.env, deps.settings), deps.audience?.() ?? { mode: "none" }, deps.settings.BRIDGE_URL),
-      deps.offered,
-    );
+    // The deployment's servers this owner gets (base-config.ts).
+    this.base = sessionBaseConfig(deps);
     this.config = this.base;
     this.owner = new OwnerServers(deps.userServers, deps.notice);
     this.discovery = new KeptDiscovery(deps.store, this.config.config, deps.ownerDiscovery, deps.logger);
@@ -290,13 +287,4 @@ export class SessionMcp {
   async close(): Promise<void> {
     await this.mcpHost.close();
   }
-}
-
-/** The deployment's servers without those `offered` leaves out (listed nowhere, not even as unreachable). */
-function offeredOnly(servers: SessionMcpConfig, offered: SessionMcpDeps["offered"]): SessionMcpConfig {
-  if (!offered) return servers;
-  const kept = servers.config.servers.filter(offered);
-  const names = new Set(kept.map((s) => s.name));
-  const dropped = new Set(servers.config.servers.filter((s) => !names.has(s.name)).map((s) => s.name));
-  return { ...servers, config: { servers: kept }, unreachable: servers.unreachable.filter((u) => !dropped.has(u.server)) };
 }
