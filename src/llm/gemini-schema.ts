@@ -7,6 +7,8 @@
 // have been rejected in the field, so we emit only that subset: an allow-list is
 // the only approach that stays correct when a server invents new keywords.
 // Total: never throws; anything unusable degrades to a looser schema.
+import { isRecord } from "../shared/is-record";
+import { resolveRef } from "./json-pointer";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -49,10 +51,6 @@ export function sanitizeForGemini(schema: unknown): JsonSchema {
     // Only reachable on hostile input (e.g. throwing getters); a tool without parameters is still callable.
     return { type: "object", properties: {} };
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function convert(node: unknown, walk: Walk): JsonSchema {
@@ -134,27 +132,6 @@ function convert(node: unknown, walk: Walk): JsonSchema {
   tidy(out);
   if ("default" in node && defaultFits(node.default, out)) out.default = node.default;
   return out;
-}
-
-/** Resolves a local JSON pointer (`#`, `#/$defs/X`, `#/definitions/X`, any `#/...`); undefined if it leads nowhere. */
-function resolveRef(root: unknown, ref: string): unknown {
-  if (!ref.startsWith("#")) return undefined;
-  let target: unknown = root;
-  const pointer = ref.slice(1);
-  if (pointer === "") return root;
-  if (!pointer.startsWith("/")) return undefined; // `#anchor` refs: not resolved.
-  for (const raw of pointer.slice(1).split("/")) {
-    let segment = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    try {
-      segment = decodeURIComponent(segment);
-    } catch {
-      // A literal `%` in a key: use the segment as written.
-    }
-    if (Array.isArray(target) && /^\d+$/.test(segment)) target = target[Number(segment)];
-    else if (isRecord(target) && Object.hasOwn(target, segment)) target = target[segment];
-    else return undefined;
-  }
-  return target;
 }
 
 function applyEnum(out: JsonSchema, values: unknown[]): void {

@@ -3,6 +3,7 @@
 // @cfworker/json-schema because Ajv generates code, which workerd forbids.
 import { Validator, type OutputUnit, type SchemaDraft } from "@cfworker/json-schema";
 import type { FieldIssue } from "../shared/errors";
+import { isRecord } from "../shared/is-record";
 
 // Keywords that only say "something below me failed"; their children carry the detail.
 const CONTAINERS = new Set([
@@ -49,10 +50,6 @@ export function withoutNullOptionals(schema: Record<string, unknown>, args: Reco
     delete out[key];
   }
   return out ?? args;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Whether a property schema lets `null` through (one with no type or alternatives says nothing against it). */

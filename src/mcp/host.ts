@@ -3,24 +3,21 @@
 // enforces timeouts, cancellation, circuit breakers and health, and caches
 // resources and prompts. Runtime-neutral: the transport factory decides whether
 // a server is a child process (Node) or a URL (workerd).
-import type { ErrorCode } from "../shared/error-codes";
 import { UriTemplate, type CallToolResult, type GetPromptResult, type Implementation, type ReadResourceResult, type Root } from "@modelcontextprotocol/client";
 import { defaultBackoff, type BackoffPolicy } from "../shared/backoff";
 import { defaultBreaker, type BreakerPolicy } from "./breaker";
-import { z } from "zod";
-import { CacheStatsSchema, defaultCache, TtlLruCache, type CachePolicy } from "./cache";
+import { defaultCache, TtlLruCache, type CachePolicy } from "./cache";
 import { MCP_APP_MIME, MCP_APPS_EXTENSION } from "./app-ui";
 import { TASKS_EXTENSION } from "./tasks";
 import { toPublicTool, type ServerCapabilitiesView, type ServerStatus, type ToolView } from "./capabilities";
 import { callTool, type CallToolOptions } from "./call";
 import type { McpConfig } from "../shared/mcp-config/config";
-import { ServerConnection, ServerStateSchema, type ChangeKind, type ConnectionDeps, type ServerState } from "./connection";
+import { ServerConnection, type ChangeKind, type ConnectionDeps, type ServerState } from "./connection";
 import { NotFoundError, ToolNotFoundError } from "./errors";
 import { serverGuide, type ServerGuide } from "./guide";
 import { logLevelMeta } from "./log-level";
 import { silentLogger, type Logger } from "../shared/logger";
-import { EdgehostError } from "../shared/errors";
-import { ServerMetricsSchema } from "../shared/metrics";
+import { observedCall, type HostMetrics, type ToolCallRecord } from "./host-metrics";
 import { FunctionNameMap, splitQualified } from "./names";
 import { capabilitiesFor, capabilitiesForServer, type ServerRequestHandlers } from "./server-requests";
 import { startInOrder, type ConnectReport } from "./start-order";
@@ -31,6 +28,7 @@ import type { TransportFactory } from "./transports";
 export type { CallToolOptions } from "./call";
 export type { ConnectReport } from "./start-order";
 export type { RequestOptions } from "./cached-read";
+export { HostMetricsSchema, type HostMetrics, type ToolCallRecord } from "./host-metrics";
 
 export interface McpHostOptions {
   transports: TransportFactory;
@@ -47,20 +45,6 @@ export interface McpHostOptions {
   /** What each server was last found with (the session's discovery): its era and its lists with a ttl, so connects skip the probe and fresh lists. */
   eras?: ConnectionDeps["eras"];
 }
-
-export interface ToolCallRecord {
-  server: string;
-  tool: string;
-  ms: number;
-  ok: boolean;
-  code?: ErrorCode;
-}
-
-export const HostMetricsSchema = z.object({
-  servers: z.record(z.string(), ServerMetricsSchema.extend({ state: ServerStateSchema })),
-  cache: CacheStatsSchema,
-});
-export type HostMetrics = z.infer<typeof HostMetricsSchema>;
 
 export class McpHost {
   private readonly connections = new Map<string, ServerConnection>();
@@ -221,18 +205,10 @@ export class McpHost {
     const qualified = splitQualified(name) ?? splitQualified(this.resolveToolName(name) ?? "");
     const connection = qualified && this.connections.get(qualified.server);
     if (!qualified || !connection) throw new ToolNotFoundError(name, this.availableToolNames());
-    const observe = this.options.onToolCall;
-    if (!observe) return callTool(connection, qualified.tool, args, options, this.logger, () => this.availableToolNames());
-    const started = this.now();
-    const record = { server: connection.name, tool: qualified.tool };
-    try {
-      const result = await callTool(connection, qualified.tool, args, options, this.logger, () => this.availableToolNames());
-      observe({ ...record, ms: this.now() - started, ok: result.isError !== true });
-      return result;
-    } catch (error) {
-      observe({ ...record, ms: this.now() - started, ok: false, code: error instanceof EdgehostError ? error.code : "internal" });
-      throw error;
-    }
+    // Timed and told to `onToolCall` (the operator's metrics) in host-metrics.ts.
+    return observedCall(this.options.onToolCall, this.now, { server: connection.name, tool: qualified.tool }, () =>
+      callTool(connection, qualified.tool, args, options, this.logger, () => this.availableToolNames()),
+    );
   }
 
   async getPrompt(name: string, args: Record<string, string> = {}, options: RequestOptions = {}): Promise<GetPromptResult> {

@@ -6,57 +6,13 @@
 import { z } from "zod";
 import { JsonSource, objectEntries, nodeValue, type JSONPath } from "./config-source";
 import { findDependencyCycles } from "./dependency-graph";
-import { loadOAuthConfig, RawOAuthSchema, type OAuthClientConfig } from "./oauth-config";
+import { loadOAuthConfig, RawOAuthSchema } from "./oauth-config";
 import { ConfigError, type ConfigIssue } from "../errors";
 import { isFileUri, isHttpUrl } from "./url-kinds";
+import type { McpConfig, RootConfig, ServerConfig } from "./server-config";
 
-interface CommonServerConfig {
-  name: string;
-  disabled: boolean;
-  timeoutMs: number;
-  alwaysAllow: string[];
-  dependencies: string[];
-  /** Undefined means all tools. */
-  includeTools?: string[];
-  excludeTools: string[];
-  /** MCP roots offered to this server (`roots/list`); absent: the roots capability is not advertised to it. */
-  roots?: RootConfig[];
-  /**
-   * Who gets this server in a multi-user deployment (emails or token names, as the user is
-   * known); absent: everyone for a remote server, nobody for a stdio one (src/servers/audience.ts).
-   */
-  users?: string[];
-  /** false: never offered at /mcp (src/gateway/), though its users' chats still have it; absent: offered. */
-  gateway?: boolean;
-}
-export interface RootConfig {
-  uri: string;
-  name?: string;
-}
-export interface StdioServerConfig extends CommonServerConfig {
-  transport: "stdio";
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd?: string;
-  /** Optional Linux resource limits, positive integers. */
-  limits?: { memoryMb?: number; cpuSeconds?: number };
-  /** "user": one child per user the bridge serves (server requests then never cross users); default one shared child. */
-  isolation?: "user";
-}
-export interface RemoteServerConfig extends CommonServerConfig {
-  transport: "http" | "sse";
-  url: string;
-  headers: Record<string, string>;
-  /** How a token is got (oauth-config.ts): a pre-registered client for a person's sign-in, or the deployment's client credentials. */
-  oauth?: OAuthClientConfig;
-}
-export type { OAuthClientConfig };
-export type ServerConfig = StdioServerConfig | RemoteServerConfig;
-/** Servers in file order, disabled ones included (`disabled: true`). */
-export interface McpConfig {
-  servers: ServerConfig[];
-}
+export type { McpConfig, OAuthClientConfig, RemoteServerConfig, RootConfig, ServerConfig, StdioServerConfig } from "./server-config";
+
 export interface ParseOptions {
   /** Shown in issues; default "mcp.json". Never an absolute path: messages may reach a browser. */
   fileName?: string;
