@@ -41,6 +41,7 @@ export abstract class SessionCore extends ProtocolAgent<Env> {
     historyFrame: () => this.historyFrame(),
     watchUnavailable: () => this.watchUnavailable(),
     wakeForTasks: (at) => wakeForTasks(this, at, this.log),
+    granted: (turnId, server, tool) => this.grantedToTurn(turnId, server, tool),
     visibleUsers: () => visiblePeople(this.openSockets()),
   });
 
@@ -61,6 +62,9 @@ export abstract class SessionCore extends ProtocolAgent<Env> {
 
   /** Alarm callback the parts' task wake names (session-alarms.ts). */
   abstract pollTasks(): Promise<void>;
+
+  /** A scheduled run's pre-granted tools (schedules/session-scheduling.ts), for the approvals' decision. */
+  protected abstract grantedToTurn(turnId: string, server: string, tool: string): boolean;
 
   /**
    * While a page is open, an unavailable server is retried in the background (on the

@@ -1,0 +1,209 @@
+// Scheduled runs (src/session/schedules/) in real workerd: made and listed through the
+// routes, refused with a typed error for a bad time, a loop, a tool the chat lacks, one too
+// many and another person's chat; run on the object's own alarm with the time moved by the
+// test (the row made due, agents' job due, runDurableObjectAlarm). The run calls its
+// pre-granted tool without asking, then waits at a tool it was not granted (an approval, and
+// with nobody watching a push the test push service decrypts); failures pause it; deleting
+// the chat removes its schedules and their alarm job.
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { getAgentByName } from "agents";
+import { beforeEach, describe, expect, inject, it } from "vitest";
+import type { Env } from "../../../src/config/env";
+import type { ScheduleView } from "../../../src/protocol/messages";
+import type { ChatSession } from "../../../src/session/ChatSession";
+import { reply, script } from "../../fixtures/fake-llm-script";
+import { frameOf } from "../../fixtures/session-client";
+import { newDevice, type PushDeviceFixture, pushesTo } from "../push/push-fixture";
+import type { TestUser } from "../test-users";
+import { openSession, workerFetch } from "../worker-fetch";
+
+const llm = inject("fakeLlmUrl");
+const KEY = inject("sessionLlmKey");
+const root = inject("fsRoot");
+const USER: TestUser = "carol";
+
+beforeEach(async () => {
+  await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
+});
+
+const stubOf = (id: string) => getAgentByName((env as unknown as Env).CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>, id);
+
+/** A chat of `user`'s with one message in it (so it is listed and owned). */
+async function newChat(user: TestUser = USER): Promise<string> {
+  await script(llm, KEY, [reply.text("hello")]);
+  const id = crypto.randomUUID();
+  const socket = await openSession(id, user);
+  const from = socket.say("hi");
+  await socket.turnEnd(from);
+  await socket.close();
+  return id;
+}
+
+const post = (id: string, body: unknown, user: TestUser = USER) =>
+  workerFetch(`/sessions/${id}/schedules`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }, user);
+
+const list = async (id: string) => ((await (await workerFetch(`/sessions/${id}/schedules`, {}, USER)).json()) as { schedules: ScheduleView[] }).schedules;
+
+/** The error code and issues' paths of a refusal. */
+async function refusal(response: Response): Promise<{ status: number; code: string; paths: string[] }> {
+  const body = (await response.json()) as { error: { code: string; issues?: { path: string }[] } };
+  return { status: response.status, code: body.error.code, paths: (body.error.issues ?? []).map((i) => i.path) };
+}
+
+/** Moves time: every schedule of the chat is due now, and so is agents' job; then the object's alarm runs. */
+async function fireAlarm(id: string): Promise<void> {
+  const stub = await stubOf(id);
+  await runInDurableObject(stub, async (instance, state) => {
+    const past = Date.now() - 1_000;
+    state.storage.sql.exec("UPDATE schedules SET next_at = ?", past);
+    await instance.schedule(new Date(past), "runSchedules");
+  });
+  // The alarm may have fired by itself already (its time is past): either way runSchedules ran or runs now.
+  await runDurableObjectAlarm(stub);
+}
+
+async function onlyDevice(): Promise<PushDeviceFixture> {
+  const listed = (await (await workerFetch("/api/push", {}, USER)).json()) as { devices: { id: string }[] };
+  for (const { id } of listed.devices) await workerFetch(`/api/push/devices/${id}`, { method: "DELETE" }, USER);
+  const device = await newDevice();
+  const added = await workerFetch(
+    "/api/push/devices",
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ subscription: { endpoint: device.endpoint, keys: device.keys } }),
+    },
+    USER,
+  );
+  expect(added.status).toBe(201);
+  return device;
+}
+
+describe("making schedules", () => {
+  it("lists a schedule with its canonical time, zone, next run and grants shown back", async () => {
+    const id = await newChat();
+    const made = await post(id, { when: "Weekdays 8:00", timeZone: "Europe/Berlin", text: "summarise new files", grants: ["filesystem.get_file_info"] });
+    expect(made.status).toBe(201);
+    const view = (await made.json()) as ScheduleView;
+    expect(view).toMatchObject({
+      spec: "weekdays 08:00",
+      timeZone: "Europe/Berlin",
+      text: "summarise new files",
+      grants: ["filesystem.get_file_info"],
+      runs: 0,
+    });
+    expect(view.nextAt).toBeGreaterThan(Date.now());
+    expect(await list(id)).toEqual([view]);
+    // The object's alarm holds one job for it.
+    await runInDurableObject(await stubOf(id), (instance) => {
+      expect(instance.getSchedules().filter((s) => s.callback === "runSchedules")).toHaveLength(1);
+    });
+  });
+
+  it("refuses a bad time, a loop, a tool the chat lacks, a sixth schedule, another person's chat, an unknown id", async () => {
+    const id = await newChat();
+    const ok = { when: "daily 07:00", timeZone: "UTC", text: "x" };
+    expect(await refusal(await post(id, { ...ok, when: "sometimes" }))).toEqual({ status: 400, code: "schedule_invalid", paths: ["when"] });
+    expect(await refusal(await post(id, { ...ok, timeZone: "Mars/Base" }))).toEqual({ status: 400, code: "schedule_invalid", paths: ["timeZone"] });
+    expect(await refusal(await post(id, { ...ok, text: "" }))).toMatchObject({ status: 400, code: "schedule_invalid", paths: ["text"] });
+    expect(await refusal(await post(id, { ...ok, when: "cron */5 * * * *" }))).toMatchObject({ status: 400, code: "schedule_too_frequent" });
+    expect(await refusal(await post(id, { ...ok, grants: ["filesystem.no_such_tool"] }))).toMatchObject({ status: 400, code: "schedule_tool_unknown" });
+    for (let i = 0; i < 5; i++) expect((await post(id, { ...ok, when: `daily 0${i}:00` })).status).toBe(201);
+    expect(await refusal(await post(id, ok))).toMatchObject({ status: 409, code: "too_many_schedules" });
+    // Another person's chat is not found, as one that does not exist.
+    expect((await post(id, ok, "dave")).status).toBe(404);
+    expect((await workerFetch(`/sessions/${id}/schedules`, {}, "dave")).status).toBe(404);
+    const [first] = await list(id);
+    expect((await workerFetch(`/sessions/${id}/schedules/${first?.id}`, { method: "DELETE" }, "dave")).status).toBe(404);
+    expect(await refusal(await workerFetch(`/sessions/${id}/schedules/${crypto.randomUUID()}`, { method: "DELETE" }, USER))).toMatchObject({
+      status: 404,
+      code: "schedule_unknown",
+    });
+    expect((await workerFetch(`/sessions/${id}/schedules/${first?.id}`, { method: "DELETE" }, USER)).status).toBe(204);
+    expect(await list(id)).toHaveLength(4);
+  });
+});
+
+describe("a scheduled run", () => {
+  it("fires on the alarm, calls its pre-granted tool without asking, and waits at another (approval + push)", async () => {
+    const device = await onlyDevice();
+    const id = await newChat();
+    expect(
+      (await post(id, { when: "daily 08:00", timeZone: "America/New_York", text: "look at the files", grants: ["filesystem.get_file_info"] })).status,
+    ).toBe(201);
+    await script(llm, KEY, [
+      reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }),
+      reply.callReply("filesystem__list_directory_with_sizes", { path: root }),
+      reply.text("all done"),
+    ]);
+    const socket = await openSession(id, USER);
+    // Nobody is looking: the question is pushed.
+    socket.send({ type: "visibility", visible: false });
+    const from = socket.received.length;
+    await fireAlarm(id);
+    const start = await socket.next(frameOf("turn_start"), from);
+    const request = await socket.next(frameOf("approval_request"), from);
+    // The granted tool ran with no question; the one asked about is the other.
+    expect(request).toMatchObject({ turnId: start.turnId, server: "filesystem", tool: "list_directory_with_sizes" });
+    const asked = socket.received.slice(from).filter((m) => m.type === "approval_request");
+    expect(asked).toHaveLength(1);
+    const [push] = await pushesTo(device, 1);
+    expect(JSON.parse(push?.plaintext ?? "{}")).toMatchObject({ kind: "approval", session: id, ref: request.callId, tool: "list_directory_with_sizes" });
+    socket.send({ type: "approval", callId: request.callId, approved: true });
+    const { end } = await socket.turnEnd(from);
+    expect(end.reason).toBe("complete");
+    const entries = socket.entries(from);
+    expect(entries.find((e) => e.kind === "user")).toMatchObject({ text: "look at the files", scheduled: { spec: "daily 08:00" } });
+    // get_file_info (which asks in any other turn: mcp.json does not allow it) ran and answered.
+    const info = entries.find((e) => e.kind === "tool_result" && e.tool === "get_file_info");
+    expect(info).toBeDefined();
+    expect(info?.error).toBeUndefined();
+    const [view] = await list(id);
+    expect(view).toMatchObject({ runs: 1, lastOutcome: "completed" });
+    expect(view?.nextAt).toBeGreaterThan(Date.now());
+    // A call of the person's own later turn is not granted: the grant was that run's only.
+    await script(llm, KEY, [reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }), reply.text("ok")]);
+    const from2 = socket.say("look again");
+    const again = await socket.next(frameOf("approval_request"), from2);
+    expect(again.tool).toBe("get_file_info");
+    socket.send({ type: "approval", callId: again.callId, approved: false });
+    await socket.turnEnd(from2);
+    await socket.close();
+  });
+
+  it("pauses after SCHEDULE_MAX_FAILURES failed runs with a notice, and Resume runs it again", async () => {
+    const id = await newChat();
+    expect((await post(id, { when: "hourly", timeZone: "UTC", text: "try" })).status).toBe(201);
+    const socket = await openSession(id, USER);
+    const opened = socket.received.length;
+    for (let run = 1; run <= 3; run++) {
+      await script(llm, KEY, [reply.error(400, {}, { error: { code: 400, message: "bad request", status: "INVALID_ARGUMENT" } })]);
+      const from = socket.received.length;
+      await fireAlarm(id);
+      expect((await socket.turnEnd(from)).end.reason).toBe("error");
+      // The run's end was counted as the turn ended (before this socket heard it).
+      expect(await list(id)).toMatchObject([{ runs: run, lastOutcome: "the turn failed" }]);
+    }
+    const [paused] = await list(id);
+    expect(paused).toMatchObject({ paused: "failures", runs: 3 });
+    expect(paused?.nextAt).toBeUndefined();
+    await socket.next((m) => m.type === "entry" && m.entry.kind === "notice" && (m.entry.text ?? "").includes("paused after 3 failed runs"), opened);
+    const resumed = await workerFetch(`/sessions/${id}/schedules/${paused?.id}/resume`, { method: "POST" }, USER);
+    expect(resumed.status).toBe(200);
+    expect(await resumed.json()).toMatchObject({ runs: 3 });
+    const [after] = await list(id);
+    expect(after?.paused).toBeUndefined();
+    expect(after?.nextAt).toBeGreaterThan(Date.now());
+    await socket.close();
+  });
+
+  it("goes with its chat: rows and the alarm job removed", async () => {
+    const id = await newChat();
+    expect((await post(id, { when: "daily 09:00", timeZone: "UTC", text: "x" })).status).toBe(201);
+    expect((await workerFetch(`/sessions/${id}`, { method: "DELETE" }, USER)).status).toBe(204);
+    await runInDurableObject(await stubOf(id), (instance, state) => {
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM schedules").one().n).toBe(0);
+      expect(instance.getSchedules().filter((s) => s.callback === "runSchedules")).toEqual([]);
+    });
+  });
+});
