@@ -69,6 +69,9 @@ export class ChatSession extends SessionScheduling {
     // Before the history: a client that waits for the history has its model too.
     this.sendTo(connection, { type: "model", choice });
     this.sendTo(connection, this.parts.approvals.alwaysAllowedFrame());
+    // The chat's schedules (an empty list too: the page shows this chat's, not the last one's),
+    // before the history: a client that waits for the history has them, and no turn's frames follow them.
+    this.sendTo(connection, this.schedules.frame());
     this.sendTo(connection, this.historyFrame());
     // Read before this connect starts: a session that read the owner's servers before checks them again below.
     const readBefore = this.parts.mcp.knownUserVersion !== undefined;
@@ -78,8 +81,6 @@ export class ChatSession extends SessionScheduling {
     // Questions still open (a reload mid-approval) are asked again on the new socket; held tasks' cards too.
     for (const question of this.parts.approvals.pending()) this.sendTo(connection, question);
     for (const task of this.parts.tasks.frames()) this.sendTo(connection, task);
-    // The chat's schedules (an empty list too: the page shows this chat's, not the last one's).
-    this.sendTo(connection, this.schedules.frame());
     // A socket that (re)connects during a turn learns it is running.
     const running = this.parts.turns.running;
     if (running) this.sendTo(connection, { type: "turn_start", turnId: running });
