@@ -23,7 +23,7 @@ export interface McpWiredParts {
   readonly store: HistoryStore;
   readonly approvals: Approvals;
   readonly mcp: SessionMcp;
-  readonly turns: Pick<TurnRunner, "running">;
+  readonly turns: Pick<TurnRunner, "openedTurn">;
   readonly model: SessionModel;
   readonly reporter: OperationsReporter;
 }
@@ -41,7 +41,8 @@ export function wireSessionMcp(site: SessionSite, parts: McpWiredParts): Session
       site.sendAll({ type: "servers", servers: parts.mcp.status() });
       site.watchUnavailable();
     },
-    notice: (text) => site.record({ turnId: parts.turns.running ?? null, kind: "notice", text }),
+    // The running turn's opening written first (it may wait for the model request: deferred-opening.ts), so the notice follows its question.
+    notice: (text) => site.record({ turnId: parts.turns.openedTurn() ?? null, kind: "notice", text }),
     provider: () => parts.model.resolve().then((r) => (r.ok ? r.provider : undefined)),
     samplingModel: (preferences, listed) => parts.model.samplingPick(preferences, listed),
     used: (tokens, hold) => parts.owner.addUsage(tokens, hold),
