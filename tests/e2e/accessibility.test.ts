@@ -141,6 +141,14 @@ describe("axe: no serious or critical violation, light and dark, desktop and pho
     await page.locator("#send:not([hidden])").waitFor();
     await checkEveryLook(page, "chat", () => closeSidebar(page));
     await checkEveryLook(page, "sidebar", () => openSidebar(page));
+    // The chat's New schedule form, opened (closed, only its summary is in the page's flow).
+    const openSchedule = async () => {
+      await openSidebar(page);
+      await page.locator("#schedule-new summary").evaluate((summary) => (summary.parentElement as HTMLDetailsElement).setAttribute("open", ""));
+      await page.locator("#schedule-form textarea").waitFor();
+    };
+    await checkEveryLook(page, "new schedule form", openSchedule);
+    await page.locator("#schedule-new").evaluate((details) => details.removeAttribute("open"));
     await closeSidebar(page);
     expectNoneFound();
   });

@@ -114,7 +114,10 @@ export async function notTabbed(page: Page): Promise<string[]> {
   return (await page.evaluate(`(() => {
     const all = document.querySelectorAll("button, a[href], input:not([type=hidden]), select, textarea, summary, [tabindex]");
     return [...all]
+      // A closed <details> hides its content from Tab (its summary is the stop), but Chromium lays the
+      // content out when asked for a box, so a size alone would count it as visible.
       .filter((el) => !el.hasAttribute("data-tabbed") && !el.disabled && el.getAttribute("tabindex") !== "-1" && !el.closest("[inert], dialog:not([open])"))
+      .filter((el) => { const shut = el.closest("details:not([open])"); return !shut || el.parentElement === shut && el.tagName === "SUMMARY"; })
       .filter((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== "hidden"; })
       .filter((el) => !(el.tagName === "INPUT" && el.type === "radio" && !el.checked && document.querySelector('input[type=radio][name="' + el.name + '"][data-tabbed]')))
       .map((el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "." + [...el.classList].join(".")) + " " + JSON.stringify((el.getAttribute("aria-label") || el.textContent || "").trim().slice(0, 30)));
