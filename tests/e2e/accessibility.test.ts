@@ -144,7 +144,7 @@ describe("axe: no serious or critical violation, light and dark, desktop and pho
     // The chat's New schedule form, opened (closed, only its summary is in the page's flow).
     const openSchedule = async () => {
       await openSidebar(page);
-      await page.locator("#schedule-new summary").evaluate((summary) => (summary.parentElement as HTMLDetailsElement).setAttribute("open", ""));
+      await page.locator("#schedule-new").evaluate((details) => details.setAttribute("open", ""));
       await page.locator("#schedule-form textarea").waitFor();
     };
     await checkEveryLook(page, "new schedule form", openSchedule);
