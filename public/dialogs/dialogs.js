@@ -8,12 +8,24 @@ import { showRuleBuilder } from "./rule-builder.js";
 import { toolDescription } from "../chat/tool-info.js";
 import { byId } from "../core/dom.js";
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Whether a closed <details> hides this element (its own summary stays a stop). Chromium gives the
+ * hidden content boxes when asked, so getClientRects alone would count it, and focus() on it does nothing.
+ * @param {Element} el
+ */
+function shut(el) {
+  for (let details = el.closest("details:not([open])"); details; details = details.parentElement?.closest("details:not([open])") ?? null) {
+    if (!(el.tagName === "SUMMARY" && el.parentElement === details)) return true;
+  }
+  return false;
+}
 
 function trapFocus(dialog) {
   dialog.addEventListener("keydown", (event) => {
     if (event.key !== "Tab") return;
-    const items = [...dialog.querySelectorAll(FOCUSABLE)].filter((el) => el.getClientRects().length > 0);
+    const items = [...dialog.querySelectorAll(FOCUSABLE)].filter((el) => el.getClientRects().length > 0 && !shut(el));
     if (items.length === 0) return;
     const first = items[0];
     const last = items[items.length - 1];
