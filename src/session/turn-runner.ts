@@ -1,24 +1,18 @@
 // A session's turns: one at a time, admitted against the owner's spend, run by
 // the orchestrator with the session as its port (entries stored and broadcast,
 // text and tool status broadcast, approvals asked), ended with `turn_end`, and
-// closed honestly after a restart that interrupted one.
-import type { Approvals } from "../approval/approvals";
-import type { RuntimeConfig } from "../config/runtime-config";
-import type { UserPart } from "../llm/provider";
+// closed honestly after a restart that interrupted one. What it is given: turn-deps.ts;
+// what its end tells beyond the chat (log line, operator's view, spend): turn-report.ts.
 import { modelRefText } from "../llm/registry";
 import type { TurnEnd, TurnUsage } from "../orchestrator/transcript";
 import { runTurn } from "../orchestrator/turn";
 import type { SpendDecision } from "../users/spend-ledger";
-import type { HistoryStore, NewEntry } from "./history";
 import { toWire, type ServerMessage } from "../protocol/messages";
 import { EdgehostError } from "../shared/errors";
-import type { SessionMcp } from "./mcp/session-mcp";
 import type { TurnOpening } from "./prompt-opening";
 import type { ResolvedModel } from "./session-model";
-import type { StoredEntry } from "./history";
-import { taskHolder, type SessionTasks } from "./tasks/session-tasks";
-import { errorMessage, type Logger } from "../shared/logger";
-import type { TurnOutcomeReport } from "../ops/reports";
+import { taskHolder } from "./tasks/session-tasks";
+import { errorMessage } from "../shared/logger";
 import { StreamedText, type Streamed } from "./streamed-text";
 import { compactionTurn, type CompactionDeps } from "./compaction-turn";
 import { ModelView } from "./model-view";
@@ -28,45 +22,12 @@ import { addUsage, turnPort } from "./turn-port";
 import { closeInterrupted } from "./interrupted-turn";
 import { DeferredOpening } from "./deferred-opening";
 import { firstConversation } from "./first-conversation";
+import { reportTurnEnd } from "./turn-report";
+import type { TurnOrigin, TurnRunnerDeps } from "./turn-deps";
+
+export type { TurnOrigin, TurnRunnerDeps } from "./turn-deps";
 
 const TURN_KEY = "runningTurn";
-
-export interface TurnRunnerDeps {
-  store: HistoryStore;
-  mcp: () => SessionMcp;
-  approvals: Approvals;
-  config: () => RuntimeConfig;
-  /**
-   * Counts a turn against the owner's limits (rate, and daily tokens unless it runs on the
-   * owner's own key); the same call to the account reads the owner's servers for the turn.
-   */
-  admit: (ownKey: boolean) => Promise<SpendDecision>;
-  /** The session's model for this turn (src/session/session-model.ts). */
-  model: () => Promise<ResolvedModel>;
-  /** The first message of a session titles it in the owner's list; every one marks activity. */
-  touched: (text: string) => void;
-  /** A finished turn's tokens; `ownKey`: spent on the owner's own key, so not on the deployment's budget. */
-  used: (usage: TurnUsage, ownKey: boolean) => Promise<void>;
-  record: (entry: NewEntry) => void;
-  broadcast: (message: ServerMessage) => void;
-  keepAliveWhile: <T>(work: () => Promise<T>) => Promise<T>;
-  /** A user entry's attached contents for the model (src/session/attachments.ts). */
-  attachedParts?: (entry: StoredEntry) => UserPart[] | undefined | Promise<UserPart[] | undefined>;
-  log: Logger;
-  /** A turn branched off (regenerate, edit): the conversation's path changed. */
-  branched?: () => void;
-  /** Tells the operator's view how the turn went (src/ops/Operations.ts); it never waits on the answer. */
-  report?: (report: TurnOutcomeReport) => void;
-  /** Holds a call the server made a task (tasks/session-tasks.ts); without it the host waits in memory. */
-  tasks?: () => Pick<SessionTasks, "hold">;
-}
-
-/** Who started a turn, for its log lines: the request id of the socket it came on. */
-export interface TurnOrigin {
-  requestId?: string;
-  /** A new version of this turn (regenerate, edit): the new turn branches off beside it (turn-tree.ts). */
-  branchOf?: string;
-}
 
 /** `dropped`: the session is being deleted (drop); `opening`: its writes, once admitted (deferred-opening.ts); `ended`: the running turn's end. */
 type RunningTurn = { id: string; controller: AbortController; trace: TurnTrace; dropped?: boolean; opening?: DeferredOpening; ended?: Promise<void> };
@@ -268,32 +229,7 @@ export class TurnRunner {
         this.deps.broadcast({ type: "turn_end", turnId, reason, usage });
       }
       trace.mark("ended");
-      const phases = trace.phases();
-      // After the frame is on its way, at the object's next free moment: under wrangler dev a log line crosses the
-      // inspector (about a millisecond); a next message goes first.
-      const ms = Date.now() - started;
-      setTimeout(() => {
-        this.deps.log.info("turn ended", {
-          ...origin,
-          turnId,
-          trace: turnId.replace(/-/g, ""),
-          reason,
-          ms,
-          model: modelRefText(model.choice),
-          inputTokens: usage?.inputTokens ?? 0,
-          outputTokens: usage?.outputTokens ?? 0,
-          phases,
-        });
-      }, 0);
-      this.deps.report?.({
-        turnId,
-        requestId: origin.requestId,
-        reason,
-        inputTokens: usage?.inputTokens ?? 0,
-        outputTokens: usage?.outputTokens ?? 0,
-        error: failure,
-      });
-      if (usage) await this.deps.used(usage, model.ownKey).catch(() => undefined);
+      await reportTurnEnd(this.deps, { turnId, origin, model, reason, usage, failure, ms: Date.now() - started, phases: trace.phases() });
     }
   }
 
