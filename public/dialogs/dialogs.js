@@ -8,7 +8,8 @@ import { showRuleBuilder } from "./rule-builder.js";
 import { toolDescription } from "../chat/tool-info.js";
 import { byId } from "../core/dom.js";
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
+const FOCUSABLE =
+  'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])';
 
 /**
  * Whether a closed <details> hides this element (its own summary stays a stop). Chromium gives the
