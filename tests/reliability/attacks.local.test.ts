@@ -191,7 +191,7 @@ describe("agents' own frames on a session socket", () => {
         }
         expect(errors).toEqual(["unknown_type", "unknown_type", "unknown_type", "unknown_type", "frame_too_large"]);
         const leaked = socket.received.filter(
-          (m) => !["connection", "history", "model", "always_allowed", "servers", "error", "entry", "pong"].includes(m.type),
+          (m) => !["connection", "history", "model", "always_allowed", "schedules", "servers", "error", "entry", "pong"].includes(m.type),
         );
         expect(leaked).toEqual([]);
         socket.close();
