@@ -20,12 +20,13 @@ async function chat(socket: SessionClient, text: string): Promise<void> {
 }
 
 describe("session sockets", () => {
-  it("opens with connection, the session's model, its always-allowed tools, history and servers", async () => {
+  it("opens with connection, the session's model, its always-allowed tools, its schedules, history and servers", async () => {
     const socket = await openSession(crypto.randomUUID());
     expect(socket.received[0]).toMatchObject({ type: "connection", model: { provider: "gemini", model: "gemini-2.5-flash" }, toolApproval: true });
     expect(socket.received[1]).toEqual({ type: "model", choice: { provider: "gemini", model: "gemini-2.5-flash" } });
     expect(socket.received[2]).toEqual({ type: "always_allowed", tools: [] });
-    expect(socket.received[3]).toEqual({ type: "history", entries: [], usage: {}, usageTotal: { inputTokens: 0, outputTokens: 0 } });
+    expect(socket.received[3]).toEqual({ type: "schedules", items: [] });
+    expect(socket.received[4]).toEqual({ type: "history", entries: [], usage: {}, usageTotal: { inputTokens: 0, outputTokens: 0 } });
     expect(await socket.next((m) => m.type === "servers")).toMatchObject({ servers: [{ name: "filesystem" }, { name: "everything" }] });
     const servers = await socket.next((m) => m.type === "servers" && m.servers.length > 0 && m.servers.every((s) => s.state !== "connecting"));
     expect(servers).toMatchObject({
