@@ -133,3 +133,16 @@ export async function shotBoth(page: Page, name: string, phoneFocus?: () => Prom
   await shot(page, `${name}-phone`);
   await page.setViewportSize(size);
 }
+
+/**
+ * Headless Chromium reports every tab visible (another tab in front, a minimized window:
+ * still "visible"), so the test says the tab is hidden the way the browser would: the
+ * document's visibilityState and its visibilitychange event.
+ */
+export async function setHidden(page: Page, hidden: boolean): Promise<void> {
+  await page.evaluate(`(() => {
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => ${hidden ? '"hidden"' : '"visible"'} });
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => ${hidden} });
+    document.dispatchEvent(new Event("visibilitychange"));
+  })()`);
+}

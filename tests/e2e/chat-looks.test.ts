@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot, shotBoth } from "./browser";
+import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, setHidden, shot, shotBoth } from "./browser";
 
 let browser: Browser;
 beforeAll(async () => {
@@ -21,19 +21,6 @@ const DESKTOP = { width: 1280, height: 800 };
 
 const background = (page: Page, selector: string) =>
   page.locator(selector).evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).backgroundColor as string);
-
-/**
- * Headless Chromium reports every tab visible (another tab in front, a minimized window:
- * still "visible"), so the test says the tab is hidden the way the browser would: the
- * document's visibilityState and its visibilitychange event.
- */
-async function setHidden(page: Page, hidden: boolean): Promise<void> {
-  await page.evaluate(`(() => {
-    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => ${hidden ? '"hidden"' : '"visible"'} });
-    Object.defineProperty(document, "hidden", { configurable: true, get: () => ${hidden} });
-    document.dispatchEvent(new Event("visibilitychange"));
-  })()`);
-}
 
 /** Starts a new chat and waits for its (empty) history: the welcome of that chat, not the last one's. */
 /** The id of the chat the page has open (its address names it). */

@@ -13,7 +13,7 @@ import { reply, script } from "../fixtures/fake-llm-script";
 import { newPushDevice, type PushDeviceFixture, type PushService, pushesTo, type ReceivedPush, startPushService, vapidVars } from "../fixtures/push-service";
 import { startStack, type Stack } from "../fixtures/stack";
 import { axeCheck } from "./axe";
-import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage } from "./browser";
+import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, setHidden } from "./browser";
 
 const SHOTS = "/work/notes/s47/shots";
 const WIDE = { width: 1280, height: 800 };
@@ -74,15 +74,6 @@ function stubPush(device: PushDeviceFixture): string {
     }
     window.Notification = Recorded;
   })()`;
-}
-
-/** Headless Chromium keeps a page visible: the browser's switch of the document's state is played here. */
-async function setHidden(page: Page, hidden: boolean): Promise<void> {
-  await page.evaluate(`(() => {
-    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => ${hidden ? '"hidden"' : '"visible"'} });
-    Object.defineProperty(document, "hidden", { configurable: true, get: () => ${hidden} });
-    document.dispatchEvent(new Event("visibilitychange"));
-  })()`);
 }
 
 async function newChat(page: Page): Promise<string> {
