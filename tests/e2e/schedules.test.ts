@@ -56,7 +56,9 @@ describe("the Schedules box", () => {
     await item.waitFor();
     expect(await item.locator(".schedule-when").textContent()).toMatch(new RegExp(`^weekdays 08:00 \\(${zone.replace("/", "\\/")}\\) · next `));
     expect(await item.locator(".schedule-grants").textContent()).toBe("May run without asking: filesystem.get_file_info");
-    expect(await page.locator("#schedule-status").textContent()).toContain("May run without asking: filesystem.get_file_info");
+    // The list is drawn from the chat's `schedules` frame, which may arrive before the POST's
+    // answer that writes the status line.
+    await expect.poll(() => page.locator("#schedule-status").textContent()).toContain("May run without asking: filesystem.get_file_info");
     expect(await page.locator("#schedules-empty").isHidden()).toBe(true);
     await page.locator("#schedules-section").screenshot({ path: `${SHOTS}/schedules-box-desktop.png` });
 
