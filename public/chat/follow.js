@@ -14,12 +14,16 @@ let lastTop = 0;
 
 const distanceToEnd = () => list.scrollHeight - list.scrollTop - list.clientHeight;
 
+// The button's state is written only when it changes: a write of the same value is still a
+// style invalidation, and this runs on every scroll and every streamed frame (issue 37).
 function showJump() {
-  jump.hidden = following || distanceToEnd() <= NEAR_END_PX;
+  const hidden = following || distanceToEnd() <= NEAR_END_PX;
+  if (jump.hidden !== hidden) jump.hidden = hidden;
   // Just above the end of the list, however tall the message box under it has grown.
-  if (!jump.hidden && jump.offsetParent) {
+  if (!hidden && jump.offsetParent) {
     const below = jump.offsetParent.getBoundingClientRect().bottom - list.getBoundingClientRect().bottom;
-    jump.style.bottom = `${Math.max(0, below) + 12}px`;
+    const bottom = `${Math.max(0, below) + 12}px`;
+    if (jump.style.bottom !== bottom) jump.style.bottom = bottom;
   }
 }
 

@@ -69,6 +69,10 @@ const WATCH = `(() => {
     for (let i = kept.headings.length; i < headings.length - 2; i++) kept.headings.push(headings[i]);
     for (let i = kept.tables.length; i < Math.min(tables.length, headings.length) - 2; i++) kept.tables.push(tables[i]);
   }).observe(list, { childList: true, subtree: true });
+  // Writes to the "Jump to latest" button while the answer streams and the reader follows it:
+  // its state does not change, and a write of the same value is a style invalidation per frame.
+  kept.jumpWrites = 0;
+  new MutationObserver((records) => { kept.jumpWrites += records.length; }).observe(document.getElementById("jump-latest"), { attributes: true });
 })()`;
 
 describe("a long streamed answer", () => {
@@ -105,6 +109,7 @@ describe("a long streamed answer", () => {
         renders: kept.renders as number,
         markdownRenders: kept.markdownRenders as number,
         sawPlain: kept.sawPlain as boolean,
+        jumpWrites: kept.jumpWrites as number,
         highlightedIn: kept.highlightedIn as Record<string, number>,
         kept: kept.headings.length as number,
         keptTables: kept.tables.length as number,
@@ -121,6 +126,7 @@ describe("a long streamed answer", () => {
       renders: number;
       markdownRenders: number;
       sawPlain: boolean;
+      jumpWrites: number;
       highlightedIn: Record<string, number>;
       kept: number;
       keptTables: number;
@@ -159,6 +165,8 @@ describe("a long streamed answer", () => {
     expect(live.sawPlain).toBe(true);
     expect(live.markdownRenders).toBeGreaterThan(1);
     expect(live.markdownRenders * 2).toBeLessThan(deltas.length);
+    // Following to the end, the jump button stayed hidden and was never written (follow.js).
+    expect(live.jumpWrites).toBe(0);
 
     // The answer scrolls in the list, never the page: what is placed absolutely in the list (the
     // turn's visually hidden tokens label, at the answer's end) belongs to the list. It belonged
