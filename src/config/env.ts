@@ -89,6 +89,7 @@ export type Env = {
   PUSH_DEVICES_PER_USER?: string;
   PUSH_LONG_TURN_SECONDS?: string;
   SCHEDULES_PER_CHAT?: string;
+  SCHEDULES_PER_USER?: string;
   SCHEDULE_MAX_FAILURES?: string;
   // The operator view (src/http/admin.ts)
   ADMIN_USERS?: string;

@@ -105,6 +105,8 @@ export const SettingsSchema = z.object({
   PUSH_LONG_TURN_SECONDS: int(20, 1, 3_600),
   /** Schedules one chat may hold (src/session/schedules/); past it making one answers 409 too_many_schedules. */
   SCHEDULES_PER_CHAT: int(5, 1, 50),
+  /** Schedules one person may hold across all their chats (src/users/schedule-slots.ts); past it 409 too_many_schedules. */
+  SCHEDULES_PER_USER: int(20, 1, 1_000),
   /** Failed scheduled runs in a row after which the schedule pauses (a notice in the chat says so). */
   SCHEDULE_MAX_FAILURES: int(3, 1, 100),
   /** The push services the Worker POSTs to (src/push/endpoint-policy.ts), replacing the default list; ".example.com" covers hosts under it. */

@@ -10,7 +10,7 @@
 //   account-sign-ins.ts  AccountSignIns   page logins, OAuth sign-ins to servers, own model providers
 //   account-servers.ts   AccountServers   paired machines (fetch, sockets), runtime servers, beginTurn
 //   account-sessions.ts  AccountSessions  the session list, search over it, shared links
-//   UserAccount.ts       UserAccount      spend, task slots, attached files, discovery, Delete my data, /admin
+//   UserAccount.ts       UserAccount      spend, task and schedule slots, attached files, discovery, Delete my data, /admin
 // A new method goes in the file of its concern (or a new class inserted into the chain).
 import type { SpendDecision, SpendKind, SpendLimits, TokenHold } from "./spend-ledger";
 import type { OAuthRecord } from "../mcp/oauth/provider";
@@ -19,6 +19,7 @@ import type { FileRecord } from "../files/record";
 import type { OwnerDiscoveryRow } from "./owner-discovery";
 import { ERASING_DECISION } from "./erase-state";
 import type { HeldTask, SlotDecision, TaskSlot } from "./task-slots";
+import type { ScheduleSlotDecision, ScheduleSlotRequest } from "./schedule-slots";
 import type { ConnectedApp } from "./connected-apps";
 import { AccountSessions } from "./account-sessions";
 
@@ -43,6 +44,18 @@ export class UserAccount extends AccountSessions {
 
   runningTasks(now = Date.now()): number {
     return this.taskSlots.running(now);
+  }
+
+  // ---- schedules, capped per person across their chats (src/users/schedule-slots.ts) ----
+
+  /** A slot for a new schedule (`held`: the chat's other schedules, which its slots become); refused past `max`. */
+  reserveScheduleSlot(request: ScheduleSlotRequest, max: number): ScheduleSlotDecision {
+    return this.scheduleSlots.reserve(request, max);
+  }
+
+  releaseScheduleSlot(session: string, schedule?: string): void {
+    if (schedule === undefined) this.scheduleSlots.releaseSession(session);
+    else this.scheduleSlots.release(session, schedule);
   }
 
   // ---- Delete my data is final (src/users/erase-state.ts, src/http/my-data.ts) ----
@@ -77,6 +90,7 @@ export class UserAccount extends AccountSessions {
     this.providers.clear();
     this.discovery.clear();
     this.pushDevices.clear();
+    this.scheduleSlots.clear();
     this.logins.endAll();
     for (const machine of this.relay.views()) this.relay.revoke(machine.id);
     this.machineViews = undefined;

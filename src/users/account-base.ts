@@ -24,6 +24,7 @@ import { AppWatchers, watchingApp, type OwnerChange } from "./app-watchers";
 import { GatewayQuestions } from "./gateway-questions";
 import type { Env } from "../config/env";
 import { PushDevices } from "./push-devices";
+import { ScheduleSlots } from "./schedule-slots";
 
 export class AccountBase extends DurableObject<unknown> {
   protected readonly sql: SqlStorage;
@@ -83,6 +84,13 @@ export class AccountBase extends DurableObject<unknown> {
   protected get pushDevices(): PushDevices {
     this.pushStore ??= new PushDevices(this.sql);
     return this.pushStore;
+  }
+
+  private scheduleStore?: ScheduleSlots;
+  /** The person's schedules across their chats (SCHEDULES_PER_USER); made on first use (its table too). */
+  protected get scheduleSlots(): ScheduleSlots {
+    this.scheduleStore ??= new ScheduleSlots(this.sql);
+    return this.scheduleStore;
   }
 
   /** The person's servers changed: every app with a client listening hears it (none is woken otherwise). */

@@ -48,6 +48,7 @@ export class AccountSessions extends AccountServers {
   async removeSession(id: string): Promise<void> {
     this.sessions.remove(id);
     this.taskSlots.releaseSession(id);
+    this.scheduleSlots.releaseSession(id);
     this.search.forget(id, true);
     await this.emptyShares(this.shares.takeAll(id));
   }

@@ -7,8 +7,9 @@ import { EdgehostError, type PublicError } from "../../shared/errors";
 import type { Logger } from "../../shared/logger";
 import type { SessionMcp } from "../mcp/session-mcp";
 import type { TurnRunner } from "../turn-runner";
+import type { UserAccount } from "../../users/UserAccount";
 import { ScheduleRows } from "./schedule-rows";
-import { type NewScheduleInput, SessionSchedules } from "./session-schedules";
+import { type NewScheduleInput, type ScheduleSlotPort, SessionSchedules } from "./session-schedules";
 
 export interface ScheduleSite {
   sql: SqlStorage;
@@ -19,6 +20,8 @@ export interface ScheduleSite {
   sendAll: (message: ServerMessage) => void;
   notice: (text: string) => void;
   settings: () => Settings;
+  /** The owner's account's slots (SCHEDULES_PER_USER); undefined with no owner. */
+  slots: () => ScheduleSlotPort | undefined;
   log: Logger;
 }
 
@@ -44,6 +47,7 @@ export function buildSchedules(site: ScheduleSite): SessionSchedules {
     broadcast: site.sendAll,
     notice: site.notice,
     limits: () => ({ perChat: site.settings().SCHEDULES_PER_CHAT, maxFailures: site.settings().SCHEDULE_MAX_FAILURES }),
+    slots: site.slots,
     log: site.log,
   });
 }
@@ -70,3 +74,15 @@ export const scheduleRpc = {
     }),
   resume: (schedules: SessionSchedules, id: string): Promise<{ schedule: ScheduleView } | Refusal> => answer(() => ({ schedule: schedules.resume(id) })),
 };
+
+/** The owner's account's schedule slots for chat `session`, capped at `limit` (src/users/schedule-slots.ts). */
+export function accountScheduleSlots(
+  account: Pick<DurableObjectStub<UserAccount>, "reserveScheduleSlot" | "releaseScheduleSlot">,
+  session: string,
+  limit: number,
+): ScheduleSlotPort {
+  return {
+    reserve: async (schedule, held) => account.reserveScheduleSlot({ session, schedule, held }, limit),
+    release: async (schedule) => void (await account.releaseScheduleSlot(session, schedule)),
+  };
+}

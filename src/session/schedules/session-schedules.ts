@@ -58,8 +58,18 @@ export interface ScheduleDeps {
   /** A notice entry in the chat (a schedule paused). */
   notice: (text: string) => void;
   limits: () => { perChat: number; maxFailures: number };
+  /** The owner's cap across their chats (src/users/schedule-slots.ts); undefined: not counted (no owner). */
+  slots?: () => ScheduleSlotPort | undefined;
   log: Logger;
   now?: () => number;
+}
+
+/** The owner's account's schedule slots, as this chat sees them (schedule-parts.ts). */
+export interface ScheduleSlotPort {
+  /** `held`: the chat's other schedules (the account's record of this chat becomes exactly these plus the new one). */
+  reserve(schedule: string, held: string[]): Promise<{ ok: true } | { ok: false; limit: number }>;
+  /** One schedule's slot, or every slot of this chat. */
+  release(schedule?: string): Promise<void>;
 }
 
 export class SessionSchedules {
@@ -93,8 +103,15 @@ export class SessionSchedules {
       const unknown = grants.filter((g) => !offered.has(g));
       if (unknown.length > 0) throw new ScheduleToolUnknownError(`this chat offers no tool ${unknown.map((u) => `"${u.slice(0, 80)}"`).join(", ")} now`);
     }
+    const id = crypto.randomUUID();
+    const slots = this.deps.slots?.();
+    const slot = await slots?.reserve(
+      id,
+      this.deps.rows.all().map((r) => r.id),
+    );
+    if (slot && !slot.ok) throw new TooManySchedulesError(`you have ${slot.limit} schedules across your chats already: remove one first`);
     const row: NewSchedule = {
-      id: crypto.randomUUID(),
+      id,
       created_by: owner,
       spec: time.spec,
       cron: time.cron,
@@ -115,7 +132,7 @@ export class SessionSchedules {
   }
 
   remove(id: string): void {
-    if (!this.deps.rows.remove(id)) throw new ScheduleUnknownError();
+    if (!this.drop(id)) throw new ScheduleUnknownError();
     this.changed();
   }
 
@@ -134,6 +151,7 @@ export class SessionSchedules {
     this.deps.rows.clear();
     this.turns.clear();
     this.deps.wake(undefined);
+    this.released(undefined);
   }
 
   /** Whether `server.tool` was pre-granted to the turn `turnId` (a scheduled run); null turns (console, apps) never are. */
@@ -182,12 +200,12 @@ export class SessionSchedules {
   /** To the next time (a `once` is removed), counting the run. */
   private advance(row: ScheduleRow, now: number, outcome?: string): void {
     if (row.once_at !== null && outcome === undefined) {
-      this.deps.rows.remove(row.id);
+      this.drop(row.id);
       return;
     }
     const next = nextRun(this.timeOf(row), now);
     if (next === null) {
-      this.deps.rows.remove(row.id);
+      this.drop(row.id);
       return;
     }
     this.deps.rows.update(row.id, outcome ? { next_at: next, last_outcome: outcome } : { next_at: next, last_run_at: now, runs: row.runs + 1 });
@@ -214,6 +232,21 @@ export class SessionSchedules {
     this.deps.rows.update(id, { failures, last_outcome: outcome, paused: "failures" });
     this.deps.log.warn("schedule paused", { schedule: id, failures });
     this.deps.notice(`Schedule “${row.spec}” paused after ${failures} failed runs (${outcome}). Resume it under Schedules.`);
+  }
+
+  /** A schedule goes: its row, and its slot in the owner's account. */
+  private drop(id: string): boolean {
+    if (!this.deps.rows.remove(id)) return false;
+    this.released(id);
+    return true;
+  }
+
+  /** In the background: a release lost on the way is mended at the chat's next reservation (schedule-slots.ts). */
+  private released(id: string | undefined): void {
+    this.deps
+      .slots?.()
+      ?.release(id)
+      .catch((error) => this.deps.log.warn("schedule slot not released", { error: errorMessage(error) }));
   }
 
   private timeOf(row: ScheduleRow) {

@@ -6,7 +6,8 @@ import type { ScheduleView, ServerMessage } from "../../protocol/messages";
 import { errorMessage } from "../../shared/logger";
 import { cancelWakes, keepNameForAlarms, wakeAt } from "../alarm-wake";
 import { SessionAlarms } from "../session-alarms";
-import { buildSchedules, scheduleRpc } from "./schedule-parts";
+import { userAccount } from "../../users/account";
+import { accountScheduleSlots, buildSchedules, scheduleRpc } from "./schedule-parts";
 import type { NewScheduleInput, SessionSchedules } from "./session-schedules";
 
 export abstract class SessionScheduling extends SessionAlarms {
@@ -27,6 +28,10 @@ export abstract class SessionScheduling extends SessionAlarms {
       sendAll: (message) => this.sendAll(message),
       notice: (text) => this.record({ turnId: null, kind: "notice", text }),
       settings: () => this.runtime.settings,
+      slots: () => {
+        const owner = this.parts.owner.id;
+        return owner ? accountScheduleSlots(userAccount(this.env, owner), this.name, this.runtime.settings.SCHEDULES_PER_USER) : undefined;
+      },
       log: this.log,
     });
     return this.schedulesCache;

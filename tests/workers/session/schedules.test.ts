@@ -124,6 +124,33 @@ describe("making schedules", () => {
   });
 });
 
+describe("the cap across a person's chats", () => {
+  it("refuses a schedule past SCHEDULES_PER_USER (20) across chats with a typed 409, and frees slots on remove and on deleting a chat", async () => {
+    const user: TestUser = "erin";
+    const ok = { timeZone: "UTC", text: "x" };
+    const chats: string[] = [];
+    for (let c = 0; c < 4; c++) {
+      const id = await newChat(user);
+      chats.push(id);
+      for (let i = 0; i < 5; i++) expect((await post(id, { ...ok, when: `daily 1${i}:0${c}` }, user)).status).toBe(201);
+    }
+    const fifth = await newChat(user);
+    const refused = await refusal(await post(fifth, { ...ok, when: "daily 07:00" }, user));
+    expect(refused).toMatchObject({ status: 409, code: "too_many_schedules" });
+    // Another person is not held by erin's schedules.
+    const carols = await newChat();
+    expect((await post(carols, { ...ok, when: "daily 07:00" })).status).toBe(201);
+    // Removing one of erin's frees its slot; a second one is refused again.
+    const listed = (await (await workerFetch(`/sessions/${chats[0]}/schedules`, {}, user)).json()) as { schedules: ScheduleView[] };
+    expect((await workerFetch(`/sessions/${chats[0]}/schedules/${listed.schedules[0]?.id}`, { method: "DELETE" }, user)).status).toBe(204);
+    expect((await post(fifth, { ...ok, when: "daily 07:00" }, user)).status).toBe(201);
+    expect((await post(fifth, { ...ok, when: "daily 08:00" }, user)).status).toBe(409);
+    // Deleting a chat frees all of its slots.
+    expect((await workerFetch(`/sessions/${chats[1]}`, { method: "DELETE" }, user)).status).toBe(204);
+    for (let i = 0; i < 4; i++) expect((await post(fifth, { ...ok, when: `daily 2${i}:00` }, user)).status).toBe(201);
+  });
+});
+
 describe("a scheduled run", () => {
   it("fires on the alarm, calls its pre-granted tool without asking, and waits at another (approval + push)", async () => {
     const device = await onlyDevice();
