@@ -14,7 +14,7 @@ import MarkdownIt from "../vendor/markdown-it/markdown-it.esm.min.mjs";
 import DOMPurify from "../vendor/dompurify/purify.es.mjs";
 import hljs from "../vendor/highlight.js/highlight.min.js";
 import { applyAnswerRules } from "../../src/share/markdown-rules";
-import { watchCodeScroll } from "./code-scroll.js";
+import { watchSideScroll } from "./side-scroll.js";
 
 /**
  * A fenced block in a language highlight.js knows (its common set: Python, JavaScript,
@@ -131,7 +131,7 @@ function decorateCode(fragment) {
     head.append(label, copy);
     pre.replaceWith(figure);
     figure.append(head, pre);
-    watchCodeScroll(pre);
+    watchSideScroll(pre);
   }
   return fragment;
 }
@@ -155,6 +155,7 @@ export function blocksNodes(htmls) {
     const part = document.createDocumentFragment();
     part.append(...(sections[i]?.childNodes ?? []));
     decorateCode(dropLayoutWhitespace(part));
+    for (const table of part.querySelectorAll("table")) watchSideScroll(table);
     return { html, nodes: [...part.childNodes], fragment: part };
   });
 }

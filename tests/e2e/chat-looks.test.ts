@@ -2,7 +2,7 @@
 // against the real stack: dark mode and its choice, highlighted code with its language
 // that scrolls rather than wraps at phone width, the welcome of an empty chat, the tab's
 // title, and the title count and notifications while the tab is hidden.
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { everythingBin } from "../fixtures/servers";
@@ -102,7 +102,11 @@ describe("the chat's looks", () => {
     const context = await browser.newContext({ viewport: PHONE });
     try {
       const page = await openPage(browser, stack, { context });
-      await script(stack.llm.url, stack.llmKey, [reply.text(`A walk:\n\n\`\`\`python\n${code}\`\`\`\n\nAnd plain:\n\n\`\`\`\nno language\n\`\`\``)]);
+      const wide = `| ${Array.from({ length: 6 }, (_, i) => `column ${i}`).join(" | ")} |\n|${"---|".repeat(6)}\n| ${Array.from({ length: 6 }, (_, i) => `value ${i}`).join(" | ")} |`;
+      const tables = `| a | b |\n|---|---|\n| 1 | 2 |\n\n${wide}`;
+      await script(stack.llm.url, stack.llmKey, [
+        reply.text(`A walk:\n\n\`\`\`python\n${code}\`\`\`\n\nAnd plain:\n\n\`\`\`\nno language\n\`\`\`\n\n${tables}`),
+      ]);
       await sendMessage(page, "show me a tree walk");
       const answer = page.locator(".msg.assistant:not(.streaming)", { hasText: "And plain:" });
       await answer.waitFor();
@@ -134,6 +138,24 @@ describe("the chat's looks", () => {
       const plain = answer.locator(".code-block").nth(1);
       expect(await plain.getAttribute("data-lang")).toBe(null);
       expect(await plain.locator("pre span").count()).toBe(0);
+      // Only what is wider than its column scrolls, and has a Tab stop to scroll it by keys; a
+      // short block or table is a plain box (a scroller each cost every streamed frame).
+      const scroller = (box: Locator) =>
+        box.evaluate((el: any) => ({
+          overflowX: el.ownerDocument.defaultView.getComputedStyle(el).overflowX as string,
+          tabIndex: el.tabIndex as number,
+          name: el.getAttribute("aria-label") as string | null,
+        }));
+      await expect.poll(() => scroller(pre)).toEqual({ overflowX: "auto", tabIndex: 0, name: "python code, scrolls sideways" });
+      expect(await scroller(plain.locator("pre"))).toEqual({ overflowX: "visible", tabIndex: -1, name: null });
+      expect(await scroller(answer.locator("table").first())).toEqual({ overflowX: "clip", tabIndex: -1, name: null });
+      expect(await scroller(answer.locator("table").nth(1))).toEqual({ overflowX: "auto", tabIndex: 0, name: "Table, scrolls sideways" });
+      // Wider (a desktop window): the six columns fit, so the table is no longer a scroller; narrow again, it is.
+      const table = answer.locator("table").nth(1);
+      await page.setViewportSize(DESKTOP);
+      await expect.poll(() => scroller(table)).toEqual({ overflowX: "clip", tabIndex: -1, name: null });
+      await page.setViewportSize(PHONE);
+      await expect.poll(() => scroller(table)).toEqual({ overflowX: "auto", tabIndex: 0, name: "Table, scrolls sideways" });
       await block.scrollIntoViewIfNeeded();
       await shot(page, "chat-code-phone");
       await page.setViewportSize(DESKTOP);
