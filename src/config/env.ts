@@ -91,6 +91,7 @@ export type Env = {
   SCHEDULES_PER_CHAT?: string;
   SCHEDULES_PER_USER?: string;
   SCHEDULE_MAX_FAILURES?: string;
+  SCHEDULE_OWNER_SEEN_DAYS?: string;
   // The operator view (src/http/admin.ts)
   ADMIN_USERS?: string;
 };

@@ -107,6 +107,8 @@ export const SettingsSchema = z.object({
   SCHEDULES_PER_CHAT: int(5, 1, 50),
   /** Schedules one person may hold across all their chats (src/users/schedule-slots.ts); past it 409 too_many_schedules. */
   SCHEDULES_PER_USER: int(20, 1, 1_000),
+  /** Behind Cloudflare Access: a person not seen (page loaded) for this many days loses their schedules at the next due run. */
+  SCHEDULE_OWNER_SEEN_DAYS: int(30, 1, 3_650),
   /** Failed scheduled runs in a row after which the schedule pauses (a notice in the chat says so). */
   SCHEDULE_MAX_FAILURES: int(3, 1, 100),
   /** The push services the Worker POSTs to (src/push/endpoint-policy.ts), replacing the default list; ".example.com" covers hosts under it. */

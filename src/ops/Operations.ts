@@ -46,6 +46,12 @@ export class Operations extends DurableObject<unknown> {
     );
   }
 
+  /** When the deployment last saw `id` load the page (/api/me); undefined: never. Scheduled runs ask (src/session/schedules/owner-access.ts). */
+  lastSeen(id: string): number | undefined {
+    const row = this.sql.exec<{ last_seen: number }>(`SELECT last_seen FROM users WHERE id = ?`, id).toArray()[0];
+    return row === undefined ? undefined : Number(row.last_seen);
+  }
+
   sessionReport(report: SessionReport): void {
     this.userSeen(report.user.id, report.user.name, report.at);
     const deploymentServers = new Set(report.servers.filter((s) => s.deployment).map((s) => s.name));

@@ -8,6 +8,7 @@ import type { Logger } from "../../shared/logger";
 import type { SessionMcp } from "../mcp/session-mcp";
 import type { TurnRunner } from "../turn-runner";
 import type { UserAccount } from "../../users/UserAccount";
+import type { OwnerAccess } from "./owner-access";
 import { ScheduleRows } from "./schedule-rows";
 import { type NewScheduleInput, type ScheduleSlotPort, SessionSchedules } from "./session-schedules";
 
@@ -20,6 +21,8 @@ export interface ScheduleSite {
   sendAll: (message: ServerMessage) => void;
   notice: (text: string) => void;
   settings: () => Settings;
+  /** Whether the owner may still run schedules (owner-access.ts). */
+  ownerAccess: () => Promise<OwnerAccess>;
   /** The owner's account's slots (SCHEDULES_PER_USER); undefined with no owner. */
   slots: () => ScheduleSlotPort | undefined;
   log: Logger;
@@ -48,6 +51,7 @@ export function buildSchedules(site: ScheduleSite): SessionSchedules {
     notice: site.notice,
     limits: () => ({ perChat: site.settings().SCHEDULES_PER_CHAT, maxFailures: site.settings().SCHEDULE_MAX_FAILURES }),
     slots: site.slots,
+    ownerAccess: site.ownerAccess,
     log: site.log,
   });
 }

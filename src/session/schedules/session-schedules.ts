@@ -9,6 +9,7 @@ import type { ScheduleView, ServerMessage } from "../../protocol/messages";
 import { EdgehostError } from "../../shared/errors";
 import { errorMessage, type Logger } from "../../shared/logger";
 import { type NewSchedule, type ScheduleRow, type ScheduleRows, viewOf } from "./schedule-rows";
+import type { OwnerAccess } from "./owner-access";
 import { nextRun, parseSchedule } from "./schedule-time";
 
 /** A run due this close to now runs now (the alarm keeps whole seconds). */
@@ -17,6 +18,8 @@ const DUE_SLACK_MS = 500;
 const BUSY_RETRY_MS = 60_000;
 /** …until it is this late, then skipped to its next time (not a failure). */
 const BUSY_GIVE_UP_MS = 15 * 60_000;
+/** The owner's access could not be checked: the due runs are tried again this much later. */
+const ACCESS_RETRY_MS = 5 * 60_000;
 /** The most tools one schedule may pre-grant. */
 export const MAX_GRANTS = 10;
 
@@ -58,6 +61,8 @@ export interface ScheduleDeps {
   /** A notice entry in the chat (a schedule paused). */
   notice: (text: string) => void;
   limits: () => { perChat: number; maxFailures: number };
+  /** Whether the owner may still run schedules (owner-access.ts); asked once per alarm with runs due. */
+  ownerAccess?: () => Promise<OwnerAccess>;
   /** The owner's cap across their chats (src/users/schedule-slots.ts); undefined: not counted (no owner). */
   slots?: () => ScheduleSlotPort | undefined;
   log: Logger;
@@ -162,7 +167,8 @@ export class SessionSchedules {
   /** The alarm: runs every due schedule (one turn at a time), then sets the next wake. Never throws. */
   async run(now = this.now()): Promise<void> {
     try {
-      for (const row of this.deps.rows.due(now + DUE_SLACK_MS)) await this.runOne(row, now);
+      const due = this.deps.rows.due(now + DUE_SLACK_MS);
+      if (due.length > 0 && (await this.ownerMayRun(due, now))) for (const row of due) await this.runOne(row, now);
     } catch (error) {
       this.deps.log.error("scheduled runs failed", { error: errorMessage(error) });
     } finally {
@@ -177,6 +183,25 @@ export class SessionSchedules {
     if (!turn) return;
     this.turns.delete(message.turnId);
     this.ended(turn.id, message.reason);
+  }
+
+  /**
+   * The owner lost access: every schedule of the chat goes, with a notice saying why. Not known
+   * (the check could not be made): nothing runs or goes now, the due runs are tried again later.
+   */
+  private async ownerMayRun(due: ScheduleRow[], now: number): Promise<boolean> {
+    const access = (await this.deps.ownerAccess?.()) ?? { may: "yes" };
+    if (access.may === "yes") return true;
+    if (access.may === "unknown") {
+      for (const row of due) this.deps.rows.update(row.id, { next_at: now + ACCESS_RETRY_MS });
+      this.deps.log.warn("scheduled runs put off: the owner's access could not be checked", { due: due.length });
+      return false;
+    }
+    const all = this.deps.rows.all();
+    for (const row of all) this.drop(row.id);
+    this.deps.log.warn("schedules removed: the owner lost access", { removed: all.length });
+    this.deps.notice(`${all.length === 1 ? "This chat's schedule was" : `This chat's ${all.length} schedules were`} removed: ${access.why}.`);
+    return false;
   }
 
   private async runOne(row: ScheduleRow, now: number): Promise<void> {

@@ -6,7 +6,9 @@ import type { ScheduleView, ServerMessage } from "../../protocol/messages";
 import { errorMessage } from "../../shared/logger";
 import { cancelWakes, keepNameForAlarms, wakeAt } from "../alarm-wake";
 import { SessionAlarms } from "../session-alarms";
+import { operations } from "../../ops/operations-object";
 import { userAccount } from "../../users/account";
+import { ownerAccess } from "./owner-access";
 import { accountScheduleSlots, buildSchedules, scheduleRpc } from "./schedule-parts";
 import type { NewScheduleInput, SessionSchedules } from "./session-schedules";
 
@@ -28,6 +30,17 @@ export abstract class SessionScheduling extends SessionAlarms {
       sendAll: (message) => this.sendAll(message),
       notice: (text) => this.record({ turnId: null, kind: "notice", text }),
       settings: () => this.runtime.settings,
+      ownerAccess: async () => {
+        const owner = this.parts.owner.id;
+        if (!owner) return { may: "no", why: "it has no owner" };
+        return ownerAccess({
+          auth: this.runtime.auth,
+          owner,
+          lastSeen: (id) => operations(this.env).lastSeen(id),
+          seenDays: this.runtime.settings.SCHEDULE_OWNER_SEEN_DAYS,
+          now: Date.now(),
+        });
+      },
       slots: () => {
         const owner = this.parts.owner.id;
         return owner ? accountScheduleSlots(userAccount(this.env, owner), this.name, this.runtime.settings.SCHEDULES_PER_USER) : undefined;

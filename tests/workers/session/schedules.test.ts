@@ -224,6 +224,26 @@ describe("a scheduled run", () => {
     await socket.close();
   });
 
+  it("is removed with a notice when its owner lost access (token no longer configured), without running", async () => {
+    const id = await newChat();
+    expect((await post(id, { when: "daily 09:00", timeZone: "UTC", text: "x" })).status).toBe(201);
+    expect((await post(id, { when: "daily 10:00", timeZone: "UTC", text: "y" })).status).toBe(201);
+    // The Worker's ACCESS_TOKENS cannot change mid-test: the chat's owner becomes a name with no token instead.
+    await runInDurableObject(await stubOf(id), (instance) => {
+      (instance as unknown as { parts: { store: { setSetting(key: string, value: unknown): void } } }).parts.store.setSetting("owner", "token:gone");
+    });
+    await fireAlarm(id);
+    await runInDurableObject(await stubOf(id), (instance, state) => {
+      expect(state.storage.sql.exec("SELECT COUNT(*) AS n FROM schedules").one().n).toBe(0);
+      expect(instance.getSchedules().filter((s) => s.callback === "runSchedules")).toEqual([]);
+      const entries = state.storage.sql.exec<{ kind: string; data: string }>("SELECT kind, data FROM history").toArray();
+      // No run started; a notice says why they went.
+      expect(entries.filter((e) => e.data.includes('"scheduled"'))).toEqual([]);
+      const notices = entries.filter((e) => e.kind === "notice").map((e) => JSON.parse(e.data) as { text?: string });
+      expect(notices.map((n) => n.text)).toContainEqual(expect.stringContaining("2 schedules were removed: its owner's sign-in token is no longer configured"));
+    });
+  });
+
   it("goes with its chat: rows and the alarm job removed", async () => {
     const id = await newChat();
     expect((await post(id, { when: "daily 09:00", timeZone: "UTC", text: "x" })).status).toBe(201);
