@@ -29,6 +29,7 @@ import { connect, CONNECT_SIGNED_OUT } from "./http/connect";
 import { connectedApps } from "./http/connected-apps";
 import { withGateway } from "./gateway/auth-server";
 import { pushAct, pushRoutes } from "./http/push";
+import { rules } from "./http/rules";
 
 export { ChatSession } from "./session/ChatSession";
 export { UserAccount } from "./users/UserAccount";
@@ -79,6 +80,7 @@ app.route("/api/my-providers", myProviders);
 app.route("/api/machines", machines);
 app.route("/api/apps", connectedApps);
 app.route("/api/push", pushRoutes);
+app.route("/api/rules", rules);
 app.route("/", pushAct);
 app.route("/api", api);
 app.route("/auth", auth);

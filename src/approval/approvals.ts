@@ -5,10 +5,11 @@
 // for frames from its owner's sockets.
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ApprovalDecision, ApprovalQuestion } from "../orchestrator/transcript";
-import type { ClientMessage, ServerMessage } from "../protocol/messages";
-import { makeRule, ruleView } from "./argument-rules";
-import { type DecisionSources, decide, type RuleMatch, type Unasked } from "./decision";
+import type { ClientMessage, RuleSpec, ServerMessage } from "../protocol/messages";
+import { type ArgumentRule, makeRule, ruleView } from "./argument-rules";
+import { type DecisionSources, decide, type Unasked } from "./decision";
 import { OpenQuestions } from "./questions";
+import { OwnerRules, type OwnerRulesAccount } from "./owner-rules";
 import { ChatRules, RULES_PER_CHAT } from "./rule-store";
 import { UrlWaits } from "./url-waits";
 
@@ -29,11 +30,11 @@ export interface ApprovalDeps {
   broadcast: (message: ServerMessage) => void;
   /** A scheduled run's pre-granted tools (src/session/schedules/): true when `turnId` may call `server.tool` without asking. */
   granted?: (turnId: string, server: string, tool: string) => boolean;
-  /** The person's argument rules for all their chats (the chat's own are kept here, rule-store.ts). */
-  rules?: (server: string, tool: string, args: Record<string, unknown>) => RuleMatch | undefined;
+  /** The chat owner's account, for their argument rules for all chats (owner-rules.ts); never anyone else's. */
+  ownerAccount?: () => OwnerRulesAccount | undefined;
 }
 
-type AnswerRefusal = { ok: false; code: "unknown_approval" | "unknown_elicitation" | "rule_invalid" | "too_many_rules"; message: string };
+type AnswerRefusal = { ok: false; code: "unknown_approval" | "unknown_elicitation" | "rule_invalid" | "too_many_rules" | "account_erasing"; message: string };
 
 type Question = Extract<ServerMessage, { type: "approval_request" | "elicitation_request" }>;
 type Answer = { kind: "approval"; approved: boolean; remember: boolean } | { kind: "elicitation"; result: ElicitResult };
@@ -47,9 +48,12 @@ export class Approvals {
   readonly urlWaits: UrlWaits;
   /** This chat's argument rules ("write_file when path is under notes/"). */
   readonly rules: ChatRules;
+  /** The owner's rules for all their chats, as this chat last heard them. */
+  readonly mine: OwnerRules;
 
   constructor(private readonly deps: ApprovalDeps) {
     this.rules = new ChatRules(deps.store);
+    this.mine = new OwnerRules(deps.store, deps.ownerAccount ?? (() => undefined), () => deps.broadcast(this.alwaysAllowedFrame()));
     this.urlWaits = new UrlWaits((message) => deps.broadcast(message));
   }
 
@@ -68,7 +72,7 @@ export class Approvals {
       alwaysAllow: this.deps.alwaysAllow,
       remembered: () => this.remembered(),
       ...(this.deps.granted ? { granted: this.deps.granted } : {}),
-      ...(withRules ? { rules: (server, tool, args) => this.rules.match(server, tool, args) ?? this.deps.rules?.(server, tool, args) } : {}),
+      ...(withRules ? { rules: (server, tool, args) => this.rules.match(server, tool, args) ?? this.mine.match(server, tool, args) } : {}),
     };
     return decide(sources, call);
   }
@@ -93,15 +97,18 @@ export class Approvals {
 
   /** What the page lists as this session's always-allowed tools (mcp.json's own `alwaysAllow` is the deployment's, not listed). */
   alwaysAllowedFrame(): Extract<ServerMessage, { type: "always_allowed" }> {
-    const rules = this.rules.list().map(ruleView);
+    const rules = [...this.rules.list(), ...this.mine.list()].map(ruleView);
     return { type: "always_allowed", tools: [...this.remembered()].sort(), ...(rules.length > 0 ? { rules } : {}) };
   }
 
-  /** Takes an argument rule of this chat back: the next matching call asks again. False when there is none with that id. */
-  revokeRule(id: string): boolean {
-    if (!this.rules.revoke(id)) return false;
-    this.deps.broadcast(this.alwaysAllowedFrame());
-    return true;
+  /** Takes an argument rule back (this chat's, else the owner's for all chats): the next matching call asks again. False when there is none with that id. */
+  async revokeRule(id: string): Promise<boolean> {
+    if (this.rules.revoke(id)) {
+      this.deps.broadcast(this.alwaysAllowedFrame());
+      return true;
+    }
+    // The owner's list changed: OwnerRules tells the page.
+    return this.mine.revoke(id);
   }
 
   forget(): void {
@@ -119,6 +126,8 @@ export class Approvals {
 
   /** The same, saying how it was decided (ApprovalDecision), for the turn and the audit trail. */
   async decideTool(turnId: string | null, call: ApprovalQuestion, signal: AbortSignal, fromApp = false): Promise<ApprovalDecision> {
+    // A turn's calls have the rules its admission brought; the console's and apps' ask the account (owner-rules.ts).
+    if (turnId === null) await this.mine.refresh();
     const unasked = this.decide({ server: call.server, tool: call.tool, arguments: call.arguments, turnId });
     if (unasked) return unasked;
     const question = {
@@ -216,6 +225,22 @@ export class Approvals {
     return { ok: true };
   }
 
+  /**
+   * The same, for a page's answer that may keep a rule for all the owner's chats: made and
+   * checked here against the call, kept in their account, then the answer given.
+   */
+  async answerFromPage(frame: AnswerFrame): Promise<{ ok: true } | AnswerRefusal> {
+    if (frame.type !== "approval" || !frame.approved || frame.rule?.scope !== "all") return this.answer(frame);
+    const question = this.open.get(frame.callId);
+    if (question?.type !== "approval_request") return { ok: false, code: "unknown_approval", message: `no pending approval ${frame.callId}` };
+    const made = this.madeRule(question, frame.rule);
+    if (!made.ok) return made;
+    const refused = await this.mine.add(made.rule);
+    if (refused) return { ok: false, ...refused };
+    const { rule: _kept, ...answer } = frame;
+    return this.answer(answer);
+  }
+
   /** Every question still open, for a socket that connects mid-question. */
   pending(): ServerMessage[] {
     return [...this.open.questions(), ...this.urlWaits.pending()];
@@ -230,19 +255,21 @@ export class Approvals {
     return answered;
   }
 
-  private keepRule(
-    question: Question & { type: "approval_request" },
-    spec: NonNullable<Extract<AnswerFrame, { type: "approval" }>["rule"]>,
-  ): AnswerRefusal | undefined {
-    if (question.kind !== "tool" || !question.tool || !question.arguments)
-      return { ok: false, code: "rule_invalid", message: "only a tool call's approval can make an argument rule" };
-    // "all my chats" is kept in the person's account (rule-store for the chat, the account's for all): not here yet.
-    if (spec.scope !== "chat") return { ok: false, code: "rule_invalid", message: "rules for all your chats are not available yet: choose this chat" };
-    const made = makeRule(spec, { server: question.server, tool: question.tool, arguments: question.arguments }, crypto.randomUUID(), Date.now());
-    if (!made.ok) return { ok: false, code: "rule_invalid", message: made.why };
+  private keepRule(question: Question & { type: "approval_request" }, spec: RuleSpec): AnswerRefusal | undefined {
+    // "all my chats" is kept in the owner's account, which takes a wait: answerFromPage (a page's answer) does that.
+    if (spec.scope !== "chat") return { ok: false, code: "rule_invalid", message: "a rule for all your chats is made from a chat's page" };
+    const made = this.madeRule(question, spec);
+    if (!made.ok) return made;
     if (!this.rules.add(made.rule)) return { ok: false, code: "too_many_rules", message: `this chat has ${RULES_PER_CHAT} rules already: revoke one first` };
     this.deps.broadcast(this.alwaysAllowedFrame());
     return undefined;
+  }
+
+  private madeRule(question: Question & { type: "approval_request" }, spec: RuleSpec): { ok: true; rule: ArgumentRule } | AnswerRefusal {
+    if (question.kind !== "tool" || !question.tool || !question.arguments)
+      return { ok: false, code: "rule_invalid", message: "only a tool call's approval can make an argument rule" };
+    const made = makeRule(spec, { server: question.server, tool: question.tool, arguments: question.arguments }, crypto.randomUUID(), Date.now());
+    return made.ok ? made : { ok: false, code: "rule_invalid", message: made.why };
   }
 
   private remembered(): string[] {

@@ -4,24 +4,12 @@
 // against the very call it answers, then kept (rule-store.ts) and compiled into matchers
 // that decision.ts consults before asking. Matching is path-rule.ts / host-rule.ts.
 import type { RuleSpec, RuleView } from "../protocol/messages";
+import type { ArgumentRule } from "../shared/argument-rule";
 import type { RuleMatch } from "./decision";
 import { type HostPattern, hostText, normaliseHost, type Scheme, urlOnHost } from "./host-rule";
 import { folderText, type NormalPath, normaliseFolder, normalisePath, normalUnder, type PathResult } from "./path-rule";
 
-export interface ArgumentRule {
-  id: string;
-  server: string;
-  tool: string;
-  /** A top-level property of the tool's arguments. */
-  arg: string;
-  kind: "path" | "host";
-  /** Normalised at creation: `notes/`, `/srv/data/`, `example.com`, `*.example.com`. */
-  value: string;
-  /** Host rules only: https alone unless the person allowed http too. */
-  schemes?: Scheme[];
-  scope: "chat" | "all";
-  createdAt: number;
-}
+export type { ArgumentRule } from "../shared/argument-rule";
 
 export type Made = { ok: true; rule: ArgumentRule } | { ok: false; why: string };
 

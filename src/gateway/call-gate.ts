@@ -111,6 +111,8 @@ async function startCall(
   args: Record<string, unknown>,
   note: (outcome: string) => void,
 ): Promise<{ flight: Flight } | { ask: InputRequiredResult }> {
+  // The person's rules for all their chats apply to their apps' calls too: read from the account (the last known if it cannot answer).
+  await parts.approvals.mine.refresh();
   if (parts.approvals.needsApproval(tool.server, tool.name, args) && !(await tookOneShot(context, tool.qualifiedName, args))) {
     const asked = context.ask
       ? await askApproval(parts.approvals, context.ask, { server: tool.server, tool: tool.name, qualified: tool.qualifiedName, args })

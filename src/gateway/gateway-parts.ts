@@ -67,6 +67,15 @@ export class GatewayParts {
       // Nobody watches an app's questions in a page: tool approvals are asked through the client (approval-ask.ts),
       // a server's own questions reach the calling client or are answered at once (never left open: the call would hang).
       broadcast: (message) => this.questions.heard(message),
+      // The person's argument rules for all their chats (never another person's: the app is theirs).
+      ownerAccount: () => {
+        const account = this.account();
+        return {
+          rulesSnapshot: (known) => account.rulesSnapshot(known),
+          addRule: (rule, known) => account.addRule(rule, known),
+          deleteRule: (id, known) => account.deleteRule(id, known),
+        };
+      },
     });
     this.questions = new UpstreamQuestions((frame) => void this.approvals.answer(frame), this.log);
     this.mcp = new SessionMcp({

@@ -69,6 +69,8 @@ export class ChatSession extends SessionScheduling {
     // Before the history: a client that waits for the history has its model too.
     this.sendTo(connection, { type: "model", choice });
     this.sendTo(connection, this.parts.approvals.alwaysAllowedFrame());
+    // The owner's rules for all chats may have changed since this chat last heard (a revoke elsewhere): sent again if so.
+    void this.keepAliveWhile(() => this.parts.approvals.mine.refresh());
     // The chat's schedules (an empty list too: the page shows this chat's, not the last one's),
     // before the history: a client that waits for the history has them, and no turn's frames follow them.
     this.sendTo(connection, this.schedules.frame());

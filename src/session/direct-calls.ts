@@ -56,6 +56,8 @@ export async function callDirect(
     .host()
     .tools()
     .find((t) => t.qualifiedName === name);
+  // The owner's rules for all chats as the account has them now (a console call has no turn that brought them).
+  if (tool && !approved) await approvals.mine.refresh();
   if (tool && approvals.needsApproval(tool.server, tool.name, args) && !approved) {
     return { ok: false, error: { code: "approval_required", message: `${name} needs approval: send "approved": true once the user confirmed` } };
   }

@@ -84,7 +84,7 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
         site.log.warn("answer refused", { requestId: site.requestIdOf(connection), reason: "not the owner's socket" });
         return;
       }
-      const answered = site.parts.approvals.answer(message);
+      const answered = await site.parts.approvals.answerFromPage(message);
       if (!answered.ok) {
         site.log.warn("answer refused", { requestId: site.requestIdOf(connection), code: answered.code });
         site.sendTo(connection, { type: "error", code: answered.code, message: answered.message });
@@ -108,8 +108,8 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
       return;
     case "revoke_rule":
       if (!site.fromOwner(connection)) return;
-      if (!site.parts.approvals.revokeRule(message.id))
-        site.sendTo(connection, { type: "error", code: "rule_unknown", message: `this chat has no rule ${message.id}` });
+      if (!(await site.parts.approvals.revokeRule(message.id)))
+        site.sendTo(connection, { type: "error", code: "rule_unknown", message: `neither this chat nor your rules for all chats have a rule ${message.id}` });
       return;
     case "set_servers": {
       // A server switched on that was left unconnected is connected now, unless a turn runs (then at the next turn).

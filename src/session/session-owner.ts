@@ -15,6 +15,8 @@ import { PendingUsage } from "./pending-usage";
 import { afterRequest } from "./deferred-opening";
 import type { OwnerDiscoveryPort } from "./mcp/session-mcp";
 import type { PublicError } from "../shared/errors";
+import type { RulesSnapshot } from "../shared/argument-rule";
+import type { OwnerRulesAccount } from "../approval/owner-rules";
 
 const OWNER_KEY = "owner";
 const LISTED_KEY = "listed";
@@ -101,7 +103,7 @@ export class SessionOwner {
    * A turn's admission and the owner's servers (when changed since `known`), in one call to
    * the account, which also takes the tokens this session's earlier turns spent (pending-usage.ts).
    */
-  async beginTurn(known?: string, ownKey = false): Promise<{ decision: SpendDecision; servers: UserServerList }> {
+  async beginTurn(known?: string, ownKey = false, knownRules?: string): Promise<{ decision: SpendDecision; servers: UserServerList; rules?: RulesSnapshot }> {
     const account = this.account();
     if (!account) return { decision: NO_OWNER, servers: { version: "none", servers: [] } };
     // Each turn holds its worst case under an id of its own, so a late report of one turn never ends the next one's hold.
@@ -116,11 +118,11 @@ export class SessionOwner {
     // request is issued first, and a write before it would hold it for a storage commit (deferred-opening.ts). A
     // restart in between counts the carried tokens twice (the safe side).
     const later = (write: () => void) => afterRequest(this.store, write);
-    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold), later);
+    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold, undefined, knownRules), later);
     this.generation = begun.generation;
     const held = hold && begun.decision.ok ? hold.id : undefined;
     if (!ownKey && held !== previous) later(() => this.store.setSetting(HOLD_KEY, held));
-    return { decision: begun.decision, servers: toConfigs(begun.servers) };
+    return { decision: begun.decision, servers: toConfigs(begun.servers), rules: begun.rules };
   }
 
   /**
@@ -176,6 +178,17 @@ export class SessionOwner {
     const account = this.account();
     if (!account) return { version: "none", servers: [] };
     return toConfigs(await account.serversSnapshot(known));
+  }
+
+  /** The owner's account as their argument rules for all chats need it (src/approval/owner-rules.ts); only ever the owner's. */
+  rulesAccount(): OwnerRulesAccount | undefined {
+    const account = this.account();
+    if (!account) return undefined;
+    return {
+      rulesSnapshot: (known) => account.rulesSnapshot(known),
+      addRule: (rule, known) => account.addRule(rule, known),
+      deleteRule: (id, known) => account.deleteRule(id, known),
+    };
   }
 
   /** What the owner's servers offered in their other sessions (src/users/owner-discovery.ts). */

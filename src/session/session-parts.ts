@@ -120,6 +120,7 @@ export class SessionParts {
         this.notices.heard(message);
       },
       granted: (turnId, server, tool) => this.site.granted?.(turnId, server, tool) ?? false,
+      ownerAccount: () => this.owner.rulesAccount(),
     });
     return this.approvalsCache;
   }
@@ -169,9 +170,13 @@ export class SessionParts {
       config: () => this.runtime,
       model: () => this.model.resolve(),
       admit: (ownKey) => {
-        const begun = this.owner.beginTurn(this.mcp.knownUserVersion, ownKey);
+        const begun = this.owner.beginTurn(this.mcp.knownUserVersion, ownKey, this.approvals.mine.known);
         this.mcp.useUserServers(begun.then((b) => b.servers));
-        return begun.then((b) => b.decision);
+        return begun.then((b) => {
+          // The owner's rules for all chats, before any of this turn's calls is decided.
+          if (b.rules) this.approvals.mine.take(b.rules);
+          return b.decision;
+        });
       },
       // The question is indexed with the turn's answers once it ends (report), not on the turn's path.
       touched: (text) => this.owner.touched(text),

@@ -9,6 +9,7 @@
 //   account-apps.ts      AccountApps      push devices and notices, apps connected to /mcp, their held approvals
 //   account-sign-ins.ts  AccountSignIns   page logins, OAuth sign-ins to servers, own model providers
 //   account-servers.ts   AccountServers   paired machines (fetch, sockets), runtime servers, beginTurn
+//   account-rules.ts     AccountRules     argument rules for all the person's chats
 //   account-sessions.ts  AccountSessions  the session list, search over it, shared links
 //   UserAccount.ts       UserAccount      spend, task and schedule slots, attached files, discovery, Delete my data, /admin
 // A new method goes in the file of its concern (or a new class inserted into the chain).
@@ -95,6 +96,7 @@ export class UserAccount extends AccountSessions {
     for (const machine of this.relay.views()) this.relay.revoke(machine.id);
     this.machineViews = undefined;
     this.questions.dropAll();
+    this.argumentRules.clear();
     return { oauth, apps: this.apps.takeAll() };
   }
 

@@ -25,6 +25,7 @@ import { GatewayQuestions } from "./gateway-questions";
 import type { Env } from "../config/env";
 import { PushDevices } from "./push-devices";
 import { ScheduleSlots } from "./schedule-slots";
+import { AccountRuleStore } from "./argument-rules-store";
 
 export class AccountBase extends DurableObject<unknown> {
   protected readonly sql: SqlStorage;
@@ -91,6 +92,13 @@ export class AccountBase extends DurableObject<unknown> {
   protected get scheduleSlots(): ScheduleSlots {
     this.scheduleStore ??= new ScheduleSlots(this.sql);
     return this.scheduleStore;
+  }
+
+  private rulesStore?: AccountRuleStore;
+  /** The person's "all my chats" argument rules; made on first use (its tables too). */
+  protected get argumentRules(): AccountRuleStore {
+    this.rulesStore ??= new AccountRuleStore(this.sql);
+    return this.rulesStore;
   }
 
   /** The person's servers changed: every app with a client listening hears it (none is woken otherwise). */

@@ -9,6 +9,7 @@ import { machineTunnelPath } from "../machines/tunnel-url";
 import { errorJson } from "../shared/error-body";
 import type { RuntimeServerStore } from "./server-store";
 import { ERASING_DECISION } from "./erase-state";
+import type { RulesSnapshot } from "../shared/argument-rule";
 
 /** The user's runtime servers and machines, as a session reads them: the lists only when `version` changed. */
 export type ServersSnapshot = { version: string; servers?: StoredUserServer[]; machines?: MachineView[] };
@@ -90,7 +91,8 @@ export class AccountServers extends AccountSignIns {
   /**
    * What a turn asks of the account, in one call: its admission, and the server list
    * when it changed since `known` (a session reconciles its connections with it); it
-   * brings the tokens the session's earlier turns spent (`usage`).
+   * brings the tokens the session's earlier turns spent (`usage`). `knownRules`: the version of
+   * the person's "all my chats" rules the session has (the list comes only when it changed).
    */
   beginTurn(
     limits: SpendLimits,
@@ -98,13 +100,14 @@ export class AccountServers extends AccountSignIns {
     usage = 0,
     hold?: TokenHold,
     now = Date.now(),
-  ): { decision: SpendDecision; servers: ServersSnapshot; generation: number } {
+    knownRules?: string,
+  ): { decision: SpendDecision; servers: ServersSnapshot; rules: RulesSnapshot; generation: number } {
     // The session's tokens since its last call, counted before its budget is checked (src/session/pending-usage.ts);
     // its previous turn's hold ends with them.
     if (usage > 0 || hold?.release) this.spend.addUsage(usage, hold?.release, now);
     // The generation rides along (no extra call): the turn's later writes carry it (touchSession).
     const decision = this.erase.erasing ? ERASING_DECISION : this.spend.admit("turn", limits, now, hold);
-    return { decision, servers: this.serversSnapshot(known), generation: this.erase.generation };
+    return { decision, servers: this.serversSnapshot(known), rules: this.argumentRules.snapshot(knownRules), generation: this.erase.generation };
   }
 
   /** Changes whenever the list or an entry changes: sessions compare it to reconcile. */

@@ -1,12 +1,12 @@
 // UserAccount's RPC for the person's chats: the session list, search over them (fed by
 // the sessions), and the links that share them.
-import { AccountServers } from "./account-servers";
+import { AccountRules } from "./account-rules";
 import type { IndexedMessage, SearchResult } from "./session-search";
 import type { ShareCaps, ShareDecision, ShareSummary } from "./share-list";
 import type { BucketLimits } from "./token-bucket";
 import type { SessionSummary } from "./session-list";
 
-export class AccountSessions extends AccountServers {
+export class AccountSessions extends AccountRules {
   // ---- the session list (src/users/session-list.ts) ----
 
   /** A new session claimed; not listed while an erase runs (a socket opened on a new id then: it stays empty, its turns refused). */
