@@ -45,6 +45,23 @@ describe("a long conversation in the page", () => {
     expect(first.length).toBeGreaterThan(0);
     expect(first.length).toBeLessThan(TURNS);
     expect(first.at(-1)).toBe(`question ${TURNS - 1}`);
+    // Opened at its end. The older messages (all but the list's last dozen items) skip their
+    // contents while off screen (content-visibility: a streamed frame does not walk the whole
+    // chat); the newest do not, so the end the list scrolled to is the real one.
+    const list = page.locator("#messages");
+    await expect.poll(() => list.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThanOrEqual(24);
+    const skipping = await list.evaluate((el: any) => {
+      const items = [...el.children];
+      const older = items.slice(0, -12).filter((m: any) => m.matches(".msg.assistant"));
+      const look = (m: any) => el.ownerDocument.defaultView.getComputedStyle(m).contentVisibility;
+      return {
+        older: [...new Set(older.map(look))],
+        newest: look(items.filter((m: any) => m.matches(".msg")).at(-1)),
+        // The oldest answer's text is not rendered while the view is at the end.
+        oldestSkipped: !older[0].querySelector(".body").checkVisibility({ contentVisibilityAuto: true }),
+      };
+    });
+    expect(skipping).toEqual({ older: ["auto"], newest: "visible", oldestSkipped: true });
 
     // The sidebar's total is the session's, turns not shown included.
     const server = (await (await fetch(`${stack.url}/sessions/${id}/history`)).json()) as { usageTotal: { inputTokens: number; outputTokens: number } };
@@ -62,7 +79,6 @@ describe("a long conversation in the page", () => {
     await expect.poll(async () => await card.locator("button.show-whole").count()).toBe(0);
 
     // Scrolling up: older parts come in above, the reader's place kept, down to the first question.
-    const list = page.locator("#messages");
     let shown = first.length;
     for (let round = 0; round < 20 && shown < TURNS; round++) {
       const [top] = await questions(page);
