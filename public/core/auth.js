@@ -19,6 +19,8 @@ export async function whoAmI() {
 /**
  * A load's first read (GET /api/bootstrap): who is signed in, as `whoAmI` says it, and when
  * signed in what the page shows first (their chats, OAuth sign-ins and models) in `boot`.
+ * index.html preloads it (same URL, same credentials), so the answer is on its way while the
+ * script loads.
  * @returns {Promise<{ who: Awaited<ReturnType<typeof whoAmI>>, boot: Bootstrap | null }>}
  */
 export async function bootstrap() {

@@ -81,6 +81,12 @@ describe("the built page", () => {
     for (const separate of ["GET /api/me", "GET /api/sessions", "GET /oauth/servers", "GET /api/models"]) expect(calls).not.toContain(separate);
     // A person's first chat is claimed by its socket (sessions.js startBySocket): no POST /sessions before it.
     expect(calls).toEqual(["GET /api/bootstrap"]);
+    // The read starts with the page (index.html preloads it), not once the whole script has run,
+    // and the page's own fetch takes that answer (the one request above).
+    const read = (await page.evaluate(
+      `performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/api/bootstrap")).map((e) => e.initiatorType)`,
+    )) as string[];
+    expect(read).toEqual(["link"]);
     const first = new URL(page.url()).hash.slice("#s=".length);
     expect(coldWatch.sockets()).toEqual([`/sessions/${first}/ws`]);
     // It is listed as the person's, as one started by POST is.
