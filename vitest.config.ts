@@ -138,6 +138,8 @@ export default defineConfig({
                 UPLOAD_MAX_FILE_BYTES: "100000",
                 UPLOAD_MAX_FILES: "3",
                 UPLOAD_QUOTA_BYTES: "250000",
+                // Small, so tests/workers/session/session.people.test.ts reaches the cap with the test users.
+                INVITES_PER_CHAT: "3",
                 // Dave is the operator: tests/workers/http/admin.test.ts reads /admin as him.
                 ADMIN_USERS: "dave",
                 // Push (issue 39): keys made fresh by global-setup.ts; the test push service is on localhost.

@@ -5,7 +5,7 @@
 // for frames from its owner's sockets.
 import type { ElicitResult } from "@modelcontextprotocol/client";
 import type { ApprovalDecision, ApprovalQuestion } from "../orchestrator/transcript";
-import type { ClientMessage, RuleSpec, ServerMessage } from "../protocol/messages";
+import type { ClientMessage, PersonRef, RuleSpec, ServerMessage } from "../protocol/messages";
 import { type ArgumentRule, makeRule, ruleView } from "./argument-rules";
 import { type DecisionSources, decide, type Unasked } from "./decision";
 import { OpenQuestions } from "./questions";
@@ -197,8 +197,8 @@ export class Approvals {
     return { action };
   }
 
-  /** Takes the user's answer; an error message when nothing waits for it. `via`: a notification's action, not a page. */
-  answer(frame: AnswerFrame, via?: "notification"): { ok: true } | AnswerRefusal {
+  /** Takes the user's answer; an error message when nothing waits for it. `via`: a notification's action, not a page; `by`: who answered, in a shared chat. */
+  answer(frame: AnswerFrame, via?: "notification", by?: PersonRef): { ok: true } | AnswerRefusal {
     const id = frame.type === "approval" ? frame.callId : frame.requestId;
     const question = this.open.get(id);
     if (frame.type === "approval") {
@@ -210,7 +210,7 @@ export class Approvals {
       }
       if (frame.approved && frame.remember && question.kind === "tool" && question.tool) this.remember(`${question.server}.${question.tool}`);
       this.open.answer(id, { kind: "approval", approved: frame.approved, remember: frame.remember ?? false });
-      this.deps.broadcast({ type: "approval_resolved", callId: id, approved: frame.approved, ...(via ? { via } : {}) });
+      this.deps.broadcast({ type: "approval_resolved", callId: id, approved: frame.approved, ...(via ? { via } : {}), ...(by ? { by } : {}) });
       return { ok: true };
     }
     if (question?.type !== "elicitation_request") {
@@ -229,8 +229,8 @@ export class Approvals {
    * The same, for a page's answer that may keep a rule for all the owner's chats: made and
    * checked here against the call, kept in their account, then the answer given.
    */
-  async answerFromPage(frame: AnswerFrame): Promise<{ ok: true } | AnswerRefusal> {
-    if (frame.type !== "approval" || !frame.approved || frame.rule?.scope !== "all") return this.answer(frame);
+  async answerFromPage(frame: AnswerFrame, by?: PersonRef): Promise<{ ok: true } | AnswerRefusal> {
+    if (frame.type !== "approval" || !frame.approved || frame.rule?.scope !== "all") return this.answer(frame, undefined, by);
     const question = this.open.get(frame.callId);
     if (question?.type !== "approval_request") return { ok: false, code: "unknown_approval", message: `no pending approval ${frame.callId}` };
     const made = this.madeRule(question, frame.rule);
@@ -238,7 +238,7 @@ export class Approvals {
     const refused = await this.mine.add(made.rule);
     if (refused) return { ok: false, ...refused };
     const { rule: _kept, ...answer } = frame;
-    return this.answer(answer);
+    return this.answer(answer, undefined, by);
   }
 
   /** Every question still open, for a socket that connects mid-question. */

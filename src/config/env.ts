@@ -54,6 +54,7 @@ export type Env = {
   UPLOADS_PER_MINUTE?: string;
   UPLOAD_BURST?: string;
   SHARES_PER_SESSION?: string;
+  INVITES_PER_CHAT?: string;
   SHARES_PER_USER?: string;
   SHARES_PER_MINUTE?: string;
   SHARE_BURST?: string;

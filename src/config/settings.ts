@@ -39,6 +39,8 @@ export const SettingsSchema = z.object({
   UPLOAD_BURST: int(20, 1, 1_000),
   /** Live shared links one chat may have; past it sharing it answers 409 too_many_shares (src/users/share-list.ts). */
   SHARES_PER_SESSION: int(10, 1, 1_000),
+  /** People one chat's owner may invite (docs/people.md); one more answers 409 too_many_invites. */
+  INVITES_PER_CHAT: int(10, 1, 50),
   /** Live shared links one user may have across their chats (each is an object holding up to 1.5 MB). */
   SHARES_PER_USER: int(100, 1, 100_000),
   /** Links one user may create per minute, once the burst is spent; past it sharing answers 429 rate_limited. */

@@ -1,12 +1,14 @@
 // Finding a session for the caller: a well-formed id, owned by them (or claimed
-// when it is new and the route opens it). Anything else is 404, the same answer
-// as a session that does not exist, so ids cannot be probed.
+// when it is new and the route opens it), or, for the routes that let them in, one
+// they were invited to with a role at least the route's (docs/people.md). Anything
+// else is 404, the same answer as a session that does not exist, so ids cannot be probed.
 import { getAgentByName } from "agents";
 import type { Context } from "hono";
 import type { AppEnv } from "../identity/identify";
 import type { ChatSession } from "../session/ChatSession";
 import { consoleSessionId } from "../users/account";
 import { RequestError } from "../shared/errors";
+import { roleAtLeast, type Role } from "../session/people/roles";
 
 export const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -23,7 +25,25 @@ export async function findOwnedSession(c: Context<AppEnv>, id: string, options: 
   if (!SESSION_ID.test(id)) throw badSessionId();
   const stub = await sessionStub(c, id);
   const admission = await stub.admit(c.var.identity.id, { claim: options.claim, listed: !id.startsWith("console-"), name: c.var.identity.name });
-  return admission === "denied" ? undefined : stub;
+  // A member is not an owner: every route but the few that let members in stays the owner's.
+  return admission === "owner" || admission === "claimed" ? stub : undefined;
+}
+
+/** The session `id` when the caller owns it or was invited with at least `least`; undefined otherwise (the caller answers 404). */
+export async function findMemberSession(c: Context<AppEnv>, id: string, least: Role): Promise<{ stub: SessionStub; role: Role } | undefined> {
+  if (!SESSION_ID.test(id)) throw badSessionId();
+  const stub = await sessionStub(c, id);
+  const admission = await stub.admit(c.var.identity.id, { claim: false, listed: !id.startsWith("console-"), name: c.var.identity.name });
+  if (admission === "denied") return undefined;
+  const role: Role = admission === "claimed" ? "owner" : admission;
+  return roleAtLeast(role, least) ? { stub, role } : undefined;
+}
+
+/** As findMemberSession, 404 when not found. */
+export async function memberSession(c: Context<AppEnv>, id: string, least: Role): Promise<SessionStub> {
+  const found = await findMemberSession(c, id, least);
+  if (!found) throw new RequestError("not_found", "no such session");
+  return found.stub;
 }
 
 /** The caller's session `id`; throws 400 for a malformed id and 404 when it is not theirs. */

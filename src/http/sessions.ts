@@ -9,7 +9,7 @@ import type { AppEnv } from "../identity/identify";
 import { userAccount } from "../users/account";
 import { TooManySessionsError } from "../users/session-limit";
 import { REQUEST_ID_HEADER, SESSION_USER_HEADER } from "../session/ChatSession";
-import { SESSION_ID, badSessionId, findOwnedSession, ownedSession, type SessionStub } from "./owned-session";
+import { SESSION_ID, badSessionId, findMemberSession, memberSession, ownedSession, type SessionStub } from "./owned-session";
 import { sessionCatalog } from "./session-catalog";
 import { RequestError } from "../shared/errors";
 import { z } from "zod";
@@ -51,7 +51,8 @@ const EntrySeq = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER)
 sessions.get("/:id/history", async (c) => {
   const query = HistoryQuery.safeParse(c.req.query());
   if (!query.success) throw new RequestError("bad_request", `history query: ${queryProblem(query.error)}`);
-  const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+  // Invited people read it too (docs/people.md), viewers included.
+  const owned = await memberSession(c, c.req.param("id"), "viewer");
   const { entries, older, usage, usageTotal, branches } = await owned.getHistory(query.data.before);
   return c.json({ id: c.req.param("id"), entries, usage, usageTotal, ...(older === undefined ? {} : { older }), ...(branches ? { branches } : {}) });
 });
@@ -60,7 +61,7 @@ sessions.get("/:id/history/:seq", async (c) => {
   // Anything but an entry's number names no entry: 404, as for an unknown path.
   const seq = /^[0-9]+$/.test(c.req.param("seq")) ? EntrySeq.safeParse(c.req.param("seq")) : undefined;
   if (!seq?.success) throw new RequestError("not_found", `no route GET ${c.req.path}`);
-  const owned = await ownedSession(c, c.req.param("id"), { claim: false });
+  const owned = await memberSession(c, c.req.param("id"), "viewer");
   const entry = await owned.getEntry(seq.data);
   if (!entry) throw new RequestError("not_found", `no entry ${seq.data} in this conversation`);
   return c.json({ entry });
@@ -80,12 +81,12 @@ sessions.delete("/:id", async (c) => {
 });
 
 /**
- * The upgrade's session: the caller's own at the cost of one call, as before; a new id
- * (the page may open one by its socket) is a new session and must fit under the cap.
+ * The upgrade's session: the caller's own, or one they were invited to, at the cost of one
+ * call; a new id (the page may open one by its socket) is a new session and must fit under the cap.
  */
 async function ownSessionOrClaim(c: Context<AppEnv>, id: string): Promise<SessionStub> {
-  const own = await findOwnedSession(c, id, { claim: false });
-  if (own) return own;
+  const own = await findMemberSession(c, id, "viewer");
+  if (own) return own.stub;
   const max = maxSessions(c);
   if (!(await userAccount(c.env, c.var.identity.id).hasRoomForSession(id, max))) throw new TooManySessionsError(max);
   return ownedSession(c, id, { claim: true });

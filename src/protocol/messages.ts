@@ -130,6 +130,11 @@ export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 export const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
 export type Usage = z.infer<typeof UsageSchema>;
 
+/** A person on the wire (docs/people.md): their key (a hash of their id; ids never go out) and display name. */
+export const PersonRefSchema = z.object({ key: z.string(), name: z.string() });
+export type PersonRef = z.infer<typeof PersonRefSchema>;
+const RoleSchema = z.enum(["viewer", "participant", "approver", "owner"]);
+
 export const HistoryEntrySchema = z.object({
   seq: z.number().int(),
   turnId: z.string().nullable(),
@@ -162,6 +167,8 @@ export const HistoryEntrySchema = z.object({
   task: z.object({ server: z.string(), tool: z.string(), callId: z.string(), outcome: z.enum(["completed", "failed"]) }).optional(),
   /** A user entry a schedule wrote (src/session/schedules/): the page shows "Scheduled · {spec}" instead of "You". */
   scheduled: z.object({ id: z.string(), spec: z.string() }).optional(),
+  /** A user entry a person sent from a socket of a shared chat (docs/people.md); absent on older entries (the owner's). */
+  author: PersonRefSchema.optional(),
   createdAt: z.number(),
 });
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
@@ -207,6 +214,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     /** Set when no model is configured: says how to set one. */
     notice: z.string().optional(),
     toolApproval: z.boolean(),
+    /** Who this socket is in the chat (docs/people.md): the page hides what the role may not do. */
+    you: PersonRefSchema.extend({ role: RoleSchema }).optional(),
   }),
   z.object({
     type: z.literal("history"),
@@ -254,7 +263,14 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
     fromApp: z.boolean().optional(),
   }),
   /** `via`: answered from a push notification's action (docs/notifications.md), not a page. */
-  z.object({ type: z.literal("approval_resolved"), callId: z.string(), approved: z.boolean(), via: z.literal("notification").optional() }),
+  /** `by`: who answered (the owner or an approver, docs/people.md). */
+  z.object({
+    type: z.literal("approval_resolved"),
+    callId: z.string(),
+    approved: z.boolean(),
+    via: z.literal("notification").optional(),
+    by: PersonRefSchema.optional(),
+  }),
   z.object({
     type: z.literal("elicitation_request"),
     requestId: z.string(),
@@ -285,6 +301,17 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("error"), code: z.enum(WS_ERROR_CODE_NAMES), message: z.string(), turnId: z.string().optional() }),
   z.object({ type: z.literal("pong") }),
+  /**
+   * Who is in this chat (docs/people.md): on connect and whenever someone comes, goes, hides the
+   * page or changes role. `invited` (not joined yet) and people not here go only to the owner.
+   */
+  z.object({
+    type: z.literal("people"),
+    owner: PersonRefSchema.extend({ here: z.boolean(), visible: z.boolean() }),
+    members: z.array(PersonRefSchema.extend({ role: RoleSchema, here: z.boolean(), visible: z.boolean(), invited: z.boolean() })),
+  }),
+  /** This socket's person got a new role (the owner changed it): it applies from their next frame. */
+  z.object({ type: z.literal("you"), key: z.string(), name: z.string(), role: RoleSchema }),
   /** A task a tool call started (MCP Tasks): its state whenever it changes, and on connect for every task the session holds. */
   z.object({
     type: z.literal("task"),

@@ -4,7 +4,7 @@
 // account (spend, runtime servers, the session list) in session-owner.ts, all built and
 // wired to each other in session-parts.ts; this class routes its sockets and the
 // Worker's RPC calls to them. A session belongs to the
-// user who first opened it; the Worker admits only them.
+// user who first opened it; the Worker admits only them and the people they invite.
 //
 // Its methods are spread over a chain of classes, one concern per file (Workers RPC and
 // agents' schedule reach inherited methods, as they reach Agent's own):
@@ -12,6 +12,7 @@
 //   session-rpc.ts     SessionRpc     the Worker's RPC: admit, direct calls, MCP Apps, catalog, history, import, delete
 //   session-alarms.ts  SessionAlarms  alarm callbacks: idle expiry, an unused chat dropped, the tasks' poll
 //   schedules/session-scheduling.ts  SessionScheduling  scheduled runs: their RPC, alarm callback, turn grants
+//   people/session-people.ts  SessionPeople  invited people: members, who each socket is, presence, their RPC
 //   ChatSession.ts     ChatSession    lifecycle: start, a socket's connect, frames and close
 // A new method goes in the file of its concern (or a new class inserted into the chain).
 import type { Connection, ConnectionContext } from "agents";
@@ -20,7 +21,7 @@ import type { ClientMessage } from "../protocol/messages";
 import { routeFrame, type FrameSite } from "./session-frames";
 import { keepNameForAlarms } from "./tasks/task-alarm";
 import type { SocketState } from "./notify/presence-watch";
-import { SessionScheduling } from "./schedules/session-scheduling";
+import { SessionPeople } from "./people/session-people";
 
 /** Set by the Worker on the upgrade request it builds itself; a client cannot send it through. */
 export const SESSION_USER_HEADER = "x-edgehost-user";
@@ -33,7 +34,7 @@ const LEFT_UNUSED_GRACE_S = 5;
 /** The request id of the upgrade (src/http/request-log.ts), for the session's log lines. */
 export const REQUEST_ID_HEADER = "x-edgehost-request-id";
 
-export class ChatSession extends SessionScheduling {
+export class ChatSession extends SessionPeople {
   // ---- lifecycle ----
 
   override async onStart(): Promise<void> {
@@ -47,24 +48,27 @@ export class ChatSession extends SessionScheduling {
 
   override onConnect(connection: Connection, context: ConnectionContext): void {
     // The Worker admitted this user before forwarding the upgrade; checked again here so
-    // a socket is never attached to a session its user does not own.
+    // a socket is never attached to a session its user neither owns nor was invited to.
     const user = context.request.headers.get(SESSION_USER_HEADER);
     const requestId = context.request.headers.get(REQUEST_ID_HEADER) ?? undefined;
-    if (!user || user !== this.parts.owner.id) {
-      this.log.warn("socket refused", { requestId, reason: "not the owner" });
+    const person = user ? this.personFor(user) : undefined;
+    if (!person) {
+      this.log.warn("socket refused", { requestId, reason: "not the owner or a member" });
       connection.close(1008, "not found");
       return;
     }
-    connection.setState({ user, requestId });
-    this.log.info("socket opened", { requestId });
+    connection.setState({ user: person.user, requestId });
+    this.log.info("socket opened", { requestId, ...(person.role === "owner" ? {} : { role: person.role }) });
     const { modelInfo, settings } = this.runtime;
     const choice = this.parts.model.current();
+    const shared = this.shared;
     this.sendTo(connection, {
       type: "connection",
       sessionId: this.name,
       model: choice ? { provider: choice.provider, model: choice.model } : null,
       ...(choice ? {} : { notice: modelInfo.notice }),
       toolApproval: settings.TOOL_APPROVAL,
+      ...(shared ? { you: { key: person.key, name: person.name, role: person.role } } : {}),
     });
     // Before the history: a client that waits for the history has its model too.
     this.sendTo(connection, { type: "model", choice });
@@ -92,6 +96,7 @@ export class ChatSession extends SessionScheduling {
     // A page is watching now: a server left unavailable (a bridge restarted meanwhile) is retried,
     // and attached resources are subscribed again if a wake-up opened new MCP sessions.
     this.scheduleExpiry();
+    this.presenceChanged();
     void this.keepAliveWhile(async () => {
       await connecting;
       // The owner's servers may have changed since (a paired machine removed, a server deleted, from
@@ -114,11 +119,18 @@ export class ChatSession extends SessionScheduling {
     sendTo: (connection, message) => this.sendTo(connection, message),
     sendAll: (message) => this.sendAll(message),
     requestIdOf: (connection) => this.requestIdOf(connection),
-    fromOwner: (connection) => this.fromOwner(connection),
+    personOf: (connection) => this.personOf(connection),
+    shared: () => this.shared,
+    admitSender: (person) => this.admitSender(person),
+    startedBy: (turnId, user) => this.startedBy(turnId, user),
+    startedTurn: (user) => this.startedTurn(user),
     connected: () => this.connected(),
     historyFrame: () => this.historyFrame(),
     keepAliveWhile: (work) => this.keepAliveWhile(work),
-    setVisible: (connection, visible) => connection.setState({ ...(connection.state as SocketState | null), visible }),
+    setVisible: (connection, visible) => {
+      connection.setState({ ...(connection.state as SocketState | null), visible });
+      this.presenceChanged();
+    },
   };
 
   /** The request id of the upgrade that opened `connection` (its log lines carry it). */
@@ -130,6 +142,7 @@ export class ChatSession extends SessionScheduling {
   override async onClose(_connection: Connection, code: number): Promise<void> {
     // A page closed while a question waits: its person, if now away, is pushed.
     this.parts.notices.late();
+    this.presenceChanged();
     // The page that started this chat left it before anything was sent (closed or reloaded):
     // deleted after a grace unless a page comes back to it meanwhile (a reload reuses it).
     if (code === LEFT_UNUSED_CLOSE && this.parts.store.count() === 0) {

@@ -1,9 +1,8 @@
 // ChatSession's ground floor: the session's parts (session-parts.ts), its logger, its
 // apps' pending calls, and the helpers its sockets, RPC and alarms share (recording an
-// entry, the history frame, the owner check, connecting, retrying unavailable servers).
+// entry, the history frame, connecting, retrying unavailable servers).
 // The classes above it (ChatSession.ts lists them) hold the hooks and RPC methods; the
 // fields live here only, since a field redeclared in a subclass would be set again.
-import type { Connection } from "agents";
 import type { Env } from "../config/env";
 import type { RuntimeConfig } from "../config/runtime-config";
 import { deferredLogger, errorMessage, withFields, type Logger } from "../shared/logger";
@@ -108,11 +107,6 @@ export abstract class SessionCore extends ProtocolAgent<Env> {
   /** The newest part of the conversation's current path, its turns' tokens and versions (history-pages.ts). */
   protected historyFrame(): Extract<ServerMessage, { type: "history" }> {
     return { type: "history", ...historyPage(this.parts.store) };
-  }
-
-  protected fromOwner(connection: Connection): boolean {
-    const state = connection.state as { user?: unknown } | null;
-    return typeof state?.user === "string" && state.user === this.parts.owner.id;
   }
 
   /** The session's MCP connections opened (a server that failed is reported by its state, not thrown). */

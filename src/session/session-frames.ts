@@ -1,6 +1,7 @@
-// What a chat session does with each frame its sockets send (ChatSession.onFrame):
-// messages, prompts, regenerate and edit start turns; answers count only from the
-// owner's sockets; the rest change the session's settings or end its work.
+// What a chat session does with each frame its sockets send (ChatSession.onFrame): each
+// passes the role gate first (people/frame-gate.ts: a viewer watches, a participant also
+// sends text, an approver also answers, the owner does the rest); messages, prompts,
+// regenerate and edit start turns; the rest change the session's settings or end its work.
 import type { Connection } from "agents";
 import type { Logger } from "../shared/logger";
 import { errorMessage } from "../shared/logger";
@@ -10,16 +11,23 @@ import type { AppCalls } from "./mcp-apps";
 import type { SessionParts } from "./session-parts";
 import { openWithPrompt } from "./prompt-opening";
 import { openMessage } from "./message-opening";
+import { admitFrame, type GateSite } from "./people/frame-gate";
+import type { SocketPerson } from "./people/session-people";
 
 /** What the frame router needs of the session object. */
-export interface FrameSite {
+export interface FrameSite extends Omit<GateSite, "ownerName" | "urlQuestion"> {
   parts: SessionParts;
   appCalls: AppCalls;
   log: Logger;
   sendTo(connection: Connection, message: ServerMessage): void;
   sendAll(message: ServerMessage): void;
   requestIdOf(connection: Connection): string | undefined;
-  fromOwner(connection: Connection): boolean;
+  /** Whether anyone is invited to this chat (then user entries carry their author). */
+  shared(): boolean;
+  /** A member's message against their own rate first (people/session-people.ts). */
+  admitSender(person: SocketPerson): Promise<Extract<ServerMessage, { type: "error" }> | undefined>;
+  /** Who started the turn now running. */
+  startedBy(turnId: string | undefined, user: string): void;
   /** The session's MCP connections, opened (a turn's opening may need them). */
   connected(): Promise<void>;
   historyFrame(): Extract<ServerMessage, { type: "history" }>;
@@ -29,16 +37,32 @@ export interface FrameSite {
 }
 
 export async function routeFrame(site: FrameSite, connection: Connection, message: ClientMessage): Promise<void> {
+  const person = admitFrame(
+    {
+      ...site,
+      ownerName: () => site.parts.owner.name,
+      urlQuestion: (id) => site.parts.approvals.pending().some((q) => q.type === "elicitation_request" && q.requestId === id && q.mode === "url"),
+    },
+    connection,
+    message,
+  );
+  if (!person) return;
   switch (message.type) {
     case "message": {
       const { text, attachments, files } = message;
+      const ownRate = await site.admitSender(person);
+      if (ownRate) return site.sendTo(connection, ownRate);
+      const author = site.shared() || person.role !== "owner" ? { key: person.key, name: person.name } : undefined;
       const refused = await site.parts.turns.start(
         attachments?.length || files?.length
           ? () => openMessage(text, { attachments, files }, { files: site.parts.files, resources: site.parts.attachments, connected: () => site.connected() })
-          : text,
+          : author
+            ? async () => ({ entries: [{ kind: "user", text, author }], title: text })
+            : text,
         { requestId: site.requestIdOf(connection) },
       );
       if (refused) site.sendTo(connection, refused);
+      else site.startedBy(site.parts.turns.running, person.user);
       return;
     }
     case "prompt": {
@@ -79,12 +103,8 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
     }
     case "approval":
     case "elicitation_response": {
-      // Answers count only from the owner's sockets (the only ones admitted, checked again).
-      if (!site.fromOwner(connection)) {
-        site.log.warn("answer refused", { requestId: site.requestIdOf(connection), reason: "not the owner's socket" });
-        return;
-      }
-      const answered = await site.parts.approvals.answerFromPage(message);
+      // Only the owner and approvers get here (the gate); in a shared chat everyone sees who answered.
+      const answered = await site.parts.approvals.answerFromPage(message, site.shared() ? { key: person.key, name: person.name } : undefined);
       if (!answered.ok) {
         site.log.warn("answer refused", { requestId: site.requestIdOf(connection), code: answered.code });
         site.sendTo(connection, { type: "error", code: answered.code, message: answered.message });
@@ -102,12 +122,10 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
       return;
     }
     case "revoke_always":
-      if (!site.fromOwner(connection)) return;
       if (!site.parts.approvals.revoke(message.tool))
         site.sendTo(connection, { type: "error", code: "not_always_allowed", message: `${message.tool} is not always allowed in this session` });
       return;
     case "revoke_rule":
-      if (!site.fromOwner(connection)) return;
       if (!(await site.parts.approvals.revokeRule(message.id)))
         site.sendTo(connection, { type: "error", code: "rule_unknown", message: `neither this chat nor your rules for all chats have a rule ${message.id}` });
       return;
@@ -119,7 +137,6 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
       return;
     }
     case "cancel_task":
-      if (!site.fromOwner(connection)) return;
       return site.parts.tasks.cancel(message.callId).catch((error: unknown) => site.sendTo(connection, toWire.error(error)));
     case "ping":
       return site.sendTo(connection, { type: "pong" });

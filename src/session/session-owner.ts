@@ -17,6 +17,7 @@ import type { OwnerDiscoveryPort } from "./mcp/session-mcp";
 import type { PublicError } from "../shared/errors";
 import type { RulesSnapshot } from "../shared/argument-rule";
 import type { OwnerRulesAccount } from "../approval/owner-rules";
+import type { MemberRole } from "./people/roles";
 
 const OWNER_KEY = "owner";
 const LISTED_KEY = "listed";
@@ -29,6 +30,8 @@ const TOUCH_EVERY_MS = 60_000;
 const REPORT_AFTER_MS = 2_000;
 
 export type Admission = "owner" | "claimed" | "denied";
+/** What the Worker's admission answers: the owner, a new claim, an invited person's role (people/members.ts), or nobody (404). */
+export type PersonAdmission = Admission | MemberRole;
 
 const NO_OWNER: SpendDecision = { ok: false, code: "rate_limited", message: "This session has no owner.", retryAfterMs: 0 };
 

@@ -9,7 +9,7 @@ import { fullEntry, historyPage, wholeHistory, type HistoryPage } from "./histor
 import type { HistoryEntry, Usage } from "../protocol/messages";
 import { forgetServerChoice } from "./mcp/session-mcp";
 import { readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
-import type { Admission } from "./session-owner";
+import type { PersonAdmission } from "./session-owner";
 import { catalogComplete, catalogList, type CatalogKind, type CatalogList, type CatalogOutcome } from "./catalog-calls";
 import type { CompleteInput, Completion } from "../mcp/catalog";
 import { ImportedEntriesSchema, importInto, type ImportedEntry } from "./history-import";
@@ -17,8 +17,8 @@ import { answerFromPush, type PushAnswer } from "./notify/push-answer";
 import { SessionCore } from "./session-core";
 
 export abstract class SessionRpc extends SessionCore {
-  /** Whether `user` owns this session; the first user to open it becomes its owner. */
-  admit(user: string, options: { claim: boolean; listed?: boolean; name?: string }): Promise<Admission> {
+  /** Whether `user` owns this session (the first user to open it becomes its owner); people/session-people.ts adds members. */
+  admit(user: string, options: { claim: boolean; listed?: boolean; name?: string }): Promise<PersonAdmission> {
     return this.parts.owner.admit(user, options);
   }
 

@@ -187,6 +187,18 @@ export const ERROR_CODES = {
   question_expired: http(410),
   sampling_not_allowed: http(403, GATEWAY_ERROR.sampling_not_allowed),
   sign_in_required: http(401, GATEWAY_ERROR.sign_in_required),
+
+  // ---- people in a shared chat (src/session/people/, docs/people.md) ----
+  /** The person's role in this chat does not allow what they did (a viewer sending, a participant approving). */
+  role_forbidden: both(403),
+  /** Nobody signs in to this deployment by the name invited. */
+  unknown_person: http(404),
+  /** INVITES_PER_CHAT people invited already: removing one makes room. */
+  too_many_invites: http(409),
+  /** AUTH_MODE=none: one person only, nobody to invite. */
+  invites_unavailable: http(409),
+  /** No one with that key is invited to this chat. */
+  member_unknown: http(404),
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

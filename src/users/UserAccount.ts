@@ -92,6 +92,8 @@ export class UserAccount extends AccountSessions {
     this.discovery.clear();
     this.pushDevices.clear();
     this.scheduleSlots.clear();
+    // Only this person's list: the chats stay their owners', and this person stays invited until removed.
+    this.sharedChats.clear();
     this.logins.endAll();
     for (const machine of this.relay.views()) this.relay.revoke(machine.id);
     this.machineViews = undefined;

@@ -26,6 +26,7 @@ import type { Env } from "../config/env";
 import { PushDevices } from "./push-devices";
 import { ScheduleSlots } from "./schedule-slots";
 import { AccountRuleStore } from "./argument-rules-store";
+import { SharedChats } from "./shared-chats";
 
 export class AccountBase extends DurableObject<unknown> {
   protected readonly sql: SqlStorage;
@@ -99,6 +100,13 @@ export class AccountBase extends DurableObject<unknown> {
   protected get argumentRules(): AccountRuleStore {
     this.rulesStore ??= new AccountRuleStore(this.sql);
     return this.rulesStore;
+  }
+
+  private sharedStore?: SharedChats;
+  /** Chats other people shared with this person (src/users/shared-chats.ts); made on first use. */
+  protected get sharedChats(): SharedChats {
+    this.sharedStore ??= new SharedChats(this.sql);
+    return this.sharedStore;
   }
 
   /** The person's servers changed: every app with a client listening hears it (none is woken otherwise). */

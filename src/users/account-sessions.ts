@@ -5,6 +5,7 @@ import type { IndexedMessage, SearchResult } from "./session-search";
 import type { ShareCaps, ShareDecision, ShareSummary } from "./share-list";
 import type { BucketLimits } from "./token-bucket";
 import type { SessionSummary } from "./session-list";
+import type { SharedChat } from "./shared-chats";
 
 export class AccountSessions extends AccountRules {
   // ---- the session list (src/users/session-list.ts) ----
@@ -107,5 +108,21 @@ export class AccountSessions extends AccountRules {
     if (!this.shares.take(id)) return false;
     await this.emptyShares([id]);
     return true;
+  }
+
+  // ---- chats other people shared with this person (src/users/shared-chats.ts), written by those chats ----
+
+  /** Not while an erase runs: an invite racing Delete my data does not list the chat again. */
+  putSharedChat(chat: SharedChat): void {
+    if (this.erase.erasing) return;
+    this.sharedChats.put(chat);
+  }
+
+  removeSharedChat(sessionId: string): void {
+    this.sharedChats.remove(sessionId);
+  }
+
+  listSharedChats(): SharedChat[] {
+    return this.sharedChats.list();
   }
 }
