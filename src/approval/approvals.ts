@@ -141,7 +141,9 @@ export class Approvals {
     } as const;
     const answer = await this.ask(fromApp ? { ...question, fromApp } : question, DECLINED, signal);
     const allowed = answer.kind === "approval" && answer.approved;
-    return { allowed, how: "asked", answer: allowed ? "allowed" : signal.aborted ? "cancelled" : "denied" };
+    // The fallback itself (not an answer made of it): nobody answered before the question's time ran out.
+    const unanswered = answer === DECLINED && !signal.aborted;
+    return { allowed, how: "asked", answer: allowed ? "allowed" : signal.aborted ? "cancelled" : unanswered ? "timed_out" : "denied" };
   }
 
   async approveSampling(server: string, prompt: string, signal: AbortSignal): Promise<boolean> {

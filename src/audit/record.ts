@@ -81,6 +81,19 @@ export function digest(value: unknown): Digest {
   return { bytes: bytes.byteLength, sha256: createHash("sha256").update(bytes).digest("hex") };
 }
 
+/**
+ * A tool's result as the trail hashes it: as the server sent it, less the protocol's own
+ * per-hop `_meta` keys (`io.modelcontextprotocol/…`, such as the server's name and version that
+ * a bridge adds), so the result a person holds (the tool console's answer) hashes the same.
+ */
+export function resultForDigest(result: unknown): unknown {
+  if (typeof result !== "object" || result === null || !("_meta" in result)) return result;
+  const { _meta: meta, ...rest } = result as { _meta?: unknown } & Record<string, unknown>;
+  if (typeof meta !== "object" || meta === null) return result;
+  const kept = Object.entries(meta).filter(([key]) => !key.startsWith("io.modelcontextprotocol/"));
+  return kept.length > 0 ? { ...rest, _meta: Object.fromEntries(kept) } : rest;
+}
+
 /** The page-visible handle of a user: the first 12 hex of sha256(their id), so ids never leave the Worker. */
 export function personKey(userId: string): string {
   return createHash("sha256").update(userId, "utf8").digest("hex").slice(0, 12);

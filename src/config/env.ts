@@ -59,6 +59,7 @@ export type Env = {
   SHARES_PER_MINUTE?: string;
   SHARE_BURST?: string;
   TASKS_PER_USER?: string;
+  AUDIT_RETENTION_DAYS?: string;
   PAIRINGS_PER_ADDRESS?: string;
   PAIRINGS_PENDING_MAX?: string;
   ALLOW_PRIVATE_SERVER_URLS?: string;

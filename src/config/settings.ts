@@ -47,6 +47,8 @@ export const SettingsSchema = z.object({
   SHARES_PER_MINUTE: int(10, 1, 10_000),
   /** Links one user may create at once. */
   SHARE_BURST: int(10, 1, 1_000),
+  /** Days a tool call's audit record is kept in its owner's account (src/users/audit-log.ts); 0 records nothing. */
+  AUDIT_RETENTION_DAYS: int(90, 0, 3_650),
   /** MCP tasks one user may have running across their sessions; past it a server's new task is cancelled with task_limit (src/users/task-slots.ts). */
   TASKS_PER_USER: int(5, 1, 1_000),
   /** The tokens a turn holds against DAILY_TOKEN_BUDGET while it runs: its worst case (src/users/reservations.ts). */

@@ -64,8 +64,32 @@ export interface ApprovalDecision {
   how: "policy_off" | "config" | "pre_granted" | "always" | "rule" | "asked";
   ruleId?: string;
   ruleText?: string;
-  /** Only when asked: the person's answer, or cancelled (the turn stopped, the question went away). */
-  answer?: "allowed" | "denied" | "cancelled";
+  /** Only when asked: the person's answer, no answer in time, or cancelled (the turn stopped, the question went away). */
+  answer?: "allowed" | "denied" | "timed_out" | "cancelled";
+}
+
+/** How a call that reached a decision ended, for the audit trail (src/audit/record.ts). */
+export type CallEnd = "ok" | "tool_error" | "error" | "denied" | "cancelled" | "timeout";
+
+/**
+ * One tool call that reached a decision, as the audit trail takes it: the arguments as the
+ * model gave them and the result as the server sent it (before shortening), which the host
+ * hashes and drops at once; never stored as they are.
+ */
+export interface CallAudit {
+  callId: string;
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  decision: ApprovalDecision;
+  /** When the call was made (before any approval), and when it ended. */
+  at: number;
+  endedAt: number;
+  /** The tool's own run time (0 when it did not run). */
+  durationMs: number;
+  result?: unknown;
+  status: CallEnd;
+  errorCode?: string;
 }
 
 /** How a turn reaches its host: every method is called in order, from the turn's own task. */
@@ -75,6 +99,8 @@ export interface TurnPort {
   status(status: ToolStatus): void;
   /** Resolves allowed when the call may run (the host asks the user when its policy says so), and how. */
   approve(question: ApprovalQuestion): Promise<ApprovalDecision>;
+  /** A call that reached a decision ended: called in the same tick as its `tool_result` entry. */
+  audited?(call: CallAudit): void;
 }
 
 export interface TurnUsage {

@@ -6,7 +6,7 @@
 // starts and grows in memory across steps; each new entry goes to the host through
 // the port (which only appends it). Knows nothing of WebSockets or storage.
 import type { ToolView } from "../mcp/capabilities";
-import { CancelledError } from "../mcp/errors";
+import { CancelledError, ToolTimeoutError } from "../mcp/errors";
 import { EdgehostError } from "../shared/errors";
 import type { ServerGuide } from "../mcp/guide";
 import type { McpHost } from "../mcp/host";
@@ -16,7 +16,7 @@ import { historyToTurns, pruneSized, pruneToBudget, type Turn } from "./prune";
 import { fitUserMedia } from "./resource-parts";
 import { MediaBudget, reduceToolResult, USER_MEDIA_BUDGET, USER_MEDIA_PART_LIMIT } from "./tool-results";
 import { HOST_SERVER, SEARCH_TOOL, searchTools, selectTools, toolContext, type ToolContext } from "./tool-selection";
-import type { ToolStatus, TranscriptEntry, TurnEnd, TurnPort, TurnUsage } from "./transcript";
+import type { ApprovalDecision, CallAudit, ToolStatus, TranscriptEntry, TurnEnd, TurnPort, TurnUsage } from "./transcript";
 
 export interface TurnLimits {
   maxSteps: number;
@@ -186,7 +186,13 @@ async function runCall(call: ToolCallRequest, index: ToolIndex, budget: MediaBud
   const argumentsError = call.providerData?.argumentsError;
   if (typeof argumentsError === "string") return finish({ error: `The call could not be run: ${argumentsError}` }, 0);
   status({ state: "processing", arguments: call.arguments });
-  if (!(await port.approve({ callId: call.id, server, tool: toolName, arguments: call.arguments })).allowed) {
+  const asked = Date.now();
+  const decision = await port.approve({ callId: call.id, server, tool: toolName, arguments: call.arguments });
+  /** The audit trail's row, in the same tick as the call's `tool_result` entry (each `finish` below follows it). */
+  const audit = (end: Pick<CallAudit, "status" | "durationMs" | "result" | "errorCode">) =>
+    port.audited?.({ callId: call.id, server, tool: toolName, arguments: call.arguments, decision, at: asked, endedAt: Date.now(), ...end });
+  if (!decision.allowed) {
+    audit({ status: deniedEnd(decision, signal), durationMs: 0 });
     return finish({ error: signal.aborted ? "Cancelled by the user." : "The user denied this tool call." }, 0);
   }
   const started = Date.now();
@@ -198,13 +204,28 @@ async function runCall(call: ToolCallRequest, index: ToolIndex, budget: MediaBud
     });
     const { value, media, recorded } = reduceToolResult(result, deps.limits.toolResultChars, budget);
     const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+    audit({ status: result.isError ? "tool_error" : "ok", durationMs: Date.now() - started, result });
     // An error's media (a screenshot of what went wrong) still reach the model.
     if (result.isError) return finish({ error: text(value) }, Date.now() - started, media, { error: text(recorded) });
     return finish({ result: value }, Date.now() - started, media, { result: recorded });
   } catch (error) {
     const message = error instanceof CancelledError ? "Cancelled by the user." : error instanceof EdgehostError ? error.message : "The tool call failed.";
+    audit({ durationMs: Date.now() - started, ...failedEnd(error) });
     return finish({ error: message }, Date.now() - started);
   }
+}
+
+/** A call that did not run: denied (or no answer in time), or cancelled with its turn. */
+function deniedEnd(decision: ApprovalDecision, signal: AbortSignal): CallAudit["status"] {
+  return decision.answer === "cancelled" || signal.aborted ? "cancelled" : "denied";
+}
+
+/** A call that threw: how the trail says it ended, and the public error code (never the message). */
+export function failedEnd(error: unknown): Pick<CallAudit, "status" | "errorCode"> {
+  if (error instanceof CancelledError) return { status: "cancelled" };
+  if (error instanceof ToolTimeoutError) return { status: "timeout", errorCode: error.code };
+  if (error instanceof EdgehostError) return { status: "error", errorCode: error.toPublic().code };
+  return { status: "error", errorCode: "internal" };
 }
 
 /** `search_tools`: the host's own tool, over the session's enabled tools; it reads nothing else, so it needs no approval. */

@@ -3,6 +3,9 @@
 // and approval policy as a model's call; recorded in that session's history).
 // Outcomes are typed errors; the HTTP layer picks the status code.
 import type { Approvals } from "../approval/approvals";
+import type { ApprovalDecision } from "../orchestrator/transcript";
+import { failedEnd } from "../orchestrator/turn";
+import type { AuditedCall } from "./audit-sink";
 import type { DirectCallOutcome, ServerInfo, ToolCallResponse } from "./answers";
 import { EdgehostError } from "../shared/errors";
 import type { NewEntry } from "./history";
@@ -50,6 +53,7 @@ export async function callDirect(
   name: string,
   args: Record<string, unknown>,
   approved: boolean,
+  audit?: { decision: ApprovalDecision; add: (call: AuditedCall) => void },
 ): Promise<DirectCallOutcome> {
   await mcp.ensureConnected();
   const tool = mcp
@@ -65,9 +69,25 @@ export async function callDirect(
   const [server = "", toolName = name] = name.split(/\.(.*)/s);
   record({ turnId: null, kind: "tool_call", callId, server, tool: toolName, arguments: args });
   const started = Date.now();
+  /** The trail's row, in the same tick as the `tool_result` entry after it: the tool console's person asked. */
+  const audited = (end: Pick<AuditedCall, "status" | "result" | "errorCode">) =>
+    audit?.add({
+      callId,
+      server,
+      tool: toolName,
+      arguments: args,
+      decision: audit.decision,
+      turnId: null,
+      askedBy: { kind: "person" },
+      at: started,
+      endedAt: Date.now(),
+      durationMs: Date.now() - started,
+      ...end,
+    });
   try {
     const result = await mcp.host().callTool(name, args);
     const durationMs = Date.now() - started;
+    audited({ status: result.isError ? "tool_error" : "ok", result });
     record({
       turnId: null,
       kind: "tool_result",
@@ -85,6 +105,7 @@ export async function callDirect(
   } catch (error) {
     const durationMs = Date.now() - started;
     const publicError = error instanceof EdgehostError ? error.toPublic() : { code: "internal" as const, message: "the tool call failed" };
+    audited(failedEnd(error));
     record({ turnId: null, kind: "tool_result", callId, server, tool: toolName, durationMs, error: publicError.message });
     return { ok: false, error: publicError };
   }

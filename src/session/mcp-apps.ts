@@ -12,6 +12,9 @@ import { EdgehostError, type PublicError } from "../shared/errors";
 import type { ServerMessage } from "../protocol/messages";
 import type { SessionMcp } from "./mcp/session-mcp";
 import { decodeText } from "../orchestrator/blob-content";
+import { failedEnd } from "../orchestrator/turn";
+import type { ApprovalDecision } from "../orchestrator/transcript";
+import type { AuditedCall } from "./audit-sink";
 
 /** An app's HTML larger than this is refused (the Worker holds it in memory to answer). */
 const MAX_APP_HTML_BYTES = 5 * 1024 * 1024;
@@ -120,6 +123,7 @@ export class AppCalls {
     mcp: SessionMcp,
     approvals: Approvals,
     request: { id?: string; server: string; tool: string; arguments: Record<string, unknown> },
+    audited?: (call: AuditedCall) => void,
   ): Promise<AppToolCallOutcome> {
     const { server, tool, arguments: args } = request;
     const id = request.id ?? crypto.randomUUID();
@@ -127,6 +131,9 @@ export class AppCalls {
     const call = { controller: new AbortController(), asking: false };
     this.pending.set(id, call);
     const signal = call.controller.signal;
+    let decision: ApprovalDecision | undefined;
+    let audit: ((end: Pick<AuditedCall, "status" | "durationMs" | "result" | "errorCode">) => void) | undefined;
+    let started = Date.now();
     try {
       await mcp.ensureConnected();
       // A tool its server keeps for the model alone (`_meta.ui.visibility: ["model"]`) does not exist for an app.
@@ -136,15 +143,36 @@ export class AppCalls {
         .find((t) => t.server === server && t.name === tool && visibleTo(t.uiVisibility, "app"));
       if (!found) throw new ToolNotFoundError(`${server}.${tool}`);
       call.asking = true;
-      const decision = await approvals.decideTool(null, { callId: appCallId(id), server, tool, arguments: args }, signal, true);
+      const at = Date.now();
+      decision = await approvals.decideTool(null, { callId: appCallId(id), server, tool, arguments: args }, signal, true);
       call.asking = false;
-      if (!decision.allowed)
+      const decided = decision;
+      audit = (end) =>
+        audited?.({
+          callId: appCallId(id),
+          server,
+          tool,
+          arguments: args,
+          decision: decided,
+          turnId: null,
+          askedBy: { kind: "app" },
+          at,
+          endedAt: Date.now(),
+          ...end,
+        });
+      if (!decision.allowed) {
+        audit({ status: signal.aborted || decision.answer === "cancelled" ? "cancelled" : "denied", durationMs: 0 });
         return {
           ok: false,
           error: { code: signal.aborted ? "cancelled" : "denied", message: signal.aborted ? "The call was cancelled." : "The user denied this tool call." },
         };
-      return { ok: true, result: await mcp.host().callTool(found.qualifiedName, args, { signal }) };
+      }
+      started = Date.now();
+      const result = await mcp.host().callTool(found.qualifiedName, args, { signal });
+      audit({ status: result.isError ? "tool_error" : "ok", durationMs: Date.now() - started, result });
+      return { ok: true, result };
     } catch (error) {
+      if (decision?.allowed) audit?.({ durationMs: Date.now() - started, ...failedEnd(error) });
       return failure(error);
     } finally {
       if (this.pending.get(id) === call) this.pending.delete(id);

@@ -27,6 +27,7 @@ import { AwayNotices } from "./notify/away-notices";
 import { answerers } from "./notify/presence-watch";
 import { pushTo } from "./notify/push-port";
 import { ActionTokens } from "./notify/action-tokens";
+import { AuditSink } from "./audit-sink";
 
 export type { SessionSite } from "./session-site";
 
@@ -45,6 +46,7 @@ export class SessionParts {
   private tasksCache?: SessionTasks;
   private noticesCache?: AwayNotices;
   private tokensCache?: ActionTokens;
+  private auditCache?: AuditSink;
 
   constructor(private readonly site: SessionSite) {}
 
@@ -81,6 +83,22 @@ export class SessionParts {
       waitUntil: (work) => this.site.ctx.waitUntil(work),
     });
     return this.reporterCache;
+  }
+
+  /** The audit trail's outbox, sent to the owner's account (audit-sink.ts). */
+  get audit(): AuditSink {
+    this.auditCache ??= new AuditSink({
+      sql: this.site.ctx.storage.sql,
+      chat: () => this.site.name(),
+      owner: () => {
+        const id = this.owner.id;
+        return id ? { id, name: this.owner.name ?? id } : undefined;
+      },
+      retentionDays: () => this.runtime.settings.AUDIT_RETENTION_DAYS,
+      deliver: (owner, records, days) => userAccount(this.site.env, owner).appendAudit(records, days),
+      waitUntil: (work) => this.site.ctx.waitUntil(work),
+    });
+    return this.auditCache;
   }
 
   get store(): HistoryStore {
@@ -197,7 +215,9 @@ export class SessionParts {
       report: (turn) => {
         this.reporter.send(turn);
         this.searchFeed.flush();
+        this.audit.flushSoon();
       },
+      audit: (call) => this.audit.add(call),
       branched: () => this.site.sendAll(this.site.historyFrame()),
       tasks: () => this.tasks,
     });

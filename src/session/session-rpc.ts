@@ -5,6 +5,7 @@ import type { DirectCallOutcome, ServerInfo } from "./answers";
 import type { HostMetrics } from "../mcp/host";
 import { KEEP_ALIVE_GRACE_MS } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
+import type { AuditedCall } from "./audit-sink";
 import { fullEntry, historyPage, wholeHistory, type HistoryPage } from "./history-pages";
 import type { HistoryEntry, Usage } from "../protocol/messages";
 import { forgetServerChoice } from "./mcp/session-mcp";
@@ -33,9 +34,14 @@ export abstract class SessionRpc extends SessionCore {
   async callTool(name: string, args: Record<string, unknown>, approval: { approved: boolean; remember: boolean }): Promise<DirectCallOutcome> {
     const refused = await this.parts.owner.refuseCall();
     if (refused) return refused;
+    // How the call was decided, before an "always" given with it applies (that one was asked and allowed).
+    const [server = "", tool = name] = name.split(/\.(.*)/s);
+    const unasked = this.parts.approvals.decide({ server, tool, arguments: args, turnId: null });
+    const decision = unasked ?? { allowed: true, how: "asked" as const, answer: "allowed" as const };
     if (approval.approved && approval.remember) this.parts.approvals.remember(name);
+    const audit = { decision, add: (call: AuditedCall) => this.parts.audit.add(call) };
     const outcome = await this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, () =>
-      callDirect(this.parts.mcp, this.parts.approvals, (entry) => this.record(entry), name, args, approval.approved),
+      callDirect(this.parts.mcp, this.parts.approvals, (entry) => this.record(entry), name, args, approval.approved, audit),
     );
     this.parts.reporter.send();
     return outcome;
@@ -50,7 +56,7 @@ export abstract class SessionRpc extends SessionCore {
   async appToolCall(request: { id?: string; server: string; tool: string; arguments: Record<string, unknown> }): Promise<AppToolCallOutcome> {
     const refused = await this.parts.owner.refuseCall();
     if (refused) return refused;
-    return this.keepAliveWhile(() => this.appCalls.call(this.parts.mcp, this.parts.approvals, request));
+    return this.keepAliveWhile(() => this.appCalls.call(this.parts.mcp, this.parts.approvals, request, (call) => this.parts.audit.add(call)));
   }
 
   /** MCP Apps: the page cancels an app's pending call (its app went away, or cancelled it). */

@@ -12,6 +12,7 @@ import type { HistoryStore, NewEntry, StoredEntry } from "./history";
 import type { SessionMcp } from "./mcp/session-mcp";
 import type { ResolvedModel } from "./session-model";
 import type { SessionTasks } from "./tasks/session-tasks";
+import type { AuditedCall } from "./audit-sink";
 
 export interface TurnRunnerDeps {
   store: HistoryStore;
@@ -41,6 +42,8 @@ export interface TurnRunnerDeps {
   report?: (report: TurnOutcomeReport) => void;
   /** Holds a call the server made a task (tasks/session-tasks.ts); without it the host waits in memory. */
   tasks?: () => Pick<SessionTasks, "hold">;
+  /** The audit trail's sink (audit-sink.ts): each call that reached a decision, in the tick of its entry. */
+  audit?: (call: AuditedCall) => void;
 }
 
 /** Who started a turn, for its log lines: the request id of the socket it came on. */
@@ -48,4 +51,6 @@ export interface TurnOrigin {
   requestId?: string;
   /** A new version of this turn (regenerate, edit): the new turn branches off beside it (turn-tree.ts). */
   branchOf?: string;
+  /** A scheduled run's schedule: its calls are recorded as asked by it (the audit trail). */
+  scheduleId?: string;
 }

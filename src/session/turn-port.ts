@@ -3,7 +3,9 @@
 // text kept for pages that join mid-answer (streamed-text.ts), tool status broadcast and
 // approvals asked of the person.
 import type { Approvals } from "../approval/approvals";
+import type { AskedBy } from "../audit/record";
 import type { TurnEntry, TurnPort, TurnUsage } from "../orchestrator/transcript";
+import type { AuditedCall } from "./audit-sink";
 import type { ServerMessage } from "../protocol/messages";
 import type { NewEntry } from "./history";
 import type { StreamedText } from "./streamed-text";
@@ -13,9 +15,17 @@ export interface TurnPortDeps {
   broadcast: (message: ServerMessage) => void;
   approvals: Pick<Approvals, "decideTool">;
   streamed: Pick<StreamedText, "add" | "settle">;
+  audit?: (call: AuditedCall) => void;
 }
 
-export function turnPort({ record, broadcast, approvals, streamed }: TurnPortDeps, turnId: string, signal: AbortSignal, model: string): TurnPort {
+/** `askedBy`: who the turn's calls are recorded as asked by (the model for a person, or a schedule). */
+export function turnPort(
+  { record, broadcast, approvals, streamed, audit }: TurnPortDeps,
+  turnId: string,
+  signal: AbortSignal,
+  model: string,
+  askedBy: AskedBy = { kind: "model" },
+): TurnPort {
   return {
     record: (entry: TurnEntry) => {
       if (entry.kind === "assistant") streamed.settle();
@@ -27,6 +37,7 @@ export function turnPort({ record, broadcast, approvals, streamed }: TurnPortDep
     },
     status: (status) => broadcast({ type: "status", turnId, ...status }),
     approve: (question) => approvals.decideTool(turnId, question, signal),
+    audited: (call) => audit?.({ ...call, turnId, askedBy }),
   };
 }
 

@@ -188,7 +188,8 @@ export class TurnRunner {
       const first = { turnId, provider: model.provider, opening, question, signal: controller.signal, budget: settings.HISTORY_TOKEN_BUDGET };
       const { conversation, compacted } = await firstConversation(this.compaction, first);
       const view = this.view.history();
-      const port = turnPort({ ...this.deps, record, broadcast, streamed: this.streamed }, turnId, controller.signal, modelRefText(model.choice));
+      const askedBy = origin.scheduleId ? { kind: "schedule" as const, scheduleId: origin.scheduleId } : { kind: "model" as const };
+      const port = turnPort({ ...this.deps, record, broadcast, streamed: this.streamed }, turnId, controller.signal, modelRefText(model.choice), askedBy);
       const outcome = await runTurn({
         turnId,
         provider: trace.provider(opening.afterRequest(model.provider)),

@@ -11,6 +11,7 @@
 //   account-servers.ts   AccountServers   paired machines (fetch, sockets), runtime servers, beginTurn
 //   account-rules.ts     AccountRules     argument rules for all the person's chats
 //   account-sessions.ts  AccountSessions  the session list, search over it, shared links
+//   account-audit.ts     AccountAudit     the audit trail (its rows, export, retention on the alarm)
 //   UserAccount.ts       UserAccount      spend, task and schedule slots, attached files, discovery, Delete my data, /admin
 // A new method goes in the file of its concern (or a new class inserted into the chain).
 import type { SpendDecision, SpendKind, SpendLimits, TokenHold } from "./spend-ledger";
@@ -22,12 +23,12 @@ import { ERASING_DECISION } from "./erase-state";
 import type { HeldTask, SlotDecision, TaskSlot } from "./task-slots";
 import type { ScheduleSlotDecision, ScheduleSlotRequest } from "./schedule-slots";
 import type { ConnectedApp } from "./connected-apps";
-import { AccountSessions } from "./account-sessions";
+import { AccountAudit } from "./account-audit";
 
 export type { ServersSnapshot } from "./account-servers";
 export { SessionSummarySchema, type SessionSummary } from "./session-list";
 
-export class UserAccount extends AccountSessions {
+export class UserAccount extends AccountAudit {
   // ---- running MCP tasks, capped per user across sessions (src/users/task-slots.ts) ----
 
   reserveTaskSlot(slot: TaskSlot, max: number, now = Date.now()): SlotDecision {
@@ -99,6 +100,7 @@ export class UserAccount extends AccountSessions {
     this.machineViews = undefined;
     this.questions.dropAll();
     this.argumentRules.clear();
+    this.forgetAudit();
     return { oauth, apps: this.apps.takeAll() };
   }
 

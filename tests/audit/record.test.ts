@@ -2,7 +2,7 @@
 // size and SHA-256, and the schema that keeps contents out.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { AuditRecordSchema, canonicalJson, digest, personKey, type AuditRecord } from "../../src/audit/record";
+import { AuditRecordSchema, canonicalJson, digest, personKey, resultForDigest, type AuditRecord } from "../../src/audit/record";
 
 const ARGS = { path: "notes/a.txt", content: "héllo ✓", opts: { z: 1, a: [3, { y: true, b: null }] } };
 
@@ -80,5 +80,14 @@ describe("AuditRecordSchema", () => {
     expect(AuditRecordSchema.safeParse({ ...record, decision: { how: "trusted" } }).success).toBe(false);
     expect(AuditRecordSchema.safeParse({ ...record, status: "fine" }).success).toBe(false);
     expect(AuditRecordSchema.safeParse({ ...record, args: { bytes: 1, sha256: "xyz" } }).success).toBe(false);
+  });
+});
+
+describe("resultForDigest", () => {
+  it("drops only the protocol's per-hop _meta keys", () => {
+    const hop = { "io.modelcontextprotocol/serverInfo": { name: "fs", version: "1" } };
+    expect(resultForDigest({ content: [], _meta: hop })).toEqual({ content: [] });
+    expect(resultForDigest({ content: [], _meta: { ...hop, mine: 1 } })).toEqual({ content: [], _meta: { mine: 1 } });
+    expect(resultForDigest({ content: [] })).toEqual({ content: [] });
   });
 });

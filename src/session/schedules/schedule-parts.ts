@@ -38,7 +38,10 @@ export function buildSchedules(site: ScheduleSite): SessionSchedules {
     },
     start: async ({ text, scheduled }) => {
       const turns = site.turns();
-      const refused = await turns.start(async () => ({ entries: [{ kind: "user", text, scheduled }], title: text }), { requestId: `schedule:${scheduled.id}` });
+      const refused = await turns.start(async () => ({ entries: [{ kind: "user", text, scheduled }], title: text }), {
+        requestId: `schedule:${scheduled.id}`,
+        scheduleId: scheduled.id,
+      });
       if (refused) return { refused: { code: refused.code, message: refused.message } };
       const turnId = turns.running;
       // Ended before it ran (no model configured): already over, a failed run.
