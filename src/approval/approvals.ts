@@ -10,7 +10,7 @@ import { type ArgumentRule, makeRule, ruleView } from "./argument-rules";
 import { type DecisionSources, decide, type Unasked } from "./decision";
 import { OpenQuestions } from "./questions";
 import { OwnerRules, type OwnerRulesAccount } from "./owner-rules";
-import { ChatRules, RULES_PER_CHAT } from "./rule-store";
+import { ChatRules } from "./rule-store";
 import { UrlWaits } from "./url-waits";
 
 const ALWAYS_KEY = "alwaysAllowed";
@@ -30,6 +30,8 @@ export interface ApprovalDeps {
   broadcast: (message: ServerMessage) => void;
   /** A scheduled run's pre-granted tools (src/session/schedules/): true when `turnId` may call `server.tool` without asking. */
   granted?: (turnId: string, server: string, tool: string) => boolean;
+  /** RULES_PER_CHAT: how many argument rules this chat keeps. */
+  rulesPerChat?: number;
   /** The chat owner's account, for their argument rules for all chats (owner-rules.ts); never anyone else's. */
   ownerAccount?: () => OwnerRulesAccount | undefined;
 }
@@ -52,7 +54,7 @@ export class Approvals {
   readonly mine: OwnerRules;
 
   constructor(private readonly deps: ApprovalDeps) {
-    this.rules = new ChatRules(deps.store);
+    this.rules = new ChatRules(deps.store, deps.rulesPerChat ?? 50);
     this.mine = new OwnerRules(deps.store, deps.ownerAccount ?? (() => undefined), () => deps.broadcast(this.alwaysAllowedFrame()));
     this.urlWaits = new UrlWaits((message) => deps.broadcast(message));
   }
@@ -262,7 +264,7 @@ export class Approvals {
     if (spec.scope !== "chat") return { ok: false, code: "rule_invalid", message: "a rule for all your chats is made from a chat's page" };
     const made = this.madeRule(question, spec);
     if (!made.ok) return made;
-    if (!this.rules.add(made.rule)) return { ok: false, code: "too_many_rules", message: `this chat has ${RULES_PER_CHAT} rules already: revoke one first` };
+    if (!this.rules.add(made.rule)) return { ok: false, code: "too_many_rules", message: `this chat has ${this.rules.max} rules already: revoke one first` };
     this.deps.broadcast(this.alwaysAllowedFrame());
     return undefined;
   }

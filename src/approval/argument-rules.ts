@@ -17,6 +17,7 @@ export type Made = { ok: true; rule: ArgumentRule } | { ok: false; why: string }
 export function ruleText(rule: Pick<ArgumentRule, "server" | "tool" | "arg" | "kind" | "value" | "schemes">): string {
   const name = `${rule.server}.${rule.tool}`;
   if (rule.kind === "path") return `${name} when ${rule.arg} is under ${rule.value}`;
+  if (rule.kind === "equals") return `${name} when ${rule.arg} is ${JSON.stringify(rule.value)}`;
   const schemes = rule.schemes ?? ["https"];
   return `${name} when ${rule.arg} is on ${rule.value} (${schemes.join(" or ")})`;
 }
@@ -29,6 +30,8 @@ export function ruleView(rule: ArgumentRule): RuleView {
 type Test = (value: string, paths: Map<string, PathResult>) => boolean;
 
 function tester(rule: Pick<ArgumentRule, "kind" | "value" | "schemes">): Test | undefined {
+  // Exactly this text: no case folding or trimming (an enum's values are exact).
+  if (rule.kind === "equals") return (value) => value === rule.value;
   if (rule.kind === "path") {
     const folder = normaliseFolder(rule.value);
     if (!folder.ok) return undefined;
@@ -71,6 +74,8 @@ export function makeRule(spec: RuleSpec, call: { server: string; tool: string; a
     const folder = normaliseFolder(spec.value);
     if (!folder.ok) return { ok: false, why: `the folder "${spec.value}" cannot be used: ${folder.why}` };
     value = folderText(folder.path);
+  } else if (spec.kind === "equals") {
+    value = spec.value;
   } else {
     const host = normaliseHost(spec.value);
     if (!host.ok) return { ok: false, why: `the host "${spec.value}" cannot be used: ${host.why}` };

@@ -10,13 +10,15 @@ interface SettingsStore {
   getSetting<T>(key: string): T | undefined;
   setSetting(key: string, value: unknown): void;
 }
-/** RULES_PER_CHAT: a chat's rules are read on every call; a list this long is already more than a person reads. */
-export const RULES_PER_CHAT = 50;
 
 export class ChatRules {
   private compiled: ReturnType<typeof compileRules> | undefined;
 
-  constructor(private readonly store: SettingsStore) {}
+  /** `max`: RULES_PER_CHAT (src/config/settings.ts). */
+  constructor(
+    private readonly store: SettingsStore,
+    readonly max: number,
+  ) {}
 
   list(): ArgumentRule[] {
     return this.store.getSetting<ArgumentRule[]>(KEY) ?? [];
@@ -25,7 +27,7 @@ export class ChatRules {
   /** False when the chat has RULES_PER_CHAT already. */
   add(rule: ArgumentRule): boolean {
     const rules = this.list();
-    if (rules.length >= RULES_PER_CHAT) return false;
+    if (rules.length >= this.max) return false;
     this.save([...rules, rule]);
     return true;
   }

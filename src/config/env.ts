@@ -92,6 +92,7 @@ export type Env = {
   PUSH_LONG_TURN_SECONDS?: string;
   SCHEDULES_PER_CHAT?: string;
   SCHEDULES_PER_USER?: string;
+  RULES_PER_CHAT?: string;
   SCHEDULE_MAX_FAILURES?: string;
   SCHEDULE_OWNER_SEEN_DAYS?: string;
   // The operator view (src/http/admin.ts)

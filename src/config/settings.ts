@@ -111,6 +111,8 @@ export const SettingsSchema = z.object({
   SCHEDULES_PER_CHAT: int(5, 1, 50),
   /** Schedules one person may hold across all their chats (src/users/schedule-slots.ts); past it 409 too_many_schedules. */
   SCHEDULES_PER_USER: int(20, 1, 1_000),
+  /** Argument rules one chat keeps (src/approval/rule-store.ts); past it too_many_rules. Read on every call of the chat. */
+  RULES_PER_CHAT: int(50, 1, 500),
   /** Behind Cloudflare Access: a person not seen (page loaded) for this many days loses their schedules at the next due run. */
   SCHEDULE_OWNER_SEEN_DAYS: int(30, 1, 3_650),
   /** Failed scheduled runs in a row after which the schedule pauses (a notice in the chat says so). */

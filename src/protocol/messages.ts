@@ -55,8 +55,8 @@ export type ModelOption = z.infer<typeof ModelOptionSchema>;
 export const RuleSpecSchema = z.object({
   /** A top-level argument of the tool. */
   arg: z.string().min(1).max(128),
-  kind: z.enum(["path", "host"]),
-  /** A folder (`notes/`) or a host (`example.com`, `*.example.com`). */
+  kind: z.enum(["path", "host", "equals"]),
+  /** A folder (`notes/`), a host (`example.com`, `*.example.com`), or for equals the exact text (an enum's value). */
   value: z.string().min(1).max(4096),
   /** Host rules: https alone unless http is listed too. */
   schemes: z

@@ -139,6 +139,7 @@ export class SessionParts {
       },
       granted: (turnId, server, tool) => this.site.granted?.(turnId, server, tool) ?? false,
       ownerAccount: () => this.owner.rulesAccount(),
+      rulesPerChat: this.runtime.settings.RULES_PER_CHAT,
     });
     return this.approvalsCache;
   }

@@ -10,8 +10,8 @@ export const ArgumentRuleSchema = z.object({
   tool: z.string().min(1),
   /** A top-level property of the tool's arguments. */
   arg: z.string().min(1).max(128),
-  kind: z.enum(["path", "host"]),
-  /** Normalised at creation: `notes/`, `/srv/data/`, `example.com`, `*.example.com`. */
+  kind: z.enum(["path", "host", "equals"]),
+  /** Normalised at creation: `notes/`, `/srv/data/`, `example.com`, `*.example.com`; equals: the exact text. */
   value: z.string().min(1).max(4096),
   /** Host rules only: https alone unless the person allowed http too. */
   schemes: z
