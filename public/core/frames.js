@@ -29,11 +29,20 @@ import { showSchedules } from "../chat/schedules.js";
  * @property {() => void} sessionsChanged the session list may have changed (a title, the order)
  */
 
+/** Refusals of a rule that leave its approval open (src/approval/approvals.ts). */
+const RULE_REFUSALS = new Set(["rule_invalid", "too_many_rules", "account_erasing"]);
+
 /** @param {FrameActions} actions */
 export function frameHandler(actions) {
   let asking = false;
   /** @type {Map<string, import("./types").Frame<"elicitation_request">>} URL-mode questions until resolved, for their wait */
   const urlQuestions = new Map();
+
+  /** The approval last answered with a rule, until the Worker takes it; a refusal (rule_invalid, …) asks it again with why. */
+  /** @type {import("./types").Frame<"approval_request"> | null} */
+  let ruled = null;
+  /** @type {Map<string, string>} why the Worker refused the rule an approval was answered with */
+  const refusals = new Map();
 
   /** One approval dialog at a time, in the order asked. */
   async function nextApproval() {
@@ -42,10 +51,13 @@ export function frameHandler(actions) {
     if (!request) return;
     update({ approvals: rest });
     asking = true;
-    const answer = await askApproval(request, { rules: true });
+    const answer = await askApproval(request, { rules: true, refusal: refusals.get(request.callId) });
+    refusals.delete(request.callId);
     const rule = answer === "rule" ? builtRule() : undefined;
-    if (rule) actions.send({ type: "approval", callId: request.callId, approved: true, rule });
-    else if (answer === "approve" || answer === "always" || answer === "deny") {
+    if (rule) {
+      ruled = request;
+      actions.send({ type: "approval", callId: request.callId, approved: true, rule });
+    } else if (answer === "approve" || answer === "always" || answer === "deny") {
       actions.send({ type: "approval", callId: request.callId, approved: answer !== "deny", remember: answer === "always" });
     }
     asking = false;
@@ -144,6 +156,7 @@ export function frameHandler(actions) {
         break;
       case "approval_resolved":
         markApproval(message.callId, false);
+        if (ruled?.callId === message.callId) ruled = null;
         // Answered elsewhere (another tab): not asked here any more.
         update({ approvals: state.approvals.filter((a) => a.callId !== message.callId) });
         closeIfShowing(message.callId, "handled");
@@ -171,6 +184,14 @@ export function frameHandler(actions) {
         });
         break;
       case "error":
+        // The rule an approval was answered with was refused: the question is still open, so it is asked again with why.
+        if (ruled && RULE_REFUSALS.has(message.code)) {
+          refusals.set(ruled.callId, message.message);
+          update({ approvals: [ruled, ...state.approvals] });
+          ruled = null;
+          void nextApproval();
+          break;
+        }
         // An error outside any turn while a message waits for its echo: the server did not take it
         // (turn_in_progress, rate_limited, budget_exhausted, …); it is put back, never lost.
         if (state.inFlight && !message.turnId) actions.rejected(message);

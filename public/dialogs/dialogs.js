@@ -135,9 +135,12 @@ export function showDialog(dialog, fallback, prepare = () => {}, { guard = false
  * Shows one approval; resolves with "approve" | "always" | "deny" (or whatever
  * closeIfShowing closed it with). `always` labels the remembering button ("": none);
  * `title`: the question's own heading (an app's held call, app-questions.js);
- * `rules`: offer "Allow when …" (rule-builder.js; resolves "rule", builtRule() says which).
+ * `rules`: offer "Allow when …" (rule-builder.js; resolves "rule", builtRule() says which);
+ * `refusal`: why the Worker refused the rule this question was last answered with (shown, the builder open).
+ * @param {any} request
+ * @param {{ always?: string, title?: string, rules?: boolean, refusal?: string }} [options]
  */
-export function askApproval(request, { always = "Always allow in this chat", title = "", rules = false } = {}) {
+export function askApproval(request, { always = "Always allow in this chat", title = "", rules = false, refusal } = {}) {
   const dialog = byId("approval-dialog");
   const sampling = request.kind === "sampling";
   return showDialog(
@@ -167,7 +170,7 @@ export function askApproval(request, { always = "Always allow in this chat", tit
           description.hidden = false;
         });
       }
-      showRuleBuilder(rules && !sampling ? request : { callId: request.callId, server: request.server });
+      showRuleBuilder(rules && !sampling ? request : { callId: request.callId, server: request.server }, refusal);
       byId("approve-always").textContent = always;
       byId("approve-always").hidden = sampling || !always;
       dialog.dataset.callId = request.callId;
