@@ -73,6 +73,44 @@ describe("argument rules in the page", () => {
     noPageErrors(page);
   });
 
+  it("a refused rule asks again with why; a rule for all my chats is listed as such and runs unasked in a new chat", async () => {
+    const sub = `${stack.fsRoot}/sub`;
+    await script(stack.llm.url, stack.llmKey, [...write(`${sub}/all-1.txt`, "All one written."), ...write(`${sub}/all-2.txt`, "All two written.")]);
+    await sendMessage(page, "write for all chats");
+    const dialog = page.locator("#approval-dialog[open]");
+    await dialog.waitFor();
+    const builder = dialog.locator("#approval-rule");
+    await builder.locator("summary").click();
+    // A folder that does not hold this call's path: the Worker refuses it, and the same question comes back saying why.
+    await builder.locator("#rule-value").fill(`${stack.fsRoot}/elsewhere/`);
+    await builder.locator("#rule-scope").selectOption("all");
+    expect(await builder.locator("#rule-text").textContent()).toBe(`filesystem.write_file when path is under ${stack.fsRoot}/elsewhere/, in all my chats`);
+    await builder.locator("#approve-rule").click();
+    await dialog.locator("#rule-refused").waitFor();
+    expect(await dialog.locator("#rule-refused").textContent()).toContain("does not match");
+    expect(await builder.getAttribute("open")).not.toBeNull();
+    expect(await builder.locator("#rule-scope").inputValue()).toBe("all");
+
+    await builder.locator("#rule-value").fill(`${sub}/`);
+    await builder.locator("#approve-rule").click();
+    await page.locator(".msg.assistant", { hasText: "All one written." }).waitFor();
+    const rule = page.locator("#always-allowed li.argument-rule[data-scope='all']");
+    await expect.poll(() => rule.locator("code").allTextContents()).toEqual([`filesystem.write_file when path is under ${sub}/ (all my chats)`]);
+
+    // Another chat of the same person: listed there too, and its call under the folder runs without a question.
+    const before = new URL(page.url()).hash;
+    await page.locator("#new-session").click();
+    await expect.poll(() => new URL(page.url()).hash).not.toBe(before);
+    await sendMessage(page, "write in another chat");
+    await page.locator(".msg.assistant", { hasText: "All two written." }).waitFor();
+    expect(await page.locator("#approval-dialog[open]").count()).toBe(0);
+    await expect.poll(() => rule.locator("code").allTextContents()).toEqual([`filesystem.write_file when path is under ${sub}/ (all my chats)`]);
+    // Revoked here: gone from the list (and from every chat of the person's).
+    await rule.getByRole("button", { name: /Revoke/ }).click();
+    await expect.poll(() => rule.count()).toBe(0);
+    noPageErrors(page);
+  });
+
   it("shows the rule builder readably at phone width", async () => {
     const phone = await openPage(browser, stack, { viewport: PHONE });
     await script(stack.llm.url, stack.llmKey, write(`${stack.fsRoot}/sub/phone.txt`, "Not on the phone."));
