@@ -19,7 +19,8 @@ export const roleAtLeast = (role: Role, least: Role): boolean => RANK[role] >= R
  */
 export type Action = "watch" | "message" | "cancel" | "answer" | "control";
 
-const LEAST: Record<Action, Role> = { watch: "viewer", message: "participant", cancel: "participant", answer: "approver", control: "owner" };
+// `cancel`: an approver stops any turn; a participant only one they started (frame-gate.ts).
+const LEAST: Record<Action, Role> = { watch: "viewer", message: "participant", cancel: "approver", answer: "approver", control: "owner" };
 
 export const can = (role: Role, action: Action): boolean => roleAtLeast(role, LEAST[action]);
 

@@ -219,6 +219,39 @@ describe("several people in one chat", () => {
     alice.close();
   });
 
+  it("a participant stops only a turn he started; a viewer none; the owner any", async () => {
+    await script(llm, KEY, [reply.hang("alice's slow answer"), reply.hang("bob's slow answer")]);
+    const id = crypto.randomUUID();
+    const alice = await openSession(id, "alice");
+    await invited(id, "bob", "participant");
+    await invited(id, "carol", "viewer");
+    const bob = await openSession(id, "bob");
+    const carol = await openSession(id, "carol");
+
+    const first = bob.received.length;
+    const firstAlice = alice.received.length;
+    alice.send({ type: "message", text: "alice asks" });
+    const started = (await bob.next(is("turn_start"), first)) as Message<"turn_start">;
+    expect(await refusal(bob, { type: "cancel", turnId: started.turnId })).toMatchObject({
+      code: "role_forbidden",
+      message: expect.stringContaining("Participants can't stop a turn someone else started"),
+    });
+    expect(await refusal(carol, { type: "cancel" })).toMatchObject({ code: "role_forbidden" });
+    expect(bob.received.slice(first).some((m) => m.type === "turn_end")).toBe(false);
+    alice.send({ type: "cancel" });
+    expect((await bob.turnEnd(first)).end.reason).toBe("cancelled");
+    await alice.turnEnd(firstAlice);
+
+    const second = alice.received.length;
+    const secondBob = bob.received.length;
+    bob.send({ type: "message", text: "bob asks" });
+    const his = (await alice.next(is("turn_start"), second)) as Message<"turn_start">;
+    expect(bob.received.slice(secondBob).filter(is("error"))).toEqual([]);
+    bob.send({ type: "cancel", turnId: his.turnId });
+    expect((await alice.turnEnd(second)).end).toMatchObject({ turnId: his.turnId, reason: "cancelled" });
+    for (const socket of [alice, bob, carol]) socket.close();
+  });
+
   it("runs the owner's servers only, and counts a participant's messages against his own rate", async () => {
     // Bob's own server (as a paired machine's would be, it comes from his account) never joins alice's chat.
     const own: StoredUserServer = {
