@@ -34,6 +34,8 @@ export interface ApprovalDeps {
   rulesPerChat?: number;
   /** The chat owner's account, for their argument rules for all chats (owner-rules.ts); never anyone else's. */
   ownerAccount?: () => OwnerRulesAccount | undefined;
+  /** How long a question of turn `turnId` (null: none named) waits before it is declined; undefined: questions.ts's 10 min. */
+  waitMs?: (turnId: string | null) => number | undefined;
 }
 
 type AnswerRefusal = { ok: false; code: "unknown_approval" | "unknown_elicitation" | "rule_invalid" | "too_many_rules" | "account_erasing"; message: string };
@@ -254,7 +256,8 @@ export class Approvals {
     const id = question.type === "approval_request" ? question.callId : question.requestId;
     // Refused unasked (OpenQuestions.ask): the page must not show a second question under an open id.
     if (this.open.has(id)) return Promise.resolve(fallback);
-    const answered = this.open.ask(id, question, fallback, signal);
+    const turnId = question.type === "approval_request" ? question.turnId : null;
+    const answered = this.open.ask(id, question, fallback, signal, this.deps.waitMs?.(turnId));
     this.deps.broadcast(question);
     return answered;
   }

@@ -94,6 +94,7 @@ export type Env = {
   SCHEDULES_PER_USER?: string;
   RULES_PER_CHAT?: string;
   SCHEDULE_MAX_FAILURES?: string;
+  SCHEDULE_APPROVAL_WAIT_MINUTES?: string;
   SCHEDULE_OWNER_SEEN_DAYS?: string;
   // The operator view (src/http/admin.ts)
   ADMIN_USERS?: string;

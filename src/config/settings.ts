@@ -115,6 +115,8 @@ export const SettingsSchema = z.object({
   RULES_PER_CHAT: int(50, 1, 500),
   /** Behind Cloudflare Access: a person not seen (page loaded) for this many days loses their schedules at the next due run. */
   SCHEDULE_OWNER_SEEN_DAYS: int(30, 1, 3_650),
+  /** How long a question (approval, server's question) of a scheduled run waits before it is declined; other turns' wait 10 min. */
+  SCHEDULE_APPROVAL_WAIT_MINUTES: int(60, 1, 1_440),
   /** Failed scheduled runs in a row after which the schedule pauses (a notice in the chat says so). */
   SCHEDULE_MAX_FAILURES: int(3, 1, 100),
   /** The push services the Worker POSTs to (src/push/endpoint-policy.ts), replacing the default list; ".example.com" covers hosts under it. */

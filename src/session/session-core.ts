@@ -41,6 +41,7 @@ export abstract class SessionCore extends ProtocolAgent<Env> {
     watchUnavailable: () => this.watchUnavailable(),
     wakeForTasks: (at) => wakeForTasks(this, at, this.log),
     granted: (turnId, server, tool) => this.grantedToTurn(turnId, server, tool),
+    questionWaitMs: (turnId) => this.questionWaitMs(turnId),
     visibleUsers: () => visiblePeople(this.openSockets()),
   });
 
@@ -64,6 +65,8 @@ export abstract class SessionCore extends ProtocolAgent<Env> {
 
   /** A scheduled run's pre-granted tools (schedules/session-scheduling.ts), for the approvals' decision. */
   protected abstract grantedToTurn(turnId: string, server: string, tool: string): boolean;
+  /** How long a question of turn `turnId` waits: a scheduled run's longer (schedules/session-scheduling.ts); undefined: the usual 10 min. */
+  protected abstract questionWaitMs(turnId: string | undefined): number | undefined;
 
   /**
    * While a page is open, an unavailable server is retried in the background (on the

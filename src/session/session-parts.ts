@@ -140,6 +140,8 @@ export class SessionParts {
       granted: (turnId, server, tool) => this.site.granted?.(turnId, server, tool) ?? false,
       ownerAccount: () => this.owner.rulesAccount(),
       rulesPerChat: this.runtime.settings.RULES_PER_CHAT,
+      // A question with no turn of its own (sampling, a server's elicitation) belongs to the turn running.
+      waitMs: (turnId) => this.site.questionWaitMs?.(turnId ?? this.runningTurn),
     });
     return this.approvalsCache;
   }
@@ -238,6 +240,7 @@ export class SessionParts {
         void this.site.keepAliveWhile(() => pushTo(this.site.env, user, notice, this.site.log, token));
       },
       longTurnMs: () => this.runtime.settings.PUSH_LONG_TURN_SECONDS * 1000,
+      waitMs: (turnId) => this.site.questionWaitMs?.(turnId ?? this.runningTurn),
       settled: (callId) => this.tokens.settle(callId),
     });
     return this.noticesCache;

@@ -25,4 +25,6 @@ export interface SessionSite {
   visibleUsers(): Set<string>;
   /** A scheduled run's pre-granted tools: true when turn `turnId` may call `server.tool` without asking (schedules/). */
   granted?(turnId: string, server: string, tool: string): boolean;
+  /** How long a question of turn `turnId` waits (ms): a scheduled run's SCHEDULE_APPROVAL_WAIT_MINUTES; undefined: the usual. */
+  questionWaitMs?(turnId: string | undefined): number | undefined;
 }

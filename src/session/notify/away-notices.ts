@@ -20,6 +20,8 @@ export interface AwayDeps {
   push: (user: string, notice: PushNotice) => void;
   /** A turn at least this long (ms) tells its sender it ended. */
   longTurnMs: () => number;
+  /** How long a question of turn `turnId` waits (a scheduled run's is longer); undefined: QUESTION_WAIT_MS. */
+  waitMs?: (turnId: string | undefined) => number | undefined;
   /** The approval was answered (anywhere): its notification's tokens stop working (action-tokens.ts). */
   settled?: (callId: string) => void;
 }
@@ -39,7 +41,7 @@ export class AwayNotices {
   heard(message: ServerMessage, now = Date.now()): void {
     switch (message.type) {
       case "approval_request": {
-        const expiresAt = now + QUESTION_WAIT_MS;
+        const expiresAt = now + (this.deps.waitMs?.(message.turnId ?? undefined) ?? QUESTION_WAIT_MS);
         const notice = {
           kind: "approval" as const,
           session: this.deps.session(),
@@ -57,7 +59,7 @@ export class AwayNotices {
           session: this.deps.session(),
           ref: message.requestId,
           server: message.server,
-          expiresAt: now + QUESTION_WAIT_MS,
+          expiresAt: now + (this.deps.waitMs?.(undefined) ?? QUESTION_WAIT_MS),
         });
         return;
       case "approval_resolved":

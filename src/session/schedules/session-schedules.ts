@@ -164,6 +164,11 @@ export class SessionSchedules {
     return turnId !== null && (this.turns.get(turnId)?.grants.has(`${server}.${tool}`) ?? false);
   }
 
+  /** Whether turn `turnId` is a scheduled run (its questions wait longer). */
+  isRun(turnId: string): boolean {
+    return this.turns.has(turnId);
+  }
+
   /** The alarm: runs every due schedule (one turn at a time), then sets the next wake. Never throws. */
   async run(now = this.now()): Promise<void> {
     try {

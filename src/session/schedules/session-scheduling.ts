@@ -56,6 +56,12 @@ export abstract class SessionScheduling extends SessionAlarms {
     return this.schedulesCache?.granted(turnId, server, tool) ?? false;
   }
 
+  /** Questions of a scheduled run wait SCHEDULE_APPROVAL_WAIT_MINUTES (nobody may be up to answer); others the usual. */
+  protected questionWaitMs(turnId: string | undefined): number | undefined {
+    if (turnId === undefined || !this.schedulesCache?.isRun(turnId)) return undefined;
+    return this.runtime.settings.SCHEDULE_APPROVAL_WAIT_MINUTES * 60_000;
+  }
+
   /**
    * Every broadcast passes here: a scheduled run's `turn_end` counts for its schedule. Heard
    * after the pages got it, so a page sees the turn end before the list changes.

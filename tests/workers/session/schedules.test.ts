@@ -175,7 +175,11 @@ describe("a scheduled run", () => {
     const asked = socket.received.slice(from).filter((m) => m.type === "approval_request");
     expect(asked).toHaveLength(1);
     const [push] = await pushesTo(device, 1);
-    expect(JSON.parse(push?.plaintext ?? "{}")).toMatchObject({ kind: "approval", session: id, ref: request.callId, tool: "list_directory_with_sizes" });
+    const payload = JSON.parse(push?.plaintext ?? "{}") as { expiresAt: number };
+    expect(payload).toMatchObject({ kind: "approval", session: id, ref: request.callId, tool: "list_directory_with_sizes" });
+    // A run's question waits SCHEDULE_APPROVAL_WAIT_MINUTES (60), and its notification's token as long.
+    expect(payload.expiresAt - Date.now()).toBeGreaterThan(55 * 60_000);
+    expect(payload.expiresAt - Date.now()).toBeLessThanOrEqual(60 * 60_000);
     socket.send({ type: "approval", callId: request.callId, approved: true });
     const { end } = await socket.turnEnd(from);
     expect(end.reason).toBe("complete");
@@ -193,6 +197,13 @@ describe("a scheduled run", () => {
     const from2 = socket.say("look again");
     const again = await socket.next(frameOf("approval_request"), from2);
     expect(again.tool).toBe("get_file_info");
+    // The person's own turn's question waits the usual 10 minutes.
+    const ownPush = async () =>
+      (await pushesTo(device)).map((p) => JSON.parse(p.plaintext ?? "{}") as { ref?: string; expiresAt: number }).find((p) => p.ref === again.callId);
+    await expect.poll(ownPush).toBeDefined();
+    const ownWait = ((await ownPush())?.expiresAt ?? 0) - Date.now();
+    expect(ownWait).toBeGreaterThan(5 * 60_000);
+    expect(ownWait).toBeLessThanOrEqual(10 * 60_000);
     socket.send({ type: "approval", callId: again.callId, approved: false });
     await socket.turnEnd(from2);
     await socket.close();
