@@ -129,6 +129,8 @@ export default defineConfig({
                 ALLOW_PRIVATE_SERVER_URLS: "true",
                 // Short, so the idle-model test ends quickly; no other test's model idles this long.
                 LLM_IDLE_TIMEOUT_MS: "2000",
+                // The operator's words: tests/workers/http/presets.test.ts checks a person's own instructions come after them.
+                SYSTEM_PROMPT: "Operator rule: this is the test deployment.",
                 // A green run stays quiet: only errors are logged here. The log lines themselves
                 // are checked on the real stack (tests/reliability/logs.test.ts).
                 LOG_LEVEL: "error",

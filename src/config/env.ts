@@ -90,6 +90,7 @@ export type Env = {
   PUSH_SERVICE_HOSTS?: string;
   PUSH_DEVICES_PER_USER?: string;
   PUSH_LONG_TURN_SECONDS?: string;
+  PRESETS_PER_USER?: string;
   SCHEDULES_PER_CHAT?: string;
   SCHEDULES_PER_USER?: string;
   RULES_PER_CHAT?: string;

@@ -107,6 +107,8 @@ export const SettingsSchema = z.object({
   PUSH_DEVICES_PER_USER: int(10, 1, 100),
   /** A turn that ran at least this long pushes "done" to its sender when none of their tabs on the chat is visible. */
   PUSH_LONG_TURN_SECONDS: int(20, 1, 3_600),
+  /** Presets one person may keep (src/users/presets.ts); past it making one answers 409 too_many_presets. */
+  PRESETS_PER_USER: int(20, 1, 200),
   /** Schedules one chat may hold (src/session/schedules/); past it making one answers 409 too_many_schedules. */
   SCHEDULES_PER_CHAT: int(5, 1, 50),
   /** Schedules one person may hold across all their chats (src/users/schedule-slots.ts); past it 409 too_many_schedules. */

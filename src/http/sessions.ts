@@ -13,19 +13,38 @@ import { SESSION_ID, badSessionId, findMemberSession, memberSession, ownedSessio
 import { sessionCatalog } from "./session-catalog";
 import { RequestError } from "../shared/errors";
 import { z } from "zod";
+import { limitBody, zodIssues } from "./request-body";
+import { unknownPreset } from "./presets";
 
 export const sessions = new Hono<AppEnv>();
 sessions.route("/", sessionCatalog);
 
 const maxSessions = (c: Context<AppEnv>) => runtimeConfig(c.env).settings.MAX_SESSIONS_PER_USER;
 
-sessions.post("/", async (c) => {
+/** `preset`: one of the caller's presets, applied to the new chat (docs/presets.md). An empty body makes a plain chat. */
+const NewSessionSchema = z.strictObject({ preset: z.string().min(1).max(128).optional() });
+
+sessions.post("/", limitBody(4096), async (c) => {
+  const text = await c.req.text();
+  let body: unknown = {};
+  try {
+    body = text.trim() ? JSON.parse(text) : {};
+  } catch {
+    throw new RequestError("bad_json", "the body is not JSON");
+  }
+  const input = NewSessionSchema.safeParse(body);
+  if (!input.success) throw new RequestError("bad_request", "the new session's options are invalid", { issues: zodIssues(input.error) });
+  const { preset } = input.data;
+  // Checked before the chat is made: an unknown preset makes no chat.
+  if (preset && !(await userAccount(c.env, c.var.identity.id).getPreset(preset))) throw unknownPreset(preset);
   const id = crypto.randomUUID();
   const max = maxSessions(c);
   // Listed before it is claimed, in one step on the account, so parallel creations cannot pass the cap together.
   if (!(await userAccount(c.env, c.var.identity.id).reserveSession(id, max))) throw new TooManySessionsError(max);
-  await ownedSession(c, id, { claim: true });
-  return c.json({ id }, 201);
+  const owned = await ownedSession(c, id, { claim: true });
+  // A refused model is said in `errors`; the rest of the preset still applied.
+  const errors = preset ? (await owned.applyPreset(preset)).map(({ code, message }) => ({ code, message })) : [];
+  return c.json({ id, ...(errors.length > 0 ? { errors } : {}) }, 201);
 });
 
 sessions.get("/:id/ws", async (c) => {

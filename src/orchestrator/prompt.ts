@@ -19,6 +19,12 @@ export interface PromptInput {
   guides: ServerGuide[];
   /** Extra instructions from the deployment (SYSTEM_PROMPT). */
   extra?: string;
+  /**
+   * The person's own instructions and their chat's preset (src/session/personal-prompt.ts):
+   * last, after the operator's words, the tool rules and the servers' guidance, so they add
+   * to those and never stand in their place.
+   */
+  personal?: string;
   /** Characters of server guidance in all (default GUIDE_BUDGET_CHARS). */
   guideBudget?: number;
   /** Only some tools are declared; `search_tools` finds the rest (tool-selection.ts). */
@@ -50,5 +56,6 @@ export function buildSystemPrompt(input: PromptInput): string {
   } else {
     parts.push("No tools are available in this conversation.");
   }
+  if (input.personal) parts.push(input.personal.trim());
   return parts.join("\n\n");
 }

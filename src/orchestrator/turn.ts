@@ -40,6 +40,8 @@ export interface TurnDeps {
   signal: AbortSignal;
   limits: TurnLimits;
   systemExtra?: string;
+  /** The person's own instructions and their chat's preset: after everything else in the system prompt (prompt.ts). */
+  systemPersonal?: string;
 }
 
 /**
@@ -56,7 +58,7 @@ class ToolIndex {
 
   constructor(private readonly context: ToolContext) {}
 
-  refresh(tools: ToolView[], guides: ServerGuide[], extra: string | undefined): void {
+  refresh(tools: ToolView[], guides: ServerGuide[], extra: string | undefined, personal?: string): void {
     if (tools === this.source && !this.dirty) return;
     this.dirty = false;
     this.source = tools;
@@ -70,7 +72,7 @@ class ToolIndex {
       parameters: t.inputSchema,
     }));
     if (selection.search) this.declarations.push(selection.search);
-    this.system = buildSystemPrompt({ tools, guides, extra, searchable: this.searchable });
+    this.system = buildSystemPrompt({ tools, guides, extra, personal, searchable: this.searchable });
   }
 
   /** Any enabled tool, declared or not: a model that names one exactly may call it. */
@@ -106,7 +108,7 @@ export async function runTurn(deps: TurnDeps): Promise<{ reason: TurnEnd; usage:
   const messages: ChatMessage[] = fitUserMedia(pruned.messages, userBudget);
   for (let step = 0; step < deps.limits.maxSteps; step++) {
     if (signal.aborted) return { reason: "cancelled", usage };
-    index.refresh(deps.tools(), deps.guides, deps.systemExtra);
+    index.refresh(deps.tools(), deps.guides, deps.systemExtra, deps.systemPersonal);
     const messageId = `${turnId}-${step}`;
     let text = "";
     let finishReason: string | undefined;

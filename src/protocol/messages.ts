@@ -117,6 +117,8 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("revoke_rule"), id }),
   /** Cancels the task a tool call started (MCP Tasks: tasks/cancel at its server); answered by its `task` frame, or `unknown_task`. */
   z.object({ type: z.literal("cancel_task"), callId: id }),
+  /** Applies one of the owner's presets to this chat (docs/presets.md). */
+  z.object({ type: z.literal("apply_preset"), id }),
   /** Chooses the session's model (and its settings) from the next turn on; answered with `model`, or `model_not_available`. */
   ModelChoiceSchema.extend({ type: z.literal("set_model") }),
   z.object({ type: z.literal("reset") }),

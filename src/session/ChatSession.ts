@@ -127,6 +127,7 @@ export class ChatSession extends SessionPeople {
     connected: () => this.connected(),
     historyFrame: () => this.historyFrame(),
     keepAliveWhile: (work) => this.keepAliveWhile(work),
+    applyPreset: (id) => this.applyPreset(id),
     setVisible: (connection, visible) => {
       connection.setState({ ...(connection.state as SocketState | null), visible });
       this.presenceChanged();

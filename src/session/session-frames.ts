@@ -32,6 +32,8 @@ export interface FrameSite extends Omit<GateSite, "ownerName" | "urlQuestion"> {
   connected(): Promise<void>;
   historyFrame(): Extract<ServerMessage, { type: "history" }>;
   keepAliveWhile<T>(work: () => Promise<T>): Promise<T>;
+  /** Applies one of the owner's presets (chat-preset.ts): the errors for the sender. */
+  applyPreset(id: string): Promise<Extract<ServerMessage, { type: "error" }>[]>;
   /** Keeps whether the socket's page is visible (notify/presence-watch.ts). */
   setVisible(connection: Connection, visible: boolean): void;
 }
@@ -134,6 +136,11 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
       const connect = site.parts.mcp.setEnabled(message.enabled);
       site.sendAll({ type: "servers", servers: site.parts.mcp.status() });
       if (connect && !site.parts.turns.running) void site.keepAliveWhile(connect).catch(() => undefined);
+      return;
+    }
+    case "apply_preset": {
+      // The owner's alone (the role gate: "control"); the preset is read from the owner's account.
+      for (const error of await site.applyPreset(message.id)) site.sendTo(connection, error);
       return;
     }
     case "cancel_task":

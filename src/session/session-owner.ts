@@ -18,6 +18,7 @@ import type { PublicError } from "../shared/errors";
 import type { RulesSnapshot } from "../shared/argument-rule";
 import type { OwnerRulesAccount } from "../approval/owner-rules";
 import type { MemberRole } from "./people/roles";
+import type { Preset, Profile } from "../users/presets";
 
 const OWNER_KEY = "owner";
 const LISTED_KEY = "listed";
@@ -41,6 +42,8 @@ export class SessionOwner {
   private generation?: number;
   private readonly pending: PendingUsage;
   private reportTimer?: ReturnType<typeof setTimeout>;
+  /** The owner's own instructions as the last turn's admission brought them (kept in memory: after a restart the next admission brings them again). */
+  private profile?: Profile;
 
   constructor(
     private readonly env: Env,
@@ -74,6 +77,16 @@ export class SessionOwner {
     this.store.setSetting(LISTED_KEY, options.listed ?? true);
     if (options.listed ?? true) await userAccount(this.env, user).addSession(this.sessionId);
     return "claimed";
+  }
+
+  /** The owner's own instructions, as of the last turn's admission (in a shared chat too: only the owner's apply). */
+  get instructions(): string | undefined {
+    return this.profile?.instructions;
+  }
+
+  /** One of the owner's presets (src/users/presets.ts). */
+  async preset(id: string): Promise<Preset | undefined> {
+    return this.account()?.getPreset(id);
   }
 
   /** Counts a turn or direct call against the owner's limits, kept in their account across sessions and restarts. */
@@ -121,8 +134,13 @@ export class SessionOwner {
     // request is issued first, and a write before it would hold it for a storage commit (deferred-opening.ts). A
     // restart in between counts the carried tokens twice (the safe side).
     const later = (write: () => void) => afterRequest(this.store, write);
-    const begun = await this.pending.carry((tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold, undefined, knownRules), later);
+    const begun = await this.pending.carry(
+      (tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold, undefined, knownRules, this.profile?.version),
+      later,
+    );
     this.generation = begun.generation;
+    // The text comes only when it changed; otherwise the one held stands.
+    if (begun.profile.version !== this.profile?.version) this.profile = begun.profile;
     const held = hold && begun.decision.ok ? hold.id : undefined;
     if (!ownKey && held !== previous) later(() => this.store.setSetting(HOLD_KEY, held));
     return { decision: begun.decision, servers: toConfigs(begun.servers), rules: begun.rules };

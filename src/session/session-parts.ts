@@ -3,6 +3,7 @@
 // attachments, files, turns, search feed and operations reports. ChatSession holds one and
 // routes its sockets and the Worker's RPC calls to them; what they need of the Durable
 // Object itself (its sockets, keep-alive, the history frame) comes through `SessionSite`.
+import { chatPreset, personalPrompt } from "./chat-preset";
 import { Approvals } from "../approval/approvals";
 import { runtimeConfig, type RuntimeConfig } from "../config/runtime-config";
 import { userAccount } from "../users/account";
@@ -223,6 +224,7 @@ export class SessionParts {
       audit: (call) => this.audit.add(call),
       branched: () => this.site.sendAll(this.site.historyFrame()),
       tasks: () => this.tasks,
+      personal: () => personalPrompt(this.owner.instructions, chatPreset(this.store)),
     });
     return this.turnsCache;
   }

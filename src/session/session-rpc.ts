@@ -7,7 +7,8 @@ import { KEEP_ALIVE_GRACE_MS } from "./agent-adapter";
 import { callDirect, serversInfo } from "./direct-calls";
 import type { AuditedCall } from "./audit-sink";
 import { fullEntry, historyPage, wholeHistory, type HistoryPage } from "./history-pages";
-import type { HistoryEntry, Usage } from "../protocol/messages";
+import type { HistoryEntry, ServerMessage, Usage } from "../protocol/messages";
+import { applyPreset, forgetChatPreset } from "./chat-preset";
 import { forgetServerChoice } from "./mcp/session-mcp";
 import { readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
 import type { PersonAdmission } from "./session-owner";
@@ -118,6 +119,24 @@ export abstract class SessionRpc extends SessionCore {
     return answerFromPush(this.parts, this.log, token, approved, presenter);
   }
 
+  /** Applies the owner's preset `id` (chat-preset.ts): the refusals for whoever asked; everyone hears the rest. */
+  async applyPreset(id: string): Promise<Extract<ServerMessage, { type: "error" }>[]> {
+    const { errors, connect } = await applyPreset(
+      {
+        owner: this.parts.owner,
+        model: this.parts.model,
+        mcp: () => this.parts.mcp,
+        store: this.parts.store,
+        record: (entry) => this.record(entry),
+        sendAll: (message) => this.sendAll(message),
+      },
+      id,
+    );
+    // A server switched on that was left unconnected is connected now, unless a turn runs (then at the next turn).
+    if (connect && !this.parts.turns.running) void this.keepAliveWhile(connect).catch(() => undefined);
+    return errors;
+  }
+
   async deleteSession(): Promise<void> {
     // The owner stays recorded: a deleted id can never be claimed by someone else.
     await this.parts.owner.unlist();
@@ -134,5 +153,6 @@ export abstract class SessionRpc extends SessionCore {
     this.parts.approvals.forget();
     forgetServerChoice(this.parts.store);
     this.parts.model.forget();
+    forgetChatPreset(this.parts.store);
   }
 }

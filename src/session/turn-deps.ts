@@ -40,6 +40,8 @@ export interface TurnRunnerDeps {
   branched?: () => void;
   /** Tells the operator's view how the turn went (src/ops/Operations.ts); it never waits on the answer. */
   report?: (report: TurnOutcomeReport) => void;
+  /** The owner's own instructions and the chat's preset, as the turn's admission left them (personal-prompt.ts). */
+  personal?: () => string | undefined;
   /** Holds a call the server made a task (tasks/session-tasks.ts); without it the host waits in memory. */
   tasks?: () => Pick<SessionTasks, "hold">;
   /** The audit trail's sink (audit-sink.ts): each call that reached a decision, in the tick of its entry. */

@@ -209,6 +209,7 @@ export class TurnRunner {
         signal: controller.signal,
         limits: { maxSteps: settings.MAX_STEPS, tokenBudget: settings.HISTORY_TOKEN_BUDGET, toolResultChars: settings.TOOL_RESULT_CHARS },
         systemExtra: [settings.SYSTEM_PROMPT, view.summary?.text ? summarySection(view.summary.text) : undefined].filter(Boolean).join("\n\n") || undefined,
+        systemPersonal: this.deps.personal?.(),
       });
       reason = outcome.reason;
       usage = addUsage(outcome.usage, compacted);

@@ -132,6 +132,12 @@ export const ERROR_CODES = {
   file_not_found: both(404, INVALID_PARAMS),
   too_many_files: both(400, INVALID_PARAMS),
 
+  // ---- the person's presets (src/users/presets.ts, docs/presets.md) ----
+  /** A preset id the person does not have (deleted, another person's, or never was). */
+  preset_unknown: both(404, INVALID_PARAMS),
+  /** PRESETS_PER_USER presets already: deleting one makes room. */
+  too_many_presets: http(409),
+
   // ---- shared links (src/share/) ----
   /** SHARES_PER_SESSION or SHARES_PER_USER live links already: revoking one makes room (no time helps). */
   too_many_shares: http(409),

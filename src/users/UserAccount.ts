@@ -7,7 +7,7 @@
 // exposes the methods a class inherits, as it does agents' on ChatSession):
 //   account-base.ts      AccountBase      the stores (fields declared only there), ownerChanged, emptyShares
 //   account-apps.ts      AccountApps      push devices and notices, apps connected to /mcp, their held approvals
-//   account-sign-ins.ts  AccountSignIns   page logins, OAuth sign-ins to servers, own model providers
+//   account-sign-ins.ts  AccountSignIns   page logins, OAuth sign-ins to servers, own model providers, instructions and presets
 //   account-servers.ts   AccountServers   paired machines (fetch, sockets), runtime servers, beginTurn
 //   account-rules.ts     AccountRules     argument rules for all the person's chats
 //   account-sessions.ts  AccountSessions  the session list, search over it, shared links
@@ -90,6 +90,7 @@ export class UserAccount extends AccountAudit {
     this.search.clear();
     this.ctx.waitUntil(this.emptyShares(this.shares.takeAll()));
     this.providers.clear();
+    this.presets.clear();
     this.discovery.clear();
     this.pushDevices.clear();
     this.scheduleSlots.clear();

@@ -27,6 +27,7 @@ import { PushDevices } from "./push-devices";
 import { ScheduleSlots } from "./schedule-slots";
 import { AccountRuleStore } from "./argument-rules-store";
 import { SharedChats } from "./shared-chats";
+import { PresetStore } from "./presets";
 
 export class AccountBase extends DurableObject<unknown> {
   protected readonly sql: SqlStorage;
@@ -107,6 +108,13 @@ export class AccountBase extends DurableObject<unknown> {
   protected get sharedChats(): SharedChats {
     this.sharedStore ??= new SharedChats(this.sql);
     return this.sharedStore;
+  }
+
+  private presetStore?: PresetStore;
+  /** The person's instructions and presets (src/users/presets.ts); made on first use (its tables too). */
+  protected get presets(): PresetStore {
+    this.presetStore ??= new PresetStore(this.sql);
+    return this.presetStore;
   }
 
   /** The person's servers changed: every app with a client listening hears it (none is woken otherwise). */

@@ -1,6 +1,7 @@
 // UserAccount's RPC for the person's servers: paired machines (the bridge's socket and
 // sessions' requests to it, held by this object), runtime MCP servers, and the one call
 // a turn makes (its admission with the server list when it changed).
+import type { Profile } from "./presets";
 import { AccountSignIns } from "./account-sign-ins";
 import type { StoredUserServer } from "./user-servers";
 import type { SpendDecision, SpendLimits, TokenHold } from "./spend-ledger";
@@ -93,6 +94,7 @@ export class AccountServers extends AccountSignIns {
    * when it changed since `known` (a session reconciles its connections with it); it
    * brings the tokens the session's earlier turns spent (`usage`). `knownRules`: the version of
    * the person's "all my chats" rules the session has (the list comes only when it changed).
+   * The person's instructions ride along when changed since `knownProfile`.
    */
   beginTurn(
     limits: SpendLimits,
@@ -101,13 +103,21 @@ export class AccountServers extends AccountSignIns {
     hold?: TokenHold,
     now = Date.now(),
     knownRules?: string,
-  ): { decision: SpendDecision; servers: ServersSnapshot; rules: RulesSnapshot; generation: number } {
+    knownProfile?: number,
+  ): { decision: SpendDecision; servers: ServersSnapshot; rules: RulesSnapshot; generation: number; profile: Profile } {
     // The session's tokens since its last call, counted before its budget is checked (src/session/pending-usage.ts);
     // its previous turn's hold ends with them.
     if (usage > 0 || hold?.release) this.spend.addUsage(usage, hold?.release, now);
     // The generation rides along (no extra call): the turn's later writes carry it (touchSession).
     const decision = this.erase.erasing ? ERASING_DECISION : this.spend.admit("turn", limits, now, hold);
-    return { decision, servers: this.serversSnapshot(known), rules: this.argumentRules.snapshot(knownRules), generation: this.erase.generation };
+    // The person's instructions ride along too, their text only when changed since `knownProfile` (src/users/presets.ts).
+    return {
+      decision,
+      servers: this.serversSnapshot(known),
+      rules: this.argumentRules.snapshot(knownRules),
+      generation: this.erase.generation,
+      profile: this.presets.profile(knownProfile),
+    };
   }
 
   /** Changes whenever the list or an entry changes: sessions compare it to reconcile. */

@@ -1,8 +1,10 @@
-// UserAccount's RPC for the person's credentials: page logins in token mode, OAuth
-// sign-ins to their servers, and the model providers (with keys) of their own.
+// UserAccount's RPC for the person's credentials and own settings: page logins in token mode,
+// OAuth sign-ins to their servers, the model providers (with keys) of their own, and their
+// instructions and presets.
 import { AccountApps } from "./account-apps";
 import type { PendingSignIn } from "./oauth-records";
 import type { ModelProviderStore, StoredUserProvider } from "./user-providers";
+import type { Preset, PresetInput, PresetWrite, Profile } from "./presets";
 import type { OAuthRecord } from "../mcp/oauth/provider";
 
 export class AccountSignIns extends AccountApps {
@@ -88,5 +90,39 @@ export class AccountSignIns extends AccountApps {
 
   deleteModelProvider(id: string): boolean {
     return this.providers.delete(id);
+  }
+
+  // ---- the person's own instructions and presets (src/users/presets.ts) ----
+
+  /** The instructions and their version (the text only when it changed since `known`). */
+  profile(known?: number): Profile {
+    return this.presets.profile(known);
+  }
+
+  setInstructions(text: string): Profile {
+    this.erase.refuse();
+    return this.presets.setInstructions(text);
+  }
+
+  listPresets(): Preset[] {
+    return this.presets.list();
+  }
+
+  getPreset(id: string): Preset | undefined {
+    return this.presets.get(id);
+  }
+
+  createPreset(input: PresetInput, max: number): PresetWrite {
+    this.erase.refuse();
+    return this.presets.create(input, max);
+  }
+
+  updatePreset(id: string, input: PresetInput): PresetWrite {
+    this.erase.refuse();
+    return this.presets.update(id, input);
+  }
+
+  deletePreset(id: string): boolean {
+    return this.presets.delete(id);
   }
 }
