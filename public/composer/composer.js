@@ -13,6 +13,7 @@ import { byId } from "../core/dom.js";
 import { modelCommand } from "./model-picker.js";
 import { dequeue, enqueue, queuedHere, requeue, state, update } from "../core/state.js";
 import { openScheduleForm, splitScheduleCommand } from "../chat/schedules.js";
+import { presetCommand } from "../account/presets.js";
 
 /** @typedef {import("../core/state.js").Attachment} Attachment */
 /** @typedef {import("../core/types").ClientMessage} ClientMessage */
@@ -115,6 +116,11 @@ export function setupComposer(socket) {
   const modelActions = {
     choose: (/** @type {{provider: string, model: string}} */ ref) => socket.send({ type: "set_model", ...ref }),
     say: (/** @type {string} */ line, /** @type {"notice" | "error" | undefined} */ kind) => showSystem(line, kind),
+    /** `/preset`'s: apply one on this chat's socket, answer in the chat. */
+    presetActions: {
+      send: socket.send,
+      say: (/** @type {string} */ line, /** @type {"notice" | "error" | undefined} */ kind) => showSystem(line, kind),
+    },
   };
 
   /** The page's own `/` commands. */
@@ -128,6 +134,11 @@ export function setupComposer(socket) {
       name: "schedule",
       detail: "Run a message at set times (/schedule weekdays 08:00 summarise new files): opens the form, prefilled",
       run: () => openScheduleForm(),
+    },
+    {
+      name: "preset",
+      detail: "Apply one of your presets (/preset Research): its model, servers and instructions; /preset alone lists them",
+      run: () => void presetCommand("/preset", modelActions.presetActions),
     },
     {
       name: "compact",
@@ -147,6 +158,12 @@ export function setupComposer(socket) {
     // `/schedule <when> <text>`: the Schedules form, prefilled; never a message.
     if (/^\/schedule(\s|$)/i.test(text)) {
       openScheduleForm(splitScheduleCommand(text.slice("/schedule".length)));
+      input.value = "";
+      hidePicker();
+      return;
+    }
+    // `/preset [name]`: lists the person's presets or applies one; never a message.
+    if (presetCommand(text, modelActions.presetActions)) {
       input.value = "";
       hidePicker();
       return;

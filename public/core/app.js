@@ -21,6 +21,7 @@ import { setupConnectedApps } from "../servers/connected-apps.js";
 import { setupMyMachines } from "../servers/my-machines.js";
 import { setupModelPicker, showModels } from "../composer/model-picker.js";
 import { setupMyProviders } from "../servers/my-providers.js";
+import { setupPresets } from "../account/presets.js";
 import { setupMyServers } from "../servers/my-servers.js";
 import { noteSignedIn, setupOAuth } from "../servers/oauth-sign-in.js";
 import { setupSessions } from "../sessions/sessions.js";
@@ -73,6 +74,7 @@ const handleFrame = frameHandler({
 });
 const modelPicker = setupModelPicker({ send: connection.send });
 setupMyProviders({ changed: () => void modelPicker.loadModels() });
+setupPresets({ send: connection.send });
 const consolePanel = setupConsole();
 const myServers = setupMyServers({ sessionId: () => state.sessionId });
 setupMyMachines({ sessionId: () => state.sessionId });
