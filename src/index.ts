@@ -18,6 +18,7 @@ import { sessions } from "./http/sessions";
 import { uiResources } from "./http/ui-resources";
 import { requestLog } from "./http/request-log";
 import { myData } from "./http/my-data";
+import { audit } from "./http/audit";
 import { admin } from "./http/admin";
 import { files } from "./http/files";
 import { sessionFind } from "./http/session-find";
@@ -69,6 +70,7 @@ app.use("*", sameOrigin());
 // A write holds a lease on the user's account: refused while Delete my data runs, waited for by one that begins.
 app.use("*", accountWrites());
 app.route("/", myData);
+app.route("/", audit);
 app.route("/", files);
 app.route("/", sessionFind);
 app.route("/", shares);

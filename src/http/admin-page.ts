@@ -3,6 +3,7 @@
 // turn ids to search Workers Logs for), the users, the servers' health, the tools.
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
+import { DECISION_KINDS } from "../ops/reports";
 import type { AdminView } from "./admin-view";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -52,6 +53,9 @@ export function adminPage(view: AdminView, context: { operator: string }): Html 
       <td>${ms(t.p50Ms)}</td><td>${ms(t.p95Ms)}</td><td>${ms(t.meanMs)}</td><td>${ms(t.maxMs)}</td><td>${time(t.lastAt)}</td>
     </tr>`,
   );
+  const decisions = DECISION_KINDS.filter((k) => (view.decisions[k] ?? 0) > 0).map(
+    (k) => html`<tr><td>${k.replaceAll("_", " ")}</td><td>${num(view.decisions[k] ?? 0)}</td></tr>`,
+  );
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -72,6 +76,7 @@ ${table("Last errors", ["When (UTC)", "Where", "Code", "Message", "User", "Serve
 ${table("Users", ["User", "Sessions", "Turns", "Tokens today", "Machines", "Last active", "First seen"], users, "No user has been seen yet.")}
 ${table("Servers", ["Server", "From", "State", "Last error", "Reported"], servers, "No session has reported its servers yet.")}
 ${table("Tools across sessions", ["Server", "Tool", "Calls", "Errors", "p50", "p95", "Mean", "Max", "Last call"], tools, "No tool has been called yet.")}
+${table("Tool calls by decision", ["How it was decided", "Calls"], decisions, "No tool call has been decided yet.")}
 </main>
 </body>
 </html>`;

@@ -6,7 +6,7 @@
 // path (after the answer), so a slow or lost report never slows or fails a turn.
 import { DurableObject } from "cloudflare:workers";
 import { addToHistogram, emptyHistogram, histogramPercentile, type Histogram } from "./latency-histogram";
-import type { ErrorEvent, OperationsSnapshot, SessionEvent, SessionReport } from "./reports";
+import { DECISION_KINDS, type ErrorEvent, type OperationsSnapshot, type SessionEvent, type SessionReport } from "./reports";
 
 /** The last errors kept. */
 const ERRORS_KEPT = 100;
@@ -31,6 +31,7 @@ export class Operations extends DurableObject<unknown> {
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS servers (server TEXT NOT NULL, owner TEXT NOT NULL, state TEXT NOT NULL, last_error TEXT, at INTEGER NOT NULL, PRIMARY KEY (server, owner))`,
     );
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS decisions (kind TEXT PRIMARY KEY, count INTEGER NOT NULL)`);
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS errors (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, source TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, request_id TEXT, turn_id TEXT, user TEXT, session TEXT, server TEXT, tool TEXT)`,
     );
@@ -69,8 +70,13 @@ export class Operations extends DurableObject<unknown> {
     }
   }
 
-  private sessionEvent(report: SessionReport, { at, calls, turn }: SessionEvent, deploymentServers: Set<string>): void {
+  private sessionEvent(report: SessionReport, { at, calls, turn, decisions }: SessionEvent, deploymentServers: Set<string>): void {
     if (turn) this.sql.exec(`UPDATE users SET turns = turns + 1 WHERE id = ?`, report.user.id);
+    for (const kind of DECISION_KINDS) {
+      const count = decisions?.[kind];
+      if (count && count > 0)
+        this.sql.exec(`INSERT INTO decisions (kind, count) VALUES (?, ?) ON CONFLICT(kind) DO UPDATE SET count = count + excluded.count`, kind, count);
+    }
     for (const call of calls) {
       const server = deploymentServers.has(call.server) ? call.server : `${call.server} (${report.user.name})`;
       this.recordCall(server, call.tool, call.ms, call.ok, at);
@@ -156,6 +162,13 @@ export class Operations extends DurableObject<unknown> {
           lastAt: Number(t.last_at),
         };
       }),
+      decisions: Object.fromEntries(
+        this.sql
+          .exec<{ kind: string; count: number }>(`SELECT kind, count FROM decisions`)
+          .toArray()
+          .filter((d) => (DECISION_KINDS as readonly string[]).includes(d.kind))
+          .map((d) => [d.kind, Number(d.count)]),
+      ),
       errors: errors.map((e) => ({
         at: Number(e.at),
         source: e.source as ErrorEvent["source"],

@@ -38,7 +38,13 @@ export interface SessionEvent {
   at: number;
   calls: CallReport[];
   turn?: TurnOutcomeReport;
+  /** How the calls since the last report were decided, counted by kind (the audit trail's decisions; never what was called with what). */
+  decisions?: Partial<Record<DecisionKind, number>>;
 }
+
+/** The kinds of decision /admin counts: how a call was allowed or refused (docs/audit.md). */
+export const DECISION_KINDS = ["asked_allowed", "asked_denied", "timed_out", "cancelled", "rule", "always", "pre_granted", "config", "policy_off"] as const;
+export type DecisionKind = (typeof DECISION_KINDS)[number];
 
 /** Sent by a session after turns end or console calls, at most every few seconds (operations-report.ts). */
 export interface SessionReport {
@@ -102,5 +108,7 @@ export const OperationsSnapshotSchema = z.object({
   servers: z.array(ServerHealthSchema),
   tools: z.array(ToolMetricsSchema),
   errors: z.array(ErrorEventSchema),
+  /** Tool calls by how they were decided, across the deployment: counts only. */
+  decisions: z.partialRecord(z.enum(DECISION_KINDS), z.number()).default({}),
 });
 export type OperationsSnapshot = z.infer<typeof OperationsSnapshotSchema>;

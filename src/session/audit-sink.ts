@@ -5,7 +5,23 @@
 // (src/users/audit-log.ts) at most every FLUSH_GAP_MS and after each turn; a failed send
 // keeps the rows for the next one (the account ignores rows it has).
 import { type AskedBy, type AuditRecord, digest, personKey, resultForDigest } from "../audit/record";
-import type { CallAudit } from "../orchestrator/transcript";
+import type { ApprovalDecision, CallAudit } from "../orchestrator/transcript";
+import type { DecisionKind } from "../ops/reports";
+
+/** The operator's kind of a decision: asked ones by their answer, the rest by how. */
+export function decisionKind(decision: ApprovalDecision): DecisionKind {
+  if (decision.how !== "asked") return decision.how;
+  switch (decision.answer) {
+    case "allowed":
+      return "asked_allowed";
+    case "timed_out":
+      return "timed_out";
+    case "cancelled":
+      return "cancelled";
+    default:
+      return "asked_denied";
+  }
+}
 
 export const FLUSH_GAP_MS = 2_000;
 /** Rows sent in one call to the account. */
@@ -23,6 +39,8 @@ export interface AuditSinkDeps {
   owner: () => { id: string; name: string } | undefined;
   /** AUDIT_RETENTION_DAYS: 0 turns recording off. */
   retentionDays: () => number;
+  /** Counts the call's kind of decision for the operator (operations-report.ts): the kind only. */
+  decided?: (kind: DecisionKind) => void;
   /** Hands rows to the owner's account. */
   deliver: (ownerId: string, records: AuditRecord[], retentionDays: number) => Promise<unknown>;
   waitUntil: (work: Promise<unknown>) => void;
@@ -38,6 +56,7 @@ export class AuditSink {
 
   /** Records one call: synchronous (hashing included), so it commits with the entry written in the same tick. */
   add(call: AuditedCall): void {
+    this.deps.decided?.(decisionKind(call.decision));
     if (this.deps.retentionDays() <= 0) return;
     const record = this.record(call);
     this.table().exec("INSERT OR REPLACE INTO audit_outbox (id, at, record) VALUES (?, ?, ?)", record.id, record.at, JSON.stringify(record));

@@ -9,7 +9,7 @@ import type { Env } from "../config/env";
 import type { Settings } from "../config/settings";
 import type { ToolCallRecord } from "../mcp/host";
 import { operations } from "../ops/operations-object";
-import type { CallReport, ServerReport, SessionEvent, TurnOutcomeReport } from "../ops/reports";
+import type { CallReport, DecisionKind, ServerReport, SessionEvent, TurnOutcomeReport } from "../ops/reports";
 import { loadSessionMcpConfig } from "../servers/mcp-json";
 import type { ServerStatusView } from "./mcp/session-mcp";
 
@@ -31,6 +31,7 @@ export interface OperationsReportDeps {
 
 export class OperationsReporter {
   private calls: CallReport[] = [];
+  private decisions: Partial<Record<DecisionKind, number>> = {};
   private events: SessionEvent[] = [];
   /** The servers as they were at the newest event (by delivery, the last socket may have closed them). */
   private servers: ServerStatusView[] = [];
@@ -44,12 +45,19 @@ export class OperationsReporter {
     this.calls.push({ server: call.server, tool: call.tool, ms: Math.round(call.ms), ok: call.ok, ...(call.code ? { code: call.code } : {}) });
   };
 
+  /** A call was decided (the audit trail's kind): counted for /admin, nothing else about it. */
+  decided(kind: DecisionKind): void {
+    this.decisions[kind] = (this.decisions[kind] ?? 0) + 1;
+  }
+
   /** After a turn (its calls go with it), or after tool calls made without one (the Tool console). */
   send(turn?: TurnOutcomeReport): void {
-    if (!this.deps.owner() || (!turn && this.calls.length === 0)) return;
+    const decided = Object.keys(this.decisions).length > 0;
+    if (!this.deps.owner() || (!turn && this.calls.length === 0 && !decided)) return;
     if (this.events.length >= EVENTS_KEPT) this.events.shift();
-    this.events.push({ at: Date.now(), calls: this.calls, ...(turn ? { turn } : {}) });
+    this.events.push({ at: Date.now(), calls: this.calls, ...(turn ? { turn } : {}), ...(decided ? { decisions: this.decisions } : {}) });
     this.calls = [];
+    this.decisions = {};
     this.servers = this.deps.servers();
     if (this.timer !== undefined) return;
     const wait = this.lastSent + REPORT_GAP_MS - Date.now();

@@ -96,6 +96,7 @@ export class SessionParts {
         return id ? { id, name: this.owner.name ?? id } : undefined;
       },
       retentionDays: () => this.runtime.settings.AUDIT_RETENTION_DAYS,
+      decided: (kind) => this.reporter.decided(kind),
       deliver: (owner, records, days) => userAccount(this.site.env, owner).appendAudit(records, days),
       waitUntil: (work) => this.site.ctx.waitUntil(work),
     });
