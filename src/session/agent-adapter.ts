@@ -62,13 +62,26 @@ export abstract class ProtocolAgent<Env extends object> extends Agent<Env> {
     return [...this.getConnections()].filter((c) => c.readyState === WebSocket.OPEN);
   }
 
-  /** One serialisation for every open socket. */
+  /** One serialisation for every open socket (per shape `frameFor` gives). */
   protected sendAll(message: ServerMessage): void {
-    const frame = JSON.stringify(message);
-    for (const connection of this.openSockets()) connection.send(frame);
+    const frames = new Map<ServerMessage, string>();
+    for (const connection of this.openSockets()) {
+      const shaped = this.frameFor(connection, message);
+      let frame = frames.get(shaped);
+      if (frame === undefined) {
+        frame = JSON.stringify(shaped);
+        frames.set(shaped, frame);
+      }
+      connection.send(frame);
+    }
   }
 
   protected sendTo(connection: Connection, message: ServerMessage): void {
-    if (connection.readyState === WebSocket.OPEN) connection.send(JSON.stringify(message));
+    if (connection.readyState === WebSocket.OPEN) connection.send(JSON.stringify(this.frameFor(connection, message)));
+  }
+
+  /** The frame as this socket's person may see it: the same object unless a subclass narrows it. */
+  protected frameFor(_connection: Connection, message: ServerMessage): ServerMessage {
+    return message;
   }
 }

@@ -15,7 +15,7 @@ import { admitFrame, type GateSite } from "./people/frame-gate";
 import type { SocketPerson } from "./people/session-people";
 
 /** What the frame router needs of the session object. */
-export interface FrameSite extends Omit<GateSite, "ownerName" | "urlQuestion"> {
+export interface FrameSite extends Omit<GateSite, "ownerName" | "urlQuestion" | "ownerRule"> {
   parts: SessionParts;
   appCalls: AppCalls;
   log: Logger;
@@ -44,6 +44,7 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
       ...site,
       ownerName: () => site.parts.owner.name,
       urlQuestion: (id) => site.parts.approvals.pending().some((q) => q.type === "elicitation_request" && q.requestId === id && q.mode === "url"),
+      ownerRule: (id) => site.parts.approvals.mine.list().some((r) => r.id === id),
     },
     connection,
     message,

@@ -20,6 +20,8 @@ export interface GateSite {
   startedTurn(user: string): boolean;
   /** Whether `requestId` is a URL-mode question (a sign-in at the owner's server: the owner's alone). */
   urlQuestion(requestId: string): boolean;
+  /** Whether `id` is one of the owner's rules for all their chats (kept in the owner's account: theirs to revoke). */
+  ownerRule(id: string): boolean;
 }
 
 /** The sender when their role allows `message`; otherwise the refusal is sent and undefined returned. */
@@ -32,6 +34,7 @@ export function admitFrame(site: GateSite, connection: Connection, message: Clie
   }
   let action = actionOf(message);
   if (message.type === "elicitation_response" && site.urlQuestion(message.requestId)) action = "control";
+  if (message.type === "revoke_rule" && site.ownerRule(message.id)) action = "control";
   const allowed = can(person.role, action) || (action === "cancel" && person.role === "participant" && site.startedTurn(person.user));
   if (allowed) return person;
   site.log.warn("frame refused", { requestId: site.requestIdOf(connection), role: person.role, frame: message.type });

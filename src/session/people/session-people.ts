@@ -42,6 +42,8 @@ export abstract class SessionPeople extends SessionScheduling {
   private readonly presenceSend = new Coalesced(() => this.sendPeople());
   /** Who started the running turn (a participant may stop only their own). */
   private starter?: { turnId: string; user: string };
+  /** One members' view per always_allowed frame, so a broadcast serialises it once. */
+  private readonly membersView = new WeakMap<ServerMessage, ServerMessage>();
 
   protected get members(): Members {
     this.membersCache ??= new Members(this.ctx.storage.sql);
@@ -64,6 +66,19 @@ export abstract class SessionPeople extends SessionScheduling {
     // Access mode: bound now, so their list learns the chat now (token mode: at the invite).
     if (admitted.first) await this.listFor(admitted.member);
     return admitted.member.role;
+  }
+
+  /** The owner's rules for all their chats are the owner's to see: members get the chat's own only. */
+  protected override frameFor(connection: Connection, message: ServerMessage): ServerMessage {
+    if (message.type !== "always_allowed" || !message.rules?.some((r) => r.scope === "all")) return message;
+    if ((connection.state as SocketState | null)?.user === this.parts.owner.id) return message;
+    let narrowed = this.membersView.get(message);
+    if (!narrowed) {
+      const rules = message.rules.filter((r) => r.scope !== "all");
+      narrowed = { type: "always_allowed", tools: message.tools, ...(rules.length > 0 ? { rules } : {}) };
+      this.membersView.set(message, narrowed);
+    }
+    return narrowed;
   }
 
   /** The person behind `user` in this chat, or undefined when they are not (or no longer) in it. */
