@@ -60,10 +60,11 @@ export function setupSessionSearch({ open }) {
           line.type = "button";
           line.className = `link result-line ${hit.kind}`;
           line.dataset.seq = String(hit.seq);
-          line.setAttribute("aria-label", `${hit.kind === "user" ? "You" : "Assistant"}: ${hit.snippet.map((p) => p.text).join("")}`);
+          const speaker = hit.kind === "user" ? "You" : hit.kind === "schedule" ? "Schedule" : "Assistant";
+          line.setAttribute("aria-label", `${speaker}: ${hit.snippet.map((p) => p.text).join("")}`);
           const who = document.createElement("span");
           who.className = "who";
-          who.textContent = hit.kind === "user" ? "You: " : "Assistant: ";
+          who.textContent = `${speaker}: `;
           line.append(who, ...snippetNodes(hit.snippet));
           line.addEventListener("click", () => pick(r.sessionId, hit.seq));
           li.append(line);

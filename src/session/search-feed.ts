@@ -84,7 +84,9 @@ export class SearchFeed {
     if (fresh.length === 0) return;
     // A held task's follow-up is the model's own message, not the person's words: not theirs to find.
     const messages = fresh.flatMap((e): IndexedMessage[] =>
-      (e.kind === "user" || e.kind === "assistant") && e.text && !e.task ? [{ seq: e.seq, kind: e.kind, text: e.text }] : [],
+      (e.kind === "user" || e.kind === "assistant") && e.text && !e.task
+        ? [{ seq: e.seq, kind: e.kind === "user" && e.scheduled ? "schedule" : e.kind, text: e.text }]
+        : [],
     );
     if (messages.length > 0) await account.indexMessages(this.deps.sessionId, messages);
     this.confirmed = Math.max(this.confirmed, ...fresh.map((e) => e.seq));

@@ -10,7 +10,7 @@ export const SnippetPartSchema = z.object({ text: z.string(), match: z.boolean()
 export const SearchHitSchema = z.object({
   /** The message's history seq (the page opens the session there); null for a title. */
   seq: z.number().int().nullable(),
-  kind: z.enum(["title", "user", "assistant"]),
+  kind: z.enum(["title", "user", "assistant", "schedule"]),
   snippet: z.array(SnippetPartSchema),
 });
 export const SearchResultSchema = z.object({
@@ -20,7 +20,8 @@ export const SearchResultSchema = z.object({
   hits: z.array(SearchHitSchema),
 });
 export type SearchResult = z.infer<typeof SearchResultSchema>;
-export type IndexedMessage = { seq: number; kind: "user" | "assistant"; text: string };
+/** `schedule`: a scheduled run's message, which no one typed (the page says "Schedule:", not "You:"). */
+export type IndexedMessage = { seq: number; kind: "user" | "assistant" | "schedule"; text: string };
 
 // snippet() wraps matches in these; they are stripped from indexed text, so they only ever mark matches.
 const OPEN = "\uE000";
@@ -99,7 +100,7 @@ export class SessionSearch {
     this.sql.exec("DELETE FROM session_text_keys");
   }
 
-  private insert(sessionId: string, seq: number, kind: "title" | "user" | "assistant", body: string): void {
+  private insert(sessionId: string, seq: number, kind: "title" | IndexedMessage["kind"], body: string): void {
     this.sql.exec("INSERT INTO session_text (session_id, seq, kind, body) VALUES (?, ?, ?, ?)", sessionId, seq === TITLE_SEQ ? null : seq, kind, body);
     const row = this.sql.exec<{ id: number }>("SELECT last_insert_rowid() AS id").one().id;
     this.sql.exec("INSERT OR REPLACE INTO session_text_keys (session_id, seq, row) VALUES (?, ?, ?)", sessionId, seq, row);
@@ -116,7 +117,7 @@ export class SessionSearch {
     if (!query) return [];
     // Joined with the list: a row left behind by a session that is gone is never shown.
     const rows = this.sql
-      .exec<{ session_id: string; seq: number | null; kind: "title" | "user" | "assistant"; snip: string; title: string | null; last_activity: number }>(
+      .exec<{ session_id: string; seq: number | null; kind: "title" | IndexedMessage["kind"]; snip: string; title: string | null; last_activity: number }>(
         `SELECT session_text.session_id AS session_id, session_text.seq AS seq, session_text.kind AS kind,
                 snippet(session_text, 3, ?, ?, '…', 12) AS snip, sessions.title AS title, sessions.last_activity AS last_activity
          FROM session_text JOIN sessions ON sessions.id = session_text.session_id

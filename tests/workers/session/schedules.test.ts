@@ -185,6 +185,13 @@ describe("a scheduled run", () => {
     expect(end.reason).toBe("complete");
     const entries = socket.entries(from);
     expect(entries.find((e) => e.kind === "user")).toMatchObject({ text: "look at the files", scheduled: { spec: "daily 08:00" } });
+    // Search finds the run's message as the schedule's, not as words the person typed.
+    const hits = async () => {
+      const res = (await (await workerFetch(`/api/search?q=files`, {}, USER)).json()) as { results: { sessionId: string; hits: { kind: string }[] }[] };
+      return res.results.find((r) => r.sessionId === id)?.hits.map((h) => h.kind);
+    };
+    await expect.poll(hits, { timeout: 10_000 }).toContain("schedule");
+    expect(await hits()).not.toContain("user");
     // get_file_info (which asks in any other turn: mcp.json does not allow it) ran and answered.
     const info = entries.find((e) => e.kind === "tool_result" && e.tool === "get_file_info");
     expect(info).toBeDefined();
