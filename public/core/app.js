@@ -21,6 +21,7 @@ import { setupConnectedApps } from "../servers/connected-apps.js";
 import { setupMyMachines } from "../servers/my-machines.js";
 import { setupModelPicker, showModels } from "../composer/model-picker.js";
 import { setupMyProviders } from "../servers/my-providers.js";
+import { setupActivity } from "../account/activity.js";
 import { setupPresets } from "../account/presets.js";
 import { setupMyServers } from "../servers/my-servers.js";
 import { noteSignedIn, setupOAuth } from "../servers/oauth-sign-in.js";
@@ -75,6 +76,7 @@ const handleFrame = frameHandler({
 const modelPicker = setupModelPicker({ send: connection.send });
 setupMyProviders({ changed: () => void modelPicker.loadModels() });
 setupPresets({ send: connection.send });
+setupActivity();
 const consolePanel = setupConsole();
 const myServers = setupMyServers({ sessionId: () => state.sessionId });
 setupMyMachines({ sessionId: () => state.sessionId });

@@ -160,6 +160,8 @@ describe("axe: no serious or critical violation, light and dark, desktop and pho
       ["my-machines-open", "my-machines-dialog", "my machines"],
       ["my-providers-open", "my-providers-dialog", "my providers"],
       ["connected-apps-open", "connected-apps-dialog", "connected apps"],
+      ["presets-open", "presets-dialog", "instructions and presets"],
+      ["activity-open", "activity-dialog", "activity"],
       ["delete-all-sessions", "confirm-dialog", "confirm (your data)"],
     ];
     for (const [opener, dialog, label] of openers) {
