@@ -126,7 +126,9 @@ describe("making schedules", () => {
 
 describe("the cap across a person's chats", () => {
   it("refuses a schedule past SCHEDULES_PER_USER (20) across chats with a typed 409, and frees slots on remove and on deleting a chat", async () => {
-    const user: TestUser = "erin";
+    // frank: no test counts his servers (erin's chats would start her own child of the bridge's
+    // isolated server, which bridge-users.test.ts counts from zero).
+    const user: TestUser = "frank";
     const ok = { timeZone: "UTC", text: "x" };
     const chats: string[] = [];
     for (let c = 0; c < 4; c++) {
@@ -137,10 +139,10 @@ describe("the cap across a person's chats", () => {
     const fifth = await newChat(user);
     const refused = await refusal(await post(fifth, { ...ok, when: "daily 07:00" }, user));
     expect(refused).toMatchObject({ status: 409, code: "too_many_schedules" });
-    // Another person is not held by erin's schedules.
+    // Another person is not held by frank's schedules.
     const carols = await newChat();
     expect((await post(carols, { ...ok, when: "daily 07:00" })).status).toBe(201);
-    // Removing one of erin's frees its slot; a second one is refused again.
+    // Removing one of frank's frees its slot; a second one is refused again.
     const listed = (await (await workerFetch(`/sessions/${chats[0]}/schedules`, {}, user)).json()) as { schedules: ScheduleView[] };
     expect((await workerFetch(`/sessions/${chats[0]}/schedules/${listed.schedules[0]?.id}`, { method: "DELETE" }, user)).status).toBe(204);
     expect((await post(fifth, { ...ok, when: "daily 07:00" }, user)).status).toBe(201);
