@@ -154,9 +154,9 @@ describe("several people in one chat", () => {
     await script(llm, KEY, askingTurn("people-rule", "Ruled."));
     const id = crypto.randomUUID();
     const dave = await openSession(id, "dave");
-    expect((await invite(id, "erin", "approver", "dave")).status).toBe(201);
-    const erin = await openSession(id, "erin");
-    const from = { dave: dave.received.length, erin: erin.received.length };
+    expect((await invite(id, "frank", "approver", "dave")).status).toBe(201);
+    const frank = await openSession(id, "frank");
+    const from = { dave: dave.received.length, frank: frank.received.length };
     dave.send({ type: "message", text: "look" });
     const asked = (await dave.next(is("approval_request"), from.dave)) as Message<"approval_request">;
     dave.send({ type: "approval", callId: asked.callId, approved: true, rule: { arg: "path", kind: "path", value: root, scope: "all" } });
@@ -165,16 +165,16 @@ describe("several people in one chat", () => {
     await expect.poll(() => listed(dave)?.rules?.map((r) => r.scope)).toEqual(["all"]);
     const rule = listed(dave)?.rules?.[0];
     // The approver's socket heard the same change without the owner's rule.
-    expect(erin.received.filter(is("always_allowed")).length).toBeGreaterThan(1);
-    expect(listed(erin)?.rules ?? []).toEqual([]);
-    expect(JSON.stringify(erin.received)).not.toContain(rule?.id);
+    expect(frank.received.filter(is("always_allowed")).length).toBeGreaterThan(1);
+    expect(listed(frank)?.rules ?? []).toEqual([]);
+    expect(JSON.stringify(frank.received)).not.toContain(rule?.id);
     // Nor may she revoke it by its id: the owner's, and it stays.
-    expect(await refusal(erin, { type: "revoke_rule", id: rule?.id })).toMatchObject({ code: "role_forbidden" });
+    expect(await refusal(frank, { type: "revoke_rule", id: rule?.id })).toMatchObject({ code: "role_forbidden" });
     const kept = (await (await workerFetch("/api/rules", {}, "dave")).json()) as { rules: { id: string }[] };
     expect(kept.rules.map((r) => r.id)).toContain(rule?.id);
     dave.send({ type: "revoke_rule", id: rule?.id });
     await expect.poll(() => listed(dave)?.rules ?? []).toEqual([]);
-    for (const socket of [dave, erin]) socket.close();
+    for (const socket of [dave, frank]) socket.close();
   });
 
   it("a removed person's open socket closes 4403; they, a guessed id and an outsider get 404 everywhere", async () => {
