@@ -22,7 +22,9 @@ async function deploymentList(user: TestUser): Promise<string[]> {
 
 describe("the bridge knows whose request it carries", () => {
   it("starts erin's own child of an isolated server for her calls: the Worker named her on them", async () => {
-    expect((await bridgeHealth()).servers.isolated?.userChildren).toBe(0);
+    // Other files may have run erin's chats on this shared bridge already (test files run in
+    // any order): then her one child exists, and it is still the only one after her calls.
+    expect([0, 1]).toContain((await bridgeHealth()).servers.isolated?.userChildren);
     for (const message of ["one", "two"]) {
       const call = await workerFetch("/api/tools/isolated.echo", { method: "POST", headers: json, body: JSON.stringify({ arguments: { message } }) }, "erin");
       expect(call.status).toBe(200);
