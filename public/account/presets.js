@@ -63,11 +63,20 @@ export function setupPresets({ send }) {
     $("presets-status").dataset.kind = kind;
   };
 
+  // What the person typed since the saved text last arrived: a refresh never writes over it.
+  let edited = false;
+  let loaded = false;
+  instructions.addEventListener("input", () => {
+    edited = true;
+  });
+
   async function refresh() {
     const [mine, presets] = await Promise.all([request("/api/me/instructions"), request("/api/presets")]);
+    // Editable once the saved text is in: typed before it, it would be written over (or saved blank over it).
+    instructions.readOnly = false;
     if (!mine.ok) return say(describeError(mine.status, mine.data), "error");
     if (!presets.ok) return say(describeError(presets.status, presets.data), "error");
-    instructions.value = mine.data.instructions;
+    if (!edited) instructions.value = mine.data.instructions;
     const list = $("presets-list");
     list.replaceChildren();
     for (const preset of /** @type {Preset[]} */ (presets.data.presets)) {
@@ -107,6 +116,7 @@ export function setupPresets({ send }) {
     const answer = await request("/api/me/instructions", { method: "PUT", body: { instructions: instructions.value } });
     if (!answer.ok) return say(describeError(answer.status, answer.data), "error");
     instructions.value = answer.data.instructions;
+    edited = false;
     say("Instructions saved: your chats use them from their next message.");
   });
 
@@ -139,7 +149,11 @@ export function setupPresets({ send }) {
     // The servers this chat has, as a hint for the preset's list.
     field("servers").placeholder = state.servers.map((s) => s.name).join(", ");
     $("pf-model-label").textContent = state.model ? `Use this chat's model (${state.model.provider}/${state.model.model})` : "Use this chat's model";
+    // Read-only until its saved text arrives (the first opening; later ones keep what is there).
+    if (!edited && !loaded) instructions.readOnly = true;
     dialog.showModal();
-    void refresh();
+    void refresh().then(() => {
+      loaded = true;
+    });
   });
 }

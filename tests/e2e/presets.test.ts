@@ -35,10 +35,26 @@ describe("instructions and presets in the page", () => {
     const filesystem = page.locator('#servers li[data-server="filesystem"] input[type="checkbox"]');
     await expect.poll(() => filesystem.isChecked()).toBe(true);
 
+    // The saved instructions are held back: typed before they arrive, the text must not be
+    // written over by them (CI once saved a blank that way).
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route("**/api/me/instructions", async (route) => {
+      if (route.request().method() === "GET") await held;
+      await route.continue();
+    });
     await page.locator("#presets-open").click();
     const dialog = page.locator("#presets-dialog");
     await dialog.waitFor();
-    await page.locator("#instructions-text").fill("Answer in French.");
+    const textarea = page.locator("#instructions-text");
+    expect(await textarea.evaluate((e) => (e as HTMLTextAreaElement).readOnly)).toBe(true);
+    const typed = textarea.fill("Answer in French.");
+    release();
+    await typed;
+    await page.unroute("**/api/me/instructions");
+    expect(await textarea.inputValue()).toBe("Answer in French.");
     await dialog.getByRole("button", { name: "Save instructions" }).click();
     await expect.poll(() => page.locator("#presets-status").textContent()).toContain("Instructions saved");
 
