@@ -49,7 +49,7 @@ describe("instructions and presets in the page", () => {
     const dialog = page.locator("#presets-dialog");
     await dialog.waitFor();
     const textarea = page.locator("#instructions-text");
-    expect(await textarea.evaluate((e) => (e as HTMLTextAreaElement).readOnly)).toBe(true);
+    expect(await textarea.evaluate((e) => (e as { readOnly: boolean }).readOnly)).toBe(true);
     const typed = textarea.fill("Answer in French.");
     release();
     await typed;
