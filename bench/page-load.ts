@@ -16,7 +16,10 @@
 // to the server, the session's socket counted (index.html, GET /api/bootstrap, the socket).
 // `--first-visit`: every cold load is a person's first (their chats deleted before it), so the
 // page starts their first chat as well (one at the same time as the socket since issue 37).
-// Run: npm run bench:page [-- --base DIR] [--dir DIR (instead of this tree)] [--rounds N] [--first-visit]
+// `--timeline`: where the last cold load's time went, per checkout (the page's own clock, ms from
+// the navigation's start): each request's start and end, the document's parse, when the
+// session's socket was asked for and opened, and interactive.
+// Run: npm run bench:page [-- --base DIR] [--dir DIR (instead of this tree)] [--rounds N] [--first-visit] [--timeline]
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
@@ -25,7 +28,13 @@ import { startPageStack, type PageStack } from "./lib/page-stack";
 import { isApi, repeatedCalls, watchRequests } from "../tests/e2e/request-log";
 
 const cli = parseArgs({
-  options: { dir: { type: "string" }, base: { type: "string" }, rounds: { type: "string" }, "first-visit": { type: "boolean" } },
+  options: {
+    dir: { type: "string" },
+    base: { type: "string" },
+    rounds: { type: "string" },
+    "first-visit": { type: "boolean" },
+    timeline: { type: "boolean" },
+  },
 }).values;
 const BASE = cli.base ?? "/work/base-2f66";
 const ROUNDS = Number(cli.rounds ?? 5);
@@ -48,6 +57,8 @@ interface Load {
   repeated: string[];
   interactiveMs: number;
   toolsMs: number;
+  /** --timeline: what happened when in this load (page clock). */
+  timeline?: string[];
 }
 
 /** Every request of one load as CDP sees it (tests/e2e/request-log.ts); resolves once the network has been quiet for QUIET_MS. */
@@ -93,6 +104,39 @@ async function interactive(page: Page): Promise<{ interactiveMs: number; toolsMs
   return (await at.jsonValue()) as { interactiveMs: number; toolsMs: number };
 }
 
+/** Ms marks of this load as the page saw them (resource and navigation timing, the socket's open). */
+async function timeline(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const nav = performance.getEntriesByType("navigation")[0];
+    const at = (ms) => ms.toFixed(0).padStart(5);
+    const rows = [];
+    if (nav) {
+      rows.push(at(nav.responseStart) + "        document: first byte");
+      rows.push(at(nav.responseEnd) + "        document: last byte");
+      rows.push(at(nav.domInteractive) + "        document: parsed (DOM interactive)");
+      rows.push(at(nav.domContentLoadedEventStart) + "        DOMContentLoaded (module scripts ran)");
+    }
+    for (const r of performance.getEntriesByType("resource"))
+      rows.push(at(r.startTime) + " " + at(r.responseEnd) + "  " + r.initiatorType + " " + new URL(r.name).pathname);
+    for (const m of window.__socketMarks ?? []) rows.push(at(m.at) + "        socket " + m.what);
+    rows.push(at(window.__interactive ?? NaN) + "        interactive");
+    return rows.sort((a, b) => Number(a.slice(0, 5)) - Number(b.slice(0, 5)));
+  })()`)) as string[];
+}
+
+/** Before the page's own scripts: notes when a WebSocket is made and when it opens (for --timeline). */
+const SOCKET_MARKS = `(() => {
+  const marks = (window.__socketMarks = []);
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      marks.push({ at: performance.now(), what: "made" });
+      this.addEventListener("open", () => marks.push({ at: performance.now(), what: "open" }));
+    }
+  };
+})()`;
+
 /** Deletes every chat of the bench's user (DELETE /api/sessions, as the page asks it). */
 async function deleteChats(url: string): Promise<void> {
   const answer = await fetch(`${url}/api/sessions`, { method: "DELETE", headers: { "content-type": "application/json", origin: url }, body: "{}" });
@@ -104,10 +148,11 @@ async function measure(stack: PageStack, url: string): Promise<{ cold: Load; war
   const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     const page = await context.newPage();
+    if (cli.timeline) await page.addInitScript(SOCKET_MARKS);
     const coldWatch = await watch(page, url);
     await page.goto(`${url}/`);
     const coldTti = await interactive(page);
-    const cold = { ...(await coldWatch.done()), ...coldTti };
+    const cold = { ...(await coldWatch.done()), ...coldTti, ...(cli.timeline ? { timeline: await timeline(page) } : {}) };
     const warmWatch = await watch(page, url);
     await page.reload();
     const warmTti = await interactive(page);
@@ -169,6 +214,8 @@ async function main(): Promise<void> {
       const last = results[i]!.at(-1)!;
       console.log(`\n${i === 0 ? "this tree" : "base"} (${dir}), last round:\n  cold: ${last.cold.list.join(", ")}\n  warm: ${last.warm.list.join(", ")}`);
       const repeated = [...new Set(results[i]!.flatMap((r) => r.cold.repeated))];
+      if (last.cold.timeline)
+        console.log(`  cold load's timeline (ms from navigation start; start end for a request):\n    ${last.cold.timeline.join("\n    ")}`);
       console.log(`repeated on a cold load (${i === 0 ? "this tree" : "base"}, ${dir}): ${repeated.join(", ") || "none"}`);
     }
     console.log(`goals: cold <= 8 requests, interactive <= 1000 ms; warm reload <= 3 requests (socket counted). Load average now ${load()}`);

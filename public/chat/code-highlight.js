@@ -1,17 +1,18 @@
-// Highlighting of a streaming answer's code blocks, off the main path: a closed fence is
-// first rendered plain (markdown.js, deferred), and its <code> gets highlight.js's classed
-// spans here, later. highlight.js runs in a Web Worker (highlight-worker.js): it is
+// Highlighting of answers' code blocks (streaming or from the history), off the main path:
+// a closed fence is first rendered plain (markdown.js), and its <code> gets highlight.js's
+// classed spans here, later. highlight.js runs in a Web Worker (highlight-worker.js): it is
 // synchronous, and one Python block took 100–190 ms of a 4x-throttled main thread, in
 // idle time or not. The main thread only sanitizes the worker's HTML (codeNodes:
 // DOMPurify, the same rules as a block render), a few lines per task, and swaps it in.
-// Where no worker can be made (construction throws, its script fails to load), blocks are
-// highlighted here in idle callbacks instead, one after another.
+// Where no worker can be made (construction throws, its script fails to load), highlight.js
+// is loaded into the page then (a chunk of its own: the page's bundle does not carry its
+// 120 KB, issue 37's cold load) and blocks are highlighted in idle callbacks, one after another.
 // The result is the same DOM a render that highlights at once makes (the same highlight.js
 // build and DOMPurify rules), so a finished answer equals a fresh render of its stored text;
 // stream-render.js leaves the streaming state only once nothing is left to highlight.
 // Each block shown highlighted is measured (`code highlighted`: the swap's cost, detail.where
 // "worker" or "idle") for tests and bench/page-stream.ts.
-import { codeNodes, highlight } from "./markdown-setup.js";
+import { codeNodes } from "./markdown-setup.js";
 
 /** An idle callback waits at most this long for idle time: a busy page still gets its colours. */
 const IDLE_TIMEOUT_MS = 300;
@@ -141,34 +142,70 @@ const idle = (/** @type {(deadline: { timeRemaining(): number, didTimeout: boole
     ? requestIdleCallback(run, { timeout: IDLE_TIMEOUT_MS })
     : setTimeout(() => run({ timeRemaining: () => 0, didTimeout: true }), 0);
 
+/**
+ * highlight.js on the page, for the idle path only: loaded the first time a block needs it.
+ * @typedef {{ highlight(code: string, options: { language: string, ignoreIllegals: boolean }): { value: string }, getLanguage(name: string): unknown }} Hljs
+ * @type {Promise<Hljs> | undefined}
+ */
+let hljs;
+const loadHljs = () => (hljs ??= import("../vendor/highlight.js/highlight.min.js").then((module) => module.default));
+
+/** A block's highlighted HTML, or "" for a language highlight.js does not know (the block stays plain). */
+function highlightWith(/** @type {Hljs} */ library, /** @type {string} */ code, /** @type {string} */ lang) {
+  const name = lang.trim();
+  if (!name || !library.getLanguage(name)) return "";
+  try {
+    return library.highlight(code, { language: name, ignoreIllegals: true }).value;
+  } catch {
+    return "";
+  }
+}
+
 function ask() {
   if (asked) return;
   asked = true;
-  idle(run);
+  // highlight.js is loaded first (once), so the idle callbacks only highlight.
+  loadHljs().then(
+    () => idle(run),
+    () => {
+      // Not even the page's own chunk loads: the blocks stay plain, and nobody waits for them.
+      asked = false;
+      queue.length = 0;
+      if (sent.size === 0 && swapping === 0) done();
+    },
+  );
 }
 
 /** One block per idle callback (each its own task); more only while they are quick and idle time lasts. */
 const QUICK_MS = 8;
 
 /** Highlights queued blocks here (no worker): at least one each call, then more while cheap and idle. */
-function run(/** @type {{ timeRemaining(): number }} */ deadline) {
-  asked = false;
+async function run(/** @type {{ timeRemaining(): number }} */ deadline) {
   const started = performance.now();
+  const library = await loadHljs();
   do {
     const job = queue.shift();
     if (!job) break;
     // A block replaced meanwhile (its answer re-rendered, or gone): nothing to do.
     if (!job.code.isConnected) continue;
-    show(job, highlight(job.text, job.lang), "idle");
+    show(job, highlightWith(library, job.text, job.lang), "idle");
   } while (performance.now() - started < QUICK_MS && deadline.timeRemaining() > QUICK_MS);
+  asked = false;
   if (queue.length > 0) return ask();
   if (sent.size === 0 && swapping === 0) done();
 }
 
 /** Highlights `code` (a <code> holding `text` plain) later: in the worker, else in idle time. */
 export function highlightLater(/** @type {Element} */ code, /** @type {string} */ text, /** @type {string} */ lang) {
-  // A detached block (the renderer's warm-up) is never shown: no worker is started for it.
-  if (!code.isConnected) return;
+  if (!code.isConnected) {
+    // A history entry is rendered before its element is put in the list (chat-view.js): it is
+    // there by the end of the task. A block still detached then (the renderer's warm-up) is
+    // never shown: no worker is started for it.
+    queueMicrotask(() => {
+      if (code.isConnected) highlightLater(code, text, lang);
+    });
+    return;
+  }
   const job = { code, text, lang };
   const to = theWorker();
   if (to) {

@@ -8,46 +8,16 @@
 // - Links, images, `2*3*4` and heading levels: src/share/markdown-rules.ts, the rules the
 //   shared page renders answers by on the Worker too (bundled into the page by the build).
 //   Links open in a new tab with rel="noopener noreferrer".
-// - Code blocks are highlighted by highlight.js (vendored too) as classed spans, which
-//   DOMPurify lets through like the rest; they get their language and a copy button.
+// - Code blocks get their language and a copy button here; highlight.js (vendored too) gives
+//   them classed spans afterwards (code-highlight.js), which DOMPurify lets through like the rest.
 import MarkdownIt from "../vendor/markdown-it/markdown-it.esm.min.mjs";
 import DOMPurify from "../vendor/dompurify/purify.es.mjs";
-import hljs from "../vendor/highlight.js/highlight.min.js";
 import { applyAnswerRules } from "../../src/share/markdown-rules";
 import { watchSideScroll } from "./side-scroll.js";
 
-/**
- * A fenced block in a language highlight.js knows (its common set: Python, JavaScript,
- * TypeScript, shell, JSON, SQL, Go, Rust…) comes back as its escaped code in classed
- * `<span>`s; any other stays plain (markdown-it escapes it). No guessing of unnamed ones.
- */
-export function highlight(code, lang) {
-  const name = String(lang ?? "").trim();
-  if (!name || !hljs.getLanguage(name)) return "";
-  const key = `${name}\u0000${code}`;
-  const known = highlighted.get(key);
-  if (known !== undefined) return known;
-  let html = "";
-  try {
-    html = hljs.highlight(code, { language: name, ignoreIllegals: true }).value;
-  } catch {
-    html = "";
-  }
-  highlighted.set(key, html);
-  if (highlighted.size > HIGHLIGHTED_KEPT) highlighted.delete(highlighted.keys().next().value ?? "");
-  return html;
-}
-
-/**
- * The last few blocks highlighted, by language and code: a closed fence stays in a
- * streamed answer's open tail for a render or two more (until the blocks after it are
- * complete), and each of those renders would highlight it again. Same input, same HTML.
- * @type {Map<string, string>}
- */
-const highlighted = new Map();
-const HIGHLIGHTED_KEPT = 8;
-
-export const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false, highlight });
+// No `highlight` option: every code block is rendered plain here and highlighted afterwards,
+// off the main thread (code-highlight.js), so highlight.js is not in the page's bundle.
+export const md = new MarkdownIt({ html: false, linkify: true, breaks: true, typographer: false });
 
 applyAnswerRules(md);
 
@@ -160,10 +130,7 @@ export function blocksNodes(htmls) {
   });
 }
 
-/** Whether highlight.js knows the language a fence names (its code is then highlighted). */
-export const highlightable = (/** @type {string} */ lang) => Boolean(lang && hljs.getLanguage(lang));
-
-/** Highlighted code (highlight()'s HTML) as sanitized nodes for its <code>: what a block render puts there. */
+/** Highlighted code (highlight.js's HTML) as sanitized nodes for its <code>: what a block render puts there. */
 export function codeNodes(/** @type {string} */ html) {
   const fragment = /** @type {DocumentFragment} */ (/** @type {unknown} */ (DOMPurify.sanitize(`<code>${html}</code>`, PURIFY)));
   return [...(fragment.firstChild?.childNodes ?? [])];

@@ -2,7 +2,7 @@
 // a streamed answer is rendered again as it grows, and the work of each render does not
 // grow with the answer: final blocks are kept, only the open tail is parsed again.
 import { highlightLater } from "./code-highlight.js";
-import { blocksNodes, highlightable, md } from "./markdown-setup.js";
+import { blocksNodes, md } from "./markdown-setup.js";
 
 export { renderInlineInto } from "./markdown-setup.js";
 
@@ -19,9 +19,8 @@ function topLevelBlocks(tokens) {
 }
 
 /**
- * A fenced block the text has not closed yet (its closing line has not arrived): shown
- * without highlighting, so a growing code block costs no highlighting per delta. The
- * closing line is CommonMark's: up to 3 spaces, the fence's character at least as many
+ * A fenced block the text has not closed yet (its closing line has not arrived): not
+ * highlighted, so a growing code block costs no highlighting per delta. The closing line is CommonMark's: up to 3 spaces, the fence's character at least as many
  * times, then only spaces.
  */
 function openFence(block, lines) {
@@ -32,23 +31,21 @@ function openFence(block, lines) {
   return token.map[1] - 1 === token.map[0] || !closing.test(last);
 }
 
-const PLAIN = { ...md.options, highlight: null };
-
 /**
- * The HTML of each block; the last one plain if it is a fence still open. With `later`
- * (a streaming answer) every fence is plain, and `fences` says which ones code-highlight.js
- * is to highlight in idle time (a closed fence in a language highlight.js knows).
+ * The HTML of each block, every fence plain; `fences` says which ones code-highlight.js is
+ * to highlight afterwards (a closed fence that names a language: the highlighter leaves the
+ * ones in a language it does not know plain).
  * @returns {{ html: string[], fences: ({ text: string, lang: string } | null)[] }}
  */
-function blocksHtml(blocks, text, env, later) {
+function blocksHtml(blocks, text, env) {
   const lines = blocks.length > 0 && blocks[blocks.length - 1][0].type === "fence" ? text.split("\n") : [];
   /** @type {({ text: string, lang: string } | null)[]} */
   const fences = [];
   const html = blocks.map((block, i) => {
     const open = i === blocks.length - 1 && openFence(block, lines);
-    const lang = later && !open && block[0].type === "fence" ? md.utils.unescapeAll(block[0].info).trim().split(/\s+/)[0] : "";
-    fences.push(lang && highlightable(lang) ? { text: block[0].content, lang } : null);
-    return md.renderer.render(block, open || later ? PLAIN : md.options, env);
+    const lang = !open && block[0].type === "fence" ? md.utils.unescapeAll(block[0].info).trim().split(/\s+/)[0] : "";
+    fences.push(lang ? { text: block[0].content, lang } : null);
+    return md.renderer.render(block, md.options, env);
   });
   return { html, fences };
 }
@@ -66,8 +63,8 @@ function lineOffset(text, line) {
  * holding those blocks, `inLast` how many blocks the last one holds; `tail` the HTML and
  * nodes of each block from there on, directly in the element; `whole` true once the text
  * defines link references (`[x]: url`), which can change blocks above them: such an
- * answer is parsed whole each time; `later` whether its code is highlighted in idle time.
- * @typedef {{ source: string, settled: number, chunks: HTMLElement[], inLast: number, tail: { html: string, nodes: Node[] }[], whole: boolean, later: boolean }} Rendered
+ * answer is parsed whole each time.
+ * @typedef {{ source: string, settled: number, chunks: HTMLElement[], inLast: number, tail: { html: string, nodes: Node[] }[], whole: boolean }} Rendered
  * @type {WeakMap<Element, Rendered>}
  */
 const rendered = new WeakMap();
@@ -111,21 +108,20 @@ function settle(element, state, count) {
  * definitions are the exception (they apply to the whole text): with one, the answer is
  * parsed whole each time, as before. Any other text than a continuation of what is shown
  * (another answer, a reload's stored version that differs) is rendered afresh.
+ * Code blocks are shown plain, then highlighted off the main thread (code-highlight.js).
  * @param {Element} element @param {unknown} source
- * @param {{ later?: boolean }} [options] `later`: code blocks are highlighted in idle time (code-highlight.js), for a streaming answer
  */
-export function renderMarkdownInto(element, source, { later = false } = {}) {
+export function renderMarkdownInto(element, source) {
   const text = String(source ?? "");
   let state = rendered.get(element);
   const intact =
     state &&
-    state.later === later &&
     element.childNodes.length === state.chunks.length + state.tail.reduce((n, block) => n + block.nodes.length, 0) &&
     state.chunks.every((chunk) => chunk.parentNode === element) &&
     state.tail.every((block) => block.nodes.every((node) => node.parentNode === element));
   if (!state || !intact || !text.startsWith(state.source)) {
     element.replaceChildren();
-    state = { source: "", settled: 0, chunks: [], inLast: 0, tail: [], whole: false, later };
+    state = { source: "", settled: 0, chunks: [], inLast: 0, tail: [], whole: false };
     rendered.set(element, state);
   }
   if (state.whole) return renderWhole(element, state, text);
@@ -136,7 +132,7 @@ export function renderMarkdownInto(element, source, { later = false } = {}) {
     state.whole = true;
     return renderWhole(element, state, text);
   }
-  replaceChanged(element, state, blocksHtml(blocks, tailText, env, later));
+  replaceChanged(element, state, blocksHtml(blocks, tailText, env));
   state.source = text;
   // The blocks above the last one that starts on a complete line, followed by another
   // complete line, are final (a table is one only once its delimiter row is complete).
@@ -154,7 +150,7 @@ export function renderMarkdownInto(element, source, { later = false } = {}) {
   }
 }
 
-/** Keeps the tail's blocks whose HTML is unchanged, and replaces the rest (their fences highlighted later, if asked). */
+/** Keeps the tail's blocks whose HTML is unchanged, and replaces the rest (their fences highlighted later). */
 function replaceChanged(element, state, { html, fences }) {
   let same = 0;
   while (same < state.tail.length && same < html.length && state.tail[same].html === html[same]) same++;
@@ -177,6 +173,6 @@ function renderWhole(element, state, text) {
     Object.assign(state, { settled: 0, chunks: [], inLast: 0, tail: [] });
   }
   const env = {};
-  replaceChanged(element, state, blocksHtml(topLevelBlocks(md.parse(text, env)), text, env, state.later));
+  replaceChanged(element, state, blocksHtml(topLevelBlocks(md.parse(text, env)), text, env));
   state.source = text;
 }

@@ -97,8 +97,7 @@ const nextTask = () => {
  */
 const WARM =
   "### A\n\nText **b** *i* `c` [l](https://example.com) 2*3*4\n\n- a\n  - b\n1. c\n\n> q\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n\n```python\nx = 1\n```\n\n---\n";
-if (typeof requestIdleCallback === "function")
-  requestIdleCallback(() => renderMarkdownInto(document.createElement("div"), WARM, { later: true }), { timeout: 2000 });
+if (typeof requestIdleCallback === "function") requestIdleCallback(() => renderMarkdownInto(document.createElement("div"), WARM), { timeout: 2000 });
 
 /**
  * @param {HTMLElement} el the message (`.msg.assistant.streaming`)
@@ -161,7 +160,7 @@ export function createStream(el, body, rendered) {
     const next = continues ? text.slice(0, sliceEnd(text, shown.length, end)) : text;
     plain.clear();
     const started = performance.now();
-    renderMarkdownInto(body, next, { later: true });
+    renderMarkdownInto(body, next);
     const ended = performance.now();
     // For bench/page-stream.ts --why and stream-render.test.ts (PerformanceObservers) and profiles:
     // what each render did and cost. Only the newest stays in the timeline.

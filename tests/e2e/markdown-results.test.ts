@@ -177,7 +177,8 @@ describe("answers as Markdown", () => {
     await page.reload();
     const replayed = page.locator(".msg.assistant .body", { hasText: "See the pipe article" }).last();
     await replayed.waitFor();
-    expect(await readAnswer(replayed)).toEqual(live);
+    // Its code is highlighted after it shows (off the main thread, code-highlight.js), as a streamed answer's is.
+    await expect.poll(() => readAnswer(replayed), { timeout: 15_000 }).toEqual(live);
     expect(dialogs).toEqual([]);
     noPageErrors(page);
   });

@@ -39,6 +39,17 @@ function section(i: number): string {
   ].join("\n");
 }
 const ANSWER = Array.from({ length: PARTS }, (_, i) => section(i + 1)).join("\n");
+/**
+ * Until every Python block in `body` shows highlight.js's spans: a history entry's code is
+ * highlighted after it is shown (in the Web Worker, or in idle time), as a streamed one's is.
+ */
+async function highlightedAll(page: Page, selector: string): Promise<void> {
+  await page.waitForFunction(
+    `[...document.querySelectorAll(${JSON.stringify(`${selector} pre > code.language-python`)})].every((code) => code.querySelector(".hljs-keyword"))`,
+    undefined,
+    { polling: "raf", timeout: 30_000 },
+  );
+}
 const pieces = (text: string, size: number): string[] => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 
 /**
@@ -179,6 +190,7 @@ describe("a long streamed answer", () => {
     await page.reload();
     const replayed = page.locator(".msg.assistant .body", { hasText: `Part ${PARTS}` }).last();
     await replayed.waitFor();
+    await highlightedAll(page, "#messages");
     expect(await replayed.evaluate((el: any) => el.innerHTML)).toBe(live.html);
     noPageErrors(page);
   }, 120_000);
@@ -189,6 +201,12 @@ describe("a long streamed answer", () => {
       // The worker's script fails to load (a page left open across builds could meet this).
       await context.route(/\/assets\/highlight-worker-[^/]+\.js$/, (route) => route.fulfill({ status: 404, body: "" }));
       const other = await openPage(browser, stack, { context });
+      // The chat's history (the answer above) is highlighted on the page too: counted before this answer's two blocks.
+      await other
+        .locator(".msg.assistant .body", { hasText: `Part ${PARTS}` })
+        .last()
+        .waitFor();
+      await highlightedAll(other, "#messages");
       await other.evaluate(WATCH);
       await script(stack.llm.url, stack.llmKey, [reply.stream(pieces(`${section(1)}\n${section(2)}\nTwo parts, no worker.`, 40), { chunkMs: 5 })]);
       await sendMessage(other, "two parts please");
@@ -205,6 +223,7 @@ describe("a long streamed answer", () => {
       await other.reload();
       const replayed = other.locator(".msg.assistant .body", { hasText: "no worker" });
       await replayed.waitFor();
+      await highlightedAll(other, "#messages");
       expect(await replayed.evaluate((el: any) => el.innerHTML)).toBe(live.html);
       noPageErrors(other);
     } finally {
