@@ -8,6 +8,7 @@
 // model as its answer (no-model.js), with the restart `npm run dev` needs.
 import { decorateUserEntry } from "../composer/composer-attachments.js";
 import { markScheduled } from "./schedules.js";
+import { markAuthor } from "../people/authors.js";
 import { setCopyText } from "./copy.js";
 import { renderMarkdownInto } from "./markdown.js";
 import { showSummary } from "./summary-marker.js";
@@ -113,6 +114,8 @@ export function showEntry(entry) {
       decorateUserEntry(li, entry);
       // Written by a schedule, not typed: "Scheduled · weekdays 08:00".
       if (entry.scheduled) markScheduled(li, entry.scheduled.spec);
+      // Someone else's message in a shared chat: their name on it.
+      markAuthor(li, entry.author);
       if (entry.text) setCopyText(li, entry.text);
       // A new question: follow its answer.
       if (!showingOlder()) followEnd();

@@ -14,6 +14,7 @@ import { modelCommand } from "./model-picker.js";
 import { dequeue, enqueue, queuedHere, requeue, state, update } from "../core/state.js";
 import { openScheduleForm, splitScheduleCommand } from "../chat/schedules.js";
 import { presetCommand } from "../account/presets.js";
+import { maySend } from "../people/roles.js";
 
 /** @typedef {import("../core/state.js").Attachment} Attachment */
 /** @typedef {import("../core/types").ClientMessage} ClientMessage */
@@ -151,6 +152,8 @@ export function setupComposer(socket) {
 
   byId("composer").addEventListener("submit", (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
+    // A viewer's box is read-only (people/roles.js): nothing of theirs is sent.
+    if (!maySend()) return;
     const text = input.value.trim();
     // A message needs words: files alone would leave the model guessing what is asked.
     if (!text && hasFiles()) showSystem("Add a message to send with your files.", "notice");

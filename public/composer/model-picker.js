@@ -6,6 +6,7 @@ import { request } from "../core/api.js";
 import { byId } from "../core/dom.js";
 import { state, subscribe, update } from "../core/state.js";
 import { noteModelSetup } from "../servers/no-model.js";
+import { isOwner } from "../people/roles.js";
 
 /** @typedef {import("../core/types").ModelChoice} ModelChoice */
 /** @typedef {import("../core/types").ModelOption} ModelOption */
@@ -97,7 +98,7 @@ export function setupModelPicker(socket) {
     });
   });
 
-  subscribe(["models", "model"], () => {
+  subscribe(["models", "model", "you"], () => {
     const current = state.model;
     select.replaceChildren();
     if (!current && state.models.length === 0) {
@@ -106,8 +107,9 @@ export function setupModelPicker(socket) {
       byId("model-settings").hidden = true;
       return;
     }
-    select.disabled = false;
-    byId("model-settings").hidden = !current;
+    // A shared chat's model is its owner's to choose (docs/people.md): shown, not offered.
+    select.disabled = !isOwner();
+    byId("model-settings").hidden = !current || !isOwner();
     /** @type {Map<string, HTMLOptGroupElement>} */
     const groups = new Map();
     const options = [...state.models];

@@ -32,6 +32,10 @@ import { setupImport } from "../composer/import-file.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
 import { setupPushSettings } from "../notify/push-settings.js";
+import { setupPeopleDialog } from "../people/people-dialog.js";
+import { setupPresence } from "../people/presence.js";
+import { setupRoleComposer } from "../people/roles.js";
+import { setupSharedChats } from "../people/shared-chats.js";
 // Side effects only: the theme, the tab's title and notifications, the welcome of an empty chat.
 import "./theme.js";
 import "./attention.js";
@@ -46,6 +50,7 @@ const connection = createConnection({
   onFrame: (message) => handleFrame(message),
   onClosed: dropOpenQuestions,
   refusedTwice: () => void checkAccess(),
+  removed: (id) => void removedFrom(id),
 });
 const composer = setupComposer({ send: connection.send, isOpen: connection.isOpen, waiting: connection.waiting, reconnect: connection.connect });
 const sessions = setupSessions({
@@ -56,6 +61,10 @@ const sessions = setupSessions({
   showAlert,
 });
 setupSessionSearch({ open: sessions.open });
+const shared = setupSharedChats({ open: sessions.open });
+setupPeopleDialog();
+setupPresence();
+setupRoleComposer();
 const shareDialog = setupShareDialog();
 setupImport({
   imported: async (ids) => {
@@ -106,6 +115,14 @@ function dropOpenQuestions() {
     if (dialog.id === "confirm-dialog" || dialog.id === "my-servers-dialog" || dialog.dataset.callId === "console") continue;
     dialog.close("handled");
   }
+}
+
+/** The owner removed this person from a shared chat (its socket closed with 4403): said once, and another chat opens. @param {string} id */
+async function removedFrom(id) {
+  const owner = state.people?.owner.name ?? state.shared.find((c) => c.sessionId === id)?.ownerName;
+  showAlert(`You were removed from ${owner ? `${owner}'s` : "this"} chat: it is no longer shared with you.`);
+  shared.forget(id);
+  if (id === state.sessionId) await sessions.lost(id);
 }
 
 let checking = false;
@@ -200,6 +217,9 @@ function teardown({ forgetSession = false } = {}) {
     turnId: null,
     busyNote: false,
     approvals: [],
+    you: null,
+    people: null,
+    shared: [],
   });
   composer.clear();
   if (forgetSession) {
@@ -260,12 +280,15 @@ async function start() {
   watchAppQuestions(boot?.apps);
   const listed = Array.isArray(boot?.sessions);
   if (listed) update({ sessions: boot.sessions });
+  // The chats others share with this person: read with the load, awaited only when the address names a chat not their own.
+  const sharedRead = shared.load();
   let wanted = new URLSearchParams(location.hash.slice(1)).get("s");
   // A new chat this tab left unused as it reloaded (sessions.js): the same one again, or, dropped meanwhile, not an error.
   const again = sessions.reopenLeftUnused(wanted);
   if (again === "reopened") return;
   if (again === "gone") wanted = null;
-  if (wanted && listed && !state.sessions.some((s) => s.id === wanted)) {
+  if (wanted && listed && !state.sessions.some((s) => s.id === wanted)) await sharedRead;
+  if (wanted && listed && !state.sessions.some((s) => s.id === wanted) && !shared.isShared(wanted)) {
     // Not in the user's list: open it only if the server says it is theirs.
     let answer = null;
     try {

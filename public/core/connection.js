@@ -17,12 +17,14 @@ const OPEN_TIMEOUT_MS = 10_000;
 const SHOWN_MAX_DELAY_MS = 2_000;
 /** Hidden, a little longer; the page tries again at once when shown, and when the network comes back. */
 const HIDDEN_MAX_DELAY_MS = 5_000;
+/** The owner removed this person from the chat (src/session/people/members.ts REMOVED_CLOSE): never tried again. */
+const REMOVED_CLOSE = 4403;
 
 /** @typedef {import("./types").ServerMessage} ServerMessage */
 /** @typedef {import("./types").ClientMessage} ClientMessage */
 
 /**
- * @param {{ onFrame: (message: ServerMessage) => void, onClosed: () => void, refusedTwice: () => void }} hooks
+ * @param {{ onFrame: (message: ServerMessage) => void, onClosed: () => void, refusedTwice: () => void, removed: (sessionId: string) => void }} hooks
  */
 export function createConnection(hooks) {
   /** @type {WebSocket | null} */
@@ -82,11 +84,19 @@ export function createConnection(hooks) {
       }
       hooks.onFrame(message);
     };
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (socket !== ws) return;
       clearTimeout(openTimer);
       update({ turnId: null, busyNote: false, live: false });
       hooks.onClosed();
+      // Removed from a shared chat: a retry would only be refused (404), so none is made.
+      if (event.code === REMOVED_CLOSE) {
+        socket = null;
+        update({ inFlight: null });
+        setConn("removed from this chat", "closed");
+        if (state.sessionId) hooks.removed(state.sessionId);
+        return;
+      }
       const sent = state.inFlight;
       if (sent) {
         update({ inFlight: null });

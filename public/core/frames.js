@@ -17,6 +17,8 @@ import { setOlder } from "../chat/older-history.js";
 import { focusWantedMessage } from "../chat/message-focus.js";
 import { showTask } from "../chat/task-card.js";
 import { showSchedules } from "../chat/schedules.js";
+import { noteAnsweredBy, noteWhoMayAnswer } from "../people/authors.js";
+import { isOwner, mayAnswer } from "../people/roles.js";
 
 /** @typedef {import("./types").ServerMessage} ServerMessage */
 /** @typedef {import("./types").ClientMessage} ClientMessage */
@@ -43,6 +45,12 @@ export function frameHandler(actions) {
   let ruled = null;
   /** @type {Map<string, string>} why the Worker refused the rule an approval was answered with */
   const refusals = new Map();
+  /**
+   * Approvals this page's role may not answer (a viewer's, a participant's), until answered:
+   * asked here at once should the owner make this person an approver meanwhile.
+   * @type {Map<string, import("./types").Frame<"approval_request">>}
+   */
+  const notMine = new Map();
 
   /** One approval dialog at a time, in the order asked. */
   async function nextApproval() {
@@ -77,6 +85,14 @@ export function frameHandler(actions) {
     task: (message) => showTask(message, actions.send),
     always_allowed: (message) => update({ alwaysAllowed: message.tools, argumentRules: message.rules ?? [] }),
     schedules: (message) => showSchedules(message.items),
+    people: (message) => update({ people: message }),
+    you: (message) => {
+      update({ you: { key: message.key, name: message.name, role: message.role } });
+      if (!mayAnswer() || notMine.size === 0) return;
+      update({ approvals: [...state.approvals, ...notMine.values()] });
+      notMine.clear();
+      void nextApproval();
+    },
   };
 
   /** @param {ServerMessage} message */
@@ -87,7 +103,9 @@ export function frameHandler(actions) {
     if (step) return step(message);
     switch (message.type) {
       case "connection":
-        update({ model: message.model });
+        // Who this page is here (a shared chat) and who else is: the people frame follows.
+        notMine.clear();
+        update({ model: message.model, you: message.you ?? null, people: null });
         setBanner(message.notice);
         break;
       case "history": {
@@ -151,11 +169,18 @@ export function frameHandler(actions) {
         break;
       case "approval_request":
         markApproval(message.callId, true);
+        if (!mayAnswer()) {
+          notMine.set(message.callId, message);
+          noteWhoMayAnswer(message.callId);
+          break;
+        }
         update({ approvals: [...state.approvals, message] });
         void nextApproval();
         break;
       case "approval_resolved":
         markApproval(message.callId, false);
+        notMine.delete(message.callId);
+        noteAnsweredBy(message);
         if (ruled?.callId === message.callId) ruled = null;
         // Answered elsewhere (another tab): not asked here any more.
         update({ approvals: state.approvals.filter((a) => a.callId !== message.callId) });
@@ -178,6 +203,8 @@ export function frameHandler(actions) {
         break;
       }
       case "elicitation_request":
+        // Form questions are the owner's and approvers'; a URL one (a sign-in at the owner's server) the owner's alone.
+        if (!mayAnswer() || (message.mode === "url" && !isOwner())) break;
         if (message.mode === "url") urlQuestions.set(message.requestId, message);
         void askElicitation(message).then(({ action, content }) => {
           if (action !== "handled") actions.send({ type: "elicitation_response", requestId: message.requestId, action, content });

@@ -34,7 +34,12 @@
  * @property {import("./types").ModelOption[]} models the models the user may choose (GET /api/models)
  * @property {string[]} alwaysAllowed the open session's "Always allow" tools (`{server}.{tool}`), as its last `always_allowed` frame said
  * @property {import("./types").RuleView[]} argumentRules the open session's argument rules (docs/rules.md), from the same frame
+ * @property {{ key: string, name: string, role: Role } | null} you who this page is in the open chat (`connection.you` / `you`); null: its owner, alone
+ * @property {import("./types").Frame<"people"> | null} people who is in the open chat, as its last `people` frame said (docs/people.md)
+ * @property {SharedChat[]} shared the chats others invited this person to (GET /api/shared-with-me)
  */
+/** @typedef {"viewer" | "participant" | "approver" | "owner"} Role */
+/** @typedef {{ sessionId: string, ownerName: string, role: Role, addedAt: number }} SharedChat */
 
 /** @type {PageState} */
 const current = {
@@ -57,6 +62,9 @@ const current = {
   models: [],
   alwaysAllowed: [],
   argumentRules: [],
+  you: null,
+  people: null,
+  shared: [],
 };
 
 /** Read-only for everyone but this module. */

@@ -62,11 +62,13 @@ export function setupViews(hooks) {
     el.title = `Model tokens of this chat's ${turns.length} ${turns.length === 1 ? "turn" : "turns"}: read (in) and written (out)`;
   });
 
-  subscribe(["sessions", "sessionId", "active"], () => {
+  subscribe(["sessions", "sessionId", "active", "shared"], () => {
     const actions = { onSwitch: hooks.onSwitch, onDelete: hooks.onDelete, onRename: hooks.onRename, onPin: hooks.onPin, onShare: hooks.onShare };
     if (!state.active) return renderSessions([], null, actions);
     const list = [...state.sessions];
-    if (state.sessionId && !list.some((s) => s.id === state.sessionId)) list.unshift({ id: state.sessionId, title: null });
+    // The open chat is listed even before the server lists it (just started), unless it is someone else's, shared with this person.
+    const sharedHere = state.shared.some((c) => c.sessionId === state.sessionId);
+    if (state.sessionId && !sharedHere && !list.some((s) => s.id === state.sessionId)) list.unshift({ id: state.sessionId, title: null });
     renderSessions(list, state.sessionId, actions);
   });
 
