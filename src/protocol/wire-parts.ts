@@ -3,6 +3,7 @@
 // themselves are in client-messages.ts (page → session) and messages.ts (session → page).
 import { z } from "zod";
 import { ServerStatusSchema } from "../mcp/capabilities";
+import { ArgumentRuleSchema } from "../shared/argument-rule";
 
 /** A resource attached to a message: which server, which uri (docs/mcp-features.md: resources and prompts). */
 export const AttachmentRefSchema = z.object({ server: z.string().min(1).max(64), uri: z.string().min(1).max(2048) });
@@ -39,19 +40,8 @@ export const ModelOptionSchema = z.object({
 });
 export type ModelOption = z.infer<typeof ModelOptionSchema>;
 
-/** An argument rule as the person asks for it (src/approval/argument-rules.ts; docs/rules.md). */
-export const RuleSpecSchema = z.object({
-  /** A top-level argument of the tool. */
-  arg: z.string().min(1).max(128),
-  kind: z.enum(["path", "host", "equals"]),
-  /** A folder (`notes/`), a host (`example.com`, `*.example.com`), or for equals the exact text (an enum's value). */
-  value: z.string().min(1).max(4096),
-  /** Host rules: https alone unless http is listed too. */
-  schemes: z
-    .array(z.enum(["https", "http"]))
-    .min(1)
-    .max(2)
-    .optional(),
+/** An argument rule as the person asks for it (src/approval/argument-rules.ts; docs/rules.md): a kept rule's terms. */
+export const RuleSpecSchema = ArgumentRuleSchema.pick({ arg: true, kind: true, value: true, schemes: true }).extend({
   /** `chat`: this chat; `all`: every chat of the person (and their /mcp clients). */
   scope: z.enum(["chat", "all"]).default("chat"),
 });
