@@ -41,7 +41,8 @@ export interface ApprovalDeps {
 type AnswerRefusal = { ok: false; code: "unknown_approval" | "unknown_elicitation" | "rule_invalid" | "too_many_rules" | "account_erasing"; message: string };
 
 type Question = Extract<ServerMessage, { type: "approval_request" | "elicitation_request" }>;
-type Answer = { kind: "approval"; approved: boolean; remember: boolean } | { kind: "elicitation"; result: ElicitResult };
+/** An approval's answer says who gave it and where, for the audit trail (absent `by`: the owner; absent `via`: their page). */
+type Answer = { kind: "approval"; approved: boolean; remember: boolean; via?: "notification"; by?: PersonRef } | { kind: "elicitation"; result: ElicitResult };
 export type AnswerFrame = Extract<ClientMessage, { type: "approval" | "elicitation_response" }>;
 
 const DECLINED: Answer = { kind: "approval", approved: false, remember: false };
@@ -147,7 +148,9 @@ export class Approvals {
     const allowed = answer.kind === "approval" && answer.approved;
     // The fallback itself (not an answer made of it): nobody answered before the question's time ran out.
     const unanswered = answer === DECLINED && !signal.aborted;
-    return { allowed, how: "asked", answer: allowed ? "allowed" : signal.aborted ? "cancelled" : unanswered ? "timed_out" : "denied" };
+    const result = allowed ? "allowed" : signal.aborted ? "cancelled" : unanswered ? "timed_out" : "denied";
+    if (answer.kind !== "approval" || (result !== "allowed" && result !== "denied")) return { allowed, how: "asked", answer: result };
+    return { allowed, how: "asked", answer: result, via: answer.via ?? "page", ...(answer.by ? { by: answer.by } : {}) };
   }
 
   async approveSampling(server: string, prompt: string, signal: AbortSignal): Promise<boolean> {
@@ -215,7 +218,7 @@ export class Approvals {
         if (kept) return kept;
       }
       if (frame.approved && frame.remember && question.kind === "tool" && question.tool) this.remember(`${question.server}.${question.tool}`);
-      this.open.answer(id, { kind: "approval", approved: frame.approved, remember: frame.remember ?? false });
+      this.open.answer(id, { kind: "approval", approved: frame.approved, remember: frame.remember ?? false, ...(via ? { via } : {}), ...(by ? { by } : {}) });
       this.deps.broadcast({ type: "approval_resolved", callId: id, approved: frame.approved, ...(via ? { via } : {}), ...(by ? { by } : {}) });
       return { ok: true };
     }

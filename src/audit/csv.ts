@@ -27,6 +27,8 @@ export const CSV_COLUMNS = [
   "status",
   "error_code",
   "duration_ms",
+  // Last, so a reader of the earlier columns by position is unchanged: the connected app of an `mcp_client` row.
+  "client",
 ] as const;
 
 const FORMULA = /^[=+\-@\t\r]/;
@@ -72,6 +74,7 @@ export function csvRow(record: AuditRecord, title?: string): string {
     record.status,
     record.errorCode,
     record.durationMs,
+    askedBy.client?.name,
   ]);
 }
 

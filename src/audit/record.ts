@@ -33,6 +33,8 @@ export const AuditRecordSchema = z.object({
     /** model: who sent the turn's message; person: who used the tool console. */
     person: AuditPersonSchema.optional(),
     scheduleId: z.string().max(200).optional(),
+    /** mcp_client: which connected app called through /mcp (its app id and the name it registered). */
+    client: z.object({ id: z.string().max(200), name: z.string().max(320) }).optional(),
   }),
   decision: z.object({
     how: z.enum(DECISION_HOWS),

@@ -17,6 +17,9 @@ import type { HeldApprovals } from "./held-approval";
 import type { ToolCatalogue } from "./catalogue";
 import type { GatewayParts } from "./gateway-parts";
 import { withNotes, type Flight } from "./upstream-questions";
+import { type CallEndNote, type DecidedCall, flightCall, noteFlight, recordCall } from "./call-record";
+import type { ApprovalDecision } from "../orchestrator/transcript";
+import { failedEnd } from "../orchestrator/turn";
 
 /** JSON-RPC invalid params: what the spec answers for a tool name the server does not have. */
 const INVALID_PARAMS = -32602;
@@ -59,6 +62,8 @@ export async function gateCall(
   if (!tool) throw unknownTool(name);
   const started = Date.now();
   let outcome = "ok";
+  // The trail's row (call-record.ts): made once the call reached a decision and ended; none while it waits on a question.
+  const audit: { call?: DecidedCall; end?: CallEndNote } = {};
   try {
     // A retry that answers a question its server asked during this very call: the same upstream call goes on.
     let flight = context.ask ? await parts.questions.continued(context.ask.lib, parts.store, context.ask.ctx, { tool: tool.qualifiedName, args }) : undefined;
@@ -68,10 +73,22 @@ export async function gateCall(
         tool: tool.qualifiedName,
       });
     }
+    if (flight) audit.call = flightCall(flight);
     if (!flight) {
-      const fresh = await startCall(parts, context, tool, args, (noted) => {
-        outcome = noted;
-      });
+      const decided = (decision: ApprovalDecision) => {
+        audit.call = { callId: crypto.randomUUID(), server: tool.server, tool: tool.name, args, decision, at: started };
+        return audit.call;
+      };
+      const fresh = await startCall(
+        parts,
+        context,
+        tool,
+        args,
+        (noted) => {
+          outcome = noted;
+        },
+        decided,
+      );
       if ("ask" in fresh) {
         outcome = "approval_asked";
         return fresh.ask;
@@ -84,10 +101,12 @@ export async function gateCall(
       return await parts.questions.ask(context.ask.lib, parts.store, flight, round.question, { tool: tool.qualifiedName, args });
     }
     if (round.kind !== "done") throw round.kind === "failed" ? round.error : new Error("a question parked for a client that cannot ask");
+    audit.end = { status: round.result.isError ? "tool_error" : "ok", result: round.result };
     const result = withNotes(round.result, flight);
     if (result.isError) outcome = "tool_error";
     return withoutHopMeta(result);
   } catch (error) {
+    audit.end ??= endOf(error);
     if (error instanceof GatewayRpcError) throw error;
     const mapped = mapFailure(error, name);
     outcome = mapped instanceof GatewayRpcError ? String((mapped.data as { code?: string } | undefined)?.code ?? mapped.code) : "tool_error";
@@ -96,13 +115,27 @@ export async function gateCall(
   } finally {
     // Never the arguments or the result: those are the person's data.
     parts.log.info("gateway call", { tool: tool.qualifiedName, ms: Date.now() - started, outcome });
+    if (audit.call && audit.end) {
+      recordCall(parts.audit, parts.asker, audit.call, audit.end);
+      parts.reporter.send();
+    }
   }
+}
+
+/** How a call that reached a decision ended when it threw: a refusal by its code, else as a turn's call would (failedEnd). */
+function endOf(error: unknown): CallEndNote {
+  if (!(error instanceof GatewayRpcError)) return failedEnd(error);
+  const code = String((error.data as { code?: string } | undefined)?.code ?? error.code);
+  if (code === "denied") return { status: "denied" };
+  if (code === "cancelled") return { status: "cancelled" };
+  return { status: "error", errorCode: code };
 }
 
 /**
  * A fresh call: approval (asked through the client, held, or refused), the rate limit, then
  * the upstream call started as a flight. `ask`: the approval question to return instead.
- * A refusal is thrown, its outcome (for the log line) told through `note`.
+ * A refusal is thrown, its outcome (for the log line) told through `note`; `decided` is told
+ * how the call was decided once it was (a call left waiting for an answer is not).
  */
 async function startCall(
   parts: GatewayParts,
@@ -110,25 +143,36 @@ async function startCall(
   tool: ToolView,
   args: Record<string, unknown>,
   note: (outcome: string) => void,
+  decided: (decision: ApprovalDecision) => DecidedCall,
 ): Promise<{ flight: Flight } | { ask: InputRequiredResult }> {
   // The person's rules for all their chats apply to their apps' calls too: read from the account (the last known if it cannot answer).
   await parts.approvals.mine.refresh();
-  if (parts.approvals.needsApproval(tool.server, tool.name, args) && !(await tookOneShot(context, tool.qualifiedName, args))) {
+  const unasked = parts.approvals.decide({ server: tool.server, tool: tool.name, arguments: args, turnId: null });
+  const by = parts.asker.person;
+  let call: DecidedCall | undefined = unasked ? decided(unasked) : undefined;
+  if (!call && (await tookOneShot(context, tool.qualifiedName, args))) call = decided({ allowed: true, how: "asked", answer: "allowed", by, via: "page" });
+  if (!call) {
     const asked = context.ask
       ? await askApproval(parts.approvals, context.ask, { server: tool.server, tool: tool.name, qualified: tool.qualifiedName, args })
       : ({ run: false, cannotAsk: true } as const);
     if ("ask" in asked) return { ask: asked.ask };
     if ("denied" in asked) {
       note("denied");
+      decided({ allowed: false, how: "asked", answer: "denied", by, via: "client" });
       throw refusal("denied", `You denied ${tool.qualifiedName}: it did not run`, { tool: tool.qualifiedName });
     }
     if ("cannotAsk" in asked && context.held) {
       const held = await holdCall(parts, context, context.held, tool, args);
       note(held.outcome);
+      if (held.answer === "allowed" || held.answer === "denied")
+        decided({ allowed: held.answer === "allowed", how: "asked", answer: held.answer, by, via: "page" });
+      if (held.answer === "cancelled") decided({ allowed: false, how: "asked", answer: "cancelled" });
       if (held.error) throw held.error;
     } else if ("cannotAsk" in asked) {
       note("approval_required");
       throw cannotAsk(tool.qualifiedName);
+    } else {
+      call = decided({ allowed: true, how: "asked", answer: "allowed", by, via: "client" });
     }
   }
   const settings = parts.runtime.settings;
@@ -144,6 +188,10 @@ async function startCall(
   const flight = parts.questions.start(tool.server, canAsk, (signal, onProgress) =>
     host.callTool(tool.qualifiedName, args, { signal, onProgress: context.onProgress ? onProgress : undefined }),
   );
+  if (call) {
+    call.ranAt = Date.now();
+    noteFlight(flight, call);
+  }
   return { flight };
 }
 
@@ -159,7 +207,7 @@ async function holdCall(
   held: NonNullable<CallContext["held"]>,
   tool: ToolView,
   args: Record<string, unknown>,
-): Promise<{ outcome: string; error?: GatewayRpcError }> {
+): Promise<{ outcome: string; error?: GatewayRpcError; answer?: "allowed" | "denied" | "cancelled" }> {
   const qualified = tool.qualifiedName;
   const result = await held.approvals.hold({
     appId: parts.appId,
@@ -173,11 +221,11 @@ async function holdCall(
   });
   switch (result.kind) {
     case "approved":
-      return { outcome: "approved_in_page" };
+      return { outcome: "approved_in_page", answer: "allowed" };
     case "declined":
-      return { outcome: "denied", error: refusal("denied", `You denied ${qualified} in edgehost: it did not run`, { tool: qualified }) };
+      return { outcome: "denied", answer: "denied", error: refusal("denied", `You denied ${qualified} in edgehost: it did not run`, { tool: qualified }) };
     case "cancelled":
-      return { outcome: "cancelled", error: refusal("cancelled", `the call of ${qualified} was cancelled while it waited for approval`) };
+      return { outcome: "cancelled", answer: "cancelled", error: refusal("cancelled", `the call of ${qualified} was cancelled while it waited for approval`) };
     case "cannot_hold":
       return { outcome: "approval_required", error: cannotAsk(qualified) };
     case "pending": {

@@ -19,6 +19,9 @@ import { snapshotConfigs } from "../users/server-configs";
 import type { AppRecord } from "./app-state";
 import { AppSettings } from "./app-settings";
 import { UpstreamQuestions } from "./upstream-questions";
+import { AuditSink } from "../session/audit-sink";
+import { personKey } from "../audit/record";
+import type { GatewayAsker } from "./call-record";
 
 /** Why an app's servers may not sample the person's model: the person did not allow it at consent (or in Connected apps). */
 const SAMPLING_REFUSED = "this app may not spend your model budget on its servers' sampling requests";
@@ -34,6 +37,10 @@ export class GatewayParts {
   readonly reporter: OperationsReporter;
   /** The upstream servers' questions during the app's calls: passed on to the calling client or answered `cancel` (upstream-questions.ts). */
   readonly questions: UpstreamQuestions;
+  /** The app's calls in the person's audit trail (call-record.ts): an outbox in the app's storage, sent to their account. */
+  readonly audit: AuditSink;
+  /** Who a row names as asking: the person, through this app. */
+  readonly asker: GatewayAsker;
 
   constructor(
     private readonly env: Env,
@@ -56,6 +63,16 @@ export class GatewayParts {
       session: `app:${appId}`,
       owner: () => ({ id: owner.id, name: owner.name || owner.id }),
       servers: () => this.mcp.status(),
+      waitUntil,
+    });
+    this.asker = { person: { key: personKey(owner.id), name: owner.name || owner.id }, client: { id: appId, name: record.client.name } };
+    this.audit = new AuditSink({
+      sql: storage.sql,
+      chat: () => `app:${appId}`,
+      owner: () => ({ id: owner.id, name: owner.name || owner.id }),
+      retentionDays: () => settings.AUDIT_RETENTION_DAYS,
+      decided: (kind) => this.reporter.decided(kind),
+      deliver: (ownerId, records, days) => userAccount(env, ownerId).appendAudit(records, days),
       waitUntil,
     });
     const deployed = this.runtime.auth.mode !== "none";

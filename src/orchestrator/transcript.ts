@@ -66,6 +66,9 @@ export interface ApprovalDecision {
   ruleText?: string;
   /** Only when asked: the person's answer, no answer in time, or cancelled (the turn stopped, the question went away). */
   answer?: "allowed" | "denied" | "timed_out" | "cancelled";
+  /** Only when a person answered: who (a shared chat's approver; absent: the owner) and where (their page, a notification's action, an app's client). */
+  by?: { key: string; name: string };
+  via?: "page" | "notification" | "client";
 }
 
 /** How a call that reached a decision ended, for the audit trail (src/audit/record.ts). */

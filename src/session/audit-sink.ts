@@ -128,11 +128,18 @@ export class AuditSink {
       turnId: call.turnId,
       server: call.server,
       tool: call.tool,
-      askedBy: { kind: call.askedBy.kind, ...(person ? { person } : {}), ...(call.askedBy.scheduleId ? { scheduleId: call.askedBy.scheduleId } : {}) },
+      askedBy: {
+        kind: call.askedBy.kind,
+        ...(person ? { person } : {}),
+        ...(call.askedBy.scheduleId ? { scheduleId: call.askedBy.scheduleId } : {}),
+        ...(call.askedBy.client ? { client: call.askedBy.client } : {}),
+      },
       decision: {
         how: decision.how,
         ...(decision.answer ? { answer: decision.answer } : {}),
-        ...(answered && ownerPerson ? { by: ownerPerson } : {}),
+        // Who answered: the approver a shared chat's page named, else the owner (only they answer a chat that is theirs alone).
+        ...(answered && (decision.by ?? ownerPerson) ? { by: decision.by ?? ownerPerson } : {}),
+        ...(answered && decision.via ? { via: decision.via } : {}),
         ...(decision.ruleId ? { ruleId: decision.ruleId } : {}),
         ...(decision.ruleText ? { ruleText: decision.ruleText } : {}),
       },

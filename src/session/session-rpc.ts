@@ -38,7 +38,8 @@ export abstract class SessionRpc extends SessionCore {
     // How the call was decided, before an "always" given with it applies (that one was asked and allowed).
     const [server = "", tool = name] = name.split(/\.(.*)/s);
     const unasked = this.parts.approvals.decide({ server, tool, arguments: args, turnId: null });
-    const decision = unasked ?? { allowed: true, how: "asked" as const, answer: "allowed" as const };
+    // The console's "approved": the person confirmed in their page (only the owner reaches this RPC: refuseCall).
+    const decision = unasked ?? { allowed: true, how: "asked" as const, answer: "allowed" as const, via: "page" as const };
     if (approval.approved && approval.remember) this.parts.approvals.remember(name);
     const audit = { decision, add: (call: AuditedCall) => this.parts.audit.add(call) };
     const outcome = await this.keepAliveAfter(KEEP_ALIVE_GRACE_MS, () =>

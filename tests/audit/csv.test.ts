@@ -92,7 +92,11 @@ describe("csvRow", () => {
       duration_ms: "15",
     });
     const second = Object.fromEntries(CSV_COLUMNS.map((c, i) => [c, rows[2]?.[i]]));
-    expect(second).toMatchObject({ call_id: "x", result_bytes: "", result_sha256: "", status: "denied" });
+    expect(second).toMatchObject({ call_id: "x", result_bytes: "", result_sha256: "", status: "denied", client: "" });
+    // An app's row names the app; a name a spreadsheet would run stays text (an app picks its own name).
+    const app = { ...record, askedBy: { kind: "mcp_client" as const, client: { id: "a".repeat(40), name: "=cmd|' /C calc'!A0" } } };
+    const [, appRow] = parseCsv(csvHeader() + csvRow(app));
+    expect(appRow?.[CSV_COLUMNS.indexOf("client")]).toBe("'=cmd|' /C calc'!A0");
   });
 });
 

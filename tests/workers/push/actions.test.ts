@@ -4,6 +4,7 @@
 // first is not answered twice.
 import { env, runInDurableObject, SELF } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
+import { type AuditRecord, personKey } from "../../../src/audit/record";
 import type { Env } from "../../../src/config/env";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import { frameOf, type SessionClient } from "../../fixtures/session-client";
@@ -64,9 +65,16 @@ async function act(token: string, action: "allow" | "deny", user?: TestUser): Pr
   return { status: response.status, code: body.error?.code, outcome: body.outcome };
 }
 
+/** The decision of the chat's one call as bob's audit trail has it, once it arrived. */
+async function decisionOf(sessionId: string): Promise<AuditRecord["decision"] | undefined> {
+  const read = async () => ((await (await workerFetch(`/api/audit?session=${sessionId}`, {}, USER)).json()) as { records: AuditRecord[] }).records;
+  await expect.poll(async () => (await read()).length, { timeout: 15_000 }).toBe(1);
+  return (await read())[0]?.decision;
+}
+
 describe("POST /push/act", () => {
   it("allow runs the call, once: a replay answers 410", async () => {
-    const { socket, from, callId, token } = await askWhileAway();
+    const { sessionId, socket, from, callId, token } = await askWhileAway();
     expect(await act(token, "allow")).toEqual({ status: 200, outcome: "allowed", code: undefined });
     const { end, messages } = await socket.turnEnd(from);
     expect(end.reason).toBe("complete");
@@ -75,14 +83,17 @@ describe("POST /push/act", () => {
     expect(await act(token, "allow")).toMatchObject({ status: 410, code: "push_token_invalid" });
     expect(await act(token, "deny")).toMatchObject({ status: 410, code: "push_token_invalid" });
     socket.close();
+    // The audit trail says who answered and where: bob, from the notification (docs/audit.md).
+    expect(await decisionOf(sessionId)).toEqual({ how: "asked", answer: "allowed", by: { key: personKey("token:bob"), name: "bob" }, via: "notification" });
   });
 
   it("deny tells the model the person denied it", async () => {
-    const { socket, from, token } = await askWhileAway();
+    const { sessionId, socket, from, token } = await askWhileAway();
     expect(await act(token, "deny", USER)).toMatchObject({ status: 200, outcome: "denied" });
     const { messages } = await socket.turnEnd(from);
     expect(messages.find((m) => m.type === "entry" && m.entry.kind === "tool_result")).toMatchObject({ entry: { error: "The user denied this tool call." } });
     socket.close();
+    expect(await decisionOf(sessionId)).toMatchObject({ how: "asked", answer: "denied", via: "notification" });
   });
 
   it("an expired token answers 410 and leaves the question to the page", async () => {

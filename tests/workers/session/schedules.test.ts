@@ -8,6 +8,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { getAgentByName } from "agents";
 import { beforeEach, describe, expect, inject, it } from "vitest";
+import { type AuditRecord, personKey } from "../../../src/audit/record";
 import type { Env } from "../../../src/config/env";
 import type { ScheduleView } from "../../../src/protocol/messages";
 import type { ChatSession } from "../../../src/session/ChatSession";
@@ -216,6 +217,16 @@ describe("a scheduled run", () => {
     socket.send({ type: "approval", callId: again.callId, approved: false });
     await socket.turnEnd(from2);
     await socket.close();
+    // The audit trail (docs/audit.md): the run's calls asked by its schedule, the granted one decided
+    // by the grant (nobody answered it), the other by carol in her page; her own turn's call asked by the model.
+    const read = async () => ((await (await workerFetch(`/api/audit?session=${id}`, {}, USER)).json()) as { records: AuditRecord[] }).records.reverse();
+    await expect.poll(async () => (await read()).length, { timeout: 15_000 }).toBe(3);
+    const carol = { key: personKey(`token:${USER}`), name: USER };
+    expect((await read()).map((r) => [r.tool, r.askedBy, r.decision, r.status])).toEqual([
+      ["get_file_info", { kind: "schedule", scheduleId: view?.id }, { how: "pre_granted" }, "ok"],
+      ["list_directory_with_sizes", { kind: "schedule", scheduleId: view?.id }, { how: "asked", answer: "allowed", by: carol, via: "page" }, "ok"],
+      ["get_file_info", { kind: "model", person: carol }, { how: "asked", answer: "denied", by: carol, via: "page" }, "denied"],
+    ]);
   });
 
   it("pauses after SCHEDULE_MAX_FAILURES failed runs with a notice, and Resume runs it again", async () => {
