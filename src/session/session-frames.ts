@@ -62,7 +62,7 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
           : author
             ? async () => ({ entries: [{ kind: "user", text, author }], title: text })
             : text,
-        { requestId: site.requestIdOf(connection) },
+        { requestId: site.requestIdOf(connection), ...(author ? { author } : {}) },
       );
       if (refused) site.sendTo(connection, refused);
       else site.startedBy(site.parts.turns.running, person.user);

@@ -55,4 +55,6 @@ export interface TurnOrigin {
   branchOf?: string;
   /** A scheduled run's schedule: its calls are recorded as asked by it (the audit trail). */
   scheduleId?: string;
+  /** Who sent the message, in a shared chat (absent: the owner): its calls are recorded as asked for them. Never logged. */
+  author?: { key: string; name: string };
 }

@@ -93,7 +93,7 @@ export class TurnRunner {
     }
     if (!spend.ok) {
       this.current = undefined;
-      this.deps.log.warn("turn refused", { ...origin, code: spend.code });
+      this.deps.log.warn("turn refused", { ...logged(origin), code: spend.code });
       return { type: "error", code: spend.code, message: spend.message };
     }
     const { id: turnId } = turn;
@@ -118,10 +118,10 @@ export class TurnRunner {
     if (origin.branchOf) deferred.now();
     // Its MCP requests carry this trace id (the turn id's hex digits); the bridge's lines name it.
     // At debug: `turn ended` (info) says all an operator needs of a turn, in one line.
-    this.deps.log.debug("turn started", { ...origin, turnId, trace: turnId.replace(/-/g, "") });
+    this.deps.log.debug("turn started", { ...logged(origin), turnId, trace: turnId.replace(/-/g, "") });
     turn.ended = this.deps
       .keepAliveWhile(() => this.run(turnId, model, { ...turn, opening: deferred }, origin, opening))
-      .catch((error: unknown) => this.deps.log.error("turn failed", { ...origin, turnId, error: errorMessage(error) }));
+      .catch((error: unknown) => this.deps.log.error("turn failed", { ...logged(origin), turnId, error: errorMessage(error) }));
     return undefined;
   }
 
@@ -188,7 +188,9 @@ export class TurnRunner {
       const first = { turnId, provider: model.provider, opening, question, signal: controller.signal, budget: settings.HISTORY_TOKEN_BUDGET };
       const { conversation, compacted } = await firstConversation(this.compaction, first);
       const view = this.view.history();
-      const askedBy = origin.scheduleId ? { kind: "schedule" as const, scheduleId: origin.scheduleId } : { kind: "model" as const };
+      const askedBy = origin.scheduleId
+        ? { kind: "schedule" as const, scheduleId: origin.scheduleId }
+        : { kind: "model" as const, ...(origin.author ? { person: origin.author } : {}) };
       const port = turnPort({ ...this.deps, record, broadcast, streamed: this.streamed }, turnId, controller.signal, modelRefText(model.choice), askedBy);
       const outcome = await runTurn({
         turnId,
@@ -216,7 +218,7 @@ export class TurnRunner {
       if (reason === "cancelled") record({ turnId, kind: "notice", text: "Cancelled." });
     } catch (error) {
       const wire = toWire.error(error, turnId);
-      this.deps.log[wire.code === "internal" ? "error" : "warn"]("turn failed", { ...origin, turnId, code: wire.code, error: errorMessage(error) });
+      this.deps.log[wire.code === "internal" ? "error" : "warn"]("turn failed", { ...logged(origin), turnId, code: wire.code, error: errorMessage(error) });
       record({ turnId, kind: "error", text: wire.code === "internal" ? "Unexpected error: the turn failed." : wire.message });
       broadcast(wire);
       failure = { code: wire.code, message: wire.code === "internal" ? "the turn failed" : wire.message };
@@ -264,4 +266,10 @@ export class TurnRunner {
     });
     return undefined;
   }
+}
+
+/** A turn's origin as its log lines carry it: without the author (a person's name is not the log's business). */
+function logged(origin: TurnOrigin): Omit<TurnOrigin, "author"> {
+  const { author: _author, ...rest } = origin;
+  return rest;
 }

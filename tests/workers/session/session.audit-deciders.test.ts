@@ -1,5 +1,6 @@
 // Who decided, and where, on each path to the audit trail (docs/audit.md's `by` and `via`):
-// a shared chat's approver answering in their page is named (not the owner); a question no
+// a shared chat's approver answering in their page is named (not the owner), and a member's
+// message is asked for them; a question no
 // one answered in time is `timed_out` with nobody named; AUDIT_RETENTION_DAYS=0 records
 // nothing. (A notification's answer: tests/workers/push/actions.test.ts; a schedule's grant:
 // schedules.test.ts; an app's call through /mcp: gateway/audit.test.ts.)
@@ -41,7 +42,7 @@ function memoryStore(): SettingsStore {
 }
 
 describe("who decided, and where", () => {
-  it("names a shared chat's approver who answered in their page, and the owner when they answered", async () => {
+  it("names a shared chat's approver who answered in their page, the owner when they answered, and who sent each message", async () => {
     await script(llm, KEY, [
       reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }, { id: "deciders-1" }),
       reply.text("one"),
@@ -57,19 +58,28 @@ describe("who decided, and where", () => {
     );
     expect(invited.status).toBe(201);
     const frank = await openSession(chat, "frank");
-    // The approver answers the first question, the owner the second.
-    for (const answerer of [frank, bob]) {
-      const from = { bob: bob.received.length, answerer: answerer.received.length };
-      bob.send({ type: "message", text: "look" });
+    // The owner asks and the approver answers; then the approver asks and the owner answers.
+    for (const [sender, answerer] of [
+      [bob, frank],
+      [frank, bob],
+    ] as const) {
+      const from = { sender: sender.received.length, answerer: answerer.received.length };
+      sender.send({ type: "message", text: "look" });
       const asked = (await answerer.next(frameOf("approval_request"), from.answerer)) as Message<"approval_request">;
       answerer.send({ type: "approval", callId: asked.callId, approved: true });
-      expect((await bob.turnEnd(from.bob)).end.reason).toBe("complete");
+      expect((await sender.turnEnd(from.sender)).end.reason).toBe("complete");
     }
     for (const socket of [bob, frank]) socket.close();
     const records = await trail("bob", chat, 2);
-    expect(records.map((r) => r.decision)).toEqual([
-      { how: "asked", answer: "allowed", by: person("frank"), via: "page" },
-      { how: "asked", answer: "allowed", by: person("bob"), via: "page" },
+    expect(records.map((r) => [r.askedBy, r.decision])).toEqual([
+      [
+        { kind: "model", person: person("bob") },
+        { how: "asked", answer: "allowed", by: person("frank"), via: "page" },
+      ],
+      [
+        { kind: "model", person: person("frank") },
+        { how: "asked", answer: "allowed", by: person("bob"), via: "page" },
+      ],
     ]);
     // The trail is the owner's: the approver's own account has none of it.
     await trail("frank", chat, 0);

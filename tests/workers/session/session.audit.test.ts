@@ -90,9 +90,9 @@ describe("the audit trail", () => {
     const records = await recordsOf("alice", chat, 4);
     const alice = { key: personKey("token:alice"), name: "alice" };
     expect(records.map((r) => [r.decision, r.status])).toEqual([
-      [{ how: "asked", answer: "allowed", by: alice }, "ok"],
-      [{ how: "asked", answer: "denied", by: alice }, "denied"],
-      [{ how: "asked", answer: "allowed", by: alice }, "ok"],
+      [{ how: "asked", answer: "allowed", by: alice, via: "page" }, "ok"],
+      [{ how: "asked", answer: "denied", by: alice, via: "page" }, "denied"],
+      [{ how: "asked", answer: "allowed", by: alice, via: "page" }, "ok"],
       [{ how: "always" }, "ok"],
     ]);
     records.forEach((r, i) => {
@@ -132,7 +132,7 @@ describe("the audit trail", () => {
     expect(consoleCall).toMatchObject({
       turnId: null,
       askedBy: { kind: "person", person: { name: "alice" } },
-      decision: { how: "asked", answer: "allowed" },
+      decision: { how: "asked", answer: "allowed", by: { name: "alice" }, via: "page" },
       status: "ok",
       args: ownDigest(args),
       result: ownDigest(body.result),
