@@ -139,6 +139,8 @@ async function checkAccess() {
     const answer = await request(`/sessions/${encodeURIComponent(id)}/history`);
     if (answer.status === 404 && id === state.sessionId) {
       showAlert("That chat is not available: it was deleted, or it is not yours.");
+      // Someone else's chat (removed while this page was away, or deleted): it leaves "Shared with me" too.
+      if (shared.isShared(id)) shared.forget(id);
       await sessions.lost(id);
     }
   } catch {
