@@ -5,7 +5,8 @@
 // name on alice's and carol's pages; bob's page shows the approval his message caused but no
 // Allow/Deny, and once alice answers it says she did; carol's composer is read-only until
 // alice makes her a participant, live; alice removes bob and his page says so, drops the
-// chat and does not reconnect to it. axe finds nothing serious at both sizes; the
+// chat and does not reconnect to it; an approval carol may not answer is hers to answer once
+// alice makes her an approver while it waits. axe finds nothing serious at both sizes; the
 // screenshots are docs/people-desktop.png and docs/people-phone.png.
 import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
@@ -184,6 +185,32 @@ describe("people in one chat, in the page", () => {
     expect(bobSockets.filter((url) => url.includes(`/sessions/${chatId}/`))).toEqual([]);
     await alice.locator('#presence li[data-person="bob"]').waitFor({ state: "detached" });
     await alice.locator("#people-close").click();
+
+    // An approval carol (a participant) may not answer waits on her card; made an approver
+    // while it waits (alice's PATCH, as the dialog sends it), she is asked at once and answers.
+    await script(stack.llm.url, stack.llmKey, [
+      reply.callReply("filesystem__write_file", { path: `${stack.fsRoot}/sub/agenda.txt`, content: "1. plan" }),
+      reply.text("Agenda written."),
+    ]);
+    await sendMessage(alice, "Write the agenda.");
+    const carolCard = carol.locator(".tool-card", { hasText: "agenda.txt" });
+    await expect.poll(() => carolCard.locator(".answer-note").textContent()).toBe("alice or an approver can answer this");
+    await alice.locator("#approval-dialog[open]").waitFor();
+    expect(await carol.locator("#approval-dialog").isHidden()).toBe(true);
+    const api = alice.context().request;
+    const listed = (await (await api.get(`${stack.url}/sessions/${chatId}/people`)).json()) as { members: { key: string; name: string }[] };
+    const carolKey = listed.members.find((m) => m.name === "carol")?.key;
+    const patched = await api.patch(`${stack.url}/sessions/${chatId}/people/${carolKey}`, {
+      data: { role: "approver" },
+      headers: { "content-type": "application/json", origin: stack.url },
+    });
+    expect(patched.status()).toBe(200);
+    await carol.locator("#approval-dialog[open]").waitFor();
+    await carol.locator("#approve-once").click();
+    await alice.locator("#approval-dialog").waitFor({ state: "hidden" });
+    await expect.poll(() => alice.locator(".tool-card", { hasText: "agenda.txt" }).locator(".answer-note").textContent()).toBe("allowed by carol");
+    await expect.poll(() => carolCard.locator(".answer-note").textContent()).toBe("allowed by you");
+    for (const p of [alice, carol]) await p.locator(".msg.assistant", { hasText: "Agenda written." }).waitFor();
 
     for (const p of [alice, bob, carol]) noPageErrors(p);
     // Three pages and a model turn with an approval on a 2-core machine: more than the default 30 s.
