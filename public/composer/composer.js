@@ -205,7 +205,8 @@ export function setupComposer(socket) {
       event.preventDefault();
       byId("composer").requestSubmit();
     }
-    if (event.key === "Escape" && state.turnId) socket.send({ type: "cancel", turnId: state.turnId });
+    // Escape stops the turn, as Stop does: not a viewer's to stop (people/roles.js).
+    if (event.key === "Escape" && state.turnId && maySend()) socket.send({ type: "cancel", turnId: state.turnId });
   });
   byId("stop").addEventListener("click", () => {
     if (state.turnId) socket.send({ type: "cancel", turnId: state.turnId });

@@ -129,6 +129,9 @@ describe("people in one chat, in the page", () => {
     const bobCard = bob.locator(".tool-card", { hasText: "filesystem.write_file" });
     await expect.poll(() => bobCard.locator(".answer-note").textContent()).toBe("alice or an approver can answer this");
     expect(await bob.locator("#approval-dialog").isHidden()).toBe(true);
+    // The turn waits on alice: bob (who started it) and alice may stop it, carol (a viewer) is not offered Stop.
+    expect(await bob.locator("#stop").isVisible()).toBe(true);
+    expect(await carol.locator("#stop").isHidden()).toBe(true);
     await alice.locator("#approval-dialog[open]").waitFor();
     await alice.locator("#approve-once").click();
     await expect.poll(() => bobCard.locator(".answer-note").textContent()).toBe("allowed by alice");
