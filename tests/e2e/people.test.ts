@@ -166,8 +166,10 @@ describe("people in one chat, in the page", () => {
     await alice.locator('#people-list li[data-person="carol"] select').selectOption("participant");
     await expect.poll(() => alice.locator("#people-status").textContent()).toContain("carol is now a participant");
     expect(await axeCheck(alice, "people dialog")).toEqual([]);
+    await shot(alice, "people-dialog-desktop");
     await alice.setViewportSize(PHONE);
     expect(await axeCheck(alice, "people dialog, phone")).toEqual([]);
+    await shot(alice, "people-dialog-phone");
     await alice.setViewportSize(DESKTOP);
     await expect.poll(() => carol.locator("#composer-input").evaluate((e) => (e as { readOnly: boolean }).readOnly)).toBe(false);
     expect(await carol.locator("#send").isDisabled()).toBe(false);
