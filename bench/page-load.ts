@@ -119,6 +119,9 @@ async function timeline(page: Page): Promise<string[]> {
     for (const r of performance.getEntriesByType("resource"))
       rows.push(at(r.startTime) + " " + at(r.responseEnd) + "  " + r.initiatorType + " " + new URL(r.name).pathname);
     for (const m of window.__socketMarks ?? []) rows.push(at(m.at) + "        socket " + m.what);
+    // The page's own marks and measures (performance.mark/measure), start and end.
+    for (const m of performance.getEntriesByType("mark")) rows.push(at(m.startTime) + "        mark " + m.name);
+    for (const m of performance.getEntriesByType("measure")) rows.push(at(m.startTime) + " " + at(m.startTime + m.duration) + "  measure " + m.name);
     rows.push(at(window.__interactive ?? NaN) + "        interactive");
     return rows.sort((a, b) => Number(a.slice(0, 5)) - Number(b.slice(0, 5)));
   })()`)) as string[];

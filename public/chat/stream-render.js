@@ -90,14 +90,24 @@ const nextTask = () => {
 };
 
 /**
- * Once, in idle time after the page starts: every kind of block rendered into a detached
- * element, so the first answer with a table or a code block does not pay for compiling the
- * renderer's code for them (the first such render cost ~300 ms at 4x in bench:page-stream,
- * later ones a tenth of that). Nothing is shown; the element is dropped.
+ * Once, in idle time after the chat's socket first opens: every kind of block rendered into
+ * a detached element, so the first answer with a table or a code block does not pay for
+ * compiling the renderer's code for them (the first such render cost ~300 ms at 4x in
+ * bench:page-stream, later ones a tenth of that). Nothing is shown; the element is dropped.
+ * Not at load: it is one task of 90–320 ms on a loaded machine, and run while the page
+ * started it held back the socket's open event, and so the page's first interactive moment
+ * (bench:page --timeline).
  */
 const WARM =
   "### A\n\nText **b** *i* `c` [l](https://example.com) 2*3*4\n\n- a\n  - b\n1. c\n\n> q\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n\n```python\nx = 1\n```\n\n---\n";
-if (typeof requestIdleCallback === "function") requestIdleCallback(() => renderMarkdownInto(document.createElement("div"), WARM), { timeout: 2000 });
+let warmed = false;
+
+/** Renders WARM once, in idle time (connection.js calls it when the socket opens). */
+export function warmUp() {
+  if (warmed || typeof requestIdleCallback !== "function") return;
+  warmed = true;
+  requestIdleCallback(() => renderMarkdownInto(document.createElement("div"), WARM), { timeout: 2000 });
+}
 
 /**
  * @param {HTMLElement} el the message (`.msg.assistant.streaming`)

@@ -31,6 +31,7 @@ import { setupShareDialog } from "../dialogs/share-dialog.js";
 import { setupImport } from "../composer/import-file.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
+import { warmUp } from "../chat/stream-render.js";
 import { setupPushSettings } from "../notify/push-settings.js";
 import { setupPeopleDialog } from "../people/people-dialog.js";
 import { setupPresence } from "../people/presence.js";
@@ -51,6 +52,7 @@ const connection = createConnection({
   onClosed: dropOpenQuestions,
   refusedTwice: () => void checkAccess(),
   removed: (id) => void removedFrom(id),
+  opened: warmUp,
 });
 const composer = setupComposer({ send: connection.send, isOpen: connection.isOpen, waiting: connection.waiting, reconnect: connection.connect });
 const sessions = setupSessions({

@@ -24,7 +24,7 @@ const REMOVED_CLOSE = 4403;
 /** @typedef {import("./types").ClientMessage} ClientMessage */
 
 /**
- * @param {{ onFrame: (message: ServerMessage) => void, onClosed: () => void, refusedTwice: () => void, removed: (sessionId: string) => void }} hooks
+ * @param {{ onFrame: (message: ServerMessage) => void, onClosed: () => void, refusedTwice: () => void, removed: (sessionId: string) => void, opened?: () => void }} hooks
  */
 export function createConnection(hooks) {
   /** @type {WebSocket | null} */
@@ -72,6 +72,7 @@ export function createConnection(hooks) {
       retries = 0;
       failedOpens = 0;
       setConn("connected", "open");
+      hooks.opened?.();
       // A socket counts as visible until it says otherwise: only a hidden page says so on open (docs/notifications.md).
       if (document.hidden) ws.send(JSON.stringify({ type: "visibility", visible: false }));
     };

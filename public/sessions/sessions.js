@@ -114,10 +114,11 @@ export function setupSessions(page) {
     history.replaceState(null, "", `#s=${encodeURIComponent(id)}`);
     // `live` false: the servers shown are the chat left's until this one's socket lists its own.
     update({ sessionId: id, turnId: null, busyNote: false, inFlight: null, usage: {}, usageOutside: { inputTokens: 0, outputTokens: 0 }, live: false });
+    // The socket first: its handshake runs while the page is redrawn below (its frames come in later tasks, after the clearing).
+    page.connect();
     page.closeMenu();
     clearChat();
     showPending(queuedHere().map((m) => m.text));
-    page.connect();
     drop(left);
   }
 
