@@ -29,6 +29,12 @@ function shown(p) {
       return { title: p.server ? `${p.server} asks a question` : "A chat asks a question", body: p.chat || "Open edgehost to answer" };
     case "turn_done":
       return { title: "Answer ready", body: p.chat || "A chat of yours finished" };
+    case "schedule_done": {
+      const how = { completed: "Scheduled run done", failed: "Scheduled run failed", cancelled: "Scheduled run stopped" };
+      return { title: how[p.outcome] || "Scheduled run ended", body: p.chat || "A scheduled run of yours ended" };
+    }
+    case "schedule_paused":
+      return { title: "Schedule paused after repeated failures", body: p.chat ? `${p.chat} · Resume it under Schedules` : "Resume it under Schedules" };
     default:
       return { title: "edgehost notifications work", body: "This device will be told when a chat needs you." };
   }
@@ -51,6 +57,8 @@ sw.addEventListener("push", (event) => {
       ]
     : [];
   if (live && (sw.Notification?.maxActions ?? 2) >= 3) actions.push({ action: "open", title: "Open" });
+  // A schedule's news has nothing to answer: its one action opens the chat (as a tap does).
+  if (p.kind === "schedule_done" || p.kind === "schedule_paused") actions.push({ action: "open", title: "Open" });
   const options = {
     body,
     tag: p.tag || "edgehost",

@@ -8,15 +8,17 @@ import { z } from "zod";
 const name = z.string().min(1).max(200);
 
 export const PushNoticeSchema = z.object({
-  kind: z.enum(["approval", "question", "turn_done", "test"]),
+  kind: z.enum(["approval", "question", "turn_done", "schedule_done", "schedule_paused", "test"]),
   session: z.string().min(1).max(200),
-  /** The approval's tool call or the question's request id; the long turn's id. */
+  /** The approval's tool call or the question's request id; the long turn's or the scheduled run's id; the paused schedule's id. */
   ref: z.string().min(1).max(200).optional(),
   server: name.optional(),
   tool: name.optional(),
   /** An approval's action token (src/session/notify/action-tokens.ts) and when it stops working. */
   token: z.string().min(1).max(300).optional(),
   expiresAt: z.number().int().optional(),
+  /** How a scheduled run ended (schedule_done). */
+  outcome: z.enum(["completed", "failed", "cancelled"]).optional(),
 });
 export type PushNotice = z.infer<typeof PushNoticeSchema>;
 
@@ -34,6 +36,7 @@ export interface PushPayload {
   ref?: string;
   token?: string;
   expiresAt?: number;
+  outcome?: PushNotice["outcome"];
 }
 
 export function payloadFor(notice: PushNotice, detail: PushDetail, chatTitle: string | null | undefined): PushPayload {
@@ -42,6 +45,7 @@ export function payloadFor(notice: PushNotice, detail: PushDetail, chatTitle: st
   if (notice.ref) payload.ref = notice.ref;
   if (notice.token) payload.token = notice.token;
   if (notice.expiresAt) payload.expiresAt = notice.expiresAt;
+  if (notice.outcome) payload.outcome = notice.outcome;
   if (detail === "full") {
     if (chatTitle) payload.chat = chatTitle;
     if (notice.server) payload.server = notice.server;

@@ -9,7 +9,7 @@ import { deferredLogger, errorMessage, withFields, type Logger } from "../shared
 import { ProtocolAgent } from "./agent-adapter";
 import type { NewEntry, StoredEntry } from "./history";
 import { historyPage } from "./history-pages";
-import { toWire, type ServerMessage } from "../protocol/messages";
+import { type PersonRef, toWire, type ServerMessage } from "../protocol/messages";
 import { AppCalls } from "./mcp-apps";
 import { SessionParts } from "./session-parts";
 import { wakeForTasks } from "./tasks/task-alarm";
@@ -43,6 +43,7 @@ export abstract class SessionCore extends ProtocolAgent<Env> {
     granted: (turnId, server, tool) => this.grantedToTurn(turnId, server, tool),
     questionWaitMs: (turnId) => this.questionWaitMs(turnId),
     visibleUsers: () => visiblePeople(this.openSockets()),
+    approvers: () => this.approverIds(),
   });
 
   /**
@@ -67,6 +68,13 @@ export abstract class SessionCore extends ProtocolAgent<Env> {
   protected abstract grantedToTurn(turnId: string, server: string, tool: string): boolean;
   /** How long a question of turn `turnId` waits: a scheduled run's longer (schedules/session-scheduling.ts); undefined: the usual 10 min. */
   protected abstract questionWaitMs(turnId: string | undefined): number | undefined;
+  /** The approvers this chat is shared with, by user id (people/session-people.ts): they are pushed its approvals too. */
+  protected abstract approverIds(): string[];
+  /**
+   * Whether `user` may still answer this chat's approvals (a notification's token is checked
+   * again at its use: a removed or demoted approver's does nothing); `by` names them in a shared chat.
+   */
+  protected abstract answererFor(user: string): { by?: PersonRef } | undefined;
 
   /**
    * While a page is open, an unavailable server is retried in the background (on the

@@ -234,7 +234,8 @@ export class SessionParts {
   get notices(): AwayNotices {
     this.noticesCache ??= new AwayNotices({
       session: () => this.site.name(),
-      answerers: () => answerers(this.owner.id),
+      answerers: () => answerers(this.owner.id, this.site.approvers?.() ?? []),
+      owner: () => this.owner.id,
       visible: () => this.site.visibleUsers(),
       // Not on the turn's path: the object is kept awake until the push service answered.
       push: (user, notice) => {

@@ -117,7 +117,7 @@ export abstract class SessionRpc extends SessionCore {
 
   /** A notification's Allow once / Deny (POST /push/act): the token is the credential; `presenter` who is signed in, if anyone. */
   answerPush(token: string, approved: boolean, presenter?: string): Promise<PushAnswer> {
-    return answerFromPush(this.parts, this.log, token, approved, presenter);
+    return answerFromPush(this.parts, this.log, { token, approved, presenter }, (user) => this.answererFor(user));
   }
 
   /** Applies the owner's preset `id` (chat-preset.ts): the refusals for whoever asked; everyone hears the rest. */

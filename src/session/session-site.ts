@@ -23,6 +23,8 @@ export interface SessionSite {
   wakeForTasks(at: number): void;
   /** People with a visible page on this chat (notify/presence-watch.ts). */
   visibleUsers(): Set<string>;
+  /** The user ids of the people this chat is shared with as approvers (people/members.ts). */
+  approvers?(): string[];
   /** A scheduled run's pre-granted tools: true when turn `turnId` may call `server.tool` without asking (schedules/). */
   granted?(turnId: string, server: string, tool: string): boolean;
   /** How long a question of turn `turnId` waits (ms): a scheduled run's SCHEDULE_APPROVAL_WAIT_MINUTES; undefined: the usual. */

@@ -31,7 +31,10 @@ export class AccountApps extends AccountBase {
 
   /** Pushes `notice` to the person's devices (or the one named), with the chat's title added here. */
   pushNotice(notice: PushNotice, vapid: VapidKeys, only?: string, now = Date.now()): Promise<DeliverySummary> {
-    return deliverNotice(this.pushDevices, notice, this.sessions.title(notice.session)?.title, vapid, now, only);
+    // A chat shared with this person is not theirs to title: it is named by whose it is.
+    const shared = this.sharedChats.list().find((c) => c.sessionId === notice.session);
+    const title = this.sessions.title(notice.session)?.title ?? (shared ? `${shared.ownerName}'s chat` : undefined);
+    return deliverNotice(this.pushDevices, notice, title, vapid, now, only);
   }
 
   // ---- apps connected to /mcp (src/users/connected-apps.ts, src/http/connect.ts, src/http/connected-apps.ts) ----

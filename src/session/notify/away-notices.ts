@@ -1,9 +1,11 @@
 // Pushes for the people who are away. It hears what the session broadcasts (approval and
 // question requests, their answers, turn starts and ends) and, for each person who may answer
-// and has no visible tab on this chat, hands their account a notice (src/users/push-delivery.ts
+// (the owner, and approvers in a shared chat, each with their own action token) and has no
+// visible tab on this chat, hands their account a notice (src/users/push-delivery.ts
 // sends it to their devices). Late push: a tab hidden (or closed) after a question appeared
-// gets the push then. Nothing here waits on the turn's path: sending is the caller's
-// background work. A notice never carries arguments or results (src/push/notice.ts).
+// gets the push then. A scheduled run's end (or its schedule paused) goes to the owner alone,
+// in place of the long turn's "answer ready". Nothing here waits on the turn's path: sending
+// is the caller's background work. A notice never carries arguments or results (src/push/notice.ts).
 import type { ServerMessage } from "../../protocol/messages";
 import type { PushNotice } from "../../push/notice";
 
@@ -14,6 +16,8 @@ export interface AwayDeps {
   session: () => string;
   /** Who may answer this chat's questions (presence-watch.ts answerers). */
   answerers: () => string[];
+  /** The chat's owner: the person its schedules run for. */
+  owner: () => string | undefined;
   /** People with a visible tab on this chat now (presence-watch.ts visiblePeople). */
   visible: () => Set<string>;
   /** Sends `notice` to `user`'s devices, in the background (never throws). */
@@ -35,6 +39,8 @@ interface OpenQuestion {
 export class AwayNotices {
   private readonly open = new Map<string, OpenQuestion>();
   private readonly turnStarted = new Map<string, number>();
+  /** Scheduled runs whose end was told already (toOwner): their turn_end, heard next, pushes nothing more. */
+  private readonly told = new Set<string>();
 
   constructor(private readonly deps: AwayDeps) {}
 
@@ -75,13 +81,26 @@ export class AwayNotices {
       case "turn_end": {
         const started = this.turnStarted.get(message.turnId);
         this.turnStarted.delete(message.turnId);
+        if (this.told.delete(message.turnId)) return;
         if (started === undefined || now - started < this.deps.longTurnMs()) return;
-        for (const user of this.away()) this.deps.push(user, { kind: "turn_done", session: this.deps.session(), ref: message.turnId });
+        // The owner's alone, as before sharing: an approver is pushed what waits for an answer, not every turn's end.
+        this.toOwner({ kind: "turn_done", session: this.deps.session(), ref: message.turnId });
         return;
       }
       default:
         return;
     }
+  }
+
+  /**
+   * A schedule's news for its owner (a run ended, the schedule paused), pushed when none of
+   * their tabs on this chat is visible. `turnId`: the run whose turn_end is heard right after
+   * (session-scheduling hears it first) and so pushes no "answer ready" as well.
+   */
+  toOwner(notice: PushNotice, turnId?: string): void {
+    if (turnId) this.told.add(turnId);
+    const owner = this.deps.owner();
+    if (owner && !this.deps.visible().has(owner)) this.deps.push(owner, notice);
   }
 
   /** A tab was hidden or closed: questions still open that its person was not pushed about are pushed now. */

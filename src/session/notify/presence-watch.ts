@@ -19,7 +19,11 @@ export function visiblePeople(sockets: readonly Connection[]): Set<string> {
   return people;
 }
 
-/** The people who may answer this chat's questions: its owner (issue 40 adds approvers here). */
-export function answerers(owner: string | undefined): string[] {
-  return owner ? [owner] : [];
+/**
+ * The people who may answer this chat's questions: its owner and the approvers it was shared
+ * with (docs/people.md). Viewers and participants are never among them, so they are never
+ * pushed an approval nor given its token.
+ */
+export function answerers(owner: string | undefined, approvers: readonly string[] = []): string[] {
+  return [...new Set([...(owner ? [owner] : []), ...approvers])];
 }

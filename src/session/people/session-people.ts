@@ -13,7 +13,7 @@ import { SessionScheduling } from "../schedules/session-scheduling";
 import type { PersonAdmission } from "../session-owner";
 import { type Member, Members, REMOVED_CLOSE, REMOVED_REASON } from "./members";
 import { Coalesced, peopleFrame } from "./presence";
-import type { MemberRole, Role } from "./roles";
+import { can, type MemberRole, type Role } from "./roles";
 
 /** Who a socket is, looked up at each frame (a role change applies to the next one). */
 export interface SocketPerson extends PersonRef {
@@ -79,6 +79,20 @@ export abstract class SessionPeople extends SessionScheduling {
       this.membersView.set(message, narrowed);
     }
     return narrowed;
+  }
+
+  protected approverIds(): string[] {
+    return this.members
+      .list()
+      .filter((m) => m.role === "approver" && m.userId !== undefined)
+      .map((m) => m.userId as string);
+  }
+
+  protected answererFor(user: string): { by?: PersonRef } | undefined {
+    const person = this.personFor(user);
+    if (!person || !can(person.role, "answer")) return undefined;
+    // Named as a page's answer is (session-frames.ts): only in a chat shared with someone.
+    return this.shared ? { by: { key: person.key, name: person.name } } : {};
   }
 
   /** The person behind `user` in this chat, or undefined when they are not (or no longer) in it. */

@@ -10,7 +10,7 @@ import type { TurnRunner } from "../turn-runner";
 import type { UserAccount } from "../../users/UserAccount";
 import type { OwnerAccess } from "./owner-access";
 import { ScheduleRows } from "./schedule-rows";
-import { type NewScheduleInput, type ScheduleSlotPort, SessionSchedules } from "./session-schedules";
+import { type NewScheduleInput, type ScheduleNews, type ScheduleSlotPort, SessionSchedules } from "./session-schedules";
 
 export interface ScheduleSite {
   sql: SqlStorage;
@@ -20,6 +20,8 @@ export interface ScheduleSite {
   wake: (at: number | undefined) => void;
   sendAll: (message: ServerMessage) => void;
   notice: (text: string) => void;
+  /** A run ended or a schedule paused: the owner's devices hear it when they are away. */
+  told: (news: ScheduleNews, turnId?: string) => void;
   settings: () => Settings;
   /** Whether the owner may still run schedules (owner-access.ts). */
   ownerAccess: () => Promise<OwnerAccess>;
@@ -52,6 +54,7 @@ export function buildSchedules(site: ScheduleSite): SessionSchedules {
     wake: site.wake,
     broadcast: site.sendAll,
     notice: site.notice,
+    told: site.told,
     limits: () => ({ perChat: site.settings().SCHEDULES_PER_CHAT, maxFailures: site.settings().SCHEDULE_MAX_FAILURES }),
     slots: site.slots,
     ownerAccess: site.ownerAccess,

@@ -4,7 +4,8 @@
 // scheduled. The tools named at creation run without asking during that turn only (turn
 // grants, read by approval/decision.ts through `granted`); any other call asks, and with nobody
 // watching the chat that question is pushed (notify/away-notices.ts). Runs that fail
-// SCHEDULE_MAX_FAILURES times in a row pause the schedule with a notice in the chat.
+// SCHEDULE_MAX_FAILURES times in a row pause the schedule with a notice in the chat. The
+// owner's devices hear of each run's end and of a pause (`told`, pushed when they are away).
 import type { ScheduleView, ServerMessage } from "../../protocol/messages";
 import { EdgehostError } from "../../shared/errors";
 import { errorMessage, type Logger } from "../../shared/logger";
@@ -60,6 +61,8 @@ export interface ScheduleDeps {
   broadcast: (message: ServerMessage) => void;
   /** A notice entry in the chat (a schedule paused). */
   notice: (text: string) => void;
+  /** A run ended (`turnId` its turn), or a schedule paused: for the owner's devices (notify/away-notices.ts toOwner). */
+  told?: (news: ScheduleNews, turnId?: string) => void;
   limits: () => { perChat: number; maxFailures: number };
   /** Whether the owner may still run schedules (owner-access.ts); asked once per alarm with runs due. */
   ownerAccess?: () => Promise<OwnerAccess>;
@@ -68,6 +71,10 @@ export interface ScheduleDeps {
   log: Logger;
   now?: () => number;
 }
+
+/** What the owner's devices are told (src/push/notice.ts): how a run ended, never what it said. */
+export type RunOutcome = "completed" | "failed" | "cancelled";
+export type ScheduleNews = { kind: "schedule_done"; ref: string; outcome: RunOutcome } | { kind: "schedule_paused"; ref: string };
 
 /** The owner's account's schedule slots, as this chat sees them (schedule-parts.ts). */
 export interface ScheduleSlotPort {
@@ -187,7 +194,7 @@ export class SessionSchedules {
     const turn = this.turns.get(message.turnId);
     if (!turn) return;
     this.turns.delete(message.turnId);
-    this.ended(turn.id, message.reason);
+    this.ended(turn.id, message.turnId, message.reason);
   }
 
   /**
@@ -221,7 +228,7 @@ export class SessionSchedules {
     this.deps.log.info("schedule fired", { schedule: row.id, spec: row.spec, at: now, lateMs: late });
     const started = await this.deps.start({ text: row.text, scheduled: { id: row.id, spec: row.spec } });
     if ("refused" in started) {
-      this.failed(row.id, `not started: ${started.refused.message}`);
+      if (this.failed(row.id, `not started: ${started.refused.message}`)) this.deps.told?.({ kind: "schedule_paused", ref: row.id });
       return;
     }
     this.turns.set(started.turnId, { id: row.id, grants: new Set(row.grants) });
@@ -241,27 +248,37 @@ export class SessionSchedules {
     this.deps.rows.update(row.id, outcome ? { next_at: next, last_outcome: outcome } : { next_at: next, last_run_at: now, runs: row.runs + 1 });
   }
 
-  private ended(id: string, reason: TurnEnd): void {
+  private ended(id: string, turnId: string, reason: TurnEnd): void {
     if (!this.deps.rows.get(id)) return;
-    if (reason === "complete") this.deps.rows.update(id, { failures: 0, last_outcome: "completed" });
-    // Stopped by a person: neither a success nor a failure.
-    else if (reason === "cancelled") this.deps.rows.update(id, { last_outcome: "cancelled" });
-    else this.failed(id, reason === "max_steps" ? "stopped at the step limit" : reason === "no_model" ? "no model configured" : "the turn failed");
+    let outcome: RunOutcome = "failed";
+    let paused = false;
+    if (reason === "complete") {
+      outcome = "completed";
+      this.deps.rows.update(id, { failures: 0, last_outcome: "completed" });
+    } else if (reason === "cancelled") {
+      // Stopped by a person: neither a success nor a failure.
+      outcome = "cancelled";
+      this.deps.rows.update(id, { last_outcome: "cancelled" });
+    } else paused = this.failed(id, reason === "max_steps" ? "stopped at the step limit" : reason === "no_model" ? "no model configured" : "the turn failed");
     this.changed();
+    // One notification per run: the pause says the run failed too.
+    this.deps.told?.(paused ? { kind: "schedule_paused", ref: id } : { kind: "schedule_done", ref: turnId, outcome }, turnId);
   }
 
-  private failed(id: string, outcome: string): void {
+  /** A failed run counted; true when it paused the schedule. */
+  private failed(id: string, outcome: string): boolean {
     const row = this.deps.rows.get(id);
-    if (!row) return;
+    if (!row) return false;
     const failures = row.failures + 1;
     const { maxFailures } = this.deps.limits();
     if (failures < maxFailures) {
       this.deps.rows.update(id, { failures, last_outcome: outcome });
-      return;
+      return false;
     }
     this.deps.rows.update(id, { failures, last_outcome: outcome, paused: "failures" });
     this.deps.log.warn("schedule paused", { schedule: id, failures });
     this.deps.notice(`Schedule “${row.spec}” paused after ${failures} failed runs (${outcome}). Resume it under Schedules.`);
+    return true;
   }
 
   /** A schedule goes: its row, and its slot in the owner's account. */

@@ -29,6 +29,7 @@ export abstract class SessionScheduling extends SessionAlarms {
       },
       sendAll: (message) => this.sendAll(message),
       notice: (text) => this.record({ turnId: null, kind: "notice", text }),
+      told: (news, turnId) => this.parts.notices.toOwner({ ...news, session: this.name }, turnId),
       settings: () => this.runtime.settings,
       ownerAccess: async () => {
         const owner = this.parts.owner.id;

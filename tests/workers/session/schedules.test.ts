@@ -5,18 +5,16 @@
 // pre-granted tool without asking, then waits at a tool it was not granted (an approval, and
 // with nobody watching a push the test push service decrypts); failures pause it; deleting
 // the chat removes its schedules and their alarm job.
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { getAgentByName } from "agents";
+import { runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { type AuditRecord, personKey } from "../../../src/audit/record";
-import type { Env } from "../../../src/config/env";
 import type { ScheduleView } from "../../../src/protocol/messages";
-import type { ChatSession } from "../../../src/session/ChatSession";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import { frameOf } from "../../fixtures/session-client";
 import { newDevice, type PushDeviceFixture, pushesTo } from "../push/push-fixture";
 import type { TestUser } from "../test-users";
 import { openSession, workerFetch } from "../worker-fetch";
+import { fireAlarm, stubOf } from "./schedule-alarm";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -26,8 +24,6 @@ const USER: TestUser = "carol";
 beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
-
-const stubOf = (id: string) => getAgentByName((env as unknown as Env).CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>, id);
 
 /** A chat of `user`'s with one message in it (so it is listed and owned). */
 async function newChat(user: TestUser = USER): Promise<string> {
@@ -49,18 +45,6 @@ const list = async (id: string) => ((await (await workerFetch(`/sessions/${id}/s
 async function refusal(response: Response): Promise<{ status: number; code: string; paths: string[] }> {
   const body = (await response.json()) as { error: { code: string; issues?: { path: string }[] } };
   return { status: response.status, code: body.error.code, paths: (body.error.issues ?? []).map((i) => i.path) };
-}
-
-/** Moves time: every schedule of the chat is due now, and so is agents' job; then the object's alarm runs. */
-async function fireAlarm(id: string): Promise<void> {
-  const stub = await stubOf(id);
-  await runInDurableObject(stub, async (instance, state) => {
-    const past = Date.now() - 1_000;
-    state.storage.sql.exec("UPDATE schedules SET next_at = ?", past);
-    await instance.schedule(new Date(past), "runSchedules");
-  });
-  // The alarm may have fired by itself already (its time is past): either way runSchedules ran or runs now.
-  await runDurableObjectAlarm(stub);
 }
 
 async function onlyDevice(): Promise<PushDeviceFixture> {

@@ -1,0 +1,116 @@
+// A schedule's news on its owner's devices (issue 39), in real workerd with the test push
+// service decrypting each push: a run that ends while the owner has no visible page on the
+// chat pushes schedule_done (how it ended, the chat's name, never the schedule's text or the
+// answer) and no "answer ready" besides; a visible page gets none; the run whose failure
+// pauses the schedule pushes schedule_paused instead. Time is moved (schedule-alarm.ts).
+import { beforeEach, describe, expect, inject, it } from "vitest";
+import type { ScheduleView } from "../../../src/protocol/messages";
+import { reply, script } from "../../fixtures/fake-llm-script";
+import type { TestUser } from "../test-users";
+import { openSession, workerFetch } from "../worker-fetch";
+import { fireAlarm } from "../session/schedule-alarm";
+import { newDevice, type PushDeviceFixture, pushesTo } from "./push-fixture";
+
+const llm = inject("fakeLlmUrl");
+const KEY = inject("sessionLlmKey");
+// carol: her chats run schedules in schedules.test.ts too; each file starts with her device list emptied.
+const USER: TestUser = "carol";
+const json = { "content-type": "application/json" };
+
+beforeEach(async () => {
+  await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
+});
+
+async function onlyDevice(): Promise<PushDeviceFixture> {
+  const listed = (await (await workerFetch("/api/push", {}, USER)).json()) as { devices: { id: string }[] };
+  for (const { id } of listed.devices) await workerFetch(`/api/push/devices/${id}`, { method: "DELETE" }, USER);
+  const device = await newDevice();
+  const body = JSON.stringify({ subscription: { endpoint: device.endpoint, keys: device.keys } });
+  expect((await workerFetch("/api/push/devices", { method: "POST", headers: json, body }, USER)).status).toBe(201);
+  return device;
+}
+
+/** A chat of carol's named `title`, holding one schedule that says `text`. */
+async function chatWithSchedule(title: string, text: string): Promise<{ id: string; schedule: ScheduleView }> {
+  await script(llm, KEY, [reply.text("hello")]);
+  const id = crypto.randomUUID();
+  const socket = await openSession(id, USER);
+  await socket.turnEnd(socket.say(title));
+  await socket.close();
+  const made = await workerFetch(
+    `/sessions/${id}/schedules`,
+    { method: "POST", headers: json, body: JSON.stringify({ when: "hourly", timeZone: "UTC", text }) },
+    USER,
+  );
+  expect(made.status).toBe(201);
+  return { id, schedule: (await made.json()) as ScheduleView };
+}
+
+type Payload = { v: number; kind: string; session: string; chat?: string; ref?: string; tag: string; outcome?: string; token?: string };
+const payloadOf = (push: { plaintext?: string } | undefined) => JSON.parse(push?.plaintext ?? "{}") as Payload;
+
+describe("a schedule's news on its owner's devices", () => {
+  it("a run that ends while the owner is away pushes schedule_done (not also 'answer ready'), with no text of the schedule or the answer", async () => {
+    const device = await onlyDevice();
+    const secret = `brief-${crypto.randomUUID()}`;
+    const { id } = await chatWithSchedule("Morning brief", `summarise ${secret}`);
+    const socket = await openSession(id, USER);
+    socket.send({ type: "visibility", visible: false });
+    // Longer than PUSH_LONG_TURN_SECONDS (1 here): a plain turn this long would push turn_done.
+    const answer = `answer-${crypto.randomUUID()}`;
+    await script(llm, KEY, [reply.stream([answer], { firstChunkMs: 1_200 })]);
+    const from = socket.received.length;
+    await fireAlarm(id);
+    const { end } = await socket.turnEnd(from);
+    expect(end.reason).toBe("complete");
+    const [push, ...more] = await pushesTo(device, 1);
+    expect(push?.verified).toBe(true);
+    expect(payloadOf(push)).toEqual({
+      v: 1,
+      kind: "schedule_done",
+      session: id,
+      ref: end.turnId,
+      tag: `schedule_done:${end.turnId}`,
+      chat: "Morning brief",
+      outcome: "completed",
+    });
+    expect(push?.plaintext).not.toContain(secret);
+    expect(push?.plaintext).not.toContain(answer);
+    expect(push?.headers.urgency).toBe("normal");
+    expect(more).toEqual([]);
+    // A person's own long turn after it still says "answer ready" (only runs are told as runs).
+    await script(llm, KEY, [reply.stream(["slow"], { firstChunkMs: 1_200 })]);
+    const own = await socket.turnEnd(socket.say("and now?"));
+    const pushes = await pushesTo(device, 2);
+    expect(pushes.map((p) => payloadOf(p).kind)).toEqual(["schedule_done", "turn_done"]);
+    expect(payloadOf(pushes[1])).toMatchObject({ ref: own.end.turnId });
+    await socket.close();
+  });
+
+  it("a visible page gets none; the failure that pauses the schedule pushes schedule_paused in place of the run's end", async () => {
+    const device = await onlyDevice();
+    const { id, schedule } = await chatWithSchedule("Nightly sweep", "sweep the notes");
+    const socket = await openSession(id, USER);
+    socket.send({ type: "visibility", visible: true });
+    const failing = () => script(llm, KEY, [reply.error(400, {}, { error: { code: 400, message: "bad request", status: "INVALID_ARGUMENT" } })]);
+    const ends: string[] = [];
+    for (let run = 1; run <= 3; run++) {
+      // The first run is watched; the second and third are not.
+      if (run === 2) socket.send({ type: "visibility", visible: false });
+      await failing();
+      const from = socket.received.length;
+      await fireAlarm(id);
+      const { end } = await socket.turnEnd(from);
+      expect(end.reason).toBe("error");
+      ends.push(end.turnId);
+    }
+    const pushes = (await pushesTo(device, 2)).map(payloadOf);
+    // Run 1 was watched (no push); run 2 failed; run 3 paused it.
+    expect(pushes).toEqual([
+      { v: 1, kind: "schedule_done", session: id, ref: ends[1], tag: `schedule_done:${ends[1]}`, chat: "Nightly sweep", outcome: "failed" },
+      { v: 1, kind: "schedule_paused", session: id, ref: schedule.id, tag: `schedule_paused:${schedule.id}`, chat: "Nightly sweep" },
+    ]);
+    for (const p of pushes) expect(JSON.stringify(p)).not.toContain("sweep the notes");
+    await socket.close();
+  });
+});
