@@ -90,6 +90,7 @@ export type Env = {
   PUSH_SERVICE_HOSTS?: string;
   PUSH_DEVICES_PER_USER?: string;
   PUSH_LONG_TURN_SECONDS?: string;
+  PUSH_PER_HOUR?: string;
   PRESETS_PER_USER?: string;
   SCHEDULES_PER_CHAT?: string;
   SCHEDULES_PER_USER?: string;

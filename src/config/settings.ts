@@ -107,6 +107,8 @@ export const SettingsSchema = z.object({
   PUSH_DEVICES_PER_USER: int(10, 1, 100),
   /** A turn that ran at least this long pushes "done" to its sender when none of their tabs on the chat is visible. */
   PUSH_LONG_TURN_SECONDS: int(20, 1, 3_600),
+  /** Notifications per person in any hour; past it they are dropped and counted (src/users/push-cap.ts). */
+  PUSH_PER_HOUR: int(30, 1, 1_000),
   /** Presets one person may keep (src/users/presets.ts); past it making one answers 409 too_many_presets. */
   PRESETS_PER_USER: int(20, 1, 200),
   /** Schedules one chat may hold (src/session/schedules/); past it making one answers 409 too_many_schedules. */

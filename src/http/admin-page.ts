@@ -77,6 +77,7 @@ ${table("Users", ["User", "Sessions", "Turns", "Tokens today", "Machines", "Last
 ${table("Servers", ["Server", "From", "State", "Last error", "Reported"], servers, "No session has reported its servers yet.")}
 ${table("Tools across sessions", ["Server", "Tool", "Calls", "Errors", "p50", "p95", "Mean", "Max", "Last call"], tools, "No tool has been called yet.")}
 ${table("Tool calls by decision", ["How it was decided", "Calls"], decisions, "No tool call has been decided yet.")}
+<p>Notifications dropped (a person reached <code>PUSH_PER_HOUR</code>): ${num(view.pushesDropped)}</p>
 </main>
 </body>
 </html>`;

@@ -98,7 +98,7 @@ pushRoutes.delete("/devices/:id", async (c) => {
 pushRoutes.post("/devices/:id/test", async (c) => {
   const vapid = await vapidOf(c);
   const id = deviceId(c);
-  const summary = await userAccount(c.env, c.var.identity.id).pushNotice({ kind: "test", session: "-" }, vapid, id);
+  const summary = await userAccount(c.env, c.var.identity.id).pushNotice({ kind: "test", session: "-" }, vapid, { only: id });
   if (summary.devices === 0) throw new RequestError("push_device_unknown", "you have no device with that id");
   const outcome = summary.delivered > 0 ? "delivered" : summary.removed > 0 ? "removed" : "failed";
   runtimeConfig(c.env).logger.info("push sent", { kind: "test", devices: 1, delivered: summary.delivered, removed: summary.removed });

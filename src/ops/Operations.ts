@@ -32,6 +32,7 @@ export class Operations extends DurableObject<unknown> {
       `CREATE TABLE IF NOT EXISTS servers (server TEXT NOT NULL, owner TEXT NOT NULL, state TEXT NOT NULL, last_error TEXT, at INTEGER NOT NULL, PRIMARY KEY (server, owner))`,
     );
     this.sql.exec(`CREATE TABLE IF NOT EXISTS decisions (kind TEXT PRIMARY KEY, count INTEGER NOT NULL)`);
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, count INTEGER NOT NULL)`);
     this.sql.exec(
       `CREATE TABLE IF NOT EXISTS errors (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, source TEXT NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL, request_id TEXT, turn_id TEXT, user TEXT, session TEXT, server TEXT, tool TEXT)`,
     );
@@ -51,6 +52,11 @@ export class Operations extends DurableObject<unknown> {
   lastSeen(id: string): number | undefined {
     const row = this.sql.exec<{ last_seen: number }>(`SELECT last_seen FROM users WHERE id = ?`, id).toArray()[0];
     return row === undefined ? undefined : Number(row.last_seen);
+  }
+
+  /** A notification was dropped: its person reached PUSH_PER_HOUR (src/session/notify/push-port.ts). A count, nothing of whom. */
+  pushDropped(): void {
+    this.sql.exec(`INSERT INTO counters (name, count) VALUES ('push_dropped', 1) ON CONFLICT(name) DO UPDATE SET count = count + 1`);
   }
 
   sessionReport(report: SessionReport): void {
@@ -169,6 +175,7 @@ export class Operations extends DurableObject<unknown> {
           .filter((d) => (DECISION_KINDS as readonly string[]).includes(d.kind))
           .map((d) => [d.kind, Number(d.count)]),
       ),
+      pushesDropped: Number(this.sql.exec<{ count: number }>(`SELECT count FROM counters WHERE name = 'push_dropped'`).toArray()[0]?.count ?? 0),
       errors: errors.map((e) => ({
         at: Number(e.at),
         source: e.source as ErrorEvent["source"],

@@ -110,5 +110,7 @@ export const OperationsSnapshotSchema = z.object({
   errors: z.array(ErrorEventSchema),
   /** Tool calls by how they were decided, across the deployment: counts only. */
   decisions: z.partialRecord(z.enum(DECISION_KINDS), z.number()).default({}),
+  /** Notifications dropped because their person reached PUSH_PER_HOUR (src/users/push-cap.ts), across the deployment. */
+  pushesDropped: z.number().default(0),
 });
 export type OperationsSnapshot = z.infer<typeof OperationsSnapshotSchema>;

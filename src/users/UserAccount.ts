@@ -93,6 +93,7 @@ export class UserAccount extends AccountAudit {
     this.presets.clear();
     this.discovery.clear();
     this.pushDevices.clear();
+    this.pushCap.clear();
     this.scheduleSlots.clear();
     // Only this person's list: the chats stay their owners', and this person stays invited until removed.
     this.sharedChats.clear();

@@ -16,8 +16,9 @@ export class AccountApps extends AccountBase {
     return this.pushDevices.add(device, cap, now);
   }
 
-  listPushDevices(): { detail: PushDetail; devices: DeviceView[] } {
-    return { detail: this.pushDevices.detail(), devices: this.pushDevices.list() };
+  /** `dropped`: notifications PUSH_PER_HOUR kept from the devices so far (push-cap.ts). */
+  listPushDevices(): { detail: PushDetail; devices: DeviceView[]; dropped: { count: number; lastAt: number | null } } {
+    return { detail: this.pushDevices.detail(), devices: this.pushDevices.list(), dropped: this.pushCap.dropped() };
   }
 
   removePushDevice(id: string): boolean {
@@ -29,8 +30,15 @@ export class AccountApps extends AccountBase {
     this.pushDevices.setDetail(detail);
   }
 
-  /** Pushes `notice` to the person's devices (or the one named), with the chat's title added here. */
-  pushNotice(notice: PushNotice, vapid: VapidKeys, only?: string, now = Date.now()): Promise<DeliverySummary> {
+  /**
+   * Pushes `notice` to the person's devices (or the one named), with the chat's title added here.
+   * `perHour`: PUSH_PER_HOUR, the cap it counts against (push-cap.ts); past it nothing is sent
+   * and the summary says `dropped`. Without it (a Test push) it is not counted.
+   */
+  async pushNotice(notice: PushNotice, vapid: VapidKeys, options: { only?: string; perHour?: number; now?: number } = {}): Promise<DeliverySummary> {
+    const { only, perHour, now = Date.now() } = options;
+    if (perHour !== undefined && this.pushDevices.count() > 0 && !this.pushCap.take(perHour, now))
+      return { devices: this.pushDevices.count(), delivered: 0, removed: 0, failed: 0, dropped: true };
     // A chat shared with this person is not theirs to title: it is named by whose it is.
     const shared = this.sharedChats.list().find((c) => c.sessionId === notice.session);
     const title = this.sessions.title(notice.session)?.title ?? (shared ? `${shared.ownerName}'s chat` : undefined);

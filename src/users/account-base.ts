@@ -23,6 +23,7 @@ import { ConnectedApps } from "./connected-apps";
 import { AppWatchers, watchingApp, type OwnerChange } from "./app-watchers";
 import { GatewayQuestions } from "./gateway-questions";
 import type { Env } from "../config/env";
+import { PushCap } from "./push-cap";
 import { PushDevices } from "./push-devices";
 import { ScheduleSlots } from "./schedule-slots";
 import { AccountRuleStore } from "./argument-rules-store";
@@ -87,6 +88,13 @@ export class AccountBase extends DurableObject<unknown> {
   protected get pushDevices(): PushDevices {
     this.pushStore ??= new PushDevices(this.sql);
     return this.pushStore;
+  }
+
+  private pushCapStore?: PushCap;
+  /** PUSH_PER_HOUR: this hour's pushes and those dropped past it; made on first use (its tables too). */
+  protected get pushCap(): PushCap {
+    this.pushCapStore ??= new PushCap(this.sql);
+    return this.pushCapStore;
   }
 
   private scheduleStore?: ScheduleSlots;

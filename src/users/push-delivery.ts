@@ -13,6 +13,8 @@ export interface DeliverySummary {
   delivered: number;
   removed: number;
   failed: number;
+  /** Not sent: the person's PUSH_PER_HOUR was reached (push-cap.ts). */
+  dropped?: true;
 }
 
 /** How long a push service keeps trying to reach an offline device, and how urgently. */

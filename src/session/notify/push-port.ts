@@ -3,6 +3,8 @@
 // endpoint, never the payload).
 import type { Env } from "../../config/env";
 import { pushConfig } from "../../config/push";
+import { runtimeConfig } from "../../config/runtime-config";
+import { operations } from "../../ops/operations-object";
 import type { PushNotice } from "../../push/notice";
 import { errorMessage, type Logger } from "../../shared/logger";
 import { userAccount } from "../../users/account";
@@ -14,8 +16,14 @@ export async function pushTo(env: Env, user: string, notice: PushNotice, log: Lo
     if (config.state !== "on") return;
     const started = Date.now();
     const withToken = token ? { ...notice, token: await token() } : notice;
-    const summary = await userAccount(env, user).pushNotice(withToken, config.vapid);
-    if (summary.devices > 0) log.info("push sent", { kind: notice.kind, ...summary, ms: Date.now() - started });
+    const perHour = runtimeConfig(env).settings.PUSH_PER_HOUR;
+    const summary = await userAccount(env, user).pushNotice(withToken, config.vapid, { perHour });
+    if (summary.dropped) {
+      log.warn("push dropped", { kind: notice.kind, reason: "PUSH_PER_HOUR reached", perHour });
+      void operations(env)
+        .pushDropped()
+        .catch(() => undefined);
+    } else if (summary.devices > 0) log.info("push sent", { kind: notice.kind, ...summary, ms: Date.now() - started });
   } catch (error) {
     log.warn("push failed", { kind: notice.kind, error: errorMessage(error) });
   }
