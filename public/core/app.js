@@ -37,6 +37,7 @@ import { setupPeopleDialog } from "../people/people-dialog.js";
 import { setupPresence } from "../people/presence.js";
 import { setupRoleComposer } from "../people/roles.js";
 import { setupSharedChats } from "../people/shared-chats.js";
+import { setupTurnStop } from "../people/turn-stop.js";
 // Side effects only: the theme, the tab's title and notifications, the welcome of an empty chat.
 import "./theme.js";
 import "./attention.js";
@@ -67,6 +68,7 @@ const shared = setupSharedChats({ open: sessions.open });
 setupPeopleDialog();
 setupPresence();
 setupRoleComposer();
+setupTurnStop();
 const shareDialog = setupShareDialog();
 setupImport({
   imported: async (ids) => {

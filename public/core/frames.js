@@ -19,6 +19,7 @@ import { showTask } from "../chat/task-card.js";
 import { showSchedules } from "../chat/schedules.js";
 import { noteAnsweredBy, noteWhoMayAnswer } from "../people/authors.js";
 import { isOwner, mayAnswer } from "../people/roles.js";
+import { noteTurnStarter } from "../people/turn-stop.js";
 
 /** @typedef {import("./types").ServerMessage} ServerMessage */
 /** @typedef {import("./types").ClientMessage} ClientMessage */
@@ -110,7 +111,10 @@ export function frameHandler(actions) {
         break;
       case "history": {
         clearChat();
-        for (const entry of message.entries) showEntry(entry);
+        for (const entry of message.entries) {
+          noteTurnStarter(entry);
+          showEntry(entry);
+        }
         // The total counts turns older than those shown too: what the per-turn figures do not cover.
         const shown = Object.values(message.usage ?? {}).reduce(
           (n, u) => ({ inputTokens: n.inputTokens + u.inputTokens, outputTokens: n.outputTokens + u.outputTokens }),
@@ -140,6 +144,7 @@ export function frameHandler(actions) {
         break;
       }
       case "entry": {
+        noteTurnStarter(message.entry);
         showEntry(message.entry);
         if (message.entry.kind !== "user") break;
         const sent = state.inFlight;

@@ -5,7 +5,7 @@ import { state } from "../core/state.js";
 import { isOwner, whoMayAnswer } from "./roles.js";
 
 /** This page's person's key: `you`, or the owner's as the people frame names them. */
-function myKey() {
+export function myKey() {
   return state.you?.key ?? (isOwner() ? state.people?.owner.key : undefined);
 }
 

@@ -138,8 +138,11 @@ describe("people in one chat, in the page", () => {
     await expect.poll(() => alice.locator(".tool-card .answer-note").textContent()).toBe("allowed by you");
     for (const p of [alice, bob, carol]) await p.locator(".msg.assistant", { hasText: "Plan written." }).waitFor();
     // What only alice may do is not offered to her guests: editing or regenerating a turn, the model.
-    expect(await alice.locator(".turn-action:visible").count()).toBeGreaterThan(0);
+    // (drawn at the turn's end, which may follow its answer's entry)
+    await expect.poll(() => alice.locator(".turn-action:visible").count()).toBeGreaterThan(0);
     for (const p of [bob, carol]) {
+      // Their turn is drawn with its actions too, and they are hidden.
+      await expect.poll(() => p.locator(".turn-action").count()).toBeGreaterThan(0);
       expect(await p.locator(".turn-action:visible").count()).toBe(0);
       expect(await p.locator("#model").isDisabled()).toBe(true);
     }
@@ -202,6 +205,8 @@ describe("people in one chat, in the page", () => {
     await expect.poll(() => carolCard.locator(".answer-note").textContent()).toBe("alice or an approver can answer this");
     await alice.locator("#approval-dialog[open]").waitFor();
     expect(await carol.locator("#approval-dialog").isHidden()).toBe(true);
+    // alice's turn: carol, a participant, may not stop it (only her own), so Stop is not offered.
+    expect(await carol.locator("#stop").isHidden()).toBe(true);
     const api = alice.context().request;
     const listed = (await (await api.get(`${stack.url}/sessions/${chatId}/people`)).json()) as { members: { key: string; name: string }[] };
     const carolKey = listed.members.find((m) => m.name === "carol")?.key;
@@ -211,6 +216,8 @@ describe("people in one chat, in the page", () => {
     });
     expect(patched.status()).toBe(200);
     await carol.locator("#approval-dialog[open]").waitFor();
+    // An approver stops any turn.
+    expect(await carol.locator("#stop").isVisible()).toBe(true);
     await carol.locator("#approve-once").click();
     await alice.locator("#approval-dialog").waitFor({ state: "hidden" });
     await expect.poll(() => alice.locator(".tool-card", { hasText: "agenda.txt" }).locator(".answer-note").textContent()).toBe("allowed by carol");
