@@ -9,6 +9,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { env, SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type AuditRecord, personKey } from "../../../src/audit/record";
 import type { Env } from "../../../src/config/env";
 import { appIdFor, type GrantProps } from "../../../src/gateway/props";
 import { userAccount } from "../../../src/users/account";
@@ -173,6 +174,17 @@ describe("a client that cannot elicit: the call is held while alice's page shows
         expect((await asked.outcome).error?.data?.code).toBe("denied");
       }
       expect(await board(client)).toBe(mark);
+
+      // The audit trail (docs/audit.md): the two calls left pending reached no decision and have no row; the one-shot
+      // and the two denials were answered by alice in her page.
+      const trail = async () => ((await (await as("alice", `/api/audit?session=app:${props.appId}`)).json()) as { records: AuditRecord[] }).records.reverse();
+      await expect.poll(async () => (await trail()).length, { timeout: 15_000 }).toBe(3);
+      const alice = { key: personKey("token:alice"), name: "alice" };
+      expect((await trail()).map((r) => [r.decision, r.status])).toEqual([
+        [{ how: "asked", answer: "allowed", by: alice, via: "page" }, "ok"],
+        [{ how: "asked", answer: "denied", by: alice, via: "page" }, "denied"],
+        [{ how: "asked", answer: "denied", by: alice, via: "page" }, "denied"],
+      ]);
     } finally {
       await client.close();
     }
