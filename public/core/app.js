@@ -286,8 +286,9 @@ async function start() {
   watchAppQuestions(boot?.apps);
   const listed = Array.isArray(boot?.sessions);
   if (listed) update({ sessions: boot.sessions });
-  // The chats others share with this person: read with the load, awaited only when the address names a chat not their own.
-  const sharedRead = shared.load();
+  // The chats others share with this person: in the load's one read (an older Worker without them: read on their own,
+  // awaited only when the address names a chat not their own).
+  const sharedRead = Array.isArray(boot?.shared) ? Promise.resolve(update({ shared: boot.shared })) : shared.load();
   let wanted = new URLSearchParams(location.hash.slice(1)).get("s");
   // A new chat this tab left unused as it reloaded (sessions.js): the same one again, or, dropped meanwhile, not an error.
   const again = sessions.reopenLeftUnused(wanted);

@@ -30,7 +30,8 @@ export async function bootstrap() {
 
 /**
  * @typedef {{ sessions: import("./state.js").SessionSummary[], oauth: { signedIn: string[] },
- *   models: import("../composer/model-picker.js").ModelList | null, apps?: { connected: number, questions: number } }} Bootstrap
+ *   models: import("../composer/model-picker.js").ModelList | null, apps?: { connected: number, questions: number },
+ *   shared?: import("./state.js").SharedChat[] }} Bootstrap
  */
 
 /**

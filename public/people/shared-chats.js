@@ -1,6 +1,6 @@
 // "Shared with me" under the person's own chats: the chats others invited them to
 // (GET /api/shared-with-me, docs/people.md), each named by its owner and this person's
-// role there, opening it like any chat. Read at sign-in, when the tab comes back to the
+// role there, opening it like any chat. Read with the load (GET /api/bootstrap), when the tab comes back to the
 // front (an invite made meanwhile shows), and after a removal.
 import { request } from "../core/api.js";
 import { byId } from "../core/dom.js";

@@ -1,7 +1,8 @@
 // GET /api/bootstrap: what the page reads on every load, in one answer instead of four
 // (issue 37: a warm reload is index.html, this and the chat's socket). Each part is what
 // its own route answers, from the same function: `me` (GET /api/me), `sessions`
-// (GET /api/sessions), `oauth.signedIn` (GET /oauth/servers) and `models` (GET /api/models).
+// (GET /api/sessions), `oauth.signedIn` (GET /oauth/servers), `models` (GET /api/models) and
+// `shared` (GET /api/shared-with-me).
 // Those routes stay for other callers and for reading one part again.
 // The models list may wait on the caller's own providers (each listed from its address,
 // up to 10 s): past MODELS_WAIT_MS the answer goes without it (`models: null`) and the
@@ -11,6 +12,7 @@ import { z } from "zod";
 import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
 import { userAccount } from "../users/account";
+import { SharedChatSchema } from "../users/shared-chats";
 import { callersSessions, whoIsCalling } from "./api";
 import { ModelListSchema, modelsFor } from "./models";
 import { MeSchema, SessionListSchema } from "./schemas";
@@ -25,6 +27,8 @@ export const BootstrapSchema = z.object({
   models: ModelListSchema.nullable(),
   /** Connected apps and their open questions (the page polls GET /api/apps/questions only when there are apps). */
   apps: z.object({ connected: z.number().int(), questions: z.number().int() }),
+  /** The chats others invited the caller to, as GET /api/shared-with-me lists them (docs/people.md). */
+  shared: z.array(SharedChatSchema),
 });
 
 export const bootstrap = new Hono<AppEnv>();
@@ -40,12 +44,13 @@ bootstrap.get("/", async (c) => {
   // which would otherwise wait on a fetch this request's end cancelled (and hang).
   c.executionCtx.waitUntil(models);
   const account = userAccount(c.env, c.var.identity.id);
-  const [{ sessions }, signedIn, listed, apps] = await Promise.all([
+  const [{ sessions }, signedIn, listed, apps, shared] = await Promise.all([
     callersSessions(c),
     account.oauthSignedIn(),
     Promise.race([models, late]).finally(() => clearTimeout(timer)),
     runtimeConfig(c.env).settings.MCP_GATEWAY ? account.appsSummary() : { connected: 0, questions: 0 },
+    account.listSharedChats(),
   ]);
   // Whoever is answered is seen (the operator's list of users), as with GET /api/me.
-  return c.json(BootstrapSchema.parse({ me: whoIsCalling(c), sessions, oauth: { signedIn }, models: listed, apps }));
+  return c.json(BootstrapSchema.parse({ me: whoIsCalling(c), sessions, oauth: { signedIn }, models: listed, apps, shared }));
 });

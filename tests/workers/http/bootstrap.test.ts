@@ -1,4 +1,4 @@
-// GET /api/bootstrap inside workerd: the page's four load-time reads in one answer, each
+// GET /api/bootstrap inside workerd: the page's five load-time reads in one answer, each
 // part the same as its own route's; the caller's own sessions only; signed out, 401.
 import { SELF } from "cloudflare:test";
 import { describe, expect, inject, it } from "vitest";
@@ -22,23 +22,38 @@ const llm = inject("fakeLlmUrl");
 const ids = (sessions: unknown) => (sessions as { id: string }[]).map((s) => s.id);
 
 describe("GET /api/bootstrap", () => {
-  it("answers what /api/me, /api/sessions, /oauth/servers and /api/models answer, in one", async () => {
+  it("answers what /api/me, /api/sessions, /oauth/servers, /api/models and /api/shared-with-me answer, in one", async () => {
     const made = await newSession("carol");
-    const [boot, me, sessions, oauth, models] = await Promise.all([
+    const [boot, me, sessions, oauth, models, shared] = await Promise.all([
       json("/api/bootstrap", "carol"),
       json("/api/me", "carol"),
       json("/api/sessions", "carol"),
       json("/oauth/servers", "carol"),
       json("/api/models", "carol"),
+      json("/api/shared-with-me", "carol"),
     ]);
     expect(boot.status).toBe(200);
     // Carol connected no app to /mcp: the page does not look for apps' questions.
     const apps = { connected: 0, questions: 0 };
-    expect(boot.body).toEqual({ me: me.body, sessions: sessions.body.sessions, oauth: oauth.body, models: models.body, apps });
+    expect(boot.body).toEqual({ me: me.body, sessions: sessions.body.sessions, oauth: oauth.body, models: models.body, apps, shared: shared.body.chats });
     expect(ids(boot.body.sessions)).toContain(made);
     expect(boot.body.me).toMatchObject({ user: { name: "carol" } });
     // The deployment's model is listed (no own providers to wait for: never left out).
     expect((boot.body.models as { models: unknown[] }).models.length).toBeGreaterThan(0);
+  });
+
+  it("lists the chats others invited the caller to, and only theirs", async () => {
+    const made = await newSession("dave");
+    const invite = await workerFetch(
+      `/sessions/${made}/people`,
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "frank", role: "viewer" }) },
+      "dave",
+    );
+    expect(invite.status).toBe(201);
+    const frank = await json("/api/bootstrap", "frank");
+    expect(frank.body.shared).toEqual(expect.arrayContaining([expect.objectContaining({ sessionId: made, ownerName: "dave", role: "viewer" })]));
+    // Not in the owner's own, nor in an outsider's.
+    for (const other of ["dave", "bob"] as const) expect(JSON.stringify((await json("/api/bootstrap", other)).body.shared)).not.toContain(made);
   });
 
   it("leaves the models out (null) when the caller's own provider is slow to list them; GET /api/models still has them", async () => {
