@@ -1,9 +1,11 @@
 // "Instructions & presets": the person's own instructions for the model (GET/PUT
 // /api/me/instructions, added after the deployment's own, never in their place) and their
-// presets (GET/POST/DELETE /api/presets): a name with a model, instructions and servers,
-// applied to the open chat with Apply or `/preset Name` in the composer (the
-// `apply_preset` frame; the chat's `model` and `servers` frames and a notice say what
-// changed). docs/presets.md.
+// presets (GET/POST/PUT/DELETE /api/presets): a name with a model, instructions and servers,
+// applied to the open chat with Apply, `/preset Name` in the composer or a chip of a new
+// chat's welcome (the `apply_preset` frame; the chat's `model` and `servers` frames and a
+// notice say what changed). Edit fills the form with a preset and saves it in its place.
+// The list as last read (the load's GET /api/bootstrap, then each refresh of the dialog) is
+// kept here for the welcome, so a new chat asks nothing to offer them. docs/presets.md.
 import { describeError, request } from "../core/api.js";
 import { button } from "../core/buttons.js";
 import { byId as $ } from "../core/dom.js";
@@ -12,15 +14,41 @@ import { state } from "../core/state.js";
 /** @typedef {{ id: string, name: string, model?: { provider: string, model: string }, instructions?: string, servers?: string[] }} Preset */
 /** @typedef {(message: import("../core/types").ClientMessage) => void} Send */
 
-/** The person's presets, as last read (for `/preset`). */
+/** The person's presets as last read, and who shows them (the welcome). */
+/** @type {Preset[]} */
+let known = [];
+/** @type {Set<(presets: Preset[]) => void>} */
+const watchers = new Set();
+/** The open chat's socket (setupPresets). @type {Send} */
+let sendFrame = () => {};
+
+/** The presets as the load's GET /api/bootstrap or a later read listed them. @param {Preset[]} presets */
+export function knowPresets(presets) {
+  known = presets;
+  for (const watcher of watchers) watcher(known);
+}
+
+/** Calls `show` with the presets now and after each change. @param {(presets: Preset[]) => void} show */
+export function watchPresets(show) {
+  watchers.add(show);
+  show(known);
+}
+
+/** Applies `preset` to the open chat (its socket; the chat's frames and notice say what changed). @param {Preset} preset */
+export function applyToChat(preset) {
+  sendFrame({ type: "apply_preset", id: preset.id });
+}
+
+/** The person's presets, read now (for `/preset`). */
 async function loadPresets() {
   const answer = await request("/api/presets");
   if (!answer.ok) throw new Error(describeError(answer.status, answer.data));
+  knowPresets(answer.data.presets);
   return /** @type {Preset[]} */ (answer.data.presets);
 }
 
 /** One line saying what a preset sets. */
-function summary(/** @type {Preset} */ preset) {
+export function summary(/** @type {Preset} */ preset) {
   const parts = [];
   if (preset.model) parts.push(`${preset.model.provider}/${preset.model.model}`);
   if (preset.servers) parts.push(preset.servers.length > 0 ? `servers: ${preset.servers.join(", ")}` : "no servers");
@@ -54,6 +82,7 @@ export function presetCommand(text, actions) {
 
 /** @param {{ send: Send }} options */
 export function setupPresets({ send }) {
+  sendFrame = send;
   const dialog = /** @type {HTMLDialogElement} */ ($("presets-dialog"));
   const instructions = /** @type {HTMLTextAreaElement} */ ($("instructions-text"));
   const field = (/** @type {string} */ name) => /** @type {HTMLInputElement} */ ($(`pf-${name}`));
@@ -77,6 +106,7 @@ export function setupPresets({ send }) {
     if (!mine.ok) return say(describeError(mine.status, mine.data), "error");
     if (!presets.ok) return say(describeError(presets.status, presets.data), "error");
     if (!edited) instructions.value = mine.data.instructions;
+    knowPresets(presets.data.presets);
     const list = $("presets-list");
     list.replaceChildren();
     for (const preset of /** @type {Preset[]} */ (presets.data.presets)) {
@@ -85,13 +115,14 @@ export function setupPresets({ send }) {
       what.className = "name";
       what.textContent = `${preset.name} · ${summary(preset)}`;
       const apply = button("Apply", `Apply ${preset.name} to this chat`, () => {
-        send({ type: "apply_preset", id: preset.id });
+        applyToChat(preset);
         say(`Applying ${preset.name} to this chat.`);
       });
       apply.disabled = !state.sessionId;
       li.append(
         what,
         apply,
+        button("Edit", `Edit ${preset.name}`, () => edit(preset)),
         button("Delete", `Delete ${preset.name}`, () => void remove(preset)),
       );
       list.append(li);
@@ -107,9 +138,50 @@ export function setupPresets({ send }) {
   async function remove(/** @type {Preset} */ preset) {
     const answer = await request(`/api/presets/${encodeURIComponent(preset.id)}`, { method: "DELETE" });
     if (!answer.ok) return say(describeError(answer.status, answer.data), "error");
+    if (editing?.id === preset.id) stopEditing();
     say(`Deleted ${preset.name}.`);
     await refresh();
   }
+
+  /** The preset the form edits (saved with PUT in its place); undefined: the form adds one. @type {Preset | undefined} */
+  let editing;
+
+  /** The model line: an edited preset keeps its own model (or gets none), a new one may take the chat's. */
+  function modelLabel() {
+    const model = editing ? editing.model : state.model;
+    const named = model ? ` (${model.provider}/${model.model})` : "";
+    $("pf-model-label").textContent = editing ? (editing.model ? `Keep its model${named}` : "No model: the chat's stays") : `Use this chat's model${named}`;
+    field("model").disabled = Boolean(editing && !editing.model);
+  }
+
+  /** Fills the form with `preset`, to save in its place. @param {Preset} preset */
+  function edit(preset) {
+    editing = preset;
+    field("name").value = preset.name;
+    field("instructions").value = preset.instructions ?? "";
+    field("servers").value = (preset.servers ?? []).join(", ");
+    field("model").checked = Boolean(preset.model);
+    modelLabel();
+    $("pf-title").textContent = `Edit ${preset.name}`;
+    $("pf-submit").textContent = "Save preset";
+    $("pf-cancel").hidden = false;
+    $("pf-error").textContent = "";
+    field("name").focus();
+  }
+
+  function stopEditing() {
+    editing = undefined;
+    /** @type {HTMLFormElement} */ ($("preset-form")).reset();
+    modelLabel();
+    $("pf-title").textContent = "Add a preset";
+    $("pf-submit").textContent = "Add preset";
+    $("pf-cancel").hidden = true;
+  }
+
+  $("pf-cancel").addEventListener("click", () => {
+    stopEditing();
+    field("name").focus();
+  });
 
   $("instructions-form").addEventListener("submit", async (/** @type {SubmitEvent} */ event) => {
     event.preventDefault();
@@ -130,15 +202,25 @@ export function setupPresets({ send }) {
       .map((s) => s.trim())
       .filter(Boolean);
     if (servers.length > 0) body.servers = servers;
-    if (field("model").checked && state.model) body.model = { provider: state.model.provider, model: state.model.model };
-    const answer = await request("/api/presets", { method: "POST", body });
+    const model = editing ? editing.model : state.model;
+    if (field("model").checked && model) body.model = { provider: model.provider, model: model.model };
+    // An edit replaces the preset whole (PUT), keeping its place in the list.
+    const answer = editing
+      ? await request(`/api/presets/${encodeURIComponent(editing.id)}`, { method: "PUT", body })
+      : await request("/api/presets", { method: "POST", body });
     if (!answer.ok) {
       $("pf-error").textContent = describeError(answer.status, answer.data);
       return;
     }
     $("pf-error").textContent = "";
-    /** @type {HTMLFormElement} */ ($("preset-form")).reset();
-    say(`Saved ${answer.data.preset.name}: apply it here, or with /preset ${answer.data.preset.name} in any chat.`);
+    const was = editing;
+    stopEditing();
+    const name = answer.data.preset.name;
+    say(
+      was
+        ? `Saved ${name}: chats it was applied to keep what it was; apply it again to change them.`
+        : `Saved ${name}: apply it here, or with /preset ${name} in any chat.`,
+    );
     await refresh();
   });
 
@@ -148,7 +230,7 @@ export function setupPresets({ send }) {
     $("pf-error").textContent = "";
     // The servers this chat has, as a hint for the preset's list.
     field("servers").placeholder = state.servers.map((s) => s.name).join(", ");
-    $("pf-model-label").textContent = state.model ? `Use this chat's model (${state.model.provider}/${state.model.model})` : "Use this chat's model";
+    modelLabel();
     // Read-only until its saved text arrives (the first opening; later ones keep what is there).
     if (!edited && !loaded) instructions.readOnly = true;
     dialog.showModal();

@@ -1,10 +1,12 @@
-// The welcome of a new, empty chat: example prompts from the session's servers' tools
+// The welcome of a new, empty chat: the person's presets (one applies to this chat before
+// its first message: account/presets.js), example prompts from the session's servers' tools
 // (welcome-prompts.js; one fills the message box, nothing is sent), what the tools, `@`
 // and `/` do, and the session's servers. Shown once the session's history says it is
 // empty, hidden as soon as anything is in the chat (a message sent, another tab's turn);
 // a session switch hides it until its history comes.
 import { byId } from "../core/dom.js";
 import { state, subscribe } from "../core/state.js";
+import { applyToChat, summary, watchPresets } from "../account/presets.js";
 import { examplePrompts } from "./welcome-prompts.js";
 
 const list = byId("messages");
@@ -15,6 +17,9 @@ welcome.setAttribute("aria-labelledby", "welcome-title");
 welcome.hidden = true;
 welcome.innerHTML = `
   <h2 id="welcome-title">Start a conversation</h2>
+  <div class="welcome-presets" role="group" aria-labelledby="welcome-presets-label" hidden>
+    <span id="welcome-presets-label">Start with a preset:</span>
+  </div>
   <div class="welcome-prompts" role="group" aria-label="Example prompts"></div>
   <p>Ask anything. The model answers, and uses the tools of this chat's MCP servers when it needs them: <span class="welcome-servers"></span></p>
   <ul>
@@ -28,6 +33,9 @@ welcome.innerHTML = `
 list.before(welcome);
 
 const promptsBox = /** @type {HTMLElement} */ (welcome.querySelector(".welcome-prompts"));
+const presetsBox = /** @type {HTMLElement} */ (welcome.querySelector(".welcome-presets"));
+/** @type {import("../account/presets.js").Preset[]} */
+let presets = [];
 /** What the prompts shown were made for (session and its ready servers' tools): made again only when that changes. */
 let promptsFor = "";
 
@@ -41,7 +49,31 @@ new MutationObserver(() => {
 export function historyShown() {
   welcome.hidden = hasContent();
   showPrompts();
+  showPresets();
 }
+
+/**
+ * The person's presets as chips, in a chat of their own (only a chat's owner applies one)
+ * whose socket is up: one applies to this chat (model, servers, instructions) before its
+ * first message; the chat's notice then says what changed, and hides the welcome.
+ */
+function showPresets() {
+  const mine = state.sessions.some((s) => s.id === state.sessionId);
+  presetsBox.hidden = !mine || presets.length === 0;
+  const chips = presets.map((preset) => {
+    const chip = promptButton(preset.name, () => applyToChat(preset), `Apply ${preset.name} to this chat: ${summary(preset)}`);
+    chip.classList.add("welcome-preset");
+    chip.disabled = !state.live;
+    return chip;
+  });
+  const label = /** @type {HTMLElement} */ (presetsBox.firstElementChild);
+  presetsBox.replaceChildren(label, ...chips);
+}
+
+watchPresets((list) => {
+  presets = list;
+  showPresets();
+});
 
 /** The example prompts of the open session, read from its servers' tools while the welcome shows. */
 function showPrompts() {
@@ -93,6 +125,8 @@ export function hideWelcome() {
   promptsBox.replaceChildren();
   promptsFor = "";
 }
+
+subscribe(["live", "sessionId", "sessions"], showPresets);
 
 subscribe(["servers", "live"], () => {
   const names = state.servers.filter((s) => s.enabled).map((s) => `${s.name} (${s.toolCount} ${s.toolCount === 1 ? "tool" : "tools"})`);

@@ -22,7 +22,7 @@ import { setupMyMachines } from "../servers/my-machines.js";
 import { setupModelPicker, showModels } from "../composer/model-picker.js";
 import { setupMyProviders } from "../servers/my-providers.js";
 import { setupActivity } from "../account/activity.js";
-import { setupPresets } from "../account/presets.js";
+import { knowPresets, setupPresets } from "../account/presets.js";
 import { setupMyServers } from "../servers/my-servers.js";
 import { noteSignedIn, setupOAuth } from "../servers/oauth-sign-in.js";
 import { setupSessions } from "../sessions/sessions.js";
@@ -282,6 +282,8 @@ async function start() {
   if (boot?.models) showModels(boot.models);
   else void modelPicker.loadModels();
   noteSignedIn(boot?.oauth?.signedIn ?? []);
+  // The presets a new chat's welcome offers (the dialog and `/preset` read them again).
+  knowPresets(boot?.presets ?? []);
   // Held calls of the person's connected apps wait for them here (only polled when they have apps).
   watchAppQuestions(boot?.apps);
   const listed = Array.isArray(boot?.sessions);

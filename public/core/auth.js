@@ -31,7 +31,8 @@ export async function bootstrap() {
 /**
  * @typedef {{ sessions: import("./state.js").SessionSummary[], oauth: { signedIn: string[] },
  *   models: import("../composer/model-picker.js").ModelList | null, apps?: { connected: number, questions: number },
- *   shared?: import("./state.js").SharedChat[] }} Bootstrap
+ *   shared?: import("./state.js").SharedChat[],
+ *   presets?: import("../account/presets.js").Preset[] }} Bootstrap
  */
 
 /**

@@ -1,8 +1,9 @@
 // GET /api/bootstrap: what the page reads on every load, in one answer instead of four
 // (issue 37: a warm reload is index.html, this and the chat's socket). Each part is what
 // its own route answers, from the same function: `me` (GET /api/me), `sessions`
-// (GET /api/sessions), `oauth.signedIn` (GET /oauth/servers), `models` (GET /api/models) and
-// `shared` (GET /api/shared-with-me).
+// (GET /api/sessions), `oauth.signedIn` (GET /oauth/servers), `models` (GET /api/models),
+// `shared` (GET /api/shared-with-me) and `presets` (GET /api/presets: a new chat's welcome
+// offers them, docs/presets.md).
 // Those routes stay for other callers and for reading one part again.
 // The models list may wait on the caller's own providers (each listed from its address,
 // up to 10 s): past MODELS_WAIT_MS the answer goes without it (`models: null`) and the
@@ -13,6 +14,7 @@ import { runtimeConfig } from "../config/runtime-config";
 import type { AppEnv } from "../identity/identify";
 import { userAccount } from "../users/account";
 import { SharedChatSchema } from "../users/shared-chats";
+import { PresetSchema } from "../users/presets";
 import { callersSessions, whoIsCalling } from "./api";
 import { ModelListSchema, modelsFor } from "./models";
 import { MeSchema, SessionListSchema } from "./schemas";
@@ -29,6 +31,8 @@ export const BootstrapSchema = z.object({
   apps: z.object({ connected: z.number().int(), questions: z.number().int() }),
   /** The chats others invited the caller to, as GET /api/shared-with-me lists them (docs/people.md). */
   shared: z.array(SharedChatSchema),
+  /** The person's presets (a new chat's welcome shows them as chips). */
+  presets: z.array(PresetSchema),
 });
 
 export const bootstrap = new Hono<AppEnv>();
@@ -44,13 +48,14 @@ bootstrap.get("/", async (c) => {
   // which would otherwise wait on a fetch this request's end cancelled (and hang).
   c.executionCtx.waitUntil(models);
   const account = userAccount(c.env, c.var.identity.id);
-  const [{ sessions }, signedIn, listed, apps, shared] = await Promise.all([
+  const [{ sessions }, signedIn, listed, apps, shared, presets] = await Promise.all([
     callersSessions(c),
     account.oauthSignedIn(),
     Promise.race([models, late]).finally(() => clearTimeout(timer)),
     runtimeConfig(c.env).settings.MCP_GATEWAY ? account.appsSummary() : { connected: 0, questions: 0 },
     account.listSharedChats(),
+    account.listPresets(),
   ]);
   // Whoever is answered is seen (the operator's list of users), as with GET /api/me.
-  return c.json(BootstrapSchema.parse({ me: whoIsCalling(c), sessions, oauth: { signedIn }, models: listed, apps, shared }));
+  return c.json(BootstrapSchema.parse({ me: whoIsCalling(c), sessions, oauth: { signedIn }, models: listed, apps, shared, presets }));
 });

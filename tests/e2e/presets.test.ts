@@ -3,14 +3,16 @@
 // clean, at both sizes), then `/preset Research` in the composer applies it: the chat's
 // notice says so (naming the server the chat lacks), the server list shows the chat's
 // servers switched to the preset's, and the next turn's system text carries both the
-// person's instructions and the preset's, under their headings.
+// person's instructions and the preset's, under their headings. Edit fills the form with a
+// preset and saves it in its place (PUT); a new chat's welcome offers the presets as chips,
+// reached by keyboard, and one chosen there reaches the chat's next turn.
 import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, requests, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
 import { axeCheck } from "./axe";
-import { DESKTOP, launchBrowser, noPageErrors, openPage, PHONE, sendMessage } from "./browser";
+import { DESKTOP, launchBrowser, noPageErrors, openPage, PHONE, reachable, sendMessage } from "./browser";
 
 const SHOTS = "/work/notes/s48/shots";
 
@@ -93,4 +95,79 @@ describe("instructions and presets in the page", () => {
     expect(system.indexOf("Answer in French.")).toBeLessThan(system.indexOf("Always cite sources."));
     noPageErrors(page);
   });
+
+  it("edits a preset in its place: the form filled, saved with PUT, the same id", async () => {
+    const before = await listPresets();
+    const research = before.find((p) => p.name === "Research");
+    expect(research?.instructions).toBe("Always cite sources.");
+    await page.locator("#presets-open").click();
+    const dialog = page.locator("#presets-dialog");
+    await dialog.getByRole("button", { name: "Edit Research" }).click();
+    expect(await page.locator("#pf-title").textContent()).toBe("Edit Research");
+    expect(await page.locator("#pf-name").inputValue()).toBe("Research");
+    expect(await page.locator("#pf-instructions").inputValue()).toBe("Always cite sources.");
+    expect(await page.locator("#pf-servers").inputValue()).toBe("nowhere");
+    // Its own model is kept (not the chat's): the label names it.
+    expect(await page.locator("#pf-model").isChecked()).toBe(true);
+    expect(await page.locator("#pf-model-label").textContent()).toBe(`Keep its model (${research?.model?.provider}/${research?.model?.model})`);
+    expect(await axeCheck(page, "editing a preset")).toEqual([]);
+
+    await page.locator("#pf-instructions").fill("Cite two sources.");
+    // Servers cleared: the preset no longer switches any (it leaves a chat's as they are).
+    await page.locator("#pf-servers").fill("");
+    const put = page.waitForRequest((r) => r.method() === "PUT" && r.url().endsWith(`/api/presets/${research?.id}`));
+    await dialog.getByRole("button", { name: "Save preset" }).click();
+    await put;
+    await expect.poll(() => page.locator("#presets-status").textContent()).toContain("Saved Research");
+    expect(await page.locator("#pf-title").textContent()).toBe("Add a preset");
+    expect(await page.locator("#pf-name").inputValue()).toBe("");
+    const after = await listPresets();
+    expect(after.map((p) => p.id)).toEqual(before.map((p) => p.id));
+    expect(after.find((p) => p.id === research?.id)).toEqual({ id: research?.id, name: "Research", model: research?.model, instructions: "Cite two sources." });
+    await page.locator("#presets-close").click();
+    noPageErrors(page);
+  });
+
+  it("offers the presets on a new chat's welcome: a chip reached by keyboard applies one, and the next turn carries it", async () => {
+    await script(stack.llm.url, stack.llmKey, [reply.text("Two sources, then.")]);
+    await page.locator("#new-session").click();
+    const welcome = page.locator("#welcome");
+    await welcome.waitFor();
+    const chip = welcome.locator(".welcome-preset", { hasText: "Research" });
+    await chip.waitFor();
+    await expect.poll(() => chip.isEnabled()).toBe(true);
+    expect(await chip.getAttribute("title")).toContain("Apply Research to this chat");
+    expect(await reachable(page, "#welcome .welcome-preset")).toBe(true);
+    expect(await axeCheck(page, "welcome with presets")).toEqual([]);
+    await page.setViewportSize(PHONE);
+    expect(await axeCheck(page, "welcome with presets, phone")).toEqual([]);
+    await page.screenshot({ path: `${SHOTS}/welcome-presets-390.png` });
+    await page.setViewportSize(DESKTOP);
+    await page.screenshot({ path: `${SHOTS}/welcome-presets-1200.png` });
+
+    // By keyboard: the first Tab after the welcome's title is the first preset.
+    await page.locator("#welcome-title").evaluate((h) => {
+      h.setAttribute("tabindex", "-1");
+      (h as unknown as { focus(): void }).focus();
+    });
+    await page.keyboard.press("Tab");
+    expect(await chip.evaluate((c) => c === c.ownerDocument.activeElement)).toBe(true);
+    await page.keyboard.press("Enter");
+    await page.locator(".msg.notice", { hasText: "Preset ‘Research’ applied." }).waitFor();
+    await expect.poll(() => welcome.isHidden()).toBe(true);
+
+    await sendMessage(page, "which sources?");
+    await page.locator(".msg.assistant", { hasText: "Two sources, then." }).waitFor();
+    const body = (await requests(stack.llm.url, stack.llmKey)).at(-1)?.body as { systemInstruction?: { parts: { text: string }[] } };
+    const system = (body.systemInstruction?.parts ?? []).map((p) => p.text).join("");
+    expect(system).toContain("## This chat's preset (Research)\nCite two sources.");
+    noPageErrors(page);
+  });
 });
+
+type PresetView = { id: string; name: string; model?: { provider: string; model: string }; instructions?: string; servers?: string[] };
+
+/** The person's presets as the API lists them (the page's own session cookie). */
+async function listPresets(): Promise<PresetView[]> {
+  return ((await page.evaluate(async () => (await (await fetch("/api/presets")).json()) as unknown)) as { presets: PresetView[] }).presets;
+}

@@ -24,18 +24,27 @@ const ids = (sessions: unknown) => (sessions as { id: string }[]).map((s) => s.i
 describe("GET /api/bootstrap", () => {
   it("answers what /api/me, /api/sessions, /oauth/servers, /api/models and /api/shared-with-me answer, in one", async () => {
     const made = await newSession("carol");
-    const [boot, me, sessions, oauth, models, shared] = await Promise.all([
+    const [boot, me, sessions, oauth, models, shared, presets] = await Promise.all([
       json("/api/bootstrap", "carol"),
       json("/api/me", "carol"),
       json("/api/sessions", "carol"),
       json("/oauth/servers", "carol"),
       json("/api/models", "carol"),
       json("/api/shared-with-me", "carol"),
+      json("/api/presets", "carol"),
     ]);
     expect(boot.status).toBe(200);
     // Carol connected no app to /mcp: the page does not look for apps' questions.
     const apps = { connected: 0, questions: 0 };
-    expect(boot.body).toEqual({ me: me.body, sessions: sessions.body.sessions, oauth: oauth.body, models: models.body, apps, shared: shared.body.chats });
+    expect(boot.body).toEqual({
+      me: me.body,
+      sessions: sessions.body.sessions,
+      oauth: oauth.body,
+      models: models.body,
+      apps,
+      shared: shared.body.chats,
+      presets: presets.body.presets,
+    });
     expect(ids(boot.body.sessions)).toContain(made);
     expect(boot.body.me).toMatchObject({ user: { name: "carol" } });
     // The deployment's model is listed (no own providers to wait for: never left out).
@@ -54,6 +63,19 @@ describe("GET /api/bootstrap", () => {
     expect(frank.body.shared).toEqual(expect.arrayContaining([expect.objectContaining({ sessionId: made, ownerName: "dave", role: "viewer" })]));
     // Not in the owner's own, nor in an outsider's.
     for (const other of ["dave", "bob"] as const) expect(JSON.stringify((await json("/api/bootstrap", other)).body.shared)).not.toContain(made);
+  });
+
+  it("carries the caller's presets (a new chat's welcome offers them), nobody else's", async () => {
+    const made = await workerFetch(
+      "/api/presets",
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "Boot check", instructions: "Be brief." }) },
+      "dave",
+    );
+    expect(made.status).toBe(201);
+    const { preset } = (await made.json()) as { preset: { id: string } };
+    expect((await json("/api/bootstrap", "dave")).body.presets).toContainEqual({ id: preset.id, name: "Boot check", instructions: "Be brief." });
+    expect(JSON.stringify((await json("/api/bootstrap", "frank")).body.presets)).not.toContain(preset.id);
+    expect((await workerFetch(`/api/presets/${preset.id}`, { method: "DELETE" }, "dave")).status).toBe(204);
   });
 
   it("leaves the models out (null) when the caller's own provider is slow to list them; GET /api/models still has them", async () => {
