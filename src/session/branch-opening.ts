@@ -2,13 +2,17 @@
 // entries copied (text, attachments, which prompt), or for an edit its first message
 // with the new text. Only the leading user entries are copied: what the model said is
 // what a new version replaces.
-import type { ServerMessage } from "../protocol/messages";
+import type { PersonRef, ServerMessage } from "../protocol/messages";
 import type { HistoryStore } from "./history";
 import type { OpeningEntry, TurnOpening } from "./prompt-opening";
 
 type ErrorFrame = Extract<ServerMessage, { type: "error" }>;
 
-export function branchOpening(store: HistoryStore, turnId: string, editedText?: string): TurnOpening | undefined {
+/**
+ * `editor`: who edits (only the owner may); an edited message is theirs, not its first
+ * author's, so the model never reads the owner's words under another person's name (speakers.ts).
+ */
+export function branchOpening(store: HistoryStore, turnId: string, editedText?: string, editor?: PersonRef): TurnOpening | undefined {
   if (!store.tree.has(turnId)) return undefined;
   const entries = store.allEntries().filter((e) => e.turnId === turnId);
   const opening: OpeningEntry[] = [];
@@ -20,7 +24,8 @@ export function branchOpening(store: HistoryStore, turnId: string, editedText?: 
   const first = opening[0];
   if (!first) return undefined;
   if (editedText === undefined) return { entries: opening, title: first.text ?? "" };
-  return { entries: [{ ...first, text: editedText }], title: editedText };
+  const { author: _author, ...rest } = first;
+  return { entries: [{ ...rest, text: editedText, ...(editor ? { author: editor } : {}) }], title: editedText };
 }
 
 export function unknownTurn(turnId: string): ErrorFrame {

@@ -31,7 +31,8 @@ export async function firstConversation(compaction: CompactionDeps, turn: FirstR
     const asked = await view.unstored(turnId, entries);
     // The model's view, kept from the last turn and brought up to date (model-view.ts); files' bytes are read
     // from R2 (session-files.ts), all the new user entries' parts at once.
-    const conversation = [...(await view.turns()), asked];
+    // The stored turns are labelled as the question is (its sender may be the first besides the owner: speakers.ts).
+    const conversation = [...(await view.turns(entries)), asked];
     // Opened meanwhile (an MCP notice of this turn), the stored view has it already.
     if (
       opening.pending &&

@@ -6,11 +6,14 @@
 // switched to) or when it has attached resources (their contents may have changed at
 // the server). Before, every turn rebuilt and re-measured the whole conversation
 // twice (compaction's check and the turn itself): at 1,000 entries that was most of
-// what a warm turn cost beyond a short conversation's (issue 27).
+// what a warm turn cost beyond a short conversation's (issue 27). Once someone besides the
+// owner has spoken in the chat, each person's message goes under their name (speakers.ts):
+// a turn kept unlabelled is built again then.
 import type { ChatMessage, UserPart } from "../llm/provider";
 import { estimateTokens, historyToTurns } from "../orchestrator/prune";
 import type { HistoryStore, StoredEntry } from "./history";
 import { groupBy } from "../shared/group-by";
+import { labelled, type Owner, othersSpoke, type Spoken } from "./speakers";
 
 export interface ModelHistory {
   /** The entries the model gets, in order. */
@@ -19,9 +22,11 @@ export interface ModelHistory {
   summary?: StoredEntry;
   /** The turns of `entries`, in path order (entries of no turn left out). */
   turns: { turnId: string; entries: StoredEntry[] }[];
+  /** Someone besides the owner sent a message in the chat (any version, summarized turns included). */
+  othersSpoke: boolean;
 }
 
-export function modelHistory(store: HistoryStore): ModelHistory {
+export function modelHistory(store: HistoryStore, ownerKey?: string): ModelHistory {
   const path = store.tree.path();
   const position = new Map(path.map((turn, i) => [turn, i]));
   const all = store.entries();
@@ -30,7 +35,8 @@ export function modelHistory(store: HistoryStore): ModelHistory {
   const entries = all.filter((e) => e.kind !== "summary" && (e.turnId === null || (position.get(e.turnId) ?? -1) > cut));
   const byTurn = groupBy(entries, (e) => e.turnId ?? undefined);
   const turns = path.filter((t) => byTurn.has(t)).map((turnId) => ({ turnId, entries: byTurn.get(turnId) ?? [] }));
-  return { entries, summary, turns };
+  // Any version's: once someone else spoke in the chat, its labels stay, whichever version is shown.
+  return { entries, summary, turns, othersSpoke: othersSpoke(store.allEntries(), ownerKey) };
 }
 
 /** One turn as the model gets it. */
@@ -45,6 +51,8 @@ interface Kept {
   first: StoredEntry | undefined;
   last: StoredEntry | undefined;
   count: number;
+  /** Built with each person's message under their name. */
+  labelled: boolean;
   turn: BuiltTurn;
 }
 
@@ -56,37 +64,52 @@ export class ModelView {
     private readonly store: HistoryStore,
     /** A user entry's attached contents (resources, files), if any. */
     private readonly attachedParts?: (entry: StoredEntry) => UserPart[] | undefined | Promise<UserPart[] | undefined>,
+    /** The chat's owner (their key tells their messages from others'); absent: no labels. */
+    private readonly owner?: () => Owner,
   ) {}
 
   /** The path's entries after its newest summary, grouped by turn (compaction-step.ts), until the history changes. */
   history(): ModelHistory {
     const revision = this.store.revision;
     const leaf = this.store.tree.leaf();
-    if (this.memo?.revision !== revision || this.memo.leaf !== leaf) this.memo = { revision, leaf, history: modelHistory(this.store) };
+    if (this.memo?.revision !== revision || this.memo.leaf !== leaf) this.memo = { revision, leaf, history: modelHistory(this.store, this.owner?.().key) };
     return this.memo.history;
   }
 
-  /** Every turn of the view, built (attached contents joined in) and measured. */
-  async turns(): Promise<BuiltTurn[]> {
+  /** Whether messages go under their authors' names: someone besides the owner spoke in the chat or in `pending` (a turn's opening not stored yet). */
+  labelled(pending: readonly Spoken[] = []): boolean {
+    const owner = this.owner?.();
+    return owner !== undefined && (this.history().othersSpoke || othersSpoke(pending, owner.key));
+  }
+
+  /** Every turn of the view, built (attached contents joined in) and measured; `pending`: as for labelled(). */
+  async turns(pending: readonly Spoken[] = []): Promise<BuiltTurn[]> {
     const view = this.history();
+    const label = this.labelled(pending);
     const live = new Set(view.turns.map((t) => t.turnId));
     // Turns that left the view (summarized, another version shown) are let go.
     for (const turnId of this.kept.keys()) if (!live.has(turnId)) this.kept.delete(turnId);
     // Kept turns are taken as they are; only the others wait (a promise per turn of a long conversation cost a warm turn more than its build).
     const turns = view.turns.map(({ turnId, entries }): BuiltTurn | Promise<BuiltTurn> => {
       const kept = this.kept.get(turnId);
-      if (kept && kept.count === entries.length && kept.first === entries[0] && kept.last === entries[entries.length - 1]) return kept.turn;
-      return this.build(turnId, entries);
+      if (kept && kept.labelled === label && kept.count === entries.length && kept.first === entries[0] && kept.last === entries[entries.length - 1])
+        return kept.turn;
+      return this.build(turnId, entries, label);
     });
     return Promise.all(turns);
   }
 
-  private async build(turnId: string, entries: StoredEntry[]): Promise<BuiltTurn> {
+  private async build(turnId: string, entries: StoredEntry[], label: boolean): Promise<BuiltTurn> {
     const { entries: withParts, attached } = await this.withParts(entries);
-    const turn = build(turnId, withParts);
+    const turn = build(turnId, this.named(withParts, label));
     // Attached contents are read again each time: a resource may have changed since.
-    if (!attached) this.kept.set(turnId, { first: entries[0], last: entries[entries.length - 1], count: entries.length, turn });
+    if (!attached) this.kept.set(turnId, { first: entries[0], last: entries[entries.length - 1], count: entries.length, labelled: label, turn });
     return turn;
+  }
+
+  private named(entries: StoredEntry[], label: boolean): StoredEntry[] {
+    const owner = this.owner?.();
+    return label && owner ? labelled(entries, owner) : entries;
   }
 
   /**
@@ -94,7 +117,7 @@ export class ModelView {
    * built as a stored one would be; not kept, since its stored entries will be other objects.
    */
   async unstored(turnId: string, entries: StoredEntry[]): Promise<BuiltTurn> {
-    return build(turnId, (await this.withParts(entries)).entries);
+    return build(turnId, this.named((await this.withParts(entries)).entries, this.labelled(entries)));
   }
 
   /** Drops everything kept (the history was cleared). */

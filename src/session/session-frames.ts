@@ -88,7 +88,9 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
       return site.parts.turns.cancel(message.turnId);
     case "regenerate":
     case "edit": {
-      const opening = branchOpening(site.parts.store, message.turnId, message.type === "edit" ? message.text : undefined);
+      // The edited message is the editor's: in a shared chat it carries their name, as their messages do.
+      const editor = site.shared() ? { key: person.key, name: person.name } : undefined;
+      const opening = branchOpening(site.parts.store, message.turnId, message.type === "edit" ? message.text : undefined, editor);
       if (!opening) return site.sendTo(connection, unknownTurn(message.turnId));
       const refused = await site.parts.turns.start(async () => opening, { requestId: site.requestIdOf(connection), branchOf: message.turnId });
       if (refused) site.sendTo(connection, refused);

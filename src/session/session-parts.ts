@@ -4,6 +4,7 @@
 // routes its sockets and the Worker's RPC calls to them; what they need of the Durable
 // Object itself (its sockets, keep-alive, the history frame) comes through `SessionSite`.
 import { chatPreset, personalPrompt } from "./chat-preset";
+import { OWNER_KEY_SETTING } from "./speakers";
 import { Approvals } from "../approval/approvals";
 import { runtimeConfig, type RuntimeConfig } from "../config/runtime-config";
 import { userAccount } from "../users/account";
@@ -226,6 +227,7 @@ export class SessionParts {
       branched: () => this.site.sendAll(this.site.historyFrame()),
       tasks: () => this.tasks,
       personal: () => personalPrompt(this.owner.instructions, chatPreset(this.store)),
+      speakers: () => ({ key: this.store.getSetting<string>(OWNER_KEY_SETTING), name: this.owner.name }),
     });
     return this.turnsCache;
   }

@@ -13,6 +13,7 @@ import type { SessionMcp } from "./mcp/session-mcp";
 import type { ResolvedModel } from "./session-model";
 import type { SessionTasks } from "./tasks/session-tasks";
 import type { AuditedCall } from "./audit-sink";
+import type { Owner } from "./speakers";
 
 export interface TurnRunnerDeps {
   store: HistoryStore;
@@ -42,6 +43,8 @@ export interface TurnRunnerDeps {
   report?: (report: TurnOutcomeReport) => void;
   /** The owner's own instructions and the chat's preset, as the turn's admission left them (personal-prompt.ts). */
   personal?: () => string | undefined;
+  /** The chat's owner: in a chat others spoke in, messages go to the model under their authors' names (speakers.ts). */
+  speakers?: () => Owner;
   /** Holds a call the server made a task (tasks/session-tasks.ts); without it the host waits in memory. */
   tasks?: () => Pick<SessionTasks, "hold">;
   /** The audit trail's sink (audit-sink.ts): each call that reached a decision, in the tick of its entry. */

@@ -16,6 +16,7 @@ import { errorMessage } from "../shared/logger";
 import { StreamedText, type Streamed } from "./streamed-text";
 import { compactionTurn, type CompactionDeps } from "./compaction-turn";
 import { ModelView } from "./model-view";
+import { speakersNote } from "./speakers";
 import { summarySection } from "../orchestrator/compaction";
 import { TurnTrace } from "./turn-trace";
 import { addUsage, turnPort } from "./turn-port";
@@ -42,7 +43,7 @@ export class TurnRunner {
 
   constructor(private readonly deps: TurnRunnerDeps) {
     this.streamed = new StreamedText(deps.store);
-    this.view = new ModelView(deps.store, deps.attachedParts);
+    this.view = new ModelView(deps.store, deps.attachedParts, deps.speakers);
     this.compaction = { view: this.view, store: deps.store, record: deps.record, broadcast: deps.broadcast, log: deps.log };
   }
 
@@ -210,7 +211,15 @@ export class TurnRunner {
         port: { ...port, approve: opening.after(port.approve) },
         signal: controller.signal,
         limits: { maxSteps: settings.MAX_STEPS, tokenBudget: settings.HISTORY_TOKEN_BUDGET, toolResultChars: settings.TOOL_RESULT_CHARS },
-        systemExtra: [settings.SYSTEM_PROMPT, view.summary?.text ? summarySection(view.summary.text) : undefined].filter(Boolean).join("\n\n") || undefined,
+        systemExtra:
+          [
+            settings.SYSTEM_PROMPT,
+            view.summary?.text ? summarySection(view.summary.text) : undefined,
+            // Several people spoke: who owns the chat, and that only edgehost's [Name] says who wrote (speakers.ts).
+            this.deps.speakers && this.view.labelled(question.entries) ? speakersNote(this.deps.speakers()) : undefined,
+          ]
+            .filter(Boolean)
+            .join("\n\n") || undefined,
         systemPersonal: this.deps.personal?.(),
       });
       reason = outcome.reason;

@@ -10,6 +10,7 @@ import { personKey } from "../../shared/person-key";
 import { userAccount } from "../../users/account";
 import type { SocketState } from "../notify/presence-watch";
 import { SessionScheduling } from "../schedules/session-scheduling";
+import { OWNER_KEY_SETTING } from "../speakers";
 import type { PersonAdmission } from "../session-owner";
 import { type Member, Members, REMOVED_CLOSE, REMOVED_REASON } from "./members";
 import { Coalesced, peopleFrame } from "./presence";
@@ -34,8 +35,6 @@ export interface PeopleView {
 }
 
 export type Refused = { refused: PublicError };
-
-const OWNER_KEY_SETTING = "ownerKey";
 
 export abstract class SessionPeople extends SessionScheduling {
   private membersCache?: Members;
