@@ -7,6 +7,7 @@
 import { byId } from "../core/dom.js";
 import { state, subscribe } from "../core/state.js";
 import { applyToChat, summary, watchPresets } from "../account/presets.js";
+import { isOwner } from "../people/roles.js";
 import { examplePrompts } from "./welcome-prompts.js";
 
 const list = byId("messages");
@@ -58,7 +59,8 @@ export function historyShown() {
  * first message; the chat's notice then says what changed, and hides the welcome.
  */
 function showPresets() {
-  const mine = state.sessions.some((s) => s.id === state.sessionId);
+  // A chat shared with this person is in `state.shared`, not their own list; `you` says so once its socket is up.
+  const mine = state.sessions.some((s) => s.id === state.sessionId) && isOwner();
   presetsBox.hidden = !mine || presets.length === 0;
   const chips = presets.map((preset) => {
     const chip = promptButton(preset.name, () => applyToChat(preset), `Apply ${preset.name} to this chat: ${summary(preset)}`);
@@ -126,7 +128,7 @@ export function hideWelcome() {
   promptsFor = "";
 }
 
-subscribe(["live", "sessionId", "sessions"], showPresets);
+subscribe(["live", "sessionId", "sessions", "you"], showPresets);
 
 subscribe(["servers", "live"], () => {
   const names = state.servers.filter((s) => s.enabled).map((s) => `${s.name} (${s.toolCount} ${s.toolCount === 1 ? "tool" : "tools"})`);
