@@ -10,7 +10,7 @@ import { reply, script } from "../../fixtures/fake-llm-script";
 import { frameOf, type SessionClient } from "../../fixtures/session-client";
 import type { TestUser } from "../test-users";
 import { openSession, WORKER_ORIGIN, workerFetch } from "../worker-fetch";
-import { newDevice, type PushDeviceFixture, pushesTo } from "./push-fixture";
+import { onlyDevice, pushesTo } from "./push-fixture";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -22,15 +22,6 @@ beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
 
-async function onlyDevice(): Promise<PushDeviceFixture> {
-  const listed = (await (await workerFetch("/api/push", {}, USER)).json()) as { devices: { id: string }[] };
-  for (const { id } of listed.devices) await workerFetch(`/api/push/devices/${id}`, { method: "DELETE" }, USER);
-  const device = await newDevice();
-  const body = JSON.stringify({ subscription: { endpoint: device.endpoint, keys: device.keys } });
-  expect((await workerFetch("/api/push/devices", { method: "POST", headers: json, body }, USER)).status).toBe(201);
-  return device;
-}
-
 interface Asked {
   sessionId: string;
   socket: SessionClient;
@@ -41,7 +32,7 @@ interface Asked {
 
 /** Bob's hidden chat asks to run a tool; the token is read from the push his device decrypted. */
 async function askWhileAway(): Promise<Asked> {
-  const device = await onlyDevice();
+  const device = await onlyDevice(USER);
   await script(llm, KEY, [reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }), reply.text("done")]);
   const sessionId = crypto.randomUUID();
   const socket = await openSession(sessionId, USER);

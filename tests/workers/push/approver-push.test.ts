@@ -11,7 +11,7 @@ import { reply, script } from "../../fixtures/fake-llm-script";
 import { frameOf, type Message } from "../../fixtures/session-client";
 import type { TestUser } from "../test-users";
 import { openSession, WORKER_ORIGIN, workerFetch } from "../worker-fetch";
-import { newDevice, type PushDeviceFixture, pushesTo, type ReceivedPush } from "./push-fixture";
+import { onlyDevice, pushesTo, type ReceivedPush } from "./push-fixture";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -21,16 +21,6 @@ const json = { "content-type": "application/json" };
 beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
-
-/** A fresh device of `user`'s, their only one. */
-async function onlyDevice(user: TestUser): Promise<PushDeviceFixture> {
-  const listed = (await (await workerFetch("/api/push", {}, user)).json()) as { devices: { id: string }[] };
-  for (const { id } of listed.devices) await workerFetch(`/api/push/devices/${id}`, { method: "DELETE" }, user);
-  const device = await newDevice();
-  const body = JSON.stringify({ subscription: { endpoint: device.endpoint, keys: device.keys } });
-  expect((await workerFetch("/api/push/devices", { method: "POST", headers: json, body }, user)).status).toBe(201);
-  return device;
-}
 
 async function invite(id: string, name: TestUser, role: string): Promise<void> {
   const res = await workerFetch(`/sessions/${id}/people`, { method: "POST", headers: json, body: JSON.stringify({ name, role }) }, "alice");

@@ -6,8 +6,8 @@ import { beforeEach, describe, expect, inject, it } from "vitest";
 import { reply, script } from "../../fixtures/fake-llm-script";
 import { frameOf, type SessionClient } from "../../fixtures/session-client";
 import type { TestUser } from "../test-users";
-import { openSession, workerFetch } from "../worker-fetch";
-import { newDevice, type PushDeviceFixture, pushesTo } from "./push-fixture";
+import { openSession } from "../worker-fetch";
+import { onlyDevice, pushesTo } from "./push-fixture";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -17,21 +17,6 @@ const USER: TestUser = "bob";
 beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
-
-/** A fresh device of bob's, his only one. */
-async function onlyDevice(): Promise<PushDeviceFixture> {
-  const listed = (await (await workerFetch("/api/push", {}, USER)).json()) as { devices: { id: string }[] };
-  for (const { id } of listed.devices) await workerFetch(`/api/push/devices/${id}`, { method: "DELETE" }, USER);
-  const device = await newDevice();
-  const subscription = { endpoint: device.endpoint, keys: device.keys };
-  const added = await workerFetch(
-    "/api/push/devices",
-    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ subscription }) },
-    USER,
-  );
-  expect(added.status).toBe(201);
-  return device;
-}
 
 function send(socket: SessionClient, text: string): number {
   const from = socket.received.length;
@@ -43,7 +28,7 @@ type Payload = { v: number; kind: string; session: string; chat?: string; server
 
 describe("pushes to a person who is away", () => {
   it("a hidden page's person gets the approval named by chat, server and tool, never its arguments", async () => {
-    const device = await onlyDevice();
+    const device = await onlyDevice(USER);
     const marker = `secret-${crypto.randomUUID()}`;
     await script(llm, KEY, [reply.callReply("filesystem__get_file_info", { path: `${root}/${marker}.txt` }), reply.text("ok")]);
     const sessionId = crypto.randomUUID();
@@ -75,7 +60,7 @@ describe("pushes to a person who is away", () => {
   });
 
   it("a visible page (or one that never said) gets no push", async () => {
-    const device = await onlyDevice();
+    const device = await onlyDevice(USER);
     await script(llm, KEY, [reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }), reply.text("ok")]);
     const socket = await openSession(crypto.randomUUID(), USER);
     socket.send({ type: "visibility", visible: true });
@@ -96,7 +81,7 @@ describe("pushes to a person who is away", () => {
   });
 
   it("a page hidden after the question appeared gets the push then, once", async () => {
-    const device = await onlyDevice();
+    const device = await onlyDevice(USER);
     await script(llm, KEY, [reply.callReply("filesystem__get_file_info", { path: `${root}/notes.txt` }), reply.text("ok")]);
     const socket = await openSession(crypto.randomUUID(), USER);
     const from = send(socket, "late");
@@ -113,7 +98,7 @@ describe("pushes to a person who is away", () => {
   });
 
   it("a long turn that ends while its person is away says so (PUSH_LONG_TURN_SECONDS=1 here)", async () => {
-    const device = await onlyDevice();
+    const device = await onlyDevice(USER);
     await script(llm, KEY, [reply.stream(["slow answer"], { firstChunkMs: 1_200 })]);
     const socket = await openSession(crypto.randomUUID(), USER);
     socket.send({ type: "visibility", visible: false });

@@ -9,7 +9,7 @@ import { reply, script } from "../../fixtures/fake-llm-script";
 import type { TestUser } from "../test-users";
 import { openSession, workerFetch } from "../worker-fetch";
 import { fireAlarm } from "../session/schedule-alarm";
-import { newDevice, type PushDeviceFixture, pushesTo } from "./push-fixture";
+import { onlyDevice, pushesTo } from "./push-fixture";
 
 const llm = inject("fakeLlmUrl");
 const KEY = inject("sessionLlmKey");
@@ -20,15 +20,6 @@ const json = { "content-type": "application/json" };
 beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
-
-async function onlyDevice(): Promise<PushDeviceFixture> {
-  const listed = (await (await workerFetch("/api/push", {}, USER)).json()) as { devices: { id: string }[] };
-  for (const { id } of listed.devices) await workerFetch(`/api/push/devices/${id}`, { method: "DELETE" }, USER);
-  const device = await newDevice();
-  const body = JSON.stringify({ subscription: { endpoint: device.endpoint, keys: device.keys } });
-  expect((await workerFetch("/api/push/devices", { method: "POST", headers: json, body }, USER)).status).toBe(201);
-  return device;
-}
 
 /** A chat of carol's named `title`, holding one schedule that says `text`. */
 async function chatWithSchedule(title: string, text: string): Promise<{ id: string; schedule: ScheduleView }> {
@@ -51,7 +42,7 @@ const payloadOf = (push: { plaintext?: string } | undefined) => JSON.parse(push?
 
 describe("a schedule's news on its owner's devices", () => {
   it("a run that ends while the owner is away pushes schedule_done (not also 'answer ready'), with no text of the schedule or the answer", async () => {
-    const device = await onlyDevice();
+    const device = await onlyDevice(USER);
     const secret = `brief-${crypto.randomUUID()}`;
     const { id } = await chatWithSchedule("Morning brief", `summarise ${secret}`);
     const socket = await openSession(id, USER);
@@ -88,7 +79,7 @@ describe("a schedule's news on its owner's devices", () => {
   });
 
   it("a visible page gets none; the failure that pauses the schedule pushes schedule_paused in place of the run's end", async () => {
-    const device = await onlyDevice();
+    const device = await onlyDevice(USER);
     const { id, schedule } = await chatWithSchedule("Nightly sweep", "sweep the notes");
     const socket = await openSession(id, USER);
     socket.send({ type: "visibility", visible: true });
