@@ -65,7 +65,7 @@ const sessions = setupSessions({
 });
 setupSessionSearch({ open: sessions.open });
 const shared = setupSharedChats({ open: sessions.open });
-setupPeopleDialog();
+const peopleDialog = setupPeopleDialog();
 setupPresence();
 setupRoleComposer();
 setupTurnStop();
@@ -102,6 +102,7 @@ setupViews({
   onRename: (id, title) => void sessions.rename(id, title),
   onPin: (id, pinned) => void sessions.pin(id, pinned),
   onShare: (id, title) => void shareDialog.open(id, title),
+  onPeople: (id) => void peopleDialog.open(id),
   onToggleServer: (name, enabled) => {
     const chosen = state.servers.filter((s) => (s.name === name ? enabled : s.enabled)).map((s) => s.name);
     connection.send({ type: "set_servers", enabled: chosen });

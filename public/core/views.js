@@ -16,6 +16,7 @@ import { queuedHere, state, subscribe, update } from "./state.js";
  *   onRename: (id: string, title: string) => void,
  *   onPin: (id: string, pinned: boolean) => void,
  *   onShare?: (id: string, title: string) => void,
+ *   onPeople?: (id: string) => void,
  *   onToggleServer: (name: string, enabled: boolean) => void,
  *   myServers: { update(servers: import("./types").SessionServer[], live: boolean): void },
  * }} hooks
@@ -63,7 +64,14 @@ export function setupViews(hooks) {
   });
 
   subscribe(["sessions", "sessionId", "active", "shared"], () => {
-    const actions = { onSwitch: hooks.onSwitch, onDelete: hooks.onDelete, onRename: hooks.onRename, onPin: hooks.onPin, onShare: hooks.onShare };
+    const actions = {
+      onSwitch: hooks.onSwitch,
+      onDelete: hooks.onDelete,
+      onRename: hooks.onRename,
+      onPin: hooks.onPin,
+      onShare: hooks.onShare,
+      onPeople: hooks.onPeople,
+    };
     if (!state.active) return renderSessions([], null, actions);
     const list = [...state.sessions];
     // The open chat is listed even before the server lists it (just started), unless it is someone else's, shared with this person.

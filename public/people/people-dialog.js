@@ -112,9 +112,10 @@ export function setupPeopleDialog() {
     await load();
   }
 
-  async function open() {
-    if (!state.sessionId) return;
-    sessionId = state.sessionId;
+  /** Opens it on chat `id` (one of the person's own; the open one when not given). @param {string | null} [id] */
+  async function open(id = state.sessionId) {
+    if (!id) return;
+    sessionId = id;
     say("");
     byId("people-list").replaceChildren();
     if (!dialog.open) dialog.showModal();

@@ -50,5 +50,7 @@ export function setupPresence() {
     // The People dialog is the owner's: a chat of their own list, never one shared with them.
     const own = isOwner() && state.sessions.some((s) => s.id === state.sessionId);
     byId("people-open").hidden = !own;
+    // Nobody invited yet: at phone width the button gives its room to the account's (the chat's menu has People…).
+    byId("people-open").classList.toggle("alone", (state.people?.members.length ?? 0) === 0);
   });
 }

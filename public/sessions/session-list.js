@@ -16,6 +16,7 @@ import { closeRowMenu, openRowMenu } from "./session-menu.js";
  *   onRename: (id: string, title: string) => void,
  *   onPin: (id: string, pinned: boolean) => void,
  *   onShare?: (id: string, title: string) => void,
+ *   onPeople?: (id: string) => void,
  * }} RowActions
  */
 
@@ -147,6 +148,8 @@ function showMenu(id, at) {
   const items = [
     { label: s.pinned ? "Unpin" : "Pin to top", name: "pin", run: then(() => hooks.onPin(id, !s.pinned)) },
     ...(hooks.onShare ? [{ label: "Share…", name: "share", run: then(() => hooks.onShare?.(id, title)) }] : []),
+    // Who is in it (people/people-dialog.js): a phone's header has no room for the People button until someone is invited.
+    ...(hooks.onPeople ? [{ label: "People…", name: "people", run: then(() => hooks.onPeople?.(id)) }] : []),
     { label: "Rename…", name: "rename", run: then(() => hooks.onRename(id, title)) },
     { label: "Delete…", name: "delete", run: then(() => hooks.onDelete(id, title)), danger: true },
   ];

@@ -72,8 +72,16 @@ describe("people in one chat, in the page", () => {
     const chatId = await alice.locator("#sessions li.current").getAttribute("data-session");
     expect(chatId).toBeTruthy();
 
+    // Nobody invited yet: on a phone the header keeps one row, without the People button;
+    // the chat's own menu has People… (at any width), which opens the dialog on that chat.
+    await alice.setViewportSize(PHONE);
+    expect(await alice.locator("#people-open").isVisible()).toBe(false);
+    expect((await alice.locator("header.top").boundingBox())?.height).toBeLessThan(56);
+    await alice.setViewportSize(DESKTOP);
+    await alice.locator("#sessions li.current .row-menu").click();
+    await alice.getByRole("menuitem", { name: "People…" }).click();
+
     // The People dialog: the sentence on whose tools run, a typed refusal, two invites.
-    await alice.locator("#people-open").click();
     const dialog = alice.locator("#people-dialog");
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain("Tools here are yours: your servers, machines and model");
