@@ -1,6 +1,7 @@
-// GET /api/bootstrap: what the page reads on every load, in one answer instead of four
-// (issue 37: a warm reload is index.html, this and the chat's socket). Each part is what
-// its own route answers, from the same function: `me` (GET /api/me), `sessions`
+// GET /api/bootstrap: what the page reads on every load, in one answer instead of six
+// (issue 37: a warm reload is index.html, this and the chat's socket), and in one call to the
+// person's account (UserAccount.pageStart). Each part is what its own route answers, from the
+// same account method: `me` (GET /api/me), `sessions`
 // (GET /api/sessions), `oauth.signedIn` (GET /oauth/servers), `models` (GET /api/models),
 // `shared` (GET /api/shared-with-me) and `presets` (GET /api/presets: a new chat's welcome
 // offers them, docs/presets.md).
@@ -15,7 +16,7 @@ import type { AppEnv } from "../identity/identify";
 import { userAccount } from "../users/account";
 import { SharedChatSchema } from "../users/shared-chats";
 import { PresetSchema } from "../users/presets";
-import { callersSessions, whoIsCalling } from "./api";
+import { whoIsCalling } from "./api";
 import { ModelListSchema, modelsFor } from "./models";
 import { MeSchema, SessionListSchema } from "./schemas";
 
@@ -47,15 +48,12 @@ bootstrap.get("/", async (c) => {
   // Kept running past the answer: the listing is cached in memory for the next GET /api/models,
   // which would otherwise wait on a fetch this request's end cancelled (and hang).
   c.executionCtx.waitUntil(models);
-  const account = userAccount(c.env, c.var.identity.id);
-  const [{ sessions }, signedIn, listed, apps, shared, presets] = await Promise.all([
-    callersSessions(c),
-    account.oauthSignedIn(),
+  // Everything the account holds for the load in one call to it (not one per part).
+  const [start, listed] = await Promise.all([
+    userAccount(c.env, c.var.identity.id).pageStart(runtimeConfig(c.env).settings.MCP_GATEWAY),
     Promise.race([models, late]).finally(() => clearTimeout(timer)),
-    runtimeConfig(c.env).settings.MCP_GATEWAY ? account.appsSummary() : { connected: 0, questions: 0 },
-    account.listSharedChats(),
-    account.listPresets(),
   ]);
+  const { sessions, signedIn, apps, shared, presets } = start;
   // Whoever is answered is seen (the operator's list of users), as with GET /api/me.
   return c.json(BootstrapSchema.parse({ me: whoIsCalling(c), sessions, oauth: { signedIn }, models: listed, apps, shared, presets }));
 });

@@ -24,11 +24,34 @@ import type { HeldTask, SlotDecision, TaskSlot } from "./task-slots";
 import type { ScheduleSlotDecision, ScheduleSlotRequest } from "./schedule-slots";
 import type { ConnectedApp } from "./connected-apps";
 import { AccountAudit } from "./account-audit";
+import type { Preset } from "./presets";
+import type { SessionSummary } from "./session-list";
+import type { SharedChat } from "./shared-chats";
 
 export type { ServersSnapshot } from "./account-servers";
 export { SessionSummarySchema, type SessionSummary } from "./session-list";
 
+/** What a page's load reads of the account (GET /api/bootstrap). */
+export interface PageStart {
+  sessions: SessionSummary[];
+  signedIn: string[];
+  apps: { connected: number; questions: number };
+  shared: SharedChat[];
+  presets: Preset[];
+}
+
 export class UserAccount extends AccountAudit {
+  /** A page's load reads, in one call to this object instead of one each. `apps`: with MCP_GATEWAY on. */
+  pageStart(apps: boolean): PageStart {
+    return {
+      sessions: this.listSessions(),
+      signedIn: this.oauthSignedIn(),
+      apps: apps ? this.appsSummary() : { connected: 0, questions: 0 },
+      shared: this.listSharedChats(),
+      presets: this.listPresets(),
+    };
+  }
+
   // ---- running MCP tasks, capped per user across sessions (src/users/task-slots.ts) ----
 
   reserveTaskSlot(slot: TaskSlot, max: number, now = Date.now()): SlotDecision {
