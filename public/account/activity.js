@@ -10,7 +10,7 @@ import { byId as $ } from "../core/dom.js";
  * @typedef {{ key: string, name: string }} Person
  * @typedef {{ bytes: number, sha256: string }} Digest
  * @typedef {{ id: string, at: number, chat: string, server: string, tool: string,
- *   askedBy: { kind: string, person?: Person, scheduleId?: string },
+ *   askedBy: { kind: string, person?: Person, scheduleId?: string, client?: { id: string, name: string } },
  *   decision: { how: string, answer?: string, by?: Person, ruleText?: string },
  *   args: Digest, result?: Digest, status: string, errorCode?: string, durationMs: number }} AuditRow
  */
@@ -35,6 +35,7 @@ const STATUS = /** @type {Record<string, string>} */ ({
 /** Who asked, in words. */
 function askedBy(/** @type {AuditRow} */ row) {
   const who = ASKED[row.askedBy.kind] ?? row.askedBy.kind;
+  if (row.askedBy.kind === "mcp_client" && row.askedBy.client) return `${who}, ${row.askedBy.client.name}`;
   return row.askedBy.kind === "model" && row.askedBy.person ? `${who}, for ${row.askedBy.person.name}` : who;
 }
 

@@ -6,6 +6,8 @@ import { AccountSessions } from "./account-sessions";
 import { AuditLog, type AuditExportQuery, type AuditPage, type AuditPageQuery } from "./audit-log";
 
 const DAY_MS = 86_400_000;
+/** The chat id a connected app's calls through /mcp are kept under (src/gateway/call-record.ts). */
+const APP_CHAT = "app:";
 /** The alarm never fires sooner than this after the last: a burst of old rows is pruned in one go. */
 const MIN_ALARM_GAP_MS = 3_600_000;
 
@@ -69,10 +71,22 @@ export class AccountAudit extends AccountSessions {
 
   private titlesOf(records: AuditRecord[]): Record<string, string> {
     const titles: Record<string, string> = {};
-    for (const chat of new Set(records.map((r) => r.chat))) {
-      const title = this.sessions.title(chat)?.title;
+    for (const record of records) {
+      const chat = record.chat;
+      if (chat in titles) continue;
+      const title = chat.startsWith(APP_CHAT) ? this.appTitle(chat.slice(APP_CHAT.length), record) : this.sessions.title(chat)?.title;
       if (title) titles[chat] = title;
     }
     return titles;
+  }
+
+  /**
+   * A `/mcp` call's "chat" is the app (`app:<appId>`): named by the app's name as the person's
+   * Connected apps list has it now, or as the row recorded it once the app is gone. The prefix
+   * says it is an app: the name is what the app registered itself as, and must not pass for a chat's title.
+   */
+  private appTitle(appId: string, record: AuditRecord): string | undefined {
+    const name = this.apps.get(appId)?.clientName ?? record.askedBy.client?.name;
+    return name ? `Connected app: ${name}` : undefined;
   }
 }

@@ -5,9 +5,9 @@
 // lists alice's tools. A tool she answers "Always allow" for (asked through the client) is
 // listed in its Connected apps row; Revoke takes it back and the next call asks again.
 // Connected apps lists the client with its last use, its sampling
-// switch is saved, Disconnect (confirmed) removes the row and the client's next /mcp request
+// switch is saved, Activity names the app its calls came through, Disconnect (confirmed) removes the row and the client's next /mcp request
 // is refused with 401. The Worker's log has a line per OAuth request (register, authorize,
-// token, revoke) and per call, with the app's name, and never the code or a token. Bob's Connected apps never shows alice's app (his empty state says how to
+// token, revoke) and per call, with the app's name, and never the code or a token. Bob's Connected apps and Activity never show alice's app (his empty state says how to
 // connect one, and Copy copies the /mcp address). With MCP_GATEWAY=off there is no /mcp and the
 // entry goes when opened. axe finds nothing
 // serious or critical on the consent page and the dialog, light and dark, 1280×800 and
@@ -258,6 +258,23 @@ describe("an outside MCP client connected by alice in the page", () => {
     noPageErrors(page);
   });
 
+  it("Activity names the app its calls came through, not its app:<id>", { timeout: 60_000 }, async () => {
+    const { page } = alice;
+    // The app's three calls above (asked, always, asked again after Revoke) reach the account within seconds.
+    const recorded = async () => ((await page.evaluate("fetch('/api/audit').then((r) => r.json())")) as { records: unknown[] }).records.length;
+    await expect.poll(recorded, { timeout: 15_000 }).toBe(3);
+    await page.locator("#activity-open").click();
+    const rows = page.locator("#activity-dialog[open] #activity-list li.activity-row");
+    await expect.poll(() => rows.filter({ hasText: "filesystem.list_allowed_directories" }).count()).toBe(3);
+    for (const text of await rows.allTextContents()) {
+      expect(text).toContain(`Connected app: ${CLIENT_NAME}`);
+      expect(text).toContain(`Asked by an MCP client, ${CLIENT_NAME};`);
+      expect(text).not.toMatch(/app:[0-9a-f]{40}/);
+    }
+    await page.keyboard.press("Escape");
+    noPageErrors(page);
+  });
+
   it("bob's Connected apps never shows alice's app", { timeout: 60_000 }, async () => {
     const bob = await signedIn(tokens.bob);
     await bob.page.locator("#connected-apps-open").click();
@@ -265,6 +282,13 @@ describe("an outside MCP client connected by alice in the page", () => {
     await list.locator("li.empty").waitFor();
     expect(await list.locator("li[data-app]").count()).toBe(0);
     expect(await list.textContent()).not.toContain(CLIENT_NAME);
+    await bob.page.keyboard.press("Escape");
+    // Nor does his Activity name it.
+    await bob.page.locator("#activity-open").click();
+    await expect.poll(() => bob.page.locator("#activity-status").textContent()).toBe("No tool calls recorded yet.");
+    expect(await bob.page.locator("#activity-dialog").textContent()).not.toContain(CLIENT_NAME);
+    await bob.page.keyboard.press("Escape");
+    await bob.page.locator("#connected-apps-open").click();
     expect(await list.textContent()).toContain(`Add ${mcpUrl} as a custom connector`);
     await shot(bob.page, "gateway-apps-empty");
     await bob.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.url });

@@ -4,12 +4,14 @@
 // through the client: once, deny; then "always"), with the arguments' and the result's own
 // hashes and never their text; in /api/audit and both downloads, and in nobody else's.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CSV_COLUMNS } from "../../../src/audit/csv";
 import { type AuditRecord, AuditRecordSchema, personKey, resultForDigest } from "../../../src/audit/record";
+import type { Env } from "../../../src/config/env";
 import type { GrantProps } from "../../../src/gateway/props";
+import { userAccount } from "../../../src/users/account";
 import { connectApp, directFetch, MCP_URL } from "../../fixtures/gateway-direct";
 import { authHeaders, type TestUser } from "../test-users";
 
@@ -52,10 +54,14 @@ async function askingClient(props: GrantProps, answers: ("once" | "always" | "de
   return client;
 }
 
-async function trail(chat: string, user: TestUser = "alice"): Promise<AuditRecord[]> {
+async function page(chat: string, user: TestUser = "alice"): Promise<{ records: AuditRecord[]; titles: Record<string, string> }> {
   const response = await api(`/api/audit?session=${encodeURIComponent(chat)}`, {}, user);
   expect(response.status).toBe(200);
-  return ((await response.json()) as { records: AuditRecord[] }).records.reverse();
+  return (await response.json()) as { records: AuditRecord[]; titles: Record<string, string> };
+}
+
+async function trail(chat: string, user: TestUser = "alice"): Promise<AuditRecord[]> {
+  return (await page(chat, user)).records.reverse();
 }
 
 describe("calls through /mcp in the audit trail", () => {
@@ -110,9 +116,35 @@ describe("calls through /mcp in the audit trail", () => {
     expect(column("asked_by_kind")).toEqual(["mcp_client", "mcp_client", "mcp_client", "mcp_client"]);
     expect(column("client")).toEqual(["Audit App", "Audit App", "Audit App", "Audit App"]);
     expect(column("via")).toEqual(["client", "client", "client", ""]);
+    // The app's "chat" is named by the app, marked as one (an app names itself; it must not pass for a chat's title).
+    expect(column("chat_title")).toEqual(Array(4).fill("Connected app: Audit App"));
     expect(csv.join("\n")).not.toContain(marker);
 
-    // Another person: the app's chat id matches none of theirs.
-    expect(await trail(chat, "bob")).toEqual([]);
+    // Another person: the app's chat id matches none of theirs, and names nothing.
+    expect(await page(chat, "bob")).toMatchObject({ records: [], titles: {} });
+  });
+
+  it("names an app's calls in the Activity view by the app's name in Connected apps, or as recorded once the app is gone", async () => {
+    const props = await connectApp("alice", "Named App");
+    const client = await askingClient(props, ["once"]);
+    try {
+      await client.callTool({ name: `${server}__echo`, arguments: { text: "named" } });
+    } finally {
+      await client.close();
+    }
+    const chat = `app:${props.appId}`;
+    // Not in her Connected apps list (activated directly): the name the row recorded.
+    await expect.poll(async () => (await page(chat)).titles, { timeout: 15_000 }).toEqual({ [chat]: "Connected app: Named App" });
+    // Listed under the name its newest consent gave: that one.
+    const account = userAccount(env as unknown as Env, "token:alice");
+    const connection = { appId: props.appId, clientId: props.client.id, clientName: "Named App v2", redirectHost: "127.0.0.1", scopes: [], sampling: false };
+    expect(await account.connectApp(connection)).toMatchObject({ ok: true });
+    try {
+      expect((await page(chat)).titles).toEqual({ [chat]: "Connected app: Named App v2" });
+    } finally {
+      await account.removeApp(props.appId);
+    }
+    expect((await page(chat)).titles).toEqual({ [chat]: "Connected app: Named App" });
+    expect(await page(chat, "bob")).toMatchObject({ records: [], titles: {} });
   });
 });
