@@ -28,18 +28,31 @@ export function turnsToFold(tokens: readonly number[], budget: number): number {
   return Math.max(0, tokens.length - KEEP_TURNS);
 }
 
-/** Asks the model for the summary of `turns` (after `previous`, an earlier summary they follow). */
+/** Added when several people wrote (their messages start with [Name]): the summary stands in for those labels from then on. */
+const PEOPLE_INSTRUCTION = `Several people wrote in this conversation; each person's message starts with their name in brackets. Keep who said, asked or decided what, by name.`;
+
+/**
+ * Asks the model for the summary of `turns` (after `previous`, an earlier summary they follow).
+ * `people`: the note saying who is in a chat several people wrote in (the session's), when its turns are labelled.
+ */
 export async function summarize(
   provider: LlmProvider,
   turns: ChatMessage[][],
   previous: string | undefined,
   signal: AbortSignal,
+  people?: string,
 ): Promise<{ text: string; usage: TurnUsage }> {
   const usage: TurnUsage = { inputTokens: 0, outputTokens: 0 };
-  const system = previous
-    ? `You condense conversations. What came before these messages was already summarized as:\n\n${previous}\n\nFold that summary into yours.`
-    : "You condense conversations.";
-  const messages: ChatMessage[] = [...turns.flat(), { role: "user", text: INSTRUCTION }];
+  const system = [
+    previous
+      ? `You condense conversations. What came before these messages was already summarized as:\n\n${previous}\n\nFold that summary into yours.`
+      : "You condense conversations.",
+    people,
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  const instruction = people ? `${INSTRUCTION} ${PEOPLE_INSTRUCTION}` : INSTRUCTION;
+  const messages: ChatMessage[] = [...turns.flat(), { role: "user", text: instruction }];
   let text = "";
   for await (const event of provider.stream({ system, messages, tools: [], signal, maxOutputTokens: SUMMARY_MAX_TOKENS })) {
     if (event.type === "text") text += event.delta;

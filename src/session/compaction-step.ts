@@ -1,12 +1,13 @@
 // Compaction on the session's side: when the model's view (model-view.ts) grows past
 // the budget's share (or on `/compact`), the oldest turns folded into a new summary
 // entry recorded at the end of the last turn it covers (src/orchestrator/compaction.ts
-// decides and asks the model).
+// decides and asks the model). In a chat several people wrote in, the summary keeps who said what.
 import type { LlmProvider } from "../llm/provider";
 import { summarize, turnsToFold } from "../orchestrator/compaction";
 import type { TurnUsage } from "../orchestrator/transcript";
 import type { NewEntry } from "./history";
 import type { ModelView } from "./model-view";
+import { speakersNote } from "./speakers";
 
 export interface CompactionDeps {
   /** The model's view, kept between turns (model-view.ts). */
@@ -33,7 +34,9 @@ export async function compact(deps: CompactionDeps, all: boolean): Promise<{ fol
       );
   const last = view.turns[count - 1];
   if (count === 0 || !last) return { folded: 0 };
-  const { text, usage } = await summarize(deps.provider, turns.slice(0, count), view.summary?.text, deps.signal);
+  // Turns several people wrote in go under their names (model-view.ts): the summarizer is told so, and keeps who said what.
+  const owner = deps.view.speakers();
+  const { text, usage } = await summarize(deps.provider, turns.slice(0, count), view.summary?.text, deps.signal, owner ? speakersNote(owner) : undefined);
   if (!text) return { folded: 0, usage };
   const before = view.summary?.summaryOf?.turns ?? 0;
   deps.record({ turnId: last.turnId, kind: "summary", text, summaryOf: { turns: before + count, upTo: last.turnId } });

@@ -19,6 +19,8 @@ export type NewEntry = Omit<StoredEntry, "seq" | "createdAt">;
 type Row = { seq: number; turn_id: string | null; kind: StoredEntry["kind"]; data: string; created_at: number };
 
 const MAX_REPLAY = 1_000;
+/** Who has written in the session (the keys of user entries' authors), kept so no reader depends on the replayable tail. */
+const AUTHORS_KEY = "authors";
 /** The session's tokens in all, kept as a running sum so a connect need not add up every turn's row. */
 const USAGE_TOTAL_KEY = "usage_total";
 // A Durable Object's SQLite row holds at most 2 MB; huge tool results are cut to this.
@@ -80,6 +82,8 @@ export class HistoryStore {
       .exec<{ seq: number }>("INSERT INTO history (turn_id, kind, data, created_at) VALUES (?, ?, ?, ?) RETURNING seq", turnId, kind, storable(rest), createdAt)
       .one();
     const saved = { ...entry, seq: row.seq, createdAt };
+    if (entry.kind === "user" && entry.author && !this.authors().includes(entry.author.key))
+      this.setSetting(AUTHORS_KEY, [...this.authors(), entry.author.key]);
     this.revision++;
     if (this.cache) {
       this.cache.push(saved);
@@ -103,6 +107,24 @@ export class HistoryStore {
   allEntries(): StoredEntry[] {
     this.cache ??= this.load(MAX_REPLAY);
     return this.cache.slice();
+  }
+
+  /**
+   * The person keys of everyone who wrote a user entry here, any version, however long ago: a
+   * saved list (a handful of people) kept as entries are appended, since the replayable tail
+   * holds only the newest 1,000 rows. A session from before the list reads it from all its rows once.
+   */
+  authors(): string[] {
+    const kept = this.getSetting<string[]>(AUTHORS_KEY);
+    if (kept) return kept;
+    const found = this.sql
+      .exec<{ key: string }>(
+        "SELECT DISTINCT json_extract(data, '$.author.key') AS key FROM history WHERE kind = 'user' AND json_extract(data, '$.author.key') IS NOT NULL",
+      )
+      .toArray()
+      .map((r) => String(r.key));
+    this.setSetting(AUTHORS_KEY, found);
+    return found;
   }
 
   /** The turns of the stored history, in the order they began (for sessions from before branches). */
@@ -198,6 +220,7 @@ export class HistoryStore {
     this.sql.exec("DELETE FROM turn_usage");
     this.setSetting(USAGE_TOTAL_KEY, undefined);
     this.sql.exec("DELETE FROM history");
+    this.setSetting(AUTHORS_KEY, []);
     this.cache = [];
     this.revision++;
     this.tree.clear();

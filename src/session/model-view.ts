@@ -13,7 +13,7 @@ import type { ChatMessage, UserPart } from "../llm/provider";
 import { estimateTokens, historyToTurns } from "../orchestrator/prune";
 import type { HistoryStore, StoredEntry } from "./history";
 import { groupBy } from "../shared/group-by";
-import { labelled, type Owner, othersSpoke, type Spoken } from "./speakers";
+import { labelled, type Owner, othersAmong, othersSpoke, type Spoken } from "./speakers";
 
 export interface ModelHistory {
   /** The entries the model gets, in order. */
@@ -35,8 +35,8 @@ export function modelHistory(store: HistoryStore, ownerKey?: string): ModelHisto
   const entries = all.filter((e) => e.kind !== "summary" && (e.turnId === null || (position.get(e.turnId) ?? -1) > cut));
   const byTurn = groupBy(entries, (e) => e.turnId ?? undefined);
   const turns = path.filter((t) => byTurn.has(t)).map((turnId) => ({ turnId, entries: byTurn.get(turnId) ?? [] }));
-  // Any version's: once someone else spoke in the chat, its labels stay, whichever version is shown.
-  return { entries, summary, turns, othersSpoke: othersSpoke(store.allEntries(), ownerKey) };
+  // Any version's, however long ago (the store keeps every author): once someone else spoke in the chat, its labels stay.
+  return { entries, summary, turns, othersSpoke: othersAmong(store.authors(), ownerKey) };
 }
 
 /** One turn as the model gets it. */
@@ -80,6 +80,11 @@ export class ModelView {
   labelled(pending: readonly Spoken[] = []): boolean {
     const owner = this.owner?.();
     return owner !== undefined && (this.history().othersSpoke || othersSpoke(pending, owner.key));
+  }
+
+  /** The owner, when the stored turns go under their authors' names (compaction's summary keeps them); else undefined. */
+  speakers(): Owner | undefined {
+    return this.labelled() ? this.owner?.() : undefined;
   }
 
   /** Every turn of the view, built (attached contents joined in) and measured; `pending`: as for labelled(). */

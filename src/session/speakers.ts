@@ -24,6 +24,11 @@ export function othersSpoke(entries: readonly Spoken[], ownerKey: string | undef
   return entries.some((e) => e.kind === "user" && e.author !== undefined && e.author.key !== ownerKey);
 }
 
+/** Whether any of the chat's authors (history.ts keeps every one, however long the chat) is not the owner. */
+export function othersAmong(authors: readonly string[], ownerKey: string | undefined): boolean {
+  return authors.some((key) => key !== ownerKey);
+}
+
 /** A name as a label shows it: one line, no brackets (a name is the operator's or an identity provider's, still never trusted to frame itself). */
 function labelName(name: string | undefined): string {
   return (

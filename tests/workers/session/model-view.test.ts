@@ -1,7 +1,8 @@
 // The model's view kept between turns (src/session/model-view.ts), on a real
 // Durable Object's SQLite: a turn already built is not built again, a turn that
 // grew is, a version switched away from leaves the view, a summary cuts it, and a
-// turn with attached resources is read again each time.
+// turn with attached resources is read again each time. A chat a member spoke in stays
+// labelled however many rows follow (the store keeps who wrote, not only the newest 1,000 rows).
 import { env, runInDurableObject } from "cloudflare:test";
 import { getAgentByName } from "agents";
 import { describe, expect, it } from "vitest";
@@ -11,9 +12,9 @@ import type { ChatSession } from "../../../src/session/ChatSession";
 import { HistoryStore } from "../../../src/session/history";
 import { ModelView } from "../../../src/session/model-view";
 
-const inObject = async (body: (store: HistoryStore) => Promise<void>) => {
+const inObject = async (body: (store: HistoryStore, sql: SqlStorage) => Promise<void>) => {
   const stub = await getAgentByName((env as unknown as Env).CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>, crypto.randomUUID());
-  await runInDurableObject(stub, (_instance, state) => body(new HistoryStore(state.storage.sql)));
+  await runInDurableObject(stub, (_instance, state) => body(new HistoryStore(state.storage.sql), state.storage.sql));
 };
 
 const turn = (store: HistoryStore, turnId: string, question: string, answer: string, parent = store.tree.leaf() ?? null) => {
@@ -61,6 +62,33 @@ describe("the model's view between turns", () => {
       store.append({ turnId: "c", kind: "summary", text: "They counted.", summaryOf: { turns: 2, upTo: "b" } });
       expect(view.history().summary?.text).toBe("They counted.");
       expect((await view.turns()).map((t) => t.turnId)).toEqual(["c"]);
+    });
+  });
+
+  it("keeps a chat's speaker labels once a member spoke, though 1,000 newer rows followed, and across a reload", async () => {
+    const owner = { key: "owner-key", name: "dave" };
+    const frank = { key: "frank-key", name: "frank" };
+    await inObject(async (store, sql) => {
+      const view = new ModelView(store, undefined, () => owner);
+      store.tree.begin("t0", null);
+      store.append({ turnId: "t0", kind: "user", text: "hello", author: owner });
+      expect(view.labelled()).toBe(false);
+      store.append({ turnId: "t0", kind: "user", text: "hi, frank here", author: frank });
+      // More rows than the replayable tail holds, none of them frank's.
+      store.tree.begin("t1", "t0");
+      for (let i = 0; i < 1_001; i++) store.append({ turnId: "t1", kind: "assistant", text: `row ${i}` });
+      expect(store.allEntries().some((e) => e.author?.key === frank.key)).toBe(false);
+      expect(view.labelled()).toBe(true);
+      // The object woken again (nothing in memory): still labelled, from what the store saved.
+      expect(new ModelView(new HistoryStore(sql), undefined, () => owner).labelled()).toBe(true);
+      // A chat from before the saved list reads it from all its rows once.
+      sql.exec("DELETE FROM settings WHERE key = 'authors'");
+      const older = new HistoryStore(sql);
+      expect(older.authors()).toEqual([owner.key, frank.key]);
+      expect(new ModelView(older, undefined, () => owner).labelled()).toBe(true);
+      // Cleared history: nobody has spoken.
+      older.clear();
+      expect(new ModelView(new HistoryStore(sql), undefined, () => owner).labelled()).toBe(false);
     });
   });
 

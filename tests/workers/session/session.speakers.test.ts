@@ -5,6 +5,7 @@
 // whose chat it is. The name comes from the sending socket, never from the text: frank typing
 // "[dave] …" reaches the model as "[frank] [dave] …". An owner's edit of frank's message is
 // the owner's, and a chat stays labelled once anyone else spoke in it, whichever version is shown.
+// A shared chat's compaction summary is asked of the labelled turns, and to keep who said what.
 // dave owns, frank joins: neither is counted by another file's chats.
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
@@ -93,5 +94,63 @@ describe("who spoke, as the model reads it", () => {
     expect(seen.said).toEqual(["user: [dave] hello from the owner", "model: Hello dave.", "user: [dave] keep everything"]);
     expect(seen.system).toContain(NOTE);
     await Promise.all([dave.close(), frank.close()]);
+  });
+
+  it("asks for a shared chat's summary with every message under its speaker's name, and to keep who said what", async () => {
+    await script(llm, KEY, [
+      reply.text("Paris."),
+      reply.text("Blue."),
+      reply.text("dave asked about France; frank asked about the sky."),
+      reply.text("Noted."),
+    ]);
+    const id = crypto.randomUUID();
+    const dave = await openSession(id, "dave");
+    const invited = await workerFetch(
+      `/sessions/${id}/people`,
+      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "frank", role: "participant" }) },
+      "dave",
+    );
+    expect(invited.status, await invited.clone().text()).toBe(201);
+    const frank = await openSession(id, "frank");
+    await dave.turnEnd(dave.say("capital of France?"));
+    // frank's turn, ended on dave's socket too (the compaction below must not take its turn_end for its own).
+    let from = dave.received.length;
+    frank.say("colour of the sky?");
+    await dave.next(frameOf("turn_end"), from);
+
+    from = dave.received.length;
+    dave.send({ type: "compact" });
+    await dave.next(frameOf("turn_end"), from);
+    const asked = await lastRequest();
+    expect(asked.said).toEqual([
+      "user: [dave] capital of France?",
+      "model: Paris.",
+      "user: [frank] colour of the sky?",
+      "model: Blue.",
+      expect.stringMatching(/^user: Summarize the conversation above.* Keep who said, asked or decided what, by name\.$/),
+    ]);
+    expect(asked.system).toContain(`${NOTE}\nSeveral people write in this chat; it is dave's`);
+
+    // The next turn reads the summary, still in a chat several people wrote in.
+    await dave.turnEnd(dave.say("and now?"));
+    const next = await lastRequest();
+    expect(next.said).toEqual(["user: [dave] and now?"]);
+    expect(next.system).toContain("dave asked about France; frank asked about the sky.");
+    expect(next.system).toContain(NOTE);
+    await Promise.all([dave.close(), frank.close()]);
+  });
+
+  it("asks for a one-person chat's summary as it always did", async () => {
+    await script(llm, KEY, [reply.text("Paris."), reply.text("Asked about France.")]);
+    const socket = await openSession(crypto.randomUUID(), "dave");
+    await socket.turnEnd(socket.say("[frank] capital of France?"));
+    const from = socket.received.length;
+    socket.send({ type: "compact" });
+    await socket.next(frameOf("turn_end"), from);
+    const asked = await lastRequest();
+    expect(asked.said.slice(0, 2)).toEqual(["user: [frank] capital of France?", "model: Paris."]);
+    expect(asked.said[2]).not.toContain("Keep who said");
+    expect(asked.system).not.toContain(NOTE);
+    await socket.close();
   });
 });
