@@ -37,6 +37,9 @@ export class OperationsReporter {
   private servers: ServerStatusView[] = [];
   private lastSent = 0;
   private timer?: ReturnType<typeof setTimeout>;
+  /** The report waiting for its gap, and the last one on its way (settled). */
+  private waiting: Promise<void> = Promise.resolve();
+  private sending: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: OperationsReportDeps) {}
 
@@ -90,6 +93,13 @@ export class OperationsReporter {
     const report = operations(this.deps.env)
       .sessionReport({ at: this.lastSent, user: owner, session: this.deps.session, events, servers })
       .catch(() => undefined);
+    this.sending = report;
     this.deps.waitUntil(report);
+  }
+
+  /** Settles once every report asked for so far reached the operations object (tests measuring a turn's writes wait on it). */
+  async settled(): Promise<void> {
+    await this.waiting;
+    await this.sending;
   }
 }
