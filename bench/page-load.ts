@@ -14,6 +14,9 @@
 // the median of N rounds.
 // Goals (issue 37): cold load <= 8 requests and interactive <= 1 s; warm reload <= 3 requests
 // to the server, the session's socket counted (index.html, GET /api/bootstrap, the socket).
+// "Main thread busy": the page's tasks until tools are ready (CDP Performance TaskDuration), and
+// of them script (ScriptDuration): what the page's own work costs, which a loaded machine
+// stretches much less than the wall-clock times above.
 // `--first-visit`: every cold load is a person's first (their chats deleted before it), so the
 // page starts their first chat as well (one at the same time as the socket since issue 37).
 // `--timeline`: where the last cold load's time went, per checkout (the page's own clock, ms from
@@ -57,12 +60,19 @@ interface Load {
   repeated: string[];
   interactiveMs: number;
   toolsMs: number;
+  /** The page's main thread until interactive (CDP Performance metrics, ms): all tasks, and script of them. */
+  busyMs: number;
+  scriptMs: number;
+  styleLayoutMs: number;
   /** --timeline: what happened when in this load (page clock). */
   timeline?: string[];
 }
 
 /** Every request of one load as CDP sees it (tests/e2e/request-log.ts); resolves once the network has been quiet for QUIET_MS. */
-async function watch(page: Page, origin: string): Promise<{ done: () => Promise<Omit<Load, "interactiveMs" | "toolsMs">> }> {
+async function watch(
+  page: Page,
+  origin: string,
+): Promise<{ done: () => Promise<Omit<Load, "interactiveMs" | "toolsMs" | "busyMs" | "scriptMs" | "styleLayoutMs">> }> {
   const log = await watchRequests(page, origin);
   return {
     done: async () => {
@@ -146,6 +156,22 @@ async function deleteChats(url: string): Promise<void> {
   if (!answer.ok) throw new Error(`DELETE /api/sessions: ${answer.status} ${await answer.text()}`);
 }
 
+/**
+ * Main-thread time of the page's document (CDP Performance: TaskDuration, ScriptDuration, style and
+ * layout, in ms; counted from the document's start, a reload starts again from 0).
+ * A figure that moves less with the machine's load than a wall-clock time does: another
+ * process taking the CPU stretches the time to interactive, much less the work the page did.
+ */
+async function mainThread(page: Page): Promise<() => Promise<{ busyMs: number; scriptMs: number; styleLayoutMs: number }>> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable");
+  return async () => {
+    const { metrics } = await cdp.send("Performance.getMetrics");
+    const pick = (name: string) => (metrics.find((m) => m.name === name)?.value ?? Number.NaN) * 1000;
+    return { busyMs: pick("TaskDuration"), scriptMs: pick("ScriptDuration"), styleLayoutMs: pick("RecalcStyleDuration") + pick("LayoutDuration") };
+  };
+}
+
 async function measure(stack: PageStack, url: string): Promise<{ cold: Load; warm: Load }> {
   if (cli["first-visit"]) await deleteChats(url);
   const context = await stack.browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -153,13 +179,15 @@ async function measure(stack: PageStack, url: string): Promise<{ cold: Load; war
     const page = await context.newPage();
     if (cli.timeline) await page.addInitScript(SOCKET_MARKS);
     const coldWatch = await watch(page, url);
+    const busy = await mainThread(page);
     await page.goto(`${url}/`);
     const coldTti = await interactive(page);
-    const cold = { ...(await coldWatch.done()), ...coldTti, ...(cli.timeline ? { timeline: await timeline(page) } : {}) };
+    const coldBusy = await busy();
+    const cold = { ...(await coldWatch.done()), ...coldTti, ...coldBusy, ...(cli.timeline ? { timeline: await timeline(page) } : {}) };
     const warmWatch = await watch(page, url);
     await page.reload();
     const warmTti = await interactive(page);
-    const warm = { ...(await warmWatch.done()), ...warmTti };
+    const warm = { ...(await warmWatch.done()), ...warmTti, ...(await busy()) };
     return { cold, warm };
   } finally {
     await context.close();
@@ -198,6 +226,9 @@ async function main(): Promise<void> {
       ["cold load: API calls repeated", (r) => r.cold.repeated.length, String],
       ["cold load: interactive (ms)", (r) => r.cold.interactiveMs, (n) => n.toFixed(0)],
       ["cold load: tools ready too (ms)", (r) => r.cold.toolsMs, (n) => n.toFixed(0)],
+      ["cold load: main thread busy (ms)", (r) => r.cold.busyMs, (n) => n.toFixed(0)],
+      ["cold load: of which script (ms)", (r) => r.cold.scriptMs, (n) => n.toFixed(0)],
+      ["cold load: of which style and layout (ms)", (r) => r.cold.styleLayoutMs, (n) => n.toFixed(0)],
       ["warm reload: requests to the server", (r) => r.warm.fromServer, String],
       ["warm reload: the same, the socket counted", (r) => r.warm.fromServer + r.warm.sockets, String],
       ["warm reload: files from the server", (r) => r.warm.filesFromServer, String],
@@ -205,6 +236,7 @@ async function main(): Promise<void> {
       ["warm reload: KB over the wire", (r) => r.warm.bytes / 1000, (n) => n.toFixed(1)],
       ["warm reload: interactive (ms)", (r) => r.warm.interactiveMs, (n) => n.toFixed(0)],
       ["warm reload: tools ready too (ms)", (r) => r.warm.toolsMs, (n) => n.toFixed(0)],
+      ["warm reload: main thread busy (ms)", (r) => r.warm.busyMs, (n) => n.toFixed(0)],
     ];
     const width = Math.max(...rows.map(([name]) => name.length));
     console.log(`\n${"median of rounds".padEnd(width)}  ${"this tree".padStart(10)}  ${"base".padStart(10)}  base/this`);

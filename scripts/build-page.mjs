@@ -2,6 +2,8 @@
 // Builds the page (public/) into dist/page/, wrangler's assets directory:
 //   index.html                 the page, always revalidated, naming the two files below
 //   assets/page-<hash>.js      every module from core/app.js on, vendor libraries included (rolldown)
+//   assets/markdown-<hash>.js  the Markdown renderer (markdown-it, DOMPurify), imported once the page
+//                              is interactive (chat/markdown-load.js), prefetched by index.html
 //   assets/page-<hash>.css     the page's stylesheets, in index.html's order, concatenated
 //   assets/highlight-worker-<hash>.js
 //                              chat/highlight-worker.js (highlight.js off the main thread); the
@@ -38,6 +40,8 @@ const FIXED_SCRIPT = "oauth-callback.js";
 const SERVICE_WORKER = "sw.js";
 /** The chat's Web Worker (public/chat/code-highlight.js starts it), a bundle of its own. */
 const HIGHLIGHT_WORKER = "chat/highlight-worker.js";
+/** Lazily imported chunks index.html prefetches: wanted on every page, but not before it is interactive. */
+const PREFETCHED = /^assets\/markdown-[\w-]+\.js$/;
 /** How long a replaced build's hashed files stay. */
 const KEEP_OLD_MS = 60 * 60 * 1000;
 const HEADERS = `# Written by scripts/build-page.mjs. A content-hashed file never changes under its name.
@@ -144,7 +148,11 @@ export async function build() {
   // The first stylesheet's line becomes the bundle's; the others go.
   let page = html.replace(styles[0][0], styles[0][0].replace(`/${styles[0][1]}`, `/${cssName}`));
   for (const match of styles.slice(1)) page = page.replace(match[0], "");
-  page = page.replace(script[0], script[0].replace(`/${script[1]}`, `/${jsName}`));
+  // The Markdown renderer's chunk (chat/markdown-load.js imports it once the page is idle after its socket opens):
+  // fetched ahead at the lowest priority, so that import finds it in the cache and only evaluates it.
+  const later = Object.keys(js.files).filter((name) => PREFETCHED.test(name));
+  const prefetch = later.map((name) => `\n  <link rel="prefetch" href="/${name}" as="script" crossorigin>`).join("");
+  page = page.replace(script[0], `${script[0].replace(`/${script[1]}`, `/${jsName}`)}${prefetch}`);
 
   mkdirSync(outDir, { recursive: true });
   put(join(outDir, cssName), css);

@@ -10,7 +10,7 @@ import { decorateUserEntry } from "../composer/composer-attachments.js";
 import { markScheduled } from "./schedules.js";
 import { markAuthor } from "../people/authors.js";
 import { setCopyText } from "./copy.js";
-import { renderMarkdownInto } from "./markdown.js";
+import { renderMarkdownInto } from "./markdown-load.js";
 import { showSummary } from "./summary-marker.js";
 import { byId } from "../core/dom.js";
 import { followEnd } from "./follow.js";

@@ -5,6 +5,8 @@ import { highlightLater } from "./code-highlight.js";
 import { blocksNodes, md } from "./markdown-setup.js";
 
 export { renderInlineInto } from "./markdown-setup.js";
+// For markdown-load.js, the page's way in: this module is a chunk loaded after the page starts.
+export { highlighted } from "./code-highlight.js";
 
 /** Each top-level block of the tokens (a paragraph, a list, a table, a fence…) as a slice. */
 function topLevelBlocks(tokens) {

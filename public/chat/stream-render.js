@@ -17,8 +17,7 @@
 // The first words are shown (plainly) in the task their frame arrived in, so they paint in
 // the next frame. When the answer is final, its last pass leaves no plain text, and the
 // element leaves the streaming state: the same DOM as a fresh render of the stored text.
-import { highlighted } from "./code-highlight.js";
-import { renderMarkdownInto } from "./markdown.js";
+import { highlighted, markdownLoaded, renderMarkdownInto } from "./markdown-load.js";
 import { createPlain } from "./stream-plain.js";
 
 /** What one slice's render (parse, sanitize, DOM) should take: the frame's layout and paint come on top. */
@@ -124,7 +123,8 @@ export function warmUp() {
     if (piece) renderMarkdownInto(document.createElement("div"), piece);
     if (pieces.length > 0) requestIdleCallback(next);
   };
-  requestIdleCallback(next);
+  // The renderer is a chunk (markdown-load.js): warmed once it is there.
+  void markdownLoaded.then(() => requestIdleCallback(next));
 }
 
 /**

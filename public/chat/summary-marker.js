@@ -1,7 +1,7 @@
 // A summary entry (compaction) in the chat: a marker after the last turn it stands in
 // for, "Earlier turns summarized", that opens to the summary the model now reads
 // instead of them. The turns themselves stay shown above it.
-import { renderMarkdownInto } from "./markdown.js";
+import { renderMarkdownInto } from "./markdown-load.js";
 
 /**
  * @param {HTMLElement} list the chat's list

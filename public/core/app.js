@@ -32,6 +32,7 @@ import { setupImport } from "../composer/import-file.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
 import { warmUp } from "../chat/stream-render.js";
+import { loadMarkdownWhenIdle } from "../chat/markdown-load.js";
 import { setupPushSettings } from "../notify/push-settings.js";
 import { setupPeopleDialog } from "../people/people-dialog.js";
 import { setupPresence } from "../people/presence.js";
@@ -49,6 +50,8 @@ const phone = () => matchMedia("(max-width: 760px)").matches;
 const showAlert = (/** @type {string} */ text) => update({ alert: text });
 
 const connection = createConnection({
+  // The Markdown renderer's chunk (markdown-load.js): evaluated in an idle moment while the socket opens.
+  made: loadMarkdownWhenIdle,
   onFrame: (message) => handleFrame(message),
   onClosed: dropOpenQuestions,
   refusedTwice: () => void checkAccess(),

@@ -24,7 +24,8 @@ const REMOVED_CLOSE = 4403;
 /** @typedef {import("./types").ClientMessage} ClientMessage */
 
 /**
- * @param {{ onFrame: (message: ServerMessage) => void, onClosed: () => void, refusedTwice: () => void, removed: (sessionId: string) => void, opened?: () => void }} hooks
+ * `made`: a socket was just asked for (the page's time to fetch what it needs next, while the socket opens).
+ * @param {{ onFrame: (message: ServerMessage) => void, onClosed: () => void, refusedTwice: () => void, removed: (sessionId: string) => void, opened?: () => void, made?: () => void }} hooks
  */
 export function createConnection(hooks) {
   /** @type {WebSocket | null} */
@@ -62,6 +63,7 @@ export function createConnection(hooks) {
     const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/sessions/${encodeURIComponent(state.sessionId)}/ws`;
     const ws = new WebSocket(url);
     socket = ws;
+    hooks.made?.();
     let opened = false;
     setConn("connecting…", "connecting");
     // Closing a socket that is still connecting fails it: its onclose below retries.

@@ -4,7 +4,7 @@
 // to bring one's own provider, and the Worker's whole sentence folded under "Details".
 // Until the page knows how the Worker runs it shows that sentence, with the step it
 // leaves out: `wrangler dev` reads .dev.vars only when it starts.
-import { renderInlineInto } from "../chat/markdown.js";
+import { renderInlineInto } from "../chat/markdown-load.js";
 import { keyLink, setupLine } from "./no-model-command.js";
 
 /** @typedef {import("./no-model-command.js").ModelSetup} ModelSetup */

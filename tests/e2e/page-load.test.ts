@@ -4,6 +4,8 @@
 // no API call made twice; the Worker's own pages still find their files at fixed URLs.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reply, script } from "../fixtures/fake-llm-script";
+import { openSession } from "../fixtures/session-client-node";
 import { startStack, type Stack } from "../fixtures/stack";
 import { launchBrowser, noPageErrors, openPage } from "./browser";
 import { isApi, repeatedCalls, type RequestLog, watchRequests } from "./request-log";
@@ -95,14 +97,33 @@ describe("the built page", () => {
     // The welcome's example prompts come from the tool names the socket's servers frame carries, not from the catalogue.
     await expect.poll(() => page.locator(".welcome-prompt").first().textContent()).toContain("List the files");
     expect(cold().filter((r) => r.url.startsWith("/api/servers"))).toEqual([]);
+    // The Markdown renderer's chunk: fetched once, by index.html's prefetch; the import in the first idle moment
+    // after the socket is asked for (chat/markdown-load.js) takes it from the cache.
+    const isChunk = (url: string) => /^\/assets\/markdown-[\w-]+\.js$/.test(url);
+    await expect
+      .poll(() =>
+        cold()
+          .filter((r) => isChunk(r.url))
+          .map((r) => r.cached),
+      )
+      .toEqual([false, true]);
+    const prefetched = (await page.evaluate(
+      `performance.getEntriesByType("resource").filter((e) => /\\/assets\\/markdown-/.test(e.name)).map((e) => e.initiatorType)`,
+    )) as string[];
+    expect(prefetched[0]).toBe("link");
     const files = cold()
-      .filter((r) => !isApi(r.url))
+      .filter((r) => !isApi(r.url) && !r.cached)
       .map((r) => r.url);
-    expect(files).toHaveLength(3);
+    expect(files).toHaveLength(4);
     expect(files).toEqual(
-      expect.arrayContaining(["/", expect.stringMatching(/^\/assets\/page-[\w-]+\.css$/), expect.stringMatching(/^\/assets\/page-[\w-]+\.js$/)]),
+      expect.arrayContaining([
+        "/",
+        expect.stringMatching(/^\/assets\/page-[\w-]+\.css$/),
+        expect.stringMatching(/^\/assets\/page-[\w-]+\.js$/),
+        expect.stringMatching(/^\/assets\/markdown-[\w-]+\.js$/),
+      ]),
     );
-    expect(cold().filter((r) => r.cached)).toEqual([]);
+    expect(cold().filter((r) => r.cached && !isChunk(r.url))).toEqual([]);
     // The upload limits are read when a person reaches for the 📎 button, not on every load.
     expect(calls).not.toContain("GET /api/files/limits");
     await page.locator("#attach-file").hover();
@@ -126,7 +147,54 @@ describe("the built page", () => {
     expect(warmWatch.sockets()).toEqual([`/sessions/${chat.slice("#s=".length)}/ws`]);
     expect(new URL(page.url()).hash).toBe(chat);
     expect(repeatedCalls(warm())).toEqual([]);
-    expect(warm().filter((r) => r.url.startsWith("/assets/") && r.cached)).toHaveLength(2);
+    // The stylesheet, the script and the renderer's chunk (its prefetch and its import both from the cache).
+    expect(
+      new Set(
+        warm()
+          .filter((r) => r.url.startsWith("/assets/") && r.cached)
+          .map((r) => r.url),
+      ).size,
+    ).toBe(3);
+    expect(warm().filter((r) => r.url.startsWith("/assets/") && !r.cached)).toEqual([]);
+    noPageErrors(page);
+    await context.close();
+  });
+
+  it("shows a chat's answers at once: plainly while the Markdown renderer's chunk is on its way, then rendered", async () => {
+    const id = crypto.randomUUID();
+    await script(stack.llm.url, stack.llmKey, [reply.text("A **bold** answer:\n\n- one\n- two")]);
+    const socket = await openSession(stack.url, id);
+    const { end } = await socket.turnEnd(socket.say("hello"));
+    expect(end.reason).toBe("complete");
+    await socket.close();
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // The chunk is held until the answer has been seen plain: a slow network, or history that comes first.
+    const gate: { release?: () => void } = {};
+    const held = new Promise<void>((resolve) => (gate.release = resolve));
+    let asked = 0;
+    await page.route(/\/assets\/markdown-[\w-]+\.js$/, async (route) => {
+      asked++;
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${stack.url}/#s=${id}`);
+    const answer = page.locator("#messages > li.msg.assistant .body");
+    await expect.poll(() => answer.textContent()).toBe("A **bold** answer:\n\n- one\n- two");
+    // The page is usable meanwhile: the socket is open and the message box takes input.
+    await page.locator('#conn[data-state="open"]').waitFor({ state: "attached" });
+    expect(await page.locator("#composer-input").isEnabled()).toBe(true);
+    expect(await answer.locator("strong").count()).toBe(0);
+    // Asked for (index.html's prefetch, then the import once the page was idle), and held.
+    expect(asked).toBeGreaterThan(0);
+
+    gate.release?.();
+    await answer.locator("strong", { hasText: "bold" }).waitFor();
+    expect(await answer.locator("li").allTextContents()).toEqual(["one", "two"]);
+    expect(await answer.locator(".md-open").count()).toBe(0);
+    // The end of the chat stays in view as the answer grows into its rendered form.
+    await expect.poll(() => page.locator("#messages").evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThanOrEqual(24);
     noPageErrors(page);
     await context.close();
   });
