@@ -3,8 +3,11 @@
 // browser's own push path after decryption; a real subscription needs FCM, which this
 // machine cannot reach) is shown as a notification with Allow once / Deny; its Allow posts
 // the notification's token to POST /push/act, and the Worker's answer replaces the notification.
-import type { Browser, BrowserContext, Page, Worker } from "playwright-core";
+// A schedule's news (schedule_done, schedule_paused: payloads made by the Worker's own
+// payloadFor) shows with Open only, and Open brings the open tab to that chat.
+import type { Browser, BrowserContext, CDPSession, Page, Worker } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { payloadFor } from "../../src/push/notice";
 import { startStack, type Stack } from "../fixtures/stack";
 import { launchBrowser, noPageErrors, openPage } from "./browser";
 
@@ -35,27 +38,47 @@ function notifications(): Promise<Shown[]> {
   })()`);
 }
 
+/** Registers /sw.js in `page` (the context's first test page): its worker, and the browser's push path after decryption into it. */
+async function registerWorker(): Promise<{ worker: Worker; deliver: (payload: unknown) => Promise<void> }> {
+  const registered = context.waitForEvent("serviceworker");
+  const scope = await page.evaluate(`navigator.serviceWorker.register("/sw.js", { scope: "/" }).then((r) => r.scope)`);
+  expect(scope).toBe(`${stack.url}/`);
+  // A fixed URL, revalidated every time: a new build's worker is seen at once.
+  expect((await context.request.get(`${stack.url}/sw.js`)).headers()["cache-control"]).toBe("no-cache");
+  const worker: Worker = context.serviceWorkers()[0] ?? (await registered);
+  await page.evaluate("navigator.serviceWorker.ready.then(() => true)");
+  const cdp: CDPSession = await context.newCDPSession(page);
+  const registrationId = new Promise<string>((resolve) =>
+    cdp.on("ServiceWorker.workerRegistrationUpdated", ({ registrations }) => {
+      const ours = registrations.find((r) => r.scopeURL === `${stack.url}/` && !r.isDeleted);
+      if (ours) resolve(ours.registrationId);
+    }),
+  );
+  await cdp.send("ServiceWorker.enable");
+  const id = await registrationId;
+  return {
+    worker,
+    deliver: async (payload) => {
+      await cdp.send("ServiceWorker.deliverPushMessage", { origin: stack.url, registrationId: id, data: JSON.stringify(payload) });
+    },
+  };
+}
+
+/** A synthetic click on the notification tagged `tag` (a test cannot press a system notification's button). */
+const click = (worker: Worker, tag: string, action: string) =>
+  worker.evaluate(`(async () => {
+    const [notification] = await self.registration.getNotifications({ tag: ${JSON.stringify(tag)} });
+    self.dispatchEvent(new NotificationEvent("notificationclick", { notification, action: ${JSON.stringify(action)} }));
+  })()`);
+
+const chatOf = (p: Page) => new URL(p.url()).hash.replace("#s=", "");
+
 describe("the service worker", () => {
   it("shows an approval's push with Allow once / Deny, and its Allow reaches /push/act", async () => {
     context = await browser.newContext();
     await context.grantPermissions(["notifications"], { origin: stack.url });
     page = await openPage(browser, stack, { context });
-    const registered = context.waitForEvent("serviceworker");
-    const scope = await page.evaluate(`navigator.serviceWorker.register("/sw.js", { scope: "/" }).then((r) => r.scope)`);
-    expect(scope).toBe(`${stack.url}/`);
-    // A fixed URL, revalidated every time: a new build's worker is seen at once.
-    expect((await context.request.get(`${stack.url}/sw.js`)).headers()["cache-control"]).toBe("no-cache");
-    const worker: Worker = context.serviceWorkers()[0] ?? (await registered);
-    await page.evaluate("navigator.serviceWorker.ready.then(() => true)");
-
-    const cdp = await context.newCDPSession(page);
-    const registrationId = new Promise<string>((resolve) =>
-      cdp.on("ServiceWorker.workerRegistrationUpdated", ({ registrations }) => {
-        const ours = registrations.find((r) => r.scopeURL === `${stack.url}/` && !r.isDeleted);
-        if (ours) resolve(ours.registrationId);
-      }),
-    );
-    await cdp.send("ServiceWorker.enable");
+    const { worker, deliver } = await registerWorker();
     // The payload as the Worker builds it (src/push/notice.ts) and the browser decrypts it. The
     // token is well formed but unknown to the Worker: its Allow must come back as no longer working.
     const token = `v1.${crypto.randomUUID()}.${"A".repeat(43)}`;
@@ -71,7 +94,7 @@ describe("the service worker", () => {
       token,
       expiresAt: Date.now() + 600_000,
     };
-    await cdp.send("ServiceWorker.deliverPushMessage", { origin: stack.url, registrationId: await registrationId, data: JSON.stringify(payload) });
+    await deliver(payload);
 
     await expect.poll(notifications, { timeout: 10_000 }).toHaveLength(1);
     const [shown] = await notifications();
@@ -92,6 +115,45 @@ describe("the service worker", () => {
     expect(response.request().postDataJSON()).toEqual({ token, action: "allow" });
     expect(response.status()).toBe(410);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("push_token_invalid");
+    noPageErrors(page);
+  });
+
+  it("shows a scheduled run's end and a paused schedule with Open only, naming nothing but the chat; Open brings the tab to that chat", async () => {
+    await context?.close();
+    context = await browser.newContext();
+    await context.grantPermissions(["notifications"], { origin: stack.url });
+    page = await openPage(browser, stack, { context });
+    const { worker, deliver } = await registerWorker();
+    const ran = chatOf(page);
+    // The tab shows another chat when the news comes.
+    await page.locator("#new-session").click();
+    await expect.poll(() => chatOf(page), { timeout: 10_000 }).not.toBe(ran);
+    const other = chatOf(page);
+    const byTag = async (tag: string) => (await notifications()).find((n) => n.tag === tag);
+
+    // As the Worker builds it for the owner's devices (src/push/notice.ts, detail "full").
+    const turnId = crypto.randomUUID();
+    const done = payloadFor({ kind: "schedule_done", session: ran, ref: turnId, outcome: "completed" }, "full", "Morning digest");
+    await deliver(done);
+    await expect.poll(() => byTag(done.tag), { timeout: 10_000 }).toBeDefined();
+    const shown = await byTag(done.tag);
+    expect(shown).toMatchObject({ title: "Scheduled run done", body: "Morning digest", actions: ["Open"] });
+    // Nothing to answer: no token, no tool; only where to go.
+    expect(Object.fromEntries(Object.entries(shown?.data ?? {}).filter(([, v]) => v !== undefined))).toEqual({ session: ran, ref: turnId });
+    await click(worker, done.tag, "open");
+    await expect.poll(() => chatOf(page), { timeout: 10_000 }).toBe(ran);
+    expect(await byTag(done.tag)).toBeUndefined();
+
+    // A paused schedule, with the person's detail "minimal": not even the chat's name.
+    await page.goto(`${stack.url}/#s=${other}`);
+    await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
+    const paused = payloadFor({ kind: "schedule_paused", session: ran, ref: crypto.randomUUID() }, "minimal", "Morning digest");
+    expect(paused.chat).toBeUndefined();
+    await deliver(paused);
+    await expect.poll(() => byTag(paused.tag), { timeout: 10_000 }).toBeDefined();
+    expect(await byTag(paused.tag)).toMatchObject({ title: "Schedule paused after repeated failures", body: "Resume it under Schedules", actions: ["Open"] });
+    await click(worker, paused.tag, "open");
+    await expect.poll(() => chatOf(page), { timeout: 10_000 }).toBe(ran);
     noPageErrors(page);
   });
 
