@@ -1,14 +1,24 @@
 // "Shared with me" under the person's own chats: the chats others invited them to
 // (GET /api/shared-with-me, docs/people.md), each named by its owner and this person's
 // role there, opening it like any chat. Read with the load (GET /api/bootstrap), when the tab comes back to the
-// front (an invite made meanwhile shows), and after a removal.
+// front, every INVITE_POLL_MS while it stays there (an invite made meanwhile shows), and after a removal.
 import { request } from "../core/api.js";
 import { byId } from "../core/dom.js";
 import { state, subscribe, update } from "../core/state.js";
 import { roleWords } from "./roles.js";
 
+/**
+ * How often a page in front looks for a new invite. No channel reaches a person's pages from
+ * another person's chat (the page's one socket is to the chat it shows), and an invite is not
+ * urgent: one small read of the person's list twice a minute, and none while the tab is hidden.
+ */
+const INVITE_POLL_MS = 30_000;
+
 /** @param {{ open: (id: string) => void }} page */
 export function setupSharedChats(page) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+
   async function load() {
     try {
       const answer = await request("/api/shared-with-me");
@@ -17,6 +27,17 @@ export function setupSharedChats(page) {
       // Offline: keep the list we have.
     }
   }
+
+  /** The next look, counted from now: only while signed in and in front. */
+  function schedule() {
+    clearTimeout(timer);
+    timer = undefined;
+    if (!document.hidden && state.active)
+      timer = setTimeout(() => {
+        void load().finally(schedule);
+      }, INVITE_POLL_MS);
+  }
+  subscribe(["active"], schedule);
 
   subscribe(["shared", "sessionId", "active"], () => {
     const chats = state.active ? state.shared : [];
@@ -49,6 +70,7 @@ export function setupSharedChats(page) {
 
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden && state.active) void load();
+    schedule();
   });
 
   /** This person was removed from a chat (its socket closed with 4403): it leaves the list now. @param {string} id */
