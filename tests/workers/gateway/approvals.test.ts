@@ -6,27 +6,16 @@
 // is the v2 fixture's `touch` (writes note://board, read back through the gateway).
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { SELF } from "cloudflare:test";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { GrantProps } from "../../../src/gateway/props";
 import { authorize, GatewayOAuthClient } from "../../fixtures/gateway-client";
 import { appStub, connectApp, directFetch, MCP_URL, mcpClient } from "../../fixtures/gateway-direct";
 import { authHeaders } from "../test-users";
+import { aliceV2Server, api } from "./own-v2-server";
 
-const v2 = inject("v2BothUrl");
-const json = { "content-type": "application/json" };
-const server = `ap${crypto.randomUUID().slice(0, 6)}`;
+const server = aliceV2Server("ap");
 const touch = `${server}__touch`;
 const echo = `${server}__echo`;
-const api = (path: string, init: RequestInit = {}) => SELF.fetch(`https://edgehost.test${path}`, { ...init, headers: authHeaders("alice", init.headers) });
-
-beforeAll(async () => {
-  const added = await api("/api/my-servers", { method: "POST", headers: json, body: JSON.stringify({ name: server, url: v2 }) });
-  expect(added.status).toBe(201);
-});
-
-afterAll(async () => {
-  await api(`/api/my-servers/${server}`, { method: "DELETE" });
-});
 
 type Decision = "once" | "always" | "deny";
 

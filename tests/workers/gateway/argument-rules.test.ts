@@ -4,29 +4,16 @@
 // rule revoked (DELETE /api/rules/{id}) asks from the next call. The tool is the v2 fixture's
 // `touch` (writes note://board, read back through the gateway), its `text` judged as a path.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { env, SELF } from "cloudflare:test";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
 import type { Env } from "../../../src/config/env";
 import type { GrantProps } from "../../../src/gateway/props";
 import { userAccount } from "../../../src/users/account";
 import { connectApp, directFetch, MCP_URL } from "../../fixtures/gateway-direct";
-import { authHeaders } from "../test-users";
+import { aliceV2Server, api } from "./own-v2-server";
 
-const v2 = inject("v2BothUrl");
-const json = { "content-type": "application/json" };
-const server = `ar${crypto.randomUUID().slice(0, 6)}`;
+const server = aliceV2Server("ar");
 const touch = `${server}__touch`;
-const api = (path: string, init: RequestInit = {}, user: "alice" | "bob" = "alice") =>
-  SELF.fetch(`https://edgehost.test${path}`, { ...init, headers: authHeaders(user, init.headers) });
-
-beforeAll(async () => {
-  const added = await api("/api/my-servers", { method: "POST", headers: json, body: JSON.stringify({ name: server, url: v2 }) });
-  expect(added.status).toBe(201);
-});
-
-afterAll(async () => {
-  await api(`/api/my-servers/${server}`, { method: "DELETE" });
-});
 
 /** A client that can elicit; every question it gets is written down and denied. */
 async function denyingClient(props: GrantProps) {

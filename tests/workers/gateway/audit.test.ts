@@ -4,47 +4,19 @@
 // through the client: once, deny; then "always"), with the arguments' and the result's own
 // hashes and never their text; in /api/audit and both downloads, and in nobody else's.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { env, SELF } from "cloudflare:test";
-import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
 import { CSV_COLUMNS } from "../../../src/audit/csv";
 import { type AuditRecord, AuditRecordSchema, personKey, resultForDigest } from "../../../src/audit/record";
 import type { Env } from "../../../src/config/env";
 import type { GrantProps } from "../../../src/gateway/props";
 import { userAccount } from "../../../src/users/account";
 import { connectApp, directFetch, MCP_URL } from "../../fixtures/gateway-direct";
-import { authHeaders, type TestUser } from "../test-users";
+import { ownDigest } from "../../fixtures/own-digest";
+import type { TestUser } from "../test-users";
+import { aliceV2Server, api } from "./own-v2-server";
 
-const v2 = inject("v2BothUrl");
-const json = { "content-type": "application/json" };
-const server = `au${crypto.randomUUID().slice(0, 6)}`;
-const api = (path: string, init: RequestInit = {}, user: TestUser = "alice") =>
-  SELF.fetch(`https://edgehost.test${path}`, { ...init, headers: authHeaders(user, init.headers) });
-
-beforeAll(async () => {
-  const added = await api("/api/my-servers", { method: "POST", headers: json, body: JSON.stringify({ name: server, url: v2 }) });
-  expect(added.status).toBe(201);
-});
-
-afterAll(async () => {
-  await api(`/api/my-servers/${server}`, { method: "DELETE" });
-});
-
-/** The test's own canonical hash (docs/audit.md's recipe). */
-function ownDigest(value: unknown): { bytes: number; sha256: string } {
-  const sort = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(sort)
-      : v && typeof v === "object"
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  const text = JSON.stringify(sort(value));
-  return { bytes: new TextEncoder().encode(text).byteLength, sha256: createHash("sha256").update(text).digest("hex") };
-}
+const server = aliceV2Server("au");
 
 /** A 2026 client that can elicit, answering each approval question with the next of `answers`. */
 async function askingClient(props: GrantProps, answers: ("once" | "always" | "deny")[]) {

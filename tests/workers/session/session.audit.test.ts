@@ -6,11 +6,11 @@
 import { env as testEnv, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { canonicalJson, personKey, type AuditRecord } from "../../../src/audit/record";
-import { createHash } from "node:crypto";
 import type { Env } from "../../../src/config/env";
 import { userAccount } from "../../../src/users/account";
 import type { UserAccount } from "../../../src/users/UserAccount";
 import { reply, script } from "../../fixtures/fake-llm-script";
+import { ownDigest } from "../../fixtures/own-digest";
 import { frameOf, type Message, type SessionClient } from "../../fixtures/session-client";
 import type { TestUser } from "../test-users";
 import { openSession, workerFetch } from "../worker-fetch";
@@ -25,22 +25,6 @@ const env = testEnv as unknown as Env;
 beforeEach(async () => {
   await fetch(`${llm}/__script/${KEY}`, { method: "DELETE" });
 });
-
-/** The test's own canonical hash: sorted keys at every depth, no spaces, SHA-256 of the UTF-8 bytes. */
-function ownDigest(value: unknown): { bytes: number; sha256: string } {
-  const sort = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(sort)
-      : v && typeof v === "object"
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  const json = JSON.stringify(sort(value));
-  return { bytes: new TextEncoder().encode(json).byteLength, sha256: createHash("sha256").update(json).digest("hex") };
-}
 
 const account = (user: TestUser) => userAccount(env, `token:${user}`);
 

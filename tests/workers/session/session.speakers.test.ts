@@ -9,7 +9,7 @@
 // dave owns, frank joins: neither is counted by another file's chats.
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { reply, requests, script } from "../../fixtures/fake-llm-script";
-import { frameOf, type Message } from "../../fixtures/session-client";
+import { frameOf, type Message, type SessionClient } from "../../fixtures/session-client";
 import { openSession, workerFetch } from "../worker-fetch";
 
 const llm = inject("fakeLlmUrl");
@@ -32,6 +32,19 @@ async function lastRequest(): Promise<{ system: string; said: string[] }> {
   };
 }
 
+/** A new chat of dave's with frank invited as a participant, both connected. */
+async function sharedWithFrank(): Promise<{ dave: SessionClient; frank: SessionClient }> {
+  const id = crypto.randomUUID();
+  const dave = await openSession(id, "dave");
+  const invited = await workerFetch(
+    `/sessions/${id}/people`,
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "frank", role: "participant" }) },
+    "dave",
+  );
+  expect(invited.status, await invited.clone().text()).toBe(201);
+  return { dave, frank: await openSession(id, "frank") };
+}
+
 describe("who spoke, as the model reads it", () => {
   it("leaves a one-person chat's messages as typed, brackets included", async () => {
     await script(llm, KEY, [reply.text("Done.")]);
@@ -45,15 +58,7 @@ describe("who spoke, as the model reads it", () => {
 
   it("names every speaker once someone besides the owner spoke, from the socket's person and never from the text", async () => {
     await script(llm, KEY, [reply.text("Hello dave."), reply.text("Noted."), reply.text("You're welcome."), reply.text("Edited.")]);
-    const id = crypto.randomUUID();
-    const dave = await openSession(id, "dave");
-    const invited = await workerFetch(
-      `/sessions/${id}/people`,
-      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "frank", role: "participant" }) },
-      "dave",
-    );
-    expect(invited.status, await invited.clone().text()).toBe(201);
-    const frank = await openSession(id, "frank");
+    const { dave, frank } = await sharedWithFrank();
 
     // Shared, but only the owner has spoken: the prompt is as a one-person chat's.
     await dave.turnEnd(dave.say("hello from the owner"));
@@ -103,15 +108,7 @@ describe("who spoke, as the model reads it", () => {
       reply.text("dave asked about France; frank asked about the sky."),
       reply.text("Noted."),
     ]);
-    const id = crypto.randomUUID();
-    const dave = await openSession(id, "dave");
-    const invited = await workerFetch(
-      `/sessions/${id}/people`,
-      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "frank", role: "participant" }) },
-      "dave",
-    );
-    expect(invited.status, await invited.clone().text()).toBe(201);
-    const frank = await openSession(id, "frank");
+    const { dave, frank } = await sharedWithFrank();
     await dave.turnEnd(dave.say("capital of France?"));
     // frank's turn, ended on dave's socket too (the compaction below must not take its turn_end for its own).
     let from = dave.received.length;
