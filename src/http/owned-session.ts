@@ -8,14 +8,26 @@ import type { AppEnv } from "../identity/identify";
 import type { ChatSession } from "../session/ChatSession";
 import { consoleSessionId } from "../users/account";
 import { RequestError } from "../shared/errors";
+import { TooManySessionsError } from "../users/session-limit";
 import { roleAtLeast, type Role } from "../session/people/roles";
 
 export const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export type SessionStub = DurableObjectStub<ChatSession>;
 
+/** The session's stub, started (agents' lifecycle) by a call of its own first: for a call that is not `admit`. */
 export function sessionStub(c: Context<AppEnv>, id: string): Promise<SessionStub> {
   return getAgentByName<AppEnv["Bindings"], ChatSession>(c.env.CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>, id);
+}
+
+/**
+ * The session's stub for a route that admits the caller first: `admit` starts the object itself
+ * (session-rpc.ts), so the route makes one round trip to it less than through sessionStub. Only for
+ * a stub whose first call is `admit`.
+ */
+function admittingStub(c: Context<AppEnv>, id: string): SessionStub {
+  const namespace = c.env.CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>;
+  return namespace.get(namespace.idFromName(id));
 }
 
 export const badSessionId = () => new RequestError("bad_session_id", "session ids are 1-64 letters, digits, '_' or '-'");
@@ -23,7 +35,7 @@ export const badSessionId = () => new RequestError("bad_session_id", "session id
 /** The caller's session `id`, or undefined when it is not theirs (or new and not claimed); a malformed id throws. */
 export async function findOwnedSession(c: Context<AppEnv>, id: string, options: { claim: boolean }): Promise<SessionStub | undefined> {
   if (!SESSION_ID.test(id)) throw badSessionId();
-  const stub = await sessionStub(c, id);
+  const stub = admittingStub(c, id);
   const admission = await stub.admit(c.var.identity.id, { claim: options.claim, listed: !id.startsWith("console-"), name: c.var.identity.name });
   // A member is not an owner: every route but the few that let members in stays the owner's.
   return admission === "owner" || admission === "claimed" ? stub : undefined;
@@ -32,11 +44,24 @@ export async function findOwnedSession(c: Context<AppEnv>, id: string, options: 
 /** The session `id` when the caller owns it or was invited with at least `least`; undefined otherwise (the caller answers 404). */
 export async function findMemberSession(c: Context<AppEnv>, id: string, least: Role): Promise<{ stub: SessionStub; role: Role } | undefined> {
   if (!SESSION_ID.test(id)) throw badSessionId();
-  const stub = await sessionStub(c, id);
+  const stub = admittingStub(c, id);
   const admission = await stub.admit(c.var.identity.id, { claim: false, listed: !id.startsWith("console-"), name: c.var.identity.name });
-  if (admission === "denied") return undefined;
+  if (admission === "denied" || admission === "full") return undefined;
   const role: Role = admission === "claimed" ? "owner" : admission;
   return roleAtLeast(role, least) ? { stub, role } : undefined;
+}
+
+/**
+ * The session a page opens its socket on: the caller's own, one they were invited to, or a new id
+ * claimed for them when their list has room (`max`; TooManySessionsError when not), in one call to it.
+ */
+export async function claimableSession(c: Context<AppEnv>, id: string, max: number): Promise<SessionStub> {
+  if (!SESSION_ID.test(id)) throw badSessionId();
+  const stub = admittingStub(c, id);
+  const admission = await stub.admit(c.var.identity.id, { claim: true, listed: !id.startsWith("console-"), name: c.var.identity.name, room: max });
+  if (admission === "full") throw new TooManySessionsError(max);
+  if (admission === "denied") throw new RequestError("not_found", "no such session");
+  return stub;
 }
 
 /** As findMemberSession, 404 when not found. */

@@ -9,7 +9,7 @@ import type { AppEnv } from "../identity/identify";
 import { userAccount } from "../users/account";
 import { TooManySessionsError } from "../users/session-limit";
 import { REQUEST_ID_HEADER, SESSION_USER_HEADER } from "../session/ChatSession";
-import { SESSION_ID, badSessionId, findMemberSession, memberSession, ownedSession, type SessionStub } from "./owned-session";
+import { SESSION_ID, badSessionId, claimableSession, memberSession, ownedSession } from "./owned-session";
 import { sessionCatalog } from "./session-catalog";
 import { RequestError } from "../shared/errors";
 import { z } from "zod";
@@ -52,7 +52,8 @@ sessions.get("/:id/ws", async (c) => {
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
     throw new RequestError("upgrade_required", "open this URL as a WebSocket");
   }
-  const owned = await ownSessionOrClaim(c, c.req.param("id"));
+  // The caller's own chat, one they were invited to (any role), or a new id claimed for them if it fits their cap.
+  const owned = await claimableSession(c, c.req.param("id"), maxSessions(c));
   // A fresh request, not the client's: only the headers set here reach the object,
   // so nothing a client sends can name another user or steer agents' routing.
   const headers = new Headers({ Upgrade: "websocket", [SESSION_USER_HEADER]: c.var.identity.id, [REQUEST_ID_HEADER]: c.var.requestId });
@@ -98,15 +99,3 @@ sessions.delete("/:id", async (c) => {
   await owned.deleteSession();
   return c.body(null, 204);
 });
-
-/**
- * The upgrade's session: the caller's own, or one they were invited to, at the cost of one
- * call; a new id (the page may open one by its socket) is a new session and must fit under the cap.
- */
-async function ownSessionOrClaim(c: Context<AppEnv>, id: string): Promise<SessionStub> {
-  const own = await findMemberSession(c, id, "viewer");
-  if (own) return own.stub;
-  const max = maxSessions(c);
-  if (!(await userAccount(c.env, c.var.identity.id).hasRoomForSession(id, max))) throw new TooManySessionsError(max);
-  return ownedSession(c, id, { claim: true });
-}

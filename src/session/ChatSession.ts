@@ -73,8 +73,6 @@ export class ChatSession extends SessionPeople {
     // Before the history: a client that waits for the history has its model too.
     this.sendTo(connection, { type: "model", choice });
     this.sendTo(connection, this.parts.approvals.alwaysAllowedFrame());
-    // The owner's rules for all chats may have changed since this chat last heard (a revoke elsewhere): sent again if so.
-    void this.keepAliveWhile(() => this.parts.approvals.mine.refresh());
     // The chat's schedules (an empty list too: the page shows this chat's, not the last one's),
     // before the history: a client that waits for the history has them, and no turn's frames follow them.
     this.sendTo(connection, this.schedules.frame());
@@ -93,10 +91,21 @@ export class ChatSession extends SessionPeople {
     // Joining mid-answer: what was streamed so far, then the rest live.
     const streamed = this.parts.turns.streamedSoFar();
     if (streamed) this.sendTo(connection, { type: "text", turnId: streamed.turnId, messageId: streamed.messageId, delta: streamed.text });
+    this.presenceChanged();
+    // What writes to storage (agents' keep-alive alarm, the expiry and retry schedules) waits a macrotask:
+    // a write made now would hold the upgrade's answer and every frame above until its commit (the output
+    // gate), a disk sync or a replication round trip on the socket's way to open. Losing them in a crash
+    // in between loses nothing: they are made again at the next connect.
+    setTimeout(() => this.afterConnect(connecting, readBefore), 0);
+  }
+
+  /** A socket's connect, once its frames are out: what keeps the object awake and schedules its alarms. */
+  private afterConnect(connecting: Promise<void>, readBefore: boolean): void {
+    // The owner's rules for all chats may have changed since this chat last heard (a revoke elsewhere): sent again if so.
+    void this.keepAliveWhile(() => this.parts.approvals.mine.refresh());
     // A page is watching now: a server left unavailable (a bridge restarted meanwhile) is retried,
     // and attached resources are subscribed again if a wake-up opened new MCP sessions.
     this.scheduleExpiry();
-    this.presenceChanged();
     void this.keepAliveWhile(async () => {
       await connecting;
       // The owner's servers may have changed since (a paired machine removed, a server deleted, from

@@ -2,9 +2,11 @@
 //
 // Why not report them when the turn ends: that is a second call to the account per
 // turn (an event there and a storage commit), on top of the one admitting the next
-// turn. Instead the next turn's admission carries them (UserAccount.beginTurn adds
-// them before it checks the budget, so this session's own spending is always counted
-// before its next turn), and when no turn comes they go on their own shortly after.
+// turn. Instead, under a daily budget, the next turn's admission carries them
+// (UserAccount.beginTurn adds them before it checks the budget, so this session's own
+// spending is always counted before its next turn); without one, and when no turn comes,
+// they go on their own shortly after (session-owner.ts: a write the admission's answer
+// would wait for stays off the turn's path).
 // The figure is kept in the session's storage, written with the turn's last entries
 // (the same commit), so a restart reports it instead of losing it.
 import type { HistoryStore } from "./history";

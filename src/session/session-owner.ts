@@ -30,7 +30,20 @@ const TOUCH_EVERY_MS = 60_000;
 /** A turn's tokens go to the account with the next turn's admission, or on their own after this long. */
 const REPORT_AFTER_MS = 2_000;
 
-export type Admission = "owner" | "claimed" | "denied";
+/** `full`: a claim refused because the person's list is at its cap (`room`); nothing was claimed. */
+export type Admission = "owner" | "claimed" | "denied" | "full";
+
+/**
+ * What the Worker asks when it admits a user. `room`: the cap on the person's chats; with it, a
+ * claim checks it and lists the chat in one call to their account (`addSessionIfRoom`), instead of the
+ * Worker asking the account first (a round trip less when a page opens a new chat by its socket).
+ */
+export interface AdmitOptions {
+  claim: boolean;
+  listed?: boolean;
+  name?: string;
+  room?: number;
+}
 /** What the Worker's admission answers: the owner, a new claim, an invited person's role (people/members.ts), or nobody (404). */
 export type PersonAdmission = Admission | MemberRole;
 
@@ -64,7 +77,7 @@ export class SessionOwner {
   }
 
   /** Whether `user` owns this session; the first user to open it becomes its owner. */
-  async admit(user: string, options: { claim: boolean; listed?: boolean; name?: string }): Promise<Admission> {
+  async admit(user: string, options: AdmitOptions): Promise<Admission> {
     const owner = this.id;
     if (owner !== undefined) {
       if (owner !== user) return "denied";
@@ -72,11 +85,21 @@ export class SessionOwner {
       return "owner";
     }
     if (!options.claim) return "denied";
+    // Claimed before the account is asked: another admission meanwhile finds an owner (and is denied).
+    const listed = options.listed ?? true;
     this.store.setSetting(OWNER_KEY, user);
     if (options.name !== undefined) this.store.setSetting(OWNER_NAME_KEY, options.name);
-    this.store.setSetting(LISTED_KEY, options.listed ?? true);
-    if (options.listed ?? true) await userAccount(this.env, user).addSession(this.sessionId);
-    return "claimed";
+    this.store.setSetting(LISTED_KEY, listed);
+    const account = userAccount(this.env, user);
+    if (options.room === undefined) {
+      if (listed) await account.addSession(this.sessionId);
+      return "claimed";
+    }
+    const fits = listed ? await account.addSessionIfRoom(this.sessionId, options.room) : await account.hasRoomForSession(this.sessionId, options.room);
+    if (fits) return "claimed";
+    // Over the cap: unclaimed again, as if never opened (a later claim with room may take it).
+    for (const key of [OWNER_KEY, OWNER_NAME_KEY, LISTED_KEY]) this.store.setSetting(key, undefined);
+    return "full";
   }
 
   /** The owner's own instructions, as of the last turn's admission (in a shared chat too: only the owner's apply). */
@@ -134,10 +157,11 @@ export class SessionOwner {
     // request is issued first, and a write before it would hold it for a storage commit (deferred-opening.ts). A
     // restart in between counts the carried tokens twice (the safe side).
     const later = (write: () => void) => afterRequest(this.store, write);
-    const begun = await this.pending.carry(
-      (tokens) => account.beginTurn(this.limits(!ownKey), known, tokens, hold, undefined, knownRules, this.profile?.version),
-      later,
-    );
+    const begin = (tokens: number) => account.beginTurn(this.limits(!ownKey), known, tokens, hold, undefined, knownRules, this.profile?.version);
+    // Earlier turns' tokens ride along only when a budget is checked against them: adding them is a write in the
+    // account, whose answer (and so this turn's model request) then waits for its commit. Without a budget they
+    // decide nothing here, and the report after the turn (reportSoon) takes them, off the next turn's path.
+    const begun = hold ? await this.pending.carry(begin, later) : await begin(0);
     this.generation = begun.generation;
     // The text comes only when it changed; otherwise the one held stands.
     if (begun.profile.version !== this.profile?.version) this.profile = begun.profile;

@@ -11,7 +11,7 @@ import type { HistoryEntry, ServerMessage, Usage } from "../protocol/messages";
 import { applyPreset, forgetChatPreset } from "./chat-preset";
 import { forgetServerChoice } from "./mcp/session-mcp";
 import { readAppResource, type AppResourceOutcome, type AppToolCallOutcome } from "./mcp-apps";
-import type { PersonAdmission } from "./session-owner";
+import type { AdmitOptions, PersonAdmission } from "./session-owner";
 import { catalogComplete, catalogList, type CatalogKind, type CatalogList, type CatalogOutcome } from "./catalog-calls";
 import type { CompleteInput, Completion } from "../mcp/catalog";
 import { ImportedEntriesSchema, importInto, type ImportedEntry } from "./history-import";
@@ -19,8 +19,13 @@ import { answerFromPush, type PushAnswer } from "./notify/push-answer";
 import { SessionCore } from "./session-core";
 
 export abstract class SessionRpc extends SessionCore {
-  /** Whether `user` owns this session (the first user to open it becomes its owner); people/session-people.ts adds members. */
-  admit(user: string, options: { claim: boolean; listed?: boolean; name?: string }): Promise<PersonAdmission> {
+  /**
+   * Whether `user` owns this session (the first user to open it becomes its owner); people/session-people.ts adds members.
+   * The Worker's first call on a session (src/http/owned-session.ts): it starts the object (agents' lifecycle, onStart)
+   * itself, in this round trip, rather than the Worker making one call for that first (getAgentByName).
+   */
+  async admit(user: string, options: AdmitOptions): Promise<PersonAdmission> {
+    await this.__unsafe_ensureInitialized();
     return this.parts.owner.admit(user, options);
   }
 

@@ -24,6 +24,13 @@ export class AccountSessions extends AccountRules {
     return this.sessions.reserve(id, max, now);
   }
 
+  /** A session claimed by its socket (src/session/session-owner.ts): hasRoomForSession, then addSession, in one call. */
+  addSessionIfRoom(id: string, max: number, now = Date.now()): boolean {
+    if (!this.sessions.hasRoom(id, max)) return false;
+    this.addSession(id, now);
+    return true;
+  }
+
   /**
    * Marks activity; the first message of a session becomes its title (searchable at once).
    * `generation`: the one the turn was admitted under; a turn that raced an erase does not list its chat again.

@@ -11,7 +11,7 @@ import { userAccount } from "../../users/account";
 import type { SocketState } from "../notify/presence-watch";
 import { SessionScheduling } from "../schedules/session-scheduling";
 import { OWNER_KEY_SETTING } from "../speakers";
-import type { PersonAdmission } from "../session-owner";
+import type { AdmitOptions, PersonAdmission } from "../session-owner";
 import { type Member, Members, REMOVED_CLOSE, REMOVED_REASON } from "./members";
 import { Coalesced, peopleFrame } from "./presence";
 import { can, type MemberRole, type Role } from "./roles";
@@ -54,8 +54,9 @@ export abstract class SessionPeople extends SessionScheduling {
     return this.members.list().length > 0;
   }
 
-  override async admit(user: string, options: { claim: boolean; listed?: boolean; name?: string }): Promise<PersonAdmission> {
+  override async admit(user: string, options: AdmitOptions): Promise<PersonAdmission> {
     const admission = await super.admit(user, options);
+    if (admission === "full") return admission;
     if (admission !== "denied") {
       if (this.parts.store.getSetting<string>(OWNER_KEY_SETTING) === undefined) this.parts.store.setSetting(OWNER_KEY_SETTING, await personKey(user));
       return admission;
