@@ -34,11 +34,7 @@ import { setupViews } from "./views.js";
 import { warmUp } from "../chat/stream-render.js";
 import { loadMarkdownWhenIdle } from "../chat/markdown-load.js";
 import { setupPushSettings } from "../notify/push-settings.js";
-import { setupPeopleDialog } from "../people/people-dialog.js";
-import { setupPresence } from "../people/presence.js";
-import { setupRoleComposer } from "../people/roles.js";
-import { setupSharedChats } from "../people/shared-chats.js";
-import { setupTurnStop } from "../people/turn-stop.js";
+import { setupPeople } from "../people/people-setup.js";
 // Side effects only: the theme, the tab's title and notifications, the welcome of an empty chat.
 import "./theme.js";
 import "./attention.js";
@@ -55,7 +51,7 @@ const connection = createConnection({
   onFrame: (message) => handleFrame(message),
   onClosed: dropOpenQuestions,
   refusedTwice: () => void checkAccess(),
-  removed: (id) => void removedFrom(id),
+  removed: (id) => void people.removedFrom(id),
   opened: warmUp,
 });
 const composer = setupComposer({ send: connection.send, isOpen: connection.isOpen, waiting: connection.waiting, reconnect: connection.connect });
@@ -67,11 +63,8 @@ const sessions = setupSessions({
   showAlert,
 });
 setupSessionSearch({ open: sessions.open });
-const shared = setupSharedChats({ open: sessions.open });
-const peopleDialog = setupPeopleDialog();
-setupPresence();
-setupRoleComposer();
-setupTurnStop();
+const people = setupPeople({ open: sessions.open, lost: sessions.lost, showAlert });
+const shared = people.shared;
 const shareDialog = setupShareDialog();
 setupImport({
   imported: async (ids) => {
@@ -105,7 +98,7 @@ setupViews({
   onRename: (id, title) => void sessions.rename(id, title),
   onPin: (id, pinned) => void sessions.pin(id, pinned),
   onShare: (id, title) => void shareDialog.open(id, title),
-  onPeople: (id) => void peopleDialog.open(id),
+  onPeople: (id) => void people.openDialog(id),
   onToggleServer: (name, enabled) => {
     const chosen = state.servers.filter((s) => (s.name === name ? enabled : s.enabled)).map((s) => s.name);
     connection.send({ type: "set_servers", enabled: chosen });
@@ -123,14 +116,6 @@ function dropOpenQuestions() {
     if (dialog.id === "confirm-dialog" || dialog.id === "my-servers-dialog" || dialog.dataset.callId === "console") continue;
     dialog.close("handled");
   }
-}
-
-/** The owner removed this person from a shared chat (its socket closed with 4403): said once, and another chat opens. @param {string} id */
-async function removedFrom(id) {
-  const owner = state.people?.owner.name ?? state.shared.find((c) => c.sessionId === id)?.ownerName;
-  showAlert(`You were removed from ${owner ? `${owner}'s` : "this"} chat: it is no longer shared with you.`);
-  shared.forget(id);
-  if (id === state.sessionId) await sessions.lost(id);
 }
 
 let checking = false;
