@@ -8,7 +8,7 @@ import { browserSettings } from "../core/theme.js";
 import { currentSubscription, deviceIdOf, notePushActive, onOpenChat, pushSupported, turnOff, turnOn } from "./push-device.js";
 
 /** @typedef {{ id: string, label: string, createdAt: number, lastOkAt: number | null, failing: boolean }} DeviceView */
-/** @typedef {{ state: "on" | "off", reason?: string, problem?: string, publicKey?: string, detail: "full" | "minimal", devices: DeviceView[] }} PushState */
+/** @typedef {{ state: "on" | "off", reason?: string, problem?: string, publicKey?: string, detail: "full" | "minimal", devices: DeviceView[], dropped?: { count: number, lastAt: number | null }, perHour?: number }} PushState */
 
 // A disclosure read when opened: the page's load makes no request for it (tests/e2e/page-load).
 const block = document.createElement("details");
@@ -16,6 +16,7 @@ block.id = "push-settings";
 block.className = "push-settings";
 block.innerHTML = `<summary>Notifications when away</summary>
   <p id="push-state" class="push-state">Reading…</p>
+  <p id="push-dropped" class="push-dropped" hidden></p>
   <div class="push-actions"><button type="button" id="push-enable" hidden>Notify me on this browser</button>
   <button type="button" id="push-disable" hidden>Stop on this browser</button></div>
   <label class="push-detail" hidden><input type="checkbox" id="push-detail"> Show chat and tool names</label>
@@ -24,6 +25,7 @@ block.innerHTML = `<summary>Notifications when away</summary>
 
 const $ = (/** @type {string} */ selector) => /** @type {any} */ (block.querySelector(selector));
 const stateLine = $("#push-state");
+const droppedLine = $("#push-dropped");
 const enable = $("#push-enable");
 const disable = $("#push-disable");
 const detail = $("#push-detail");
@@ -49,6 +51,15 @@ const when = (/** @type {number} */ at) => new Date(at).toLocaleString(undefined
 function lastResult(/** @type {DeviceView} */ device) {
   if (device.failing) return "failing: its push service refused the last notification";
   return device.lastOkAt ? `last delivered ${when(device.lastOkAt)}` : "nothing sent yet";
+}
+
+/** Notifications PUSH_PER_HOUR kept back (GET /api/push `dropped`), said only when there were any. */
+function droppedNote(/** @type {PushState} */ push) {
+  const count = push.dropped?.count ?? 0;
+  if (push.state !== "on" || count === 0) return "";
+  const last = push.dropped?.lastAt ? `, the last ${when(push.dropped.lastAt)}` : "";
+  const limit = push.perHour ? ` (the limit is ${push.perHour} an hour${last})` : "";
+  return `${count === 1 ? "1 notification was" : `${count} notifications were`} not sent: too many came within an hour${limit}. The chats still show what they were about.`;
 }
 
 function deviceRow(/** @type {DeviceView} */ device) {
@@ -98,6 +109,8 @@ function render() {
   disable.hidden = !mine;
   /** @type {HTMLElement} */ (detail.parentElement).hidden = !on;
   detail.checked = push.detail === "full";
+  droppedLine.hidden = !droppedNote(push);
+  droppedLine.textContent = droppedNote(push);
   list.replaceChildren(...push.devices.map(deviceRow));
   list.hidden = push.devices.length === 0;
 }

@@ -38,8 +38,10 @@ function deviceId(c: Context<AppEnv>): string {
 
 pushRoutes.get("/", async (c) => {
   const config = await pushConfig(c.env);
-  const { detail, devices } = await userAccount(c.env, c.var.identity.id).listPushDevices();
-  if (config.state === "on") return c.json({ state: "on", publicKey: config.vapid.publicKey, detail, devices });
+  const { detail, devices, dropped } = await userAccount(c.env, c.var.identity.id).listPushDevices();
+  // `dropped`: what PUSH_PER_HOUR kept back so far, said in the page with the cap it hit.
+  if (config.state === "on")
+    return c.json({ state: "on", publicKey: config.vapid.publicKey, detail, devices, dropped, perHour: runtimeConfig(c.env).settings.PUSH_PER_HOUR });
   return c.json({ state: "off", reason: config.reason, ...("problem" in config ? { problem: config.problem } : {}), detail, devices });
 });
 

@@ -29,7 +29,10 @@ let push: PushService;
 
 beforeAll(async () => {
   push = await startPushService();
-  [browser, stack] = await Promise.all([launchBrowser(), startStack({ vars: { ...vapidVars(), PUSH_SERVICE_HOSTS: "localhost,127.0.0.1" } })]);
+  [browser, stack] = await Promise.all([
+    launchBrowser(),
+    startStack({ vars: { ...vapidVars(), PUSH_SERVICE_HOSTS: "localhost,127.0.0.1", PUSH_PER_HOUR: "1" } }),
+  ]);
   mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => {
@@ -242,6 +245,42 @@ describe("notifications when away, in the page", () => {
     })()`;
     await expect.poll(() => page.evaluate(lastInView), SLOW).toBe(true);
     await page.screenshot({ path: `${SHOTS}/approval-from-push-390-end.png` });
+    noPageErrors(page);
+  });
+
+  it("says how many notifications the hourly cap kept back, and only once there are any", STEP, async () => {
+    await page.setViewportSize(WIDE);
+    const pushState = async () => (await (await page.request.get(`${stack.url}/api/push`)).json()) as { dropped: { count: number }; perHour: number };
+    const dropped = page.locator("#push-dropped");
+    const reopen = async () => {
+      await page.reload({ timeout: 30_000 });
+      await page.locator("#push-settings summary").click();
+      await expect.poll(() => page.locator("#push-state").textContent(), SLOW).toContain("This browser is told");
+    };
+    // The approval pushed above was this hour's one (PUSH_PER_HOUR=1 on this stack): nothing kept back, nothing said.
+    expect(await pushState()).toMatchObject({ dropped: { count: 0 }, perHour: 1 });
+    await reopen();
+    expect(await dropped.isHidden()).toBe(true);
+
+    // Another approval while the tab is hidden: past the cap, so not sent, and counted.
+    await script(stack.llm.url, stack.llmKey, [
+      reply.callReply("filesystem__get_file_info", { path: `${stack.fsRoot}/notes.txt` }),
+      reply.text("Denied, fine."),
+    ]);
+    await setHidden(page, true);
+    await sendMessage(page, "and the other list?");
+    await expect.poll(async () => (await pushState()).dropped.count, SLOW).toBe(1);
+    expect(await pushesTo(push, device, 2)).toHaveLength(2);
+    await setHidden(page, false);
+    await page.locator("#approval-dialog[open] #deny").click();
+    await page.locator(".msg.assistant", { hasText: "Denied, fine." }).waitFor();
+
+    await reopen();
+    await expect
+      .poll(() => dropped.textContent(), SLOW)
+      .toMatch(/^1 notification was not sent: too many came within an hour \(the limit is 1 an hour, the last .+\)\./);
+    expect(await dropped.isVisible()).toBe(true);
+    expect(await axeCheck(page, "push settings, dropped")).toEqual([]);
     noPageErrors(page);
   });
 

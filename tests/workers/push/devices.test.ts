@@ -52,6 +52,8 @@ describe("/api/push devices", () => {
     const now = await state("erin");
     expect(now.state).toBe("on");
     expect(now.publicKey).toBe((env as { VAPID_PUBLIC_KEY?: string }).VAPID_PUBLIC_KEY);
+    // What PUSH_PER_HOUR kept back so far, with the cap, for the page to say (push-cap.test.ts counts them).
+    expect(now).toMatchObject({ dropped: { count: expect.any(Number) }, perHour: 30 });
     expect(now.devices).toEqual([expect.objectContaining({ id: first, label: "Test browser", lastOkAt: null, failing: false })]);
     // The endpoint is a capability URL: never part of what the page gets.
     expect(JSON.stringify(now)).not.toContain(device.id);
