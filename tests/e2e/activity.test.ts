@@ -5,15 +5,13 @@
 // arguments' hash a person can recompute, the CSV download the same rows under its header;
 // axe clean at both sizes, Escape closes it.
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
 import { axeCheck } from "./axe";
-import { DESKTOP, launchBrowser, noPageErrors, openPage, PHONE, sendMessage } from "./browser";
-
-const SHOTS = "/work/notes/s48/shots";
+import { DESKTOP, launchBrowser, noPageErrors, openPage, PHONE, sendMessage, shot } from "./browser";
 
 let browser: Browser;
 let stack: Stack;
@@ -21,7 +19,6 @@ let page: Page;
 
 beforeAll(async () => {
   [browser, stack] = await Promise.all([launchBrowser(), startStack()]);
-  mkdirSync(SHOTS, { recursive: true });
   page = await openPage(browser, stack, { viewport: DESKTOP });
 }, 90_000);
 afterAll(async () => {
@@ -80,7 +77,7 @@ describe("the Activity view", () => {
     expect(await page.locator("#activity-status").textContent()).toBe("2 tool calls, newest first.");
     expect(await view.locator("#activity-older").isHidden()).toBe(true);
     expect(await axeCheck(page, "activity")).toEqual([]);
-    await page.screenshot({ path: `${SHOTS}/activity-1200.png` });
+    await shot(page, "activity-1200");
 
     const jsonl = await download("#activity-jsonl");
     expect(jsonl.name).toMatch(/^edgehost-audit-\d{4}-\d{2}-\d{2}\.jsonl$/);
@@ -104,7 +101,7 @@ describe("the Activity view", () => {
 
     await page.setViewportSize(PHONE);
     expect(await axeCheck(page, "activity, phone")).toEqual([]);
-    await page.screenshot({ path: `${SHOTS}/activity-390.png` });
+    await shot(page, "activity-390");
     await page.setViewportSize(DESKTOP);
     await page.keyboard.press("Escape");
     await view.waitFor({ state: "hidden" });

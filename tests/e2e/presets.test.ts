@@ -6,15 +6,12 @@
 // person's instructions and the preset's, under their headings. Edit fills the form with a
 // preset and saves it in its place (PUT); a new chat's welcome offers the presets as chips,
 // reached by keyboard, and one chosen there reaches the chat's next turn.
-import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, requests, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
 import { axeCheck } from "./axe";
-import { DESKTOP, launchBrowser, noPageErrors, openPage, PHONE, reachable, sendMessage } from "./browser";
-
-const SHOTS = "/work/notes/s48/shots";
+import { DESKTOP, launchBrowser, noPageErrors, openPage, PHONE, reachable, sendMessage, shot } from "./browser";
 
 let browser: Browser;
 let stack: Stack;
@@ -22,7 +19,6 @@ let page: Page;
 
 beforeAll(async () => {
   [browser, stack] = await Promise.all([launchBrowser(), startStack()]);
-  mkdirSync(SHOTS, { recursive: true });
   page = await openPage(browser, stack);
 }, 90_000);
 afterAll(async () => {
@@ -69,10 +65,10 @@ describe("instructions and presets in the page", () => {
     expect(await page.locator("#presets-list li", { hasText: "Research" }).textContent()).toContain("gemini/");
     await expect.poll(() => page.locator("#presets-status").textContent()).toContain("Saved Research");
     expect(await axeCheck(page, "instructions and presets")).toEqual([]);
-    await page.screenshot({ path: `${SHOTS}/presets-1200.png` });
+    await shot(page, "presets-1200");
     await page.setViewportSize(PHONE);
     expect(await axeCheck(page, "instructions and presets, phone")).toEqual([]);
-    await page.screenshot({ path: `${SHOTS}/presets-390.png` });
+    await shot(page, "presets-390");
     await page.setViewportSize(DESKTOP);
     await page.locator("#presets-close").click();
 
@@ -84,7 +80,7 @@ describe("instructions and presets in the page", () => {
     expect(await page.locator(".msg.user", { hasText: "/preset" }).count()).toBe(0);
     // Its servers: only "nowhere", which this chat lacks, so filesystem is off here now.
     await expect.poll(() => filesystem.isChecked()).toBe(false);
-    await page.screenshot({ path: `${SHOTS}/preset-applied-1200.png` });
+    await shot(page, "preset-applied-1200");
 
     await sendMessage(page, "bonjour?");
     await page.locator(".msg.assistant", { hasText: "Bonjour, avec sources." }).waitFor();
@@ -141,9 +137,9 @@ describe("instructions and presets in the page", () => {
     expect(await axeCheck(page, "welcome with presets")).toEqual([]);
     await page.setViewportSize(PHONE);
     expect(await axeCheck(page, "welcome with presets, phone")).toEqual([]);
-    await page.screenshot({ path: `${SHOTS}/welcome-presets-390.png` });
+    await shot(page, "welcome-presets-390");
     await page.setViewportSize(DESKTOP);
-    await page.screenshot({ path: `${SHOTS}/welcome-presets-1200.png` });
+    await shot(page, "welcome-presets-1200");
 
     // By keyboard: the first Tab after the welcome's title is the first preset.
     await page.locator("#welcome-title").evaluate((h) => {

@@ -4,14 +4,12 @@
 // tools it may run without asking shown back, is still listed after a reload (the session's
 // `schedules` frame), and Remove takes it away. A time that is not a schedule is refused with
 // the field named.
-import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage } from "./browser";
-
-const SHOTS = "/work/notes/s47/shots";
+import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shots } from "./browser";
 
 let browser: Browser;
 let stack: Stack;
@@ -19,7 +17,6 @@ let page: Page;
 
 beforeAll(async () => {
   [browser, stack] = await Promise.all([launchBrowser(), startStack()]);
-  mkdirSync(SHOTS, { recursive: true });
   page = await openPage(browser, stack);
 }, 90_000);
 afterAll(async () => {
@@ -60,7 +57,7 @@ describe("the Schedules box", () => {
     // answer that writes the status line.
     await expect.poll(() => page.locator("#schedule-status").textContent()).toContain("May run without asking: filesystem.get_file_info");
     expect(await page.locator("#schedules-empty").isHidden()).toBe(true);
-    await page.locator("#schedules-section").screenshot({ path: `${SHOTS}/schedules-box-desktop.png` });
+    await page.locator("#schedules-section").screenshot({ path: join(shots, "schedules-box-desktop.png") });
 
     await page.reload();
     await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
