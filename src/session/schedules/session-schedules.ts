@@ -1,6 +1,6 @@
 // A chat's scheduled runs: made, listed, removed and resumed by its owner (src/http/schedules.ts),
 // run on the object's alarm (one agents job "runSchedules" at the earliest due time, alarm-wake.ts),
-// each run an ordinary turn (rate limit, budget and hold apply) whose opening says it was
+// each run an ordinary turn (rate limit, budget and hold apply; schedule-runs.ts) whose opening says it was
 // scheduled. The tools named at creation run without asking during that turn only (turn
 // grants, read by approval/decision.ts through `granted`); any other call asks, and with nobody
 // watching the chat that question is pushed (notify/away-notices.ts). Runs that fail
@@ -11,14 +11,11 @@ import { EdgehostError } from "../../shared/errors";
 import { errorMessage, type Logger } from "../../shared/logger";
 import { type NewSchedule, type ScheduleRow, type ScheduleRows, viewOf } from "./schedule-rows";
 import type { OwnerAccess } from "./owner-access";
+import { ScheduleRuns, timeOf } from "./schedule-runs";
 import { nextRun, parseSchedule } from "./schedule-time";
 
 /** A run due this close to now runs now (the alarm keeps whole seconds). */
 const DUE_SLACK_MS = 500;
-/** A turn running when a run is due: tried again this much later… */
-const BUSY_RETRY_MS = 60_000;
-/** …until it is this late, then skipped to its next time (not a failure). */
-const BUSY_GIVE_UP_MS = 15 * 60_000;
 /** The owner's access could not be checked: the due runs are tried again this much later. */
 const ACCESS_RETRY_MS = 5 * 60_000;
 /** The most tools one schedule may pre-grant. */
@@ -44,9 +41,6 @@ export interface NewScheduleInput {
   grants: string[];
   label?: string;
 }
-
-/** A turn's end as the session broadcasts it. */
-type TurnEnd = Extract<ServerMessage, { type: "turn_end" }>["reason"];
 
 export interface ScheduleDeps {
   rows: ScheduleRows;
@@ -85,10 +79,12 @@ export interface ScheduleSlotPort {
 }
 
 export class SessionSchedules {
-  /** Running scheduled turns: their schedule and the tools they may call without asking. */
-  private readonly turns = new Map<string, { id: string; grants: Set<string> }>();
+  /** Each run from its alarm to its outcome (schedule-runs.ts). */
+  private readonly runs: ScheduleRuns;
 
-  constructor(private readonly deps: ScheduleDeps) {}
+  constructor(private readonly deps: ScheduleDeps) {
+    this.runs = new ScheduleRuns({ ...deps, drop: (id) => this.drop(id), changed: () => this.changed() });
+  }
 
   private now(): number {
     return this.deps.now?.() ?? Date.now();
@@ -153,7 +149,7 @@ export class SessionSchedules {
     const row = this.deps.rows.get(id);
     if (!row) throw new ScheduleUnknownError();
     const now = this.now();
-    this.deps.rows.update(id, { paused: null, failures: 0, next_at: nextRun(this.timeOf(row), now) });
+    this.deps.rows.update(id, { paused: null, failures: 0, next_at: nextRun(timeOf(row), now) });
     this.changed();
     return viewOf(this.deps.rows.get(id) ?? row);
   }
@@ -161,40 +157,36 @@ export class SessionSchedules {
   /** The chat is deleted: every row goes, and the alarm job with it. */
   forget(): void {
     this.deps.rows.clear();
-    this.turns.clear();
+    this.runs.clear();
     this.deps.wake(undefined);
     this.released(undefined);
   }
 
   /** Whether `server.tool` was pre-granted to the turn `turnId` (a scheduled run); null turns (console, apps) never are. */
   granted(turnId: string | null, server: string, tool: string): boolean {
-    return turnId !== null && (this.turns.get(turnId)?.grants.has(`${server}.${tool}`) ?? false);
+    return this.runs.granted(turnId, server, tool);
   }
 
   /** Whether turn `turnId` is a scheduled run (its questions wait longer). */
   isRun(turnId: string): boolean {
-    return this.turns.has(turnId);
+    return this.runs.isRun(turnId);
+  }
+
+  /** What the session broadcasts: a scheduled turn's end counts for its schedule. */
+  heard(message: ServerMessage): void {
+    this.runs.heard(message);
   }
 
   /** The alarm: runs every due schedule (one turn at a time), then sets the next wake. Never throws. */
   async run(now = this.now()): Promise<void> {
     try {
       const due = this.deps.rows.due(now + DUE_SLACK_MS);
-      if (due.length > 0 && (await this.ownerMayRun(due, now))) for (const row of due) await this.runOne(row, now);
+      if (due.length > 0 && (await this.ownerMayRun(due, now))) for (const row of due) await this.runs.runOne(row, now);
     } catch (error) {
       this.deps.log.error("scheduled runs failed", { error: errorMessage(error) });
     } finally {
       this.changed();
     }
-  }
-
-  /** What the session broadcasts: a scheduled turn's end counts for its schedule. */
-  heard(message: ServerMessage): void {
-    if (message.type !== "turn_end") return;
-    const turn = this.turns.get(message.turnId);
-    if (!turn) return;
-    this.turns.delete(message.turnId);
-    this.ended(turn.id, message.turnId, message.reason);
   }
 
   /**
@@ -216,71 +208,6 @@ export class SessionSchedules {
     return false;
   }
 
-  private async runOne(row: ScheduleRow, now: number): Promise<void> {
-    const late = now - (row.next_at ?? now);
-    if (this.deps.running()) {
-      if (late < BUSY_GIVE_UP_MS) this.deps.rows.update(row.id, { next_at: now + BUSY_RETRY_MS });
-      else this.advance(row, now, "skipped: a turn was running");
-      return;
-    }
-    // Advanced and written before the turn starts: a crash mid-run never runs it twice.
-    this.advance(row, now);
-    this.deps.log.info("schedule fired", { schedule: row.id, spec: row.spec, at: now, lateMs: late });
-    const started = await this.deps.start({ text: row.text, scheduled: { id: row.id, spec: row.spec } });
-    if ("refused" in started) {
-      if (this.failed(row.id, `not started: ${started.refused.message}`)) this.deps.told?.({ kind: "schedule_paused", ref: row.id });
-      return;
-    }
-    this.turns.set(started.turnId, { id: row.id, grants: new Set(row.grants) });
-  }
-
-  /** To the next time (a `once` is removed), counting the run. */
-  private advance(row: ScheduleRow, now: number, outcome?: string): void {
-    if (row.once_at !== null && outcome === undefined) {
-      this.drop(row.id);
-      return;
-    }
-    const next = nextRun(this.timeOf(row), now);
-    if (next === null) {
-      this.drop(row.id);
-      return;
-    }
-    this.deps.rows.update(row.id, outcome ? { next_at: next, last_outcome: outcome } : { next_at: next, last_run_at: now, runs: row.runs + 1 });
-  }
-
-  private ended(id: string, turnId: string, reason: TurnEnd): void {
-    if (!this.deps.rows.get(id)) return;
-    let outcome: RunOutcome = "failed";
-    let paused = false;
-    if (reason === "complete") {
-      outcome = "completed";
-      this.deps.rows.update(id, { failures: 0, last_outcome: "completed" });
-    } else if (reason === "cancelled") {
-      // Stopped by a person: neither a success nor a failure.
-      outcome = "cancelled";
-      this.deps.rows.update(id, { last_outcome: "cancelled" });
-    } else paused = this.failed(id, reason === "max_steps" ? "stopped at the step limit" : reason === "no_model" ? "no model configured" : "the turn failed");
-    this.changed();
-    // One notification per run: the pause says the run failed too.
-    this.deps.told?.(paused ? { kind: "schedule_paused", ref: id } : { kind: "schedule_done", ref: turnId, outcome }, turnId);
-  }
-
-  /** A failed run counted; true when it paused the schedule. */
-  private failed(id: string, outcome: string): boolean {
-    const row = this.deps.rows.get(id);
-    if (!row) return false;
-    const failures = row.failures + 1;
-    const { maxFailures } = this.deps.limits();
-    if (failures < maxFailures) {
-      this.deps.rows.update(id, { failures, last_outcome: outcome });
-      return false;
-    }
-    this.deps.rows.update(id, { failures, last_outcome: outcome, paused: "failures" });
-    this.deps.log.warn("schedule paused", { schedule: id, failures });
-    this.deps.notice(`Schedule “${row.spec}” paused after ${failures} failed runs (${outcome}). Resume it under Schedules.`);
-    return true;
-  }
-
   /** A schedule goes: its row, and its slot in the owner's account. */
   private drop(id: string): boolean {
     if (!this.deps.rows.remove(id)) return false;
@@ -294,10 +221,6 @@ export class SessionSchedules {
       .slots?.()
       ?.release(id)
       .catch((error) => this.deps.log.warn("schedule slot not released", { error: errorMessage(error) }));
-  }
-
-  private timeOf(row: ScheduleRow) {
-    return { cron: row.cron, onceAt: row.once_at, timeZone: row.time_zone };
   }
 
   /** The list changed: pages hear it, and the alarm is set to the earliest due run. */
