@@ -10,7 +10,7 @@
 //   - the composited layers at the end (is the message list scrolled on its own layer?).
 // --css "RULES" adds a style sheet to the page before it loads: an experiment without a
 // rebuild (measure the same run with and without it).
-// Run: npx tsx bench/page-paint.ts [--dir DIR] [--kb 60] [--throttle 4] [--css RULES] [--width 1280 --height 800]
+// Run: npx tsx bench/page-paint.ts [--dir DIR] [--kb 60] [--throttle 4] [--css RULES] [--width 1280 --height 800] [--frames N] [--tasks N]
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
@@ -29,6 +29,7 @@ const cli = parseArgs({
     height: { type: "string" },
     frames: { type: "string" },
     probe: { type: "string", multiple: true },
+    tasks: { type: "string" },
   },
 }).values;
 const KB = Number(cli.kb ?? 60);
@@ -38,6 +39,8 @@ const PIECE = 50;
 const PIECE_MS = 10;
 /** --frames N: no paced turn; the answer streams at once, then N frames each append a piece to its end (the same work every frame). */
 const FRAMES = Number(cli.frames ?? 0);
+/** --tasks N: the N costliest tasks (CPU), each event by event (over 1 ms, nesting by indent): what a long task ran. */
+const TASKS = Number(cli.tasks ?? 0);
 
 type Cdp = Awaited<ReturnType<ReturnType<Page["context"]>["newCDPSession"]>>;
 interface TraceEvent {
@@ -166,6 +169,15 @@ function summarise(events: TraceEvent[], fromHalf: boolean): number[] {
       .join(", ")}`,
   );
 
+  // The same bar scaled to the throttle (a task over 50 / N ms at N x): comparable across throttles, and at 1x free of the
+  // throttle's own noise under load. With the main thread's CPU in tasks, all told.
+  const bar = 50 / THROTTLE;
+  console.log(
+    `tasks over ${bar.toFixed(1)} ms CPU (50 ms / throttle): ${tasks.filter((t) => cpuOf(t) > bar).length}, their CPU over the bar ${tasks
+      .reduce((a, t) => a + Math.max(0, cpuOf(t) - bar), 0)
+      .toFixed(0)} ms; main thread CPU in tasks ${tasks.reduce((a, t) => a + cpuOf(t), 0).toFixed(0)} ms`,
+  );
+
   const paintNodes = top(byLayer, 4).map(([key]) => Number(key.split(" node ")[1]));
 
   // The frames (tasks that painted) of the turn's second half, where the answer is long: their CPU and its steps.
@@ -199,13 +211,15 @@ function summarise(events: TraceEvent[], fromHalf: boolean): number[] {
   const median = sortedFrames[Math.floor(sortedFrames.length / 2)];
   if (median) {
     console.log(`a median frame (${cpuOf(median).toFixed(1)} ms CPU), its events over 0.5 ms:`);
-    const inside = onMain.filter((e) => e.ph === "X" && e !== median && e.ts >= median.ts && e.ts < median.ts + (median.dur ?? 0) && (e.tdur ?? 0) > 500);
-    const open: TraceEvent[] = [];
-    for (const e of inside.sort((a, b) => a.ts - b.ts)) {
-      while (open.length && (open.at(-1) as TraceEvent).ts + ((open.at(-1) as TraceEvent).dur ?? 0) <= e.ts) open.pop();
-      console.log(`  ${"  ".repeat(open.length)}${e.name} ${((e.tdur ?? 0) / 1000).toFixed(1)}`);
-      open.push(e);
-    }
+    printTree(onMain, median, 500);
+  }
+
+  // --tasks N: the costliest tasks, event by event.
+  for (const task of [...tasks].sort((a, b) => cpuOf(b) - cpuOf(a)).slice(0, TASKS)) {
+    console.log(
+      `task ${cpuOf(task).toFixed(1)} ms CPU (${((task.dur ?? 0) / 1000).toFixed(1)} wall) at ${((task.ts - (tasks[0]?.ts ?? 0)) / 1000).toFixed(0)} ms:`,
+    );
+    printTree(onMain, task, 1000);
   }
 
   // Invalidation: why.
@@ -227,6 +241,26 @@ function summarise(events: TraceEvent[], fromHalf: boolean): number[] {
     }
   }
   return paintNodes.filter((id) => Number.isFinite(id));
+}
+
+/** The events inside `task` whose CPU is over `minUs`, in order, nested by indent (a function call names its function). */
+function printTree(onMain: TraceEvent[], task: TraceEvent, minUs: number): void {
+  const inside = onMain.filter((e) => e.ph === "X" && e !== task && e.ts >= task.ts && e.ts < task.ts + (task.dur ?? 0) && (e.tdur ?? 0) > minUs);
+  const open: TraceEvent[] = [];
+  for (const e of inside.sort((a, b) => a.ts - b.ts)) {
+    while (open.length && (open.at(-1) as TraceEvent).ts + ((open.at(-1) as TraceEvent).dur ?? 0) <= e.ts) open.pop();
+    const data = e.args?.data ?? e.args?.beginData ?? {};
+    const what = [
+      data.functionName,
+      data.type,
+      data.dirtyObjects !== undefined ? `dirty ${String(data.dirtyObjects)}/${String(data.totalObjects)}` : "",
+      e.args?.elementCount !== undefined ? `${String(e.args.elementCount)} elements` : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
+    console.log(`  ${"  ".repeat(open.length)}${e.name}${what ? ` (${what})` : ""} ${((e.tdur ?? 0) / 1000).toFixed(1)}`);
+    open.push(e);
+  }
 }
 
 async function describe(cdp: Cdp, backendNodeId: number): Promise<string> {
