@@ -13,6 +13,10 @@
 //   MessageChannel message): input and frames run between them, and no task holds more
 //   than one slice's work. The slice adapts to the device: a slice over SLICE_MS makes the
 //   next ones smaller, a quick one larger, so a slow phone renders smaller slices.
+// - A frame of plain text costs the browser its style, layout and paint (about 6 ms here,
+//   35-45 ms at 4x CPU, measured from the frame's callback to the task after the frame):
+//   plain text is shown at most every PLAIN_FACTOR times that, so on a slow device the
+//   frames of a stream leave the main thread to everything else.
 //
 // The first words are shown (plainly) in the task their frame arrived in, so they paint in
 // the next frame. When the answer is final, its last pass leaves no plain text, and the
@@ -35,11 +39,23 @@ export const QUIET_MS = 150;
 export const LONG_BLOCK = 2048;
 /** Plain text is shown at most this often (a frame that changes the answer pays its layout and paint). */
 export const PLAIN_GAP_MS = 50;
+/** Plain-text frames are at least this many times their own cost apart (so at most a third of the main thread). */
+export const PLAIN_FACTOR = 3;
+/** However costly the frames, plain text is shown at least this often. */
+export const PLAIN_GAP_MAX_MS = 200;
 /** At most this much plain text at once (a reconnect's burst is rendered a slice at a time, not laid out raw). */
 export const PLAIN_MAX = 8192;
 
 /** Characters a slice renders, learnt from the slices before (shared by every answer: it is the device's speed). */
 let sliceChars = 1024;
+
+/** What a frame of plain text costs the browser (ms, a running mean; shared: it is the device's speed). */
+let plainFrameMs = 0;
+
+/** One more plain-text frame's cost: the mean moves a quarter of the way (one slow frame is not a slow device). */
+function learnFrame(/** @type {number} */ ms) {
+  plainFrameMs = plainFrameMs === 0 ? ms : plainFrameMs + (ms - plainFrameMs) / 4;
+}
 
 /** Learns from one slice: `ms` to render `chars` new characters. */
 function learn(/** @type {number} */ chars, /** @type {number} */ ms) {
@@ -87,6 +103,27 @@ const nextTask = () => {
     channel.port2.postMessage(null);
   });
 };
+
+/** The task after the frame: whatever else was queued may run first, so a cost seen is never too low. */
+const afterTask = (/** @type {() => void} */ run) => {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = run;
+  channel.port2.postMessage(null);
+};
+
+/**
+ * Runs `write` in the next frame's callback, then calls `cost` with what the frame cost from
+ * there: the callback, and the style, layout and paint the browser does after it in the same
+ * task (a message posted from the callback runs after that task).
+ * @param {() => void} write @param {(ms: number) => void} cost
+ */
+function inFrame(write, cost) {
+  requestAnimationFrame(() => {
+    const started = performance.now();
+    write();
+    afterTask(() => cost(performance.now() - started));
+  });
+}
 
 /**
  * Once, in idle time after the chat's socket first opens: every kind of block rendered into
@@ -163,25 +200,39 @@ export function createStream(el, body, rendered) {
     });
   }
 
-  /** A frame: the new text shown plainly, the end kept in view. */
+  /** A frame: the new text shown plainly, the end kept in view. Returns whether it showed plain text only. */
   function frame() {
     frameAsked = false;
-    if (!el.isConnected) return;
+    if (!el.isConnected) return false;
     lastFrame = performance.now();
-    if (!passing) showPlain();
+    const plainOnly = !passing;
+    if (plainOnly) showPlain();
     rendered();
+    return plainOnly;
   }
 
-  /** The next frame, or (plain text only) the first one PLAIN_GAP_MS after the last. */
+  /** The next frame, or (plain text only) the first one a plain frame's gap after the last (PLAIN_GAP_MS, more on a slow device). */
   function askFrame(/** @type {boolean} */ now = false) {
     if (frameAsked) return;
     frameAsked = true;
-    const wait = now ? 0 : lastFrame + PLAIN_GAP_MS - performance.now();
-    if (wait > 0) setTimeout(() => requestAnimationFrame(frame), wait);
-    else requestAnimationFrame(frame);
+    const gap = Math.min(PLAIN_GAP_MAX_MS, Math.max(PLAIN_GAP_MS, PLAIN_FACTOR * plainFrameMs));
+    const wait = now ? 0 : lastFrame + gap - performance.now();
+    /** Whether this frame showed plain text alone: only such a frame teaches what plain text costs. */
+    let plainOnly = false;
+    const show = () =>
+      inFrame(
+        () => {
+          plainOnly = frame();
+        },
+        (ms) => {
+          if (plainOnly) learnFrame(ms);
+        },
+      );
+    if (wait > 0) setTimeout(show, wait);
+    else show();
   }
 
-  /** One slice of Markdown, up to `end` of a continuation (else the whole text). Returns its cost. */
+  /** One slice of Markdown, up to `end` of a continuation (else the whole text). Returns its cost and what it rendered. */
   function slice(/** @type {number} */ end) {
     // A continuation grows by a slice; anything else (a stored version that differs) is rendered whole.
     const continues = text.startsWith(shown);
@@ -194,10 +245,10 @@ export function createStream(el, body, rendered) {
     // what each render did and cost. Only the newest stays in the timeline.
     performance.clearMeasures("answer render");
     performance.measure("answer render", { start: started, end: ended, detail: { chars: next.length - shown.length, continues, total: next.length } });
-    if (continues) learn(next.length - shown.length, ended - started);
+    const chars = continues ? next.length - shown.length : 0;
     shown = next;
     showPlain();
-    return ended - started;
+    return { ms: ended - started, chars };
   }
 
   /** Renders what is complete now, a slice per task; then waits for the gap. */
@@ -217,7 +268,9 @@ export function createStream(el, body, rendered) {
     try {
       while (el.isConnected) {
         // A text made final meanwhile is rendered to its end.
-        cost += slice(final ? text.length : end);
+        const { ms, chars } = slice(final ? text.length : end);
+        cost += ms;
+        if (chars > 0) learn(chars, ms);
         askFrame(true);
         if (shown === text || (!final && shown.length >= end)) break;
         await nextTask();
