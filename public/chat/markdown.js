@@ -62,38 +62,41 @@ function lineOffset(text, line) {
 /**
  * Per element, what it shows: `source` the text rendered; `settled` where its open tail
  * starts (blocks before it are final and never looked at again); `chunks` the elements
- * holding those blocks, `inLast` how many blocks the last one holds; `tail` the HTML and
- * nodes of each block from there on, directly in the element; `whole` true once the text
- * defines link references (`[x]: url`), which can change blocks above them: such an
- * answer is parsed whole each time.
- * @typedef {{ source: string, settled: number, chunks: HTMLElement[], inLast: number, tail: { html: string, nodes: Node[] }[], whole: boolean }} Rendered
+ * holding the blocks, `final` how many blocks are final; `tail` the HTML and nodes of each
+ * block from there on (in the chunks too, after the final ones); `whole` true once the text
+ * defines link references (`[x]: url`), which can change blocks above them: such an answer
+ * is parsed whole each time.
+ * @typedef {{ source: string, settled: number, chunks: HTMLElement[], final: number, tail: { html: string, nodes: Node[] }[], whole: boolean }} Rendered
  * @type {WeakMap<Element, Rendered>}
  */
 const rendered = new WeakMap();
 
 /**
- * Final blocks are kept in <section class="md-chunk"> elements of CHUNK blocks each: the
- * browser then lays out a few dozen children of the answer after each delta, not every
- * block of it (a flat 3,000-block answer costs about 30 ms of layout per delta; in chunks,
- * under 1 ms). Plain blocks without margins or padding of their own: the answer looks
- * the same. A fresh render makes the same chunks, so a reload shows the same DOM.
+ * Blocks are kept in <section class="md-chunk"> elements of CHUNK blocks each, the n-th
+ * block in chunk n / CHUNK: the browser then lays out a few dozen children of the answer
+ * after each delta, not every block of it (a flat 3,000-block answer costs about 30 ms of
+ * layout per delta; in chunks, under 1 ms). A block goes into its chunk when it is
+ * rendered and stays there once final: a node moved is styled and laid out again, and
+ * moving each final block from the answer into its chunk did that to every block of a
+ * streamed answer twice (issue 37). Plain blocks without margins or padding of their own:
+ * the answer looks the same. A fresh render makes the same chunks, so a reload shows the same DOM.
  */
 const CHUNK = 32;
 
-/** Moves the first `count` blocks of the tail into chunks. @param {Element} element @param {Rendered} state @param {number} count */
-function settle(element, state, count) {
-  for (const block of state.tail.slice(0, count)) {
-    let chunk = state.chunks[state.chunks.length - 1];
-    if (!chunk || state.inLast >= CHUNK) {
-      chunk = document.createElement("section");
-      chunk.className = "md-chunk";
-      element.insertBefore(chunk, block.nodes[0] ?? null);
-      state.chunks.push(chunk);
-      state.inLast = 0;
-    }
-    chunk.append(...block.nodes);
-    state.inLast++;
+/** The chunk of the `index`-th block, made (at the end) if it is not there yet. @param {Element} element @param {Rendered} state @param {number} index */
+function chunkOf(element, state, index) {
+  while (state.chunks.length <= Math.floor(index / CHUNK)) {
+    const chunk = document.createElement("section");
+    chunk.className = "md-chunk";
+    element.append(chunk);
+    state.chunks.push(chunk);
   }
+  return /** @type {HTMLElement} */ (state.chunks[Math.floor(index / CHUNK)]);
+}
+
+/** The first `count` blocks of the tail are final (they stay where they are). @param {Rendered} state @param {number} count */
+function settle(state, count) {
+  state.final += count;
   state.tail = state.tail.slice(count);
 }
 
@@ -118,12 +121,12 @@ export function renderMarkdownInto(element, source) {
   let state = rendered.get(element);
   const intact =
     state &&
-    element.childNodes.length === state.chunks.length + state.tail.reduce((n, block) => n + block.nodes.length, 0) &&
+    element.childNodes.length === state.chunks.length &&
     state.chunks.every((chunk) => chunk.parentNode === element) &&
-    state.tail.every((block) => block.nodes.every((node) => node.parentNode === element));
+    state.tail.every((block) => block.nodes.every((node) => node.parentNode?.parentNode === element));
   if (!state || !intact || !text.startsWith(state.source)) {
     element.replaceChildren();
-    state = { source: "", settled: 0, chunks: [], inLast: 0, tail: [], whole: false };
+    state = { source: "", settled: 0, chunks: [], final: 0, tail: [], whole: false };
     rendered.set(element, state);
   }
   if (state.whole) return renderWhole(element, state, text);
@@ -147,7 +150,7 @@ export function renderMarkdownInto(element, source) {
     }
   }
   if (open > 0) {
-    settle(element, state, open);
+    settle(state, open);
     state.settled += lineOffset(tailText, blocks[open][0].map[0]);
   }
 }
@@ -159,20 +162,23 @@ function replaceChanged(element, state, { html, fences }) {
   for (const block of state.tail.slice(same)) for (const node of block.nodes) node.remove();
   const tail = state.tail.slice(0, same);
   for (const [i, { fragment, ...block }] of blocksNodes(html.slice(same)).entries()) {
+    chunkOf(element, state, state.final + tail.length).append(fragment);
     tail.push(block);
-    element.append(fragment);
     const fence = fences[same + i];
     const code = fence && block.nodes[0] instanceof Element ? block.nodes[0].querySelector("pre > code") : null;
     if (fence && code) highlightLater(code, fence.text, fence.lang);
   }
   state.tail = tail;
+  // Chunks left empty at the end (the tail has fewer blocks now) go.
+  const used = Math.ceil((state.final + tail.length) / CHUNK);
+  for (const chunk of state.chunks.splice(used)) chunk.remove();
 }
 
 /** An answer with link references: parsed whole each time, its changed blocks replaced. */
 function renderWhole(element, state, text) {
   if (state.settled > 0) {
     element.replaceChildren();
-    Object.assign(state, { settled: 0, chunks: [], inLast: 0, tail: [] });
+    Object.assign(state, { settled: 0, chunks: [], final: 0, tail: [] });
   }
   const env = {};
   replaceChanged(element, state, blocksHtml(topLevelBlocks(md.parse(text, env)), text, env));

@@ -29,10 +29,13 @@ const CLOSED_FENCE = /(?:^|\n) {0,3}(?:`{3,}|~{3,})[ \t]*\n*$/;
 /** Where text that continues `rendered` goes: the deepest last open element, or the answer itself for a new block. */
 function placeOf(/** @type {HTMLElement} */ body, /** @type {string} */ rendered, /** @type {string} */ rest) {
   if (rendered === "") return body;
+  // The blocks are in chunks (markdown.js): the last block is the last chunk's.
+  const chunk = body.lastElementChild?.classList.contains("md-chunk") ? body.lastElementChild : body;
   /** @type {Element} */
-  let at = body;
+  let at = chunk;
   for (let last = at.lastChild; last instanceof Element && INTO.has(last.nodeName) && (last.nodeName !== "CODE" || at.nodeName === "PRE"); last = at.lastChild)
     at = last;
+  if (at === chunk) return body;
   // Code goes on in its block (blank lines included) until its fence is closed.
   if (at.nodeName === "CODE") return CLOSED_FENCE.test(rendered) ? body : at;
   if (rendered.endsWith("\n\n") || (rendered.endsWith("\n") && rest.startsWith("\n"))) return body;
