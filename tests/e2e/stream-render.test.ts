@@ -44,8 +44,10 @@ const ANSWER = Array.from({ length: PARTS }, (_, i) => section(i + 1)).join("\n"
  * highlighted after it is shown (in the Web Worker, or in idle time), as a streamed one's is.
  */
 async function highlightedAll(page: Page, selector: string): Promise<void> {
+  // Rendered first: text shown plainly while the renderer's chunk loads (.md-pending, markdown-load.js) has no
+  // code blocks yet, and "every block highlighted" held of none (the history was then highlighted under WATCH).
   await page.waitForFunction(
-    `[...document.querySelectorAll(${JSON.stringify(`${selector} pre > code.language-python`)})].every((code) => code.querySelector(".hljs-keyword"))`,
+    `document.querySelector(${JSON.stringify(`${selector} .md-pending`)}) === null && [...document.querySelectorAll(${JSON.stringify(`${selector} pre > code.language-python`)})].every((code) => code.querySelector(".hljs-keyword"))`,
     undefined,
     { polling: "raf", timeout: 30_000 },
   );
