@@ -17,16 +17,19 @@
 // "Main thread busy": the page's tasks until tools are ready (CDP Performance TaskDuration), and
 // of them script (ScriptDuration): what the page's own work costs, which a loaded machine
 // stretches much less than the wall-clock times above.
+// `--cpu`: the cold load's main-thread CPU (thread time from a Chromium trace, bench/lib/page-cpu.ts)
+// until interactive: tasks, HTML parse, module evaluation, style and layout; steady on a busy machine.
 // `--first-visit`: every cold load is a person's first (their chats deleted before it), so the
 // page starts their first chat as well (one at the same time as the socket since issue 37).
 // `--timeline`: where the last cold load's time went, per checkout (the page's own clock, ms from
 // the navigation's start): each request's start and end, the document's parse, when the
 // session's socket was asked for and opened, and interactive.
-// Run: npm run bench:page [-- --base DIR] [--dir DIR (instead of this tree)] [--rounds N] [--first-visit] [--timeline]
+// Run: npm run bench:page [-- --base DIR] [--dir DIR (instead of this tree)] [--rounds N] [--first-visit] [--timeline] [--cpu]
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
 import { repoRoot } from "./lib/procs";
+import { type PageCpu, traceCpu } from "./lib/page-cpu";
 import { startPageStack, type PageStack } from "./lib/page-stack";
 import { isApi, repeatedCalls, watchRequests } from "../tests/e2e/request-log";
 
@@ -37,6 +40,7 @@ const cli = parseArgs({
     rounds: { type: "string" },
     "first-visit": { type: "boolean" },
     timeline: { type: "boolean" },
+    cpu: { type: "boolean" },
   },
 }).values;
 const BASE = cli.base ?? "/work/base-2f66";
@@ -64,6 +68,8 @@ interface Load {
   busyMs: number;
   scriptMs: number;
   styleLayoutMs: number;
+  /** --cpu: the renderer main thread's thread time until interactive (cold load only). */
+  cpu?: PageCpu;
   /** --timeline: what happened when in this load (page clock). */
   timeline?: string[];
 }
@@ -72,7 +78,7 @@ interface Load {
 async function watch(
   page: Page,
   origin: string,
-): Promise<{ done: () => Promise<Omit<Load, "interactiveMs" | "toolsMs" | "busyMs" | "scriptMs" | "styleLayoutMs">> }> {
+): Promise<{ done: () => Promise<Omit<Load, "interactiveMs" | "toolsMs" | "busyMs" | "scriptMs" | "styleLayoutMs" | "cpu">> }> {
   const log = await watchRequests(page, origin);
   return {
     done: async () => {
@@ -180,10 +186,12 @@ async function measure(stack: PageStack, url: string): Promise<{ cold: Load; war
     if (cli.timeline) await page.addInitScript(SOCKET_MARKS);
     const coldWatch = await watch(page, url);
     const busy = await mainThread(page);
+    const trace = cli.cpu ? await traceCpu(page) : undefined;
     await page.goto(`${url}/`);
     const coldTti = await interactive(page);
+    const cpu = await trace?.stop();
     const coldBusy = await busy();
-    const cold = { ...(await coldWatch.done()), ...coldTti, ...coldBusy, ...(cli.timeline ? { timeline: await timeline(page) } : {}) };
+    const cold = { ...(await coldWatch.done()), ...coldTti, ...coldBusy, cpu, ...(cli.timeline ? { timeline: await timeline(page) } : {}) };
     const warmWatch = await watch(page, url);
     await page.reload();
     const warmTti = await interactive(page);
@@ -238,6 +246,13 @@ async function main(): Promise<void> {
       ["warm reload: tools ready too (ms)", (r) => r.warm.toolsMs, (n) => n.toFixed(0)],
       ["warm reload: main thread busy (ms)", (r) => r.warm.busyMs, (n) => n.toFixed(0)],
     ];
+    if (cli.cpu)
+      rows.push(
+        ["cold load --cpu: main thread CPU, tasks (ms)", (r) => r.cold.cpu?.tasksMs ?? Number.NaN, (n) => n.toFixed(0)],
+        ["cold load --cpu: HTML parse (ms)", (r) => r.cold.cpu?.parseHtmlMs ?? Number.NaN, (n) => n.toFixed(1)],
+        ["cold load --cpu: module evaluation (ms)", (r) => r.cold.cpu?.evaluateModuleMs ?? Number.NaN, (n) => n.toFixed(1)],
+        ["cold load --cpu: style and layout (ms)", (r) => r.cold.cpu?.styleLayoutMs ?? Number.NaN, (n) => n.toFixed(1)],
+      );
     const width = Math.max(...rows.map(([name]) => name.length));
     console.log(`\n${"median of rounds".padEnd(width)}  ${"this tree".padStart(10)}  ${"base".padStart(10)}  base/this`);
     for (const [name, pick, show] of rows) {
