@@ -64,10 +64,17 @@ export function clearChat() {
 
 /** The banner above the chat (the no-model notice); inline Markdown such as `code` is rendered. */
 export function setBanner(text) {
-  bannerText = text ? String(text) : "";
-  banner.hidden = !bannerText;
-  if (bannerText) renderNoModel(banner, tidy(bannerText), true);
-  else banner.replaceChildren();
+  const shown = text ? String(text) : "";
+  bannerText = shown;
+  if (!shown) {
+    banner.hidden = true;
+    banner.replaceChildren();
+    return;
+  }
+  // Shown once drawn (the renderer may still be loading): never an empty bar, or raw Markdown.
+  void renderNoModel(banner, tidy(shown), true).then(() => {
+    if (bannerText === shown) banner.hidden = false;
+  });
 }
 
 /** Messages typed while disconnected, shown greyed at the end until they are sent. */

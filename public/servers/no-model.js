@@ -4,7 +4,7 @@
 // to bring one's own provider, and the Worker's whole sentence folded under "Details".
 // Until the page knows how the Worker runs it shows that sentence, with the step it
 // leaves out: `wrangler dev` reads .dev.vars only when it starts.
-import { renderInlineInto } from "../chat/markdown-load.js";
+import { loadMarkdown, renderInlineInto } from "../chat/markdown-load.js";
 import { keyLink, setupLine } from "./no-model-command.js";
 
 /** @typedef {import("./no-model-command.js").ModelSetup} ModelSetup */
@@ -25,20 +25,33 @@ export function withRestart(/** @type {string} */ notice) {
 /** GET /api/models said how the Worker runs (or that it has a model: null). @param {ModelSetup | null | undefined} next */
 export function noteModelSetup(next) {
   setup = next ?? null;
-  for (const [element, { notice, lead }] of shown) {
-    if (element.isConnected) draw(element, notice, lead);
+  for (const element of [...shown.keys()]) {
+    if (element.isConnected) void drawn(element);
     else shown.delete(element);
   }
 }
 
 /**
  * Shows the no-model notice in an element: the banner (`lead`: it says "No model yet"
- * first), or an answer's body (its title says so already).
+ * first), or an answer's body (its title says so already). Resolves once it is drawn.
  * @param {HTMLElement} element @param {string} notice @param {boolean} [lead]
  */
 export function renderNoModel(element, notice, lead = false) {
   shown.set(element, { notice, lead });
-  draw(element, notice, lead);
+  return drawn(element);
+}
+
+/**
+ * Draws the element's newest notice once the Markdown renderer is there: the notice is the
+ * first thing a page without a model shows, and its commands must read as code from the
+ * start, never as raw `marks` (the renderer is a lazy chunk, markdown-load.js). A failed
+ * load draws it plainly rather than not at all.
+ * @param {HTMLElement} element
+ */
+async function drawn(element) {
+  await loadMarkdown().catch(() => undefined);
+  const entry = shown.get(element);
+  if (entry && element.isConnected) draw(element, entry.notice, entry.lead);
 }
 
 /** @param {HTMLElement} element @param {string} notice @param {boolean} lead */

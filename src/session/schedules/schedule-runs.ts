@@ -4,7 +4,7 @@
 // it with a notice), and the owner's devices told how it ended or that it paused. Also the
 // running scheduled turns and the tools each may call without asking (turn grants).
 import type { ServerMessage } from "../../protocol/messages";
-import type { RunOutcome, ScheduleDeps } from "./session-schedules";
+import type { RunOutcome, ScheduleDeps } from "./schedule-deps";
 import type { ScheduleRow } from "./schedule-rows";
 import { nextRun } from "./schedule-time";
 

@@ -8,9 +8,9 @@
 // owner's devices hear of each run's end and of a pause (`told`, pushed when they are away).
 import type { ScheduleView, ServerMessage } from "../../protocol/messages";
 import { EdgehostError } from "../../shared/errors";
-import { errorMessage, type Logger } from "../../shared/logger";
-import { type NewSchedule, type ScheduleRow, type ScheduleRows, viewOf } from "./schedule-rows";
-import type { OwnerAccess } from "./owner-access";
+import { errorMessage } from "../../shared/logger";
+import { type NewSchedule, type ScheduleRow, viewOf } from "./schedule-rows";
+import type { ScheduleDeps } from "./schedule-deps";
 import { ScheduleRuns, timeOf } from "./schedule-runs";
 import { nextRun, parseSchedule } from "./schedule-time";
 
@@ -42,41 +42,7 @@ export interface NewScheduleInput {
   label?: string;
 }
 
-export interface ScheduleDeps {
-  rows: ScheduleRows;
-  /** The chat's tools now, as `server.tool` (connecting first). */
-  tools: () => Promise<string[]>;
-  /** Starts the run's turn: its id, or the refusal (rate limit, budget, a turn running…). */
-  start: (opening: { text: string; scheduled: { id: string; spec: string } }) => Promise<{ turnId: string } | { refused: { code: string; message: string } }>;
-  running: () => boolean;
-  /** The object's alarm calls `runSchedules` at `at` or earlier; `undefined`: no run is due, no job kept. */
-  wake: (at: number | undefined) => void;
-  /** Every open page of the chat hears the list. */
-  broadcast: (message: ServerMessage) => void;
-  /** A notice entry in the chat (a schedule paused). */
-  notice: (text: string) => void;
-  /** A run ended (`turnId` its turn), or a schedule paused: for the owner's devices (notify/away-notices.ts toOwner). */
-  told?: (news: ScheduleNews, turnId?: string) => void;
-  limits: () => { perChat: number; maxFailures: number };
-  /** Whether the owner may still run schedules (owner-access.ts); asked once per alarm with runs due. */
-  ownerAccess?: () => Promise<OwnerAccess>;
-  /** The owner's cap across their chats (src/users/schedule-slots.ts); undefined: not counted (no owner). */
-  slots?: () => ScheduleSlotPort | undefined;
-  log: Logger;
-  now?: () => number;
-}
-
-/** What the owner's devices are told (src/push/notice.ts): how a run ended, never what it said. */
-export type RunOutcome = "completed" | "failed" | "cancelled";
-export type ScheduleNews = { kind: "schedule_done"; ref: string; outcome: RunOutcome } | { kind: "schedule_paused"; ref: string };
-
-/** The owner's account's schedule slots, as this chat sees them (schedule-parts.ts). */
-export interface ScheduleSlotPort {
-  /** `held`: the chat's other schedules (the account's record of this chat becomes exactly these plus the new one). */
-  reserve(schedule: string, held: string[]): Promise<{ ok: true } | { ok: false; limit: number }>;
-  /** One schedule's slot, or every slot of this chat. */
-  release(schedule?: string): Promise<void>;
-}
+export type { RunOutcome, ScheduleDeps, ScheduleNews, ScheduleSlotPort } from "./schedule-deps";
 
 export class SessionSchedules {
   /** Each run from its alarm to its outcome (schedule-runs.ts). */
