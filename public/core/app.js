@@ -31,7 +31,7 @@ import { setupShareDialog } from "../dialogs/share-dialog.js";
 import { setupImport } from "../composer/import-file.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
-import { warmUp } from "../chat/stream-render.js";
+import { warmUp } from "../chat/render-warm-up.js";
 import { loadMarkdownWhenIdle } from "../chat/markdown-load.js";
 import { setupPushSettings } from "../notify/push-settings.js";
 import { setupPeople } from "../people/people-setup.js";

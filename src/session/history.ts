@@ -82,8 +82,10 @@ export class HistoryStore {
       .exec<{ seq: number }>("INSERT INTO history (turn_id, kind, data, created_at) VALUES (?, ?, ?, ?) RETURNING seq", turnId, kind, storable(rest), createdAt)
       .one();
     const saved = { ...entry, seq: row.seq, createdAt };
-    if (entry.kind === "user" && entry.author && !this.authors().includes(entry.author.key))
-      this.setSetting(AUTHORS_KEY, [...this.authors(), entry.author.key]);
+    if (entry.kind === "user" && entry.author) {
+      const authors = this.authors();
+      if (!authors.includes(entry.author.key)) this.setSetting(AUTHORS_KEY, [...authors, entry.author.key]);
+    }
     this.revision++;
     if (this.cache) {
       this.cache.push(saved);
