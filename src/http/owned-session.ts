@@ -32,20 +32,24 @@ function admittingStub(c: Context<AppEnv>, id: string): SessionStub {
 
 export const badSessionId = () => new RequestError("bad_session_id", "session ids are 1-64 letters, digits, '_' or '-'");
 
-/** The caller's session `id`, or undefined when it is not theirs (or new and not claimed); a malformed id throws. */
-export async function findOwnedSession(c: Context<AppEnv>, id: string, options: { claim: boolean }): Promise<SessionStub | undefined> {
+/** The session `id`'s stub and how it admits the caller (a malformed id throws): the one way every route asks. */
+async function admitCaller(c: Context<AppEnv>, id: string, claim: boolean, room?: number) {
   if (!SESSION_ID.test(id)) throw badSessionId();
   const stub = admittingStub(c, id);
-  const admission = await stub.admit(c.var.identity.id, { claim: options.claim, listed: !id.startsWith("console-"), name: c.var.identity.name });
+  const admission = await stub.admit(c.var.identity.id, { claim, listed: !id.startsWith("console-"), name: c.var.identity.name, room });
+  return { stub, admission };
+}
+
+/** The caller's session `id`, or undefined when it is not theirs (or new and not claimed); a malformed id throws. */
+export async function findOwnedSession(c: Context<AppEnv>, id: string, options: { claim: boolean }): Promise<SessionStub | undefined> {
+  const { stub, admission } = await admitCaller(c, id, options.claim);
   // A member is not an owner: every route but the few that let members in stays the owner's.
   return admission === "owner" || admission === "claimed" ? stub : undefined;
 }
 
 /** The session `id` when the caller owns it or was invited with at least `least`; undefined otherwise (the caller answers 404). */
 export async function findMemberSession(c: Context<AppEnv>, id: string, least: Role): Promise<{ stub: SessionStub; role: Role } | undefined> {
-  if (!SESSION_ID.test(id)) throw badSessionId();
-  const stub = admittingStub(c, id);
-  const admission = await stub.admit(c.var.identity.id, { claim: false, listed: !id.startsWith("console-"), name: c.var.identity.name });
+  const { stub, admission } = await admitCaller(c, id, false);
   if (admission === "denied" || admission === "full") return undefined;
   const role: Role = admission === "claimed" ? "owner" : admission;
   return roleAtLeast(role, least) ? { stub, role } : undefined;
@@ -56,9 +60,7 @@ export async function findMemberSession(c: Context<AppEnv>, id: string, least: R
  * claimed for them when their list has room (`max`; TooManySessionsError when not), in one call to it.
  */
 export async function claimableSession(c: Context<AppEnv>, id: string, max: number): Promise<SessionStub> {
-  if (!SESSION_ID.test(id)) throw badSessionId();
-  const stub = admittingStub(c, id);
-  const admission = await stub.admit(c.var.identity.id, { claim: true, listed: !id.startsWith("console-"), name: c.var.identity.name, room: max });
+  const { stub, admission } = await admitCaller(c, id, true, max);
   if (admission === "full") throw new TooManySessionsError(max);
   if (admission === "denied") throw new RequestError("not_found", "no such session");
   return stub;
