@@ -77,6 +77,8 @@ describe("the chat page with a model", () => {
     const before = await page.locator("#messages > li").allTextContents();
     await page.reload();
     await page.locator(".msg.assistant", { hasText: "It is a small file." }).waitFor();
+    // History may come before the Markdown renderer's chunk: shown plainly (.md-pending) until it is rendered.
+    await page.locator("#messages .md-pending").first().waitFor({ state: "detached" });
     expect(await page.locator("#messages > li").allTextContents()).toEqual(before);
     expect(await page.locator(".tool-card.done").count()).toBe(2);
   });
