@@ -7,12 +7,12 @@
 // `text` frame at the socket (the stream's parsing and the frame), and send -> first
 // `text` frame. Both through wrangler dev's proxy (as a browser goes) and to workerd
 // directly (the proxy's hop is dev-only), median of N turns each.
-// `--syscalls`: also one turn of this tree's (direct) as workerd's syscalls (strace -tt: storage
-// syncs, socket reads and writes) between the send and the first `text` frame, on the wall clock.
+// `--syscalls`: also one turn of this tree's (direct) as syscalls on one clock (perf trace: workerd's
+// storage commits, socket reads and writes, and the fake model's reads and writes in this process)
+// between the send and the first `text` frame.
 // `--model-ms N`: the fake model takes N ms to its first chunk (a real one does), so a commit the
 // first text frame waits for can overlap the model's own time.
 // Run: npx tsx bench/first-token.ts [--base DIR] [--turns N] [--model-ms N] [--syscalls]
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -22,6 +22,7 @@ import type { SessionClient } from "../tests/fixtures/session-client";
 import { descendantsOf, errorText, repoRoot } from "./lib/procs";
 import { OneToolTurnFixture } from "./lib/one-tool-turn";
 import { startWorker } from "./lib/turn-worker";
+import { traceSyscalls } from "./lib/syscall-timeline";
 
 const cli = parseArgs({
   options: { base: { type: "string" }, turns: { type: "string" }, syscalls: { type: "boolean" }, "model-ms": { type: "string" } },
@@ -47,6 +48,7 @@ async function turn(
   client: SessionClient,
   fakeUrl: string,
   text: string,
+  beforeSend?: () => void,
 ): Promise<{ toModel: number; fromModel: number; toText: number; ours: number; oursArrived: number; sentAt: number }> {
   await script(fakeUrl, KEY, [reply.stream(["The first words ", "of a short answer."], { firstChunkMs: MODEL_MS })]);
   let sent = 0;
@@ -64,6 +66,7 @@ async function turn(
         }
       },
     });
+    beforeSend?.();
     sent = performance.now();
     client.say(text);
   });
@@ -85,39 +88,21 @@ const median = (xs: number[]) => {
   return s.length % 2 ? (s[(s.length - 1) / 2] as number) : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
 };
 
-/** One turn under strace: workerd's syscalls from the send to the first `text` frame, ms after the send. */
-async function syscalls(client: SessionClient, pids: number[], fakeUrl: string): Promise<void> {
-  const calls = "fsync,fdatasync,read,write,writev,readv,sendmsg,recvmsg,connect,pwrite64";
-  const strace = spawn("strace", ["-f", "-tt", "-qq", "-s", "48", "-e", `trace=${calls}`, ...pids.flatMap((p) => ["-p", String(p)])], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let out = "";
-  strace.stderr.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  const ended = new Promise<void>((resolve) => strace.once("close", () => resolve()));
-  // strace attaches in well under a second; two turns to be sure the traced one is fully covered.
+/**
+ * One turn of this tree's (direct) on one clock: workerd's syscalls, and this process's on the
+ * model's and the chat's sockets, from the send to the first `text` frame (bench/lib/syscall-timeline.ts).
+ */
+async function syscalls(client: SessionClient, pids: number[], fakeUrl: string, direct: string): Promise<void> {
+  const trace = await traceSyscalls(pids, { [Number(new URL(fakeUrl).port)]: "model", [Number(new URL(direct).port)]: "chat socket" });
+  // perf attaches within a second; a turn first, so the traced one is fully covered.
   await turn(client, fakeUrl, "before the traced turn");
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const r = await turn(client, fakeUrl, "the traced turn");
-  strace.kill("SIGINT");
-  await ended;
-  const sentAt = performance.timeOrigin + r.sentAt;
-  const seconds = (line: string) => {
-    const m = /(\d\d):(\d\d):(\d\d\.\d+)/.exec(line);
-    if (!m) return Number.NaN;
-    const d = new Date(sentAt);
-    d.setHours(Number(m[1]), Number(m[2]), 0, 0);
-    return d.getTime() + Number(m[3]) * 1000;
-  };
+  const r = await turn(client, fakeUrl, "the traced turn", trace.mark);
+  const lines = await trace.stop(r.toText + 2);
   console.log(
-    `\nthe traced turn: send -> model request ${r.toModel.toFixed(1)} ms, -> first text frame ${r.toText.toFixed(1)} ms; workerd's syscalls (ms after the send):`,
+    `\nthe traced turn: send -> model request ${r.toModel.toFixed(1)} ms, -> first text frame ${r.toText.toFixed(1)} ms; syscalls (perf trace, ms after the send; an fsync of a WAL is a commit):`,
   );
-  for (const line of out.split("\n")) {
-    const at = seconds(line) - sentAt;
-    if (!(at >= -1 && at <= r.toText + 1) || /EAGAIN|resumed>\s*\)?\s*=\s*-1/.test(line)) continue;
-    console.log(`  ${at.toFixed(2).padStart(7)}  ${line.replace(/^\[pid\s+(\d+)\]\s*\S+\s*/, "[$1] ").slice(0, 150)}`);
-  }
+  for (const line of lines) console.log(`  ${line}`);
 }
 
 const fixture = new OneToolTurnFixture();
@@ -133,7 +118,7 @@ async function main(): Promise<void> {
   await fetch(`${fake.url}/__auto/${KEY}`, { method: "POST", body: "null" });
   const dirs = [repoRoot, BASE];
   const observations: string[] = [];
-  const targets: { name: string; client: SessionClient; row: Row; pids: number[] }[] = [];
+  const targets: { name: string; client: SessionClient; row: Row; pids: number[]; url: string }[] = [];
   for (const dir of dirs) {
     log(`starting ${dir}`);
     const worker = await startWorker({
@@ -155,7 +140,7 @@ async function main(): Promise<void> {
       if (!url) continue;
       const client = await openSession(url, `first-token-${via}-${Date.now()}`, { timeoutMs: 15_000 });
       const pids = descendantsOf(worker.group.pid).filter((pid) => readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd");
-      targets.push({ name: `${label} (${via})`, client, row: { toModel: [], fromModel: [], toText: [], ours: [], oursArrived: [] }, pids });
+      targets.push({ name: `${label} (${via})`, client, row: { toModel: [], fromModel: [], toText: [], ours: [], oursArrived: [] }, pids, url });
     }
   }
   for (const t of targets) for (let i = 0; i < WARMUP; i++) await turn(t.client, fake.url, `warm-up ${i}`);
@@ -179,7 +164,7 @@ async function main(): Promise<void> {
       `| ${t.name} | ${median(t.row.toModel).toFixed(1)} | ${median(t.row.fromModel).toFixed(1)} | ${median(t.row.toText).toFixed(1)} | ${median(t.row.ours).toFixed(1)} | ${median(t.row.oursArrived).toFixed(1)} |`,
     );
   const traced = targets.find((t) => t.name === "this tree (direct)");
-  if (cli.syscalls && traced) await syscalls(traced.client, traced.pids, fake.url);
+  if (cli.syscalls && traced) await syscalls(traced.client, traced.pids, fake.url, traced.url);
   console.log(`\nload after: ${load()}`);
   for (const note of observations) console.log(`note: ${note}`);
   for (const t of targets) void t.client.close();
