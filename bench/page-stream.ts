@@ -27,7 +27,9 @@
 // would be; `--chunk-ms N`: N ms between the answer's chunks (default 0: the rest of the answer, its
 // stored entry and turn_end come right behind the first words, and the page handles them before
 // the frame that shows those words when that frame is late).
-// Run: npm run bench:page-stream [-- --base DIR] [--dir DIR (instead of this tree)] [--turns N] [--rounds N] [--model-ms N] [--chunk-ms N]
+// The fake model runs in a child process (bench/lib/fake-process.ts); `--fake-here`: in the bench's
+// own process, as before (a request then waits behind playwright's CDP traffic to be read).
+// Run: npm run bench:page-stream [-- --base DIR] [--dir DIR (instead of this tree)] [--turns N] [--rounds N] [--model-ms N] [--chunk-ms N] [--fake-here]
 // [--why: the worst long animation frames of each 60 KB answer, with their scripts]
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -46,6 +48,7 @@ const cli = parseArgs({
     why: { type: "boolean" },
     "model-ms": { type: "string" },
     "chunk-ms": { type: "string" },
+    "fake-here": { type: "boolean" },
   },
 }).values;
 const BASE = cli.base ?? "/work/base-2f66";
@@ -257,7 +260,9 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(2))
       .join(" ")}  (2 cores)`,
   );
-  const stack = await startPageStack({ dirs });
+  // The fake model in a process of its own: in this one, a request the Worker had written waited
+  // behind playwright's CDP traffic to be read (bench/lib/fake-process.ts). `--fake-here`: as before.
+  const stack = await startPageStack({ dirs, fakeProcess: !cli["fake-here"] });
   try {
     const pages = await Promise.all(stack.workers.map(({ worker }) => openChat(stack, worker.url)));
     // A first turn each: the session exists and the page's code is warm.
@@ -296,9 +301,9 @@ async function main(): Promise<void> {
         return seenFrames;
       }),
     );
-    // The fake model runs in this process: its performance.now() moved onto the monotonic clock
-    // CDP's timestamps use (both CLOCK_MONOTONIC on Linux), to split the trip at the model.
-    const monoOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+    // The fake model's performance.now() moved onto the monotonic clock CDP's timestamps use
+    // (both CLOCK_MONOTONIC on Linux), to split the trip at the model.
+    const monoOffset = stack.fake.monoOffset;
     /** Browser clock: the message sent -> its first `text` frame received, and the model's request and first chunk between. */
     const atBrowser = (k: number, request?: { at?: number; arrivedAt?: number; firstChunkAt?: number }) => {
       const all = frames[k] ?? [];

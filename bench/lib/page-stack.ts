@@ -11,12 +11,14 @@ import { launchBrowser } from "../../tests/e2e/browser";
 import { startBridge, type RunningBridge } from "../../tests/fixtures/bridge";
 import { startFakeLlm, type FakeLlm } from "../../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../../tests/fixtures/servers";
+import { startFakeProcess } from "./fake-process";
 import { stopBridgeTree } from "./procs";
 import type { Group } from "./turn-procs";
 import { startWorker, type BenchWorker } from "./turn-worker";
 
 export interface PageStack {
-  fake: FakeLlm;
+  /** `monoOffset`: add to a time the fake recorded for CLOCK_MONOTONIC ms (CDP's clock). */
+  fake: FakeLlm & { monoOffset: number };
   /** The key every Worker sends to the fake model (script replies under it). */
   apiKey: string;
   browser: Browser;
@@ -27,7 +29,8 @@ export interface PageStack {
   stop(): Promise<void>;
 }
 
-export async function startPageStack(options: { dirs: string[]; apiKey?: string }): Promise<PageStack> {
+/** `fakeProcess`: the fake model in a child process (fake-process.ts), not in the bench's own. */
+export async function startPageStack(options: { dirs: string[]; apiKey?: string; fakeProcess?: boolean }): Promise<PageStack> {
   const tmp = mkdtempSync(join(tmpdir(), "bench-page-"));
   const root = join(tmp, "root");
   mkdirSync(root);
@@ -35,7 +38,7 @@ export async function startPageStack(options: { dirs: string[]; apiKey?: string 
   const groups = new Set<Group>();
   const cleanupDirs: string[] = [tmp];
   const observations: string[] = [];
-  let fake: FakeLlm | undefined;
+  let fake: PageStack["fake"] | undefined;
   let bridge: RunningBridge | undefined;
   let browser: Browser | undefined;
   let stopping: Promise<void> | undefined;
@@ -65,7 +68,9 @@ export async function startPageStack(options: { dirs: string[]; apiKey?: string 
   try {
     const apiKey = options.apiKey ?? "bench-page";
     const rootPath = realpathSync(root);
-    fake = await startFakeLlm();
+    fake = options.fakeProcess
+      ? await startFakeProcess()
+      : { ...(await startFakeLlm()), monoOffset: Number(process.hrtime.bigint()) / 1e6 - performance.now() };
     bridge = await startBridge({ filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } }, [
       "--log-level",
       "warn",
