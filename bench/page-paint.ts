@@ -10,7 +10,9 @@
 //   - the composited layers at the end (is the message list scrolled on its own layer?).
 // --css "RULES" adds a style sheet to the page before it loads: an experiment without a
 // rebuild (measure the same run with and without it).
-// Run: npx tsx bench/page-paint.ts [--dir DIR] [--kb 60] [--throttle 4] [--css RULES] [--width 1280 --height 800] [--frames N] [--tasks N]
+// --bar MS: the CPU bar tasks are counted over (default 50 ms / throttle): at --throttle 1, --bar 12.5
+// counts the tasks 4x would make long, without the 4x throttle's own noise on a loaded machine.
+// Run: npx tsx bench/page-paint.ts [--dir DIR] [--kb 60] [--throttle 4] [--css RULES] [--width 1280 --height 800] [--frames N] [--tasks N] [--bar MS]
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import type { Page } from "playwright-core";
@@ -30,6 +32,7 @@ const cli = parseArgs({
     frames: { type: "string" },
     probe: { type: "string", multiple: true },
     tasks: { type: "string" },
+    bar: { type: "string" },
   },
 }).values;
 const KB = Number(cli.kb ?? 60);
@@ -171,9 +174,9 @@ function summarise(events: TraceEvent[], fromHalf: boolean): number[] {
 
   // The same bar scaled to the throttle (a task over 50 / N ms at N x): comparable across throttles, and at 1x free of the
   // throttle's own noise under load. With the main thread's CPU in tasks, all told.
-  const bar = 50 / THROTTLE;
+  const bar = Number(cli.bar ?? 50 / THROTTLE);
   console.log(
-    `tasks over ${bar.toFixed(1)} ms CPU (50 ms / throttle): ${tasks.filter((t) => cpuOf(t) > bar).length}, their CPU over the bar ${tasks
+    `tasks over ${bar.toFixed(1)} ms CPU (--bar, else 50 ms / throttle): ${tasks.filter((t) => cpuOf(t) > bar).length}, their CPU over the bar ${tasks
       .reduce((a, t) => a + Math.max(0, cpuOf(t) - bar), 0)
       .toFixed(0)} ms; main thread CPU in tasks ${tasks.reduce((a, t) => a + cpuOf(t), 0).toFixed(0)} ms`,
   );
@@ -258,9 +261,28 @@ function printTree(onMain: TraceEvent[], task: TraceEvent, minUs: number): void 
     ]
       .filter(Boolean)
       .join(" ");
-    console.log(`  ${"  ".repeat(open.length)}${e.name}${what ? ` (${what})` : ""} ${((e.tdur ?? 0) / 1000).toFixed(1)}`);
+    console.log(
+      `  ${"  ".repeat(open.length)}${e.name}${what ? ` (${what})` : ""} ${((e.tdur ?? 0) / 1000).toFixed(1)}${e.name === "Layout" ? dirtiedBy(onMain, e) : ""}`,
+    );
     open.push(e);
   }
+}
+
+/** What dirtied a Layout: the nodes Blink's layout invalidation tracking names since the Layout before it, most frequent first. */
+function dirtiedBy(onMain: TraceEvent[], layout: TraceEvent): string {
+  const before = onMain.filter((e) => e.name === "Layout" && e.ph === "X" && e.ts < layout.ts).at(-1);
+  const since = before ? before.ts + (before.dur ?? 0) : 0;
+  const nodes = new Map<string, number>();
+  for (const e of onMain)
+    if (e.name === "LayoutInvalidationTracking" && e.ts >= since && e.ts < layout.ts) {
+      const d = e.args?.data ?? {};
+      count(nodes, `${String(d.nodeName ?? "?")} ${String(d.reason ?? "")}`.slice(0, 60));
+    }
+  return nodes.size
+    ? `  <- ${top(nodes, 3)
+        .map(([k, c]) => `${c}x ${k}`)
+        .join("; ")}`
+    : "";
 }
 
 async function describe(cdp: Cdp, backendNodeId: number): Promise<string> {
