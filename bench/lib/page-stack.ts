@@ -12,6 +12,7 @@ import { startBridge, type RunningBridge } from "../../tests/fixtures/bridge";
 import { startFakeLlm, type FakeLlm } from "../../tests/fixtures/fake-gemini";
 import { filesystemBin } from "../../tests/fixtures/servers";
 import { startFakeProcess } from "./fake-process";
+import { monoOffset } from "./mono-clock";
 import { stopBridgeTree } from "./procs";
 import type { Group } from "./turn-procs";
 import { startWorker, type BenchWorker } from "./turn-worker";
@@ -68,9 +69,7 @@ export async function startPageStack(options: { dirs: string[]; apiKey?: string;
   try {
     const apiKey = options.apiKey ?? "bench-page";
     const rootPath = realpathSync(root);
-    fake = options.fakeProcess
-      ? await startFakeProcess()
-      : { ...(await startFakeLlm()), monoOffset: Number(process.hrtime.bigint()) / 1e6 - performance.now() };
+    fake = options.fakeProcess ? await startFakeProcess() : { ...(await startFakeLlm()), monoOffset: monoOffset() };
     bridge = await startBridge({ filesystem: { type: "stdio", command: process.execPath, args: [filesystemBin, rootPath] } }, [
       "--log-level",
       "warn",

@@ -1,8 +1,8 @@
-// The chat page's entry: signs the user in (the login form when needed), wires the
-// parts together and owns the page's chrome (the sidebar menu, the tool console,
-// Escape). What the page shows lives in state.js and is drawn by views.js; the socket
-// is connection.js, the frames frames.js, the composer composer.js, the session list
-// sessions.js. Bundled from here by scripts/build-page.mjs; no external requests.
+// The chat page's entry: signs the user in (the login form when needed) and wires the
+// parts together: the sidebar menu and the tool console are page-chrome.js, what the page
+// shows lives in state.js and is drawn by views.js, the socket is connection.js, the
+// frames frames.js, the composer composer.js, the session list sessions.js. Bundled from
+// here by scripts/build-page.mjs; no external requests.
 import { request, whenSignedOut } from "./api.js";
 import { bootstrap, showAccount, showLogin, signOut, whoAmI } from "./auth.js";
 import { clearChat, setAppHooks, setBanner } from "../chat/chat-view.js";
@@ -31,6 +31,7 @@ import { setupShareDialog } from "../dialogs/share-dialog.js";
 import { setupImport } from "../composer/import-file.js";
 import { dropQueued, state, update } from "./state.js";
 import { setupViews } from "./views.js";
+import { setupPageChrome } from "./page-chrome.js";
 import { warmUp } from "../chat/render-warm-up.js";
 import { loadMarkdownWhenIdle } from "../chat/markdown-load.js";
 import { setupPushSettings } from "../notify/push-settings.js";
@@ -42,7 +43,6 @@ import "../chat/welcome.js";
 
 setAppHooks({ finished: (card, call) => void showAppFor(card, state.sessionId, call), clearing: teardownApps });
 
-const phone = () => matchMedia("(max-width: 760px)").matches;
 const showAlert = (/** @type {string} */ text) => update({ alert: text });
 
 const connection = createConnection({
@@ -54,6 +54,8 @@ const connection = createConnection({
   removed: (id) => void people.removedFrom(id),
   opened: warmUp,
 });
+// The console's panel is made below; it is read only when the console first opens.
+const { setMenu, setConsole } = setupPageChrome({ loadConsole: () => consolePanel.load() });
 const composer = setupComposer({ send: connection.send, isOpen: connection.isOpen, waiting: connection.waiting, reconnect: connection.connect });
 const sessions = setupSessions({
   connect: connection.connect,
@@ -142,50 +144,6 @@ async function checkAccess() {
     checking = false;
   }
 }
-
-// ---- the sidebar menu and the tool console ----
-
-function setMenu(/** @type {boolean} */ open) {
-  document.body.classList.toggle("menu-open", open);
-  $("menu-toggle").setAttribute("aria-expanded", String(open));
-  $("scrim").hidden = !open;
-  if (open && phone()) setConsole(false, { focus: false });
-}
-
-function setConsole(/** @type {boolean} */ open, { focus = true } = {}) {
-  const wasOpen = !$("console").hidden;
-  $("console").hidden = !open;
-  $("console-toggle").setAttribute("aria-expanded", String(open));
-  if (open) {
-    if (phone()) setMenu(false);
-    if (!wasOpen) void consolePanel.load();
-    if (focus) $("console-tool").focus();
-  } else if (wasOpen && focus) $("console-toggle").focus();
-}
-
-$("menu-toggle").addEventListener("click", () => setMenu(!document.body.classList.contains("menu-open")));
-$("scrim").addEventListener("click", () => setMenu(false));
-$("console-toggle").addEventListener("click", () => setConsole($("console").hidden));
-$("console-close").addEventListener("click", () => setConsole(false));
-// A tap outside the open sidebar closes it (not one in a dialog opened from it).
-document.addEventListener("pointerdown", (event) => {
-  if (!document.body.classList.contains("menu-open")) return;
-  const target = /** @type {Element} */ (event.target);
-  if ($("sidebar").contains(target) || $("menu-toggle").contains(target) || target.closest?.("dialog")) return;
-  setMenu(false);
-});
-document.addEventListener("keydown", (event) => {
-  if (event.key !== "Escape" || event.defaultPrevented || document.querySelector("dialog[open]")) return;
-  const focus = document.activeElement;
-  if (!$("console").hidden && ($("console").contains(focus) || focus === document.body || focus === $("console-toggle") || phone())) {
-    event.preventDefault();
-    setConsole(false);
-  } else if (document.body.classList.contains("menu-open")) {
-    event.preventDefault();
-    setMenu(false);
-    $("menu-toggle").focus();
-  }
-});
 
 // ---- signing in and out ----
 
