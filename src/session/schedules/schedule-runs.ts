@@ -92,7 +92,13 @@ export class ScheduleRuns {
   }
 
   private ended(id: string, turnId: string, reason: TurnEnd): void {
-    if (!this.deps.rows.get(id)) return;
+    if (!this.deps.rows.get(id)) {
+      // A `once` (or a last run) was dropped as it started: nothing is left to count, but its
+      // owner still hears how the run ended.
+      const outcome: RunOutcome = reason === "complete" ? "completed" : reason === "cancelled" ? "cancelled" : "failed";
+      this.deps.told?.({ kind: "schedule_done", ref: turnId, outcome }, turnId);
+      return;
+    }
     let outcome: RunOutcome = "failed";
     let paused = false;
     if (reason === "complete") {

@@ -1,8 +1,9 @@
 // A schedule's news on its owner's devices (issue 39), in real workerd with the test push
 // service decrypting each push: a run that ends while the owner has no visible page on the
 // chat pushes schedule_done (how it ended, the chat's name, never the schedule's text or the
-// answer) and no "answer ready" besides; a visible page gets none; the run whose failure
-// pauses the schedule pushes schedule_paused instead. Time is moved (schedule-alarm.ts).
+// answer) and no "answer ready" besides, a `once` as much as a repeating one; a visible page
+// gets none; the run whose failure pauses the schedule pushes schedule_paused instead. Time is
+// moved (schedule-alarm.ts).
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import type { ScheduleView } from "../../../src/protocol/messages";
 import { reply, script } from "../../fixtures/fake-llm-script";
@@ -75,6 +76,39 @@ describe("a schedule's news on its owner's devices", () => {
     const pushes = await pushesTo(device, 2);
     expect(pushes.map((p) => payloadOf(p).kind)).toEqual(["schedule_done", "turn_done"]);
     expect(payloadOf(pushes[1])).toMatchObject({ ref: own.end.turnId });
+    await socket.close();
+  });
+
+  it("a `once` schedule's run (its row gone as it started) still tells its owner how it ended", async () => {
+    const device = await onlyDevice(USER);
+    await script(llm, KEY, [reply.text("hello")]);
+    const id = crypto.randomUUID();
+    const socket = await openSession(id, USER);
+    await socket.turnEnd(socket.say("One-off"));
+    const made = await workerFetch(
+      `/sessions/${id}/schedules`,
+      { method: "POST", headers: json, body: JSON.stringify({ when: "once 2099-01-01 08:00", timeZone: "UTC", text: "just once" }) },
+      USER,
+    );
+    expect(made.status).toBe(201);
+    socket.send({ type: "visibility", visible: false });
+    await script(llm, KEY, [reply.text("done once")]);
+    const from = socket.received.length;
+    await fireAlarm(id);
+    const { end } = await socket.turnEnd(from);
+    expect(end.reason).toBe("complete");
+    const listed = (await (await workerFetch(`/sessions/${id}/schedules`, {}, USER)).json()) as { schedules: ScheduleView[] };
+    expect(listed.schedules).toEqual([]);
+    const [push] = await pushesTo(device, 1);
+    expect(payloadOf(push)).toEqual({
+      v: 1,
+      kind: "schedule_done",
+      session: id,
+      ref: end.turnId,
+      tag: `schedule_done:${end.turnId}`,
+      chat: "One-off",
+      outcome: "completed",
+    });
     await socket.close();
   });
 
