@@ -49,12 +49,41 @@ function sanitizedOnce(schema: Record<string, unknown>): ReturnType<typeof sanit
   return sanitized;
 }
 
+/** The request's `tools`, in the API's own shape (sent as given: see `stream`), once per declarations list. */
+type ToolsBody = { functionDeclarations: { name: string; description: string; parametersJsonSchema: unknown }[] }[];
+// The turn keeps one declarations list while its tools stay the same (orchestrator/turn.ts):
+// each step's request reuses what the first built.
+const toolsBodies = new WeakMap<LlmRequest["tools"], ToolsBody>();
+function toolsBody(tools: LlmRequest["tools"]): ToolsBody {
+  let body = toolsBodies.get(tools);
+  if (!body) {
+    body = [
+      { functionDeclarations: tools.map((tool) => ({ name: tool.name, description: tool.description, parametersJsonSchema: sanitizedOnce(tool.parameters) })) },
+    ];
+    toolsBodies.set(tools, body);
+  }
+  return body;
+}
+
 export class GeminiProvider implements LlmProvider {
   readonly name = "gemini";
   readonly model: string;
+  /**
+   * One SDK client for every request of this provider: its key and base URL are fixed at
+   * construction, and what varies per request (the body, the fetch that catches Retry-After)
+   * goes in that request's `httpOptions`. A new client per request built some twenty SDK
+   * objects on the way to the model (issue 37). The provider lives as long as its session
+   * keeps its model (session-model.ts): a client is never shared between people.
+   */
+  private client?: GoogleGenAI;
 
   constructor(private readonly options: GeminiProviderOptions) {
     this.model = options.model ?? DEFAULT_GEMINI_MODEL;
+  }
+
+  private sdk(): GoogleGenAI {
+    this.client ??= new GoogleGenAI({ apiKey: this.options.apiKey, httpOptions: this.options.baseUrl ? { baseUrl: this.options.baseUrl } : {} });
+    return this.client;
   }
 
   async *stream(request: LlmRequest): AsyncGenerator<LlmEvent> {
@@ -62,47 +91,35 @@ export class GeminiProvider implements LlmProvider {
     let retryAfter: string | undefined;
     const baseFetch = this.options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
     const contents = toContents(request.messages);
-    const client = new GoogleGenAI({
-      apiKey: this.options.apiKey,
+    // The SDK converts every part of every content, field by field, on every call: about
+    // 1 ms at 1,000 entries, twice a turn (npm run bench:model-request). toContents builds
+    // contents in the API's own shape, so the SDK is given the newest content to convert
+    // and check, and the whole list goes in `extraBody`, which it sends as given. The system
+    // text and the tools go there too, already in the API's shape: the SDK would convert each
+    // declaration again, and it parses the body it built before merging `extraBody` into it,
+    // so the smaller that body, the less it parses (issue 37, the first token's path).
+    const extraBody: Record<string, unknown> = { contents };
+    if (request.system) extraBody.systemInstruction = { role: "user", parts: [{ text: request.system }] };
+    if (request.tools.length > 0) extraBody.tools = toolsBody(request.tools);
+    const config: GenerateContentConfig = {
+      abortSignal: request.signal,
       httpOptions: {
-        ...(this.options.baseUrl ? { baseUrl: this.options.baseUrl } : {}),
-        // The SDK converts every part of every content, field by field, on every call: about
-        // 1 ms at 1,000 entries, twice a turn (npm run bench:model-request). toContents builds
-        // contents in the API's own shape, so the SDK is given the newest content to convert
-        // and check, and the whole list goes in `extraBody`, which it sends as given.
-        extraBody: { contents },
+        extraBody,
         fetch: async (input, init) => {
           const response = await baseFetch(input, init);
           if (!response.ok) retryAfter = response.headers.get("retry-after") ?? undefined;
           return response;
         },
       },
-    });
-    const config: GenerateContentConfig = {
-      abortSignal: request.signal,
-      ...(request.system ? { systemInstruction: request.system } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
       ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
       ...(request.stopSequences?.length ? { stopSequences: request.stopSequences } : {}),
-      ...(request.tools.length > 0
-        ? {
-            tools: [
-              {
-                functionDeclarations: request.tools.map((tool) => ({
-                  name: tool.name,
-                  description: tool.description,
-                  parametersJsonSchema: sanitizedOnce(tool.parameters),
-                })),
-              },
-            ],
-          }
-        : {}),
     };
     const fail = (error: unknown, started: boolean): Error => (request.signal?.aborted ? abortError(request.signal) : toLlmError(error, retryAfter, started));
 
     let chunks: AsyncGenerator<GenerateContentResponse>;
     try {
-      chunks = await client.models.generateContentStream({ model: request.model ?? this.model, contents: contents.slice(-1), config });
+      chunks = await this.sdk().models.generateContentStream({ model: request.model ?? this.model, contents: contents.slice(-1), config });
     } catch (error) {
       throw fail(error, false);
     }

@@ -26,7 +26,22 @@ export interface SessionModelDeps {
 export type ResolvedModel = { ok: true; choice: ModelChoice; provider: LlmProvider; ownKey: boolean; notice?: string } | { ok: false; notice: string };
 
 export class SessionModel {
+  /**
+   * The provider the last turn ran on, kept for the next while what it was built from is the
+   * same (its provider's settings, key included, and the session's choice): a provider keeps
+   * its SDK client (gemini.ts), which was built anew for every request on the first token's
+   * path (issue 37). Per session, so never shared between people; a changed key or choice
+   * builds a new one on the next turn. The text compared stays in this object's memory.
+   */
+  private kept?: { from: string; provider: LlmProvider };
+
   constructor(private readonly deps: SessionModelDeps) {}
+
+  private build(registry: ModelRegistry, choice: ModelChoice): LlmProvider {
+    const from = JSON.stringify([registry.spec(choice.provider) ?? null, choice]);
+    if (this.kept?.from !== from) this.kept = { from, provider: registry.build(choice) };
+    return this.kept.provider;
+  }
 
   /** The stored choice (parsed: a row an older version wrote that no longer reads is dropped). */
   stored(): ModelChoice | undefined {
@@ -65,7 +80,7 @@ export class SessionModel {
     let notice: string | undefined;
     if (stored) {
       const why = await registry.refusal(stored);
-      if (!why) return { ok: true, choice: stored, provider: registry.build(stored), ownKey: registry.spec(stored.provider)?.source === "user" };
+      if (!why) return { ok: true, choice: stored, provider: this.build(registry, stored), ownKey: registry.spec(stored.provider)?.source === "user" };
       notice = `The model ${modelRefText(stored)} is not available any more (${why})`;
     }
     const fallback = config.defaultModel;
@@ -79,7 +94,7 @@ export class SessionModel {
     return {
       ok: true,
       choice: fallback,
-      provider: config.models.build(fallback),
+      provider: this.build(config.models, fallback),
       ownKey: false,
       ...(notice ? { notice: `${notice}; this turn uses ${modelRefText(fallback)}.` } : {}),
     };

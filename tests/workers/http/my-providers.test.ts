@@ -128,6 +128,47 @@ describe("a user's own model providers", () => {
     }
   });
 
+  it("runs each turn on the key as it is now: a changed key from the next turn, and another user's on the same address their own", async () => {
+    // A session keeps its provider (and its SDK client) between turns (session-model.ts):
+    // a key replaced meanwhile must still be the one the next request carries, and two
+    // people's sessions must never send through one another's.
+    const [first, second, bobs] = [uniqueKey("own-kept-1"), uniqueKey("own-kept-2"), uniqueKey("own-kept-bob")];
+    const id = `gk${crypto.randomUUID().slice(0, 6)}`;
+    const entry = { id, kind: "gemini", baseUrl: llm, apiKey: first, models: ["g-kept"] };
+    expect((await send("POST", "/api/my-providers", entry)).status).toBe(201);
+    expect((await send("POST", "/api/my-providers", { ...entry, apiKey: bobs }, "bob")).status).toBe(201);
+    const turn = async (user: TestUser, sessionId: string, key: string, text: string) => {
+      await script(llm, key, [reply.text(`Answer to ${text}.`)]);
+      const socket = await openSession(sessionId, user);
+      let from = socket.received.length;
+      socket.send({ type: "set_model", provider: `user:${id}`, model: "g-kept" });
+      await socket.next((m) => m.type === "model" && m.choice?.provider === `user:${id}`, from);
+      from = socket.received.length;
+      socket.send({ type: "message", text });
+      const { messages } = await socket.turnEnd(from);
+      socket.close();
+      return messages.find((m) => m.type === "entry" && m.entry.kind === "assistant");
+    };
+    const carols = crypto.randomUUID();
+    expect(await turn("carol", carols, first, "one")).toMatchObject({ entry: { text: "Answer to one." } });
+    expect((await send("PUT", `/api/my-providers/${id}`, { ...entry, apiKey: second })).status).toBe(200);
+    expect(await turn("carol", carols, second, "two")).toMatchObject({ entry: { text: "Answer to two." } });
+    expect(await turn("bob", crypto.randomUUID(), bobs, "three")).toMatchObject({ entry: { text: "Answer to three." } });
+    expect(await turn("carol", carols, second, "four")).toMatchObject({ entry: { text: "Answer to four." } });
+    // Each key's requests are its owner's turns, and only theirs (the fake files requests by key).
+    const asked = async (key: string) =>
+      (await requests(llm, key)).map((r) =>
+        JSON.stringify(r.body.contents)
+          .match(/"text":"(one|two|three|four)"/g)
+          ?.at(-1),
+      );
+    expect(await asked(first)).toEqual(['"text":"one"']);
+    expect(await asked(second)).toEqual(['"text":"two"', '"text":"four"']);
+    expect(await asked(bobs)).toEqual(['"text":"three"']);
+    expect((await call(`/api/my-providers/${id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await call(`/api/my-providers/${id}`, { method: "DELETE" }, "bob")).status).toBe(204);
+  });
+
   it("keeps a user's provider to that user: another never sees it nor chooses it", async () => {
     const key = uniqueKey("own-private");
     const id = `mine${crypto.randomUUID().slice(0, 6)}`;
