@@ -225,11 +225,29 @@ async function turn(page: Page, text: string, settleMs: number): Promise<Seen> {
   await page.locator("#composer-input").fill(text);
   await page.locator("#composer-input").press("Enter");
   // A cheap check, not a locator reading the growing answer (its own long tasks would count).
-  await page.waitForFunction(
-    "window.__bench.visible > 0 && !document.getElementById('send').hidden && document.querySelector('.msg.assistant.streaming') === null",
-    undefined,
-    { polling: 250, timeout: 300_000 },
-  );
+  await page
+    .waitForFunction(
+      "window.__bench.visible > 0 && !document.getElementById('send').hidden && document.querySelector('.msg.assistant.streaming') === null",
+      undefined,
+      { polling: 250, timeout: 300_000 },
+    )
+    .catch(async (error: unknown) => {
+      // Which of the three conditions never came, and what the page showed: a hang is a finding.
+      const state = await page.evaluate(`({
+        url: location.pathname + location.hash,
+        visible: window.__bench.visible,
+        sendHidden: document.getElementById('send').hidden,
+        streaming: document.querySelectorAll('.msg.assistant.streaming').length,
+        assistants: document.querySelectorAll('.msg.assistant').length,
+        users: document.querySelectorAll('.msg.user').length,
+        last: [...document.querySelectorAll('#messages > *')].slice(-2).map((m) => m.className + ': ' + (m.textContent ?? '').slice(0, 160)),
+        input: document.getElementById('composer-input')?.value,
+        pending: document.querySelectorAll('.md-pending').length,
+        conn: document.getElementById('conn')?.dataset.state,
+        note: document.getElementById('composer-note')?.textContent,
+      })`);
+      throw new Error(`${page.url()}: the answer did not settle: ${JSON.stringify(state)}`, { cause: error });
+    });
   // Whatever the page does after the answer settled (a finish pass, idle work): quiet for settleMs.
   if (settleMs > 0) {
     await page.evaluate(`new Promise((resolve) => {
@@ -366,7 +384,9 @@ async function main(): Promise<void> {
         const trace = await startTrace(cdp);
         await script(stack.fake.url, stack.apiKey, [reply.stream(pieces(answer, PIECE), { chunkMs: PIECE_MS })]);
         const started = Date.now();
-        const seen = await turn(page, `a ${ANSWER_KB} KB answer please (${r})`, 1_000);
+        const seen = await turn(page, `a ${ANSWER_KB} KB answer please (${r})`, 1_000).catch((error: unknown) => {
+          throw new Error(`${names[k]}, round ${r + 1}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        });
         const after = await metrics();
         const cpuTasks = await trace.end();
         await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });

@@ -80,7 +80,11 @@ export async function startPageStack(options: { dirs: string[]; apiKey?: string;
     const workers: PageStack["workers"] = [];
     // One after the other: two wrangler starts at once on a loaded 2-core machine time out.
     for (const dir of options.dirs) {
-      const worker = await startWorker({ dir, root: rootPath, fakeUrl: fake.url, apiKey, bridge, stateParent: tmp, cleanupDirs, groups, observations });
+      // A budget no bench chat reaches: past the default's 32,000 tokens (the third 60 KB answer in
+      // bench:page-stream) the turn first asks the model for a summary, which took the next scripted
+      // reply and left the turn itself none ("no scripted reply", a run that never settled).
+      const vars = { HISTORY_TOKEN_BUDGET: "1000000" };
+      const worker = await startWorker({ dir, root: rootPath, fakeUrl: fake.url, apiKey, bridge, stateParent: tmp, cleanupDirs, groups, observations, vars });
       workers.push({ dir, worker });
     }
     // The page tests' Chromium, with the same flags (tests/e2e/browser.ts).
