@@ -40,6 +40,16 @@ async function chatWithSchedule(title: string, text: string): Promise<{ id: stri
 
 type Payload = { v: number; kind: string; session: string; chat?: string; ref?: string; tag: string; outcome?: string; token?: string };
 const payloadOf = (push: { plaintext?: string } | undefined) => JSON.parse(push?.plaintext ?? "{}") as Payload;
+/** A schedule_done payload as the Worker builds it for detail "full". */
+const doneOf = (session: string, turnId: string, chat: string, outcome: string): Payload => ({
+  v: 1,
+  kind: "schedule_done",
+  session,
+  ref: turnId,
+  tag: `schedule_done:${turnId}`,
+  chat,
+  outcome,
+});
 
 describe("a schedule's news on its owner's devices", () => {
   it("a run that ends while the owner is away pushes schedule_done (not also 'answer ready'), with no text of the schedule or the answer", async () => {
@@ -57,15 +67,7 @@ describe("a schedule's news on its owner's devices", () => {
     expect(end.reason).toBe("complete");
     const [push, ...more] = await pushesTo(device, 1);
     expect(push?.verified).toBe(true);
-    expect(payloadOf(push)).toEqual({
-      v: 1,
-      kind: "schedule_done",
-      session: id,
-      ref: end.turnId,
-      tag: `schedule_done:${end.turnId}`,
-      chat: "Morning brief",
-      outcome: "completed",
-    });
+    expect(payloadOf(push)).toEqual(doneOf(id, end.turnId, "Morning brief", "completed"));
     expect(push?.plaintext).not.toContain(secret);
     expect(push?.plaintext).not.toContain(answer);
     expect(push?.headers.urgency).toBe("normal");
@@ -100,15 +102,7 @@ describe("a schedule's news on its owner's devices", () => {
     const listed = (await (await workerFetch(`/sessions/${id}/schedules`, {}, USER)).json()) as { schedules: ScheduleView[] };
     expect(listed.schedules).toEqual([]);
     const [push] = await pushesTo(device, 1);
-    expect(payloadOf(push)).toEqual({
-      v: 1,
-      kind: "schedule_done",
-      session: id,
-      ref: end.turnId,
-      tag: `schedule_done:${end.turnId}`,
-      chat: "One-off",
-      outcome: "completed",
-    });
+    expect(payloadOf(push)).toEqual(doneOf(id, end.turnId, "One-off", "completed"));
     await socket.close();
   });
 
@@ -132,7 +126,7 @@ describe("a schedule's news on its owner's devices", () => {
     const pushes = (await pushesTo(device, 2)).map(payloadOf);
     // Run 1 was watched (no push); run 2 failed; run 3 paused it.
     expect(pushes).toEqual([
-      { v: 1, kind: "schedule_done", session: id, ref: ends[1], tag: `schedule_done:${ends[1]}`, chat: "Nightly sweep", outcome: "failed" },
+      doneOf(id, ends[1] ?? "", "Nightly sweep", "failed"),
       { v: 1, kind: "schedule_paused", session: id, ref: schedule.id, tag: `schedule_paused:${schedule.id}`, chat: "Nightly sweep" },
     ]);
     for (const p of pushes) expect(JSON.stringify(p)).not.toContain("sweep the notes");
