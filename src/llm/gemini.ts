@@ -6,7 +6,7 @@
 import { GoogleGenAI, type Content, type FunctionCall, type GenerateContentConfig, type GenerateContentResponse, type Part } from "@google/genai";
 import { callIdGenerator } from "./call-ids";
 import { abortError, clip, errorText, interrupted, isRetryableStatus, parseDuration, parseRetryAfter } from "./errors";
-import { sanitizeForGemini } from "./gemini-schema";
+import { toolsBody } from "./gemini-tools";
 import { canonicalMimeType, mediaGroups, userParts, type Converted } from "./media";
 import {
   LlmError,
@@ -35,34 +35,6 @@ interface GeminiCallData {
   thoughtSignature?: string;
   /** The id Gemini gave the call, if it gave one (ours are generated and never sent). */
   functionCallId?: string;
-}
-
-// Tool schemas come from the MCP host and stay the same objects between calls:
-// sanitize each once, not at every model step.
-const sanitizedSchemas = new WeakMap<object, ReturnType<typeof sanitizeForGemini>>();
-function sanitizedOnce(schema: Record<string, unknown>): ReturnType<typeof sanitizeForGemini> {
-  let sanitized = sanitizedSchemas.get(schema);
-  if (!sanitized) {
-    sanitized = sanitizeForGemini(schema);
-    sanitizedSchemas.set(schema, sanitized);
-  }
-  return sanitized;
-}
-
-/** The request's `tools`, in the API's own shape (sent as given: see `stream`), once per declarations list. */
-type ToolsBody = { functionDeclarations: { name: string; description: string; parametersJsonSchema: unknown }[] }[];
-// The turn keeps one declarations list while its tools stay the same (orchestrator/turn.ts):
-// each step's request reuses what the first built.
-const toolsBodies = new WeakMap<LlmRequest["tools"], ToolsBody>();
-function toolsBody(tools: LlmRequest["tools"]): ToolsBody {
-  let body = toolsBodies.get(tools);
-  if (!body) {
-    body = [
-      { functionDeclarations: tools.map((tool) => ({ name: tool.name, description: tool.description, parametersJsonSchema: sanitizedOnce(tool.parameters) })) },
-    ];
-    toolsBodies.set(tools, body);
-  }
-  return body;
 }
 
 export class GeminiProvider implements LlmProvider {
