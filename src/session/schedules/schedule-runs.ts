@@ -92,24 +92,18 @@ export class ScheduleRuns {
   }
 
   private ended(id: string, turnId: string, reason: TurnEnd): void {
-    if (!this.deps.rows.get(id)) {
-      // A `once` (or a last run) was dropped as it started: nothing is left to count, but its
-      // owner still hears how the run ended.
-      const outcome: RunOutcome = reason === "complete" ? "completed" : reason === "cancelled" ? "cancelled" : "failed";
-      this.deps.told?.({ kind: "schedule_done", ref: turnId, outcome }, turnId);
-      return;
-    }
-    let outcome: RunOutcome = "failed";
+    // Stopped by a person: neither a success nor a failure.
+    const outcome: RunOutcome = reason === "complete" ? "completed" : reason === "cancelled" ? "cancelled" : "failed";
+    // A `once` (or a last run) was dropped as it started: nothing is left to count, but its
+    // owner still hears how the run ended.
+    const counted = this.deps.rows.get(id) !== undefined;
     let paused = false;
-    if (reason === "complete") {
-      outcome = "completed";
-      this.deps.rows.update(id, { failures: 0, last_outcome: "completed" });
-    } else if (reason === "cancelled") {
-      // Stopped by a person: neither a success nor a failure.
-      outcome = "cancelled";
-      this.deps.rows.update(id, { last_outcome: "cancelled" });
-    } else paused = this.failed(id, reason === "max_steps" ? "stopped at the step limit" : reason === "no_model" ? "no model configured" : "the turn failed");
-    this.deps.changed();
+    if (counted) {
+      if (outcome === "completed") this.deps.rows.update(id, { failures: 0, last_outcome: "completed" });
+      else if (outcome === "cancelled") this.deps.rows.update(id, { last_outcome: "cancelled" });
+      else paused = this.failed(id, reason === "max_steps" ? "stopped at the step limit" : reason === "no_model" ? "no model configured" : "the turn failed");
+      this.deps.changed();
+    }
     // One notification per run: the pause says the run failed too.
     this.deps.told?.(paused ? { kind: "schedule_paused", ref: id } : { kind: "schedule_done", ref: turnId, outcome }, turnId);
   }
