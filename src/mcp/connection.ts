@@ -151,6 +151,11 @@ export class ServerConnection {
     return opening;
   }
 
+  /** Settles when a connect under way ends, however it ends (at once when none is). */
+  async opened(): Promise<void> {
+    await this.opening?.catch(() => undefined);
+  }
+
   /** The client, connecting again if the server is unavailable and its backoff has passed. */
   async ready(): Promise<Client> {
     if (this.state === "ready" && this.client) return this.client;

@@ -135,14 +135,18 @@ export class McpHost {
     );
   }
 
-  /** Tries again every unavailable server whose backoff has passed (a chat session calls this at each turn). */
+  /**
+   * Tries again every unavailable server whose backoff has passed (a chat session calls this at each turn),
+   * and waits for one already connecting: a background retry that began just before the turn would
+   * otherwise leave that server's tools out of it.
+   */
   async reconnect(): Promise<void> {
-    const due = [...this.connections.values()].filter((c) => (c.state === "unavailable" || c.state === "auth_required") && c.retryAfterMs() === 0);
-    await Promise.all(due.map((c) => c.connect().catch(() => undefined)));
+    const all = [...this.connections.values()];
+    const due = all.filter((c) => (c.state === "unavailable" || c.state === "auth_required") && c.retryAfterMs() === 0);
+    await Promise.all([...due.map((c) => c.connect().catch(() => undefined)), ...all.map((c) => c.opened())]);
   }
 
-  /** Connects one server again now, whatever its backoff (after the user signed in to it). */
-  /** Connects `name` again now; its state after (undefined: no such server). */
+  /** Connects `name` again now, whatever its backoff (after the user signed in to it); its state after (undefined: no such server). */
   async reconnectServer(name: string): Promise<ServerState | undefined> {
     const connection = this.connections.get(name);
     if (connection && connection.state !== "disabled" && connection.state !== "closed") await connection.connect().catch(() => undefined);

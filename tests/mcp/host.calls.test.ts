@@ -162,6 +162,25 @@ describe("McpHost tool calls", () => {
     expect(host.servers().find((s) => s.name === "probe")?.state).toBe("ready");
   });
 
+  it("makes a turn's reconnect wait for a reconnect already under way, so the server's tools are in the turn", async () => {
+    const { host, clock, log, stopBridge, restartBridge } = await probeHost();
+    const call = host.callTool("probe.slow", { ms: 30_000 }).catch((e: unknown) => e);
+    await log.waitFor((e) => e.event === "call" && e.tool === "slow");
+    await stopBridge();
+    expect(await call).toBeInstanceOf(ServerUnavailableError);
+    await untilState(host, "probe", "unavailable");
+    await restartBridge();
+    clock.advance(1_000);
+
+    // A session's background retry (its alarm) starts the reconnect; the turn starting then waits for it.
+    const background = host.reconnectServer("probe");
+    await untilState(host, "probe", "connecting");
+    await host.reconnect();
+    expect(host.servers().find((s) => s.name === "probe")?.state).toBe("ready");
+    expect(host.tools().some((t) => t.qualifiedName === "probe.echo")).toBe(true);
+    expect(await background).toBe("ready");
+  });
+
   it("doubles the reconnect backoff each time a reconnect fails, with no reconnect loop in between", async () => {
     const down = await startBadMcpServer("down");
     const { host, clock } = testHost();

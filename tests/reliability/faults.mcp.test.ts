@@ -180,7 +180,7 @@ describe("faults: MCP servers", () => {
 
         bad.setMode("ok");
         const again = await toolTurn(socket, fn, { text: "y" }, "It worked.");
-        expect(again.status.state).toBe("complete");
+        expect(again.status.state, again.status.error).toBe("complete");
         expect(again.status.result).toBe("ok: y");
         await expectWholeHistory(stack.url, socket.sessionId, [...TOOL_TURN, ...TOOL_TURN], socket.entries());
         return `tool error in ${Math.round(ms)} ms ("${status.error?.slice(0, 70)}"), turn complete, 10 history entries, next call ok`;
