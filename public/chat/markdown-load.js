@@ -90,11 +90,16 @@ function showPlain(/** @type {Element} */ element, /** @type {string} */ text, /
   loadMarkdownWhenIdle();
 }
 
-/** markdown.js's renderMarkdownInto, or the text plainly until it has loaded. @param {Element} element @param {unknown} source */
+/**
+ * markdown.js's renderMarkdownInto, or the text plainly until it has loaded. Returns the
+ * characters it parsed as Markdown (0 when shown plainly).
+ * @param {Element} element @param {unknown} source @returns {number}
+ */
 export function renderMarkdownInto(element, source) {
   const text = String(source ?? "");
   if (renderer) return renderer.renderMarkdownInto(element, text);
   showPlain(element, text, false);
+  return 0;
 }
 
 /** markdown.js's renderInlineInto (one line: notices), or the text plainly until it has loaded. @param {Element} element @param {unknown} source */

@@ -121,7 +121,9 @@ function settle(state, count) {
  * parsed whole each time, as before. Any other text than a continuation of what is shown
  * (another answer, a reload's stored version that differs) is rendered afresh.
  * Code blocks are shown plain, then highlighted off the main thread (code-highlight.js).
- * @param {Element} element @param {unknown} source
+ * Returns how many characters it parsed (the open tail, or the whole text): what the
+ * render's cost grows with (stream-render.js sizes its slices by it).
+ * @param {Element} element @param {unknown} source @returns {number}
  */
 export function renderMarkdownInto(element, source) {
   const text = String(source ?? "");
@@ -160,6 +162,7 @@ export function renderMarkdownInto(element, source) {
     settle(state, open);
     state.settled += lineOffset(tailText, blocks[open][0].map[0]);
   }
+  return tailText.length;
 }
 
 /** Keeps the tail's blocks whose HTML is unchanged, and replaces the rest (their fences highlighted later). */
@@ -190,4 +193,5 @@ function renderWhole(element, state, text) {
   const env = {};
   replaceChanged(element, state, blocksHtml(topLevelBlocks(md.parse(text, env)), text, env));
   state.source = text;
+  return text.length;
 }

@@ -11,8 +11,11 @@
 //   and GAP_FACTOR times the last pass's cost after it. The text is final: one pass now.
 // - A pass renders its text in slices, each in a task of its own (scheduler.yield, else a
 //   MessageChannel message): input and frames run between them, and no task holds more
-//   than one slice's work. The slice adapts to the device: a slice over SLICE_MS makes the
-//   next ones smaller, a quick one larger, so a slow phone renders smaller slices.
+//   than one slice's work. The slice adapts to the device: each render's cost per
+//   character parsed is learnt, and a slice is as many characters as SLICE_MS buys at that
+//   rate, so a 4x slower CPU renders slices a quarter the size. (It used to halve or grow
+//   the slice by steps, above 512 characters, and learn only from full slices: at 4x CPU
+//   the slices stayed at 35-52 ms of script each, bench:page-stream --why.)
 // - A frame of plain text costs the browser its style, layout and paint (about 6 ms here,
 //   35-45 ms at 4x CPU, measured from the frame's callback to the task after the frame):
 //   plain text is shown at most every PLAIN_FACTOR times that, so on a slow device the
@@ -27,8 +30,10 @@ import { createPlain } from "./stream-plain.js";
 /** What one slice's render (parse, sanitize, DOM) should take: the frame's layout and paint come on top. */
 export const SLICE_MS = 16;
 /** Bounds of a slice: a burst is not caught up in crumbs (each render has a fixed price), and no slice is more than a few KB. */
-export const MIN_CHARS = 512;
+export const MIN_CHARS = 128;
 export const MAX_CHARS = 4096;
+/** Only a render that parsed at least this much teaches the rate: a small one is mostly its fixed price. */
+export const LEARN_CHARS = 256;
 /** At least this long between two passes of an answer's Markdown render: the plain text keeps up meanwhile. */
 export const MIN_GAP_MS = 250;
 /** The gap is at least this many times what the last pass cost: rendering takes at most a third of the main thread. */
@@ -48,6 +53,8 @@ export const PLAIN_MAX = 8192;
 
 /** Characters a slice renders, learnt from the slices before (shared by every answer: it is the device's speed). */
 let sliceChars = 1024;
+/** What a render costs per character it parses (ms, a running mean; 0 until a render taught it). */
+let msPerChar = 0;
 
 /** What a frame of plain text costs the browser (ms, a running mean; shared: it is the device's speed). */
 let plainFrameMs = 0;
@@ -57,12 +64,17 @@ function learnFrame(/** @type {number} */ ms) {
   plainFrameMs = plainFrameMs === 0 ? ms : plainFrameMs + (ms - plainFrameMs) / 4;
 }
 
-/** Learns from one slice: `ms` to render `chars` new characters. */
-function learn(/** @type {number} */ chars, /** @type {number} */ ms) {
-  // Only full slices teach: one that rendered the last few characters says little.
-  if (chars < sliceChars) return;
-  if (ms > SLICE_MS) sliceChars = Math.max(MIN_CHARS, Math.floor(sliceChars * Math.max(0.5, SLICE_MS / ms)));
-  else if (ms < SLICE_MS / 2) sliceChars = Math.min(MAX_CHARS, Math.ceil(sliceChars * 1.25));
+/**
+ * Learns from one slice: `ms` to render, having parsed `parsed` characters (its new text
+ * and the open block before it, parsed again). The rate is per character parsed, not per
+ * new one, so a slice that continues a long block does not look dearer than it is. The
+ * mean moves half way: one slow slice (a collection, a busy core) is not a slow device.
+ */
+function learn(/** @type {number} */ parsed, /** @type {number} */ ms) {
+  if (parsed < LEARN_CHARS) return;
+  const rate = ms / parsed;
+  msPerChar = msPerChar === 0 ? rate : msPerChar + (rate - msPerChar) / 2;
+  sliceChars = Math.min(MAX_CHARS, Math.max(MIN_CHARS, Math.floor(SLICE_MS / msPerChar)));
 }
 
 /**
@@ -205,23 +217,22 @@ export function createStream(el, body, rendered) {
     else show();
   }
 
-  /** One slice of Markdown, up to `end` of a continuation (else the whole text). Returns its cost and what it rendered. */
+  /** One slice of Markdown, up to `end` of a continuation (else the whole text). Returns its cost and the characters it parsed. */
   function slice(/** @type {number} */ end) {
     // A continuation grows by a slice; anything else (a stored version that differs) is rendered whole.
     const continues = text.startsWith(shown);
     const next = continues ? text.slice(0, sliceEnd(text, shown.length, end)) : text;
     plain.clear();
     const started = performance.now();
-    renderMarkdownInto(body, next);
+    const parsed = renderMarkdownInto(body, next);
     const ended = performance.now();
     // For bench/page-stream.ts --why and stream-render.test.ts (PerformanceObservers) and profiles:
     // what each render did and cost. Only the newest stays in the timeline.
     performance.clearMeasures("answer render");
-    performance.measure("answer render", { start: started, end: ended, detail: { chars: next.length - shown.length, continues, total: next.length } });
-    const chars = continues ? next.length - shown.length : 0;
+    performance.measure("answer render", { start: started, end: ended, detail: { chars: next.length - shown.length, parsed, continues, total: next.length } });
     shown = next;
     showPlain();
-    return { ms: ended - started, chars };
+    return { ms: ended - started, parsed };
   }
 
   /** Renders what is complete now, a slice per task; then waits for the gap. */
@@ -241,9 +252,9 @@ export function createStream(el, body, rendered) {
     try {
       while (el.isConnected) {
         // A text made final meanwhile is rendered to its end.
-        const { ms, chars } = slice(final ? text.length : end);
+        const { ms, parsed } = slice(final ? text.length : end);
         cost += ms;
-        if (chars > 0) learn(chars, ms);
+        learn(parsed, ms);
         askFrame(true);
         if (shown === text || (!final && shown.length >= end)) break;
         await nextTask();
