@@ -2,18 +2,17 @@
 // a closed fence is first rendered plain (markdown.js), and its <code> gets highlight.js's
 // classed spans here, later. highlight.js runs in a Web Worker (highlight-worker.js): it is
 // synchronous, and one Python block took 100–190 ms of a 4x-throttled main thread, in
-// idle time or not. The worker answers a token tree (highlight-tokens.js), and the main
-// thread only builds its nodes with DOM calls and swaps them in: no HTML is parsed here and
-// nothing needs sanitizing (DOMPurify on the worker's HTML took 34-35 ms a block at 4x CPU,
-// in the task that received it, even cut in pieces of 2 KB: bench:page-stream --why).
+// idle time or not. The main thread only sanitizes the worker's HTML (codeNodes:
+// DOMPurify, the same rules as a block render), a few lines per task, and swaps it in.
 // Where no worker can be made (construction throws, its script fails to load), highlight.js
 // is loaded into the page then (a chunk of its own: the page's bundle does not carry its
 // 120 KB, issue 37's cold load) and blocks are highlighted in idle callbacks, one after another.
-// Both paths make the same DOM (the same highlight.js build, the same tokens), so a finished
-// answer equals a fresh render of its stored text; stream-render.js leaves the streaming state only once nothing is left to highlight.
+// The result is the same DOM a render that highlights at once makes (the same highlight.js
+// build and DOMPurify rules), so a finished answer equals a fresh render of its stored text;
+// stream-render.js leaves the streaming state only once nothing is left to highlight.
 // Each block shown highlighted is measured (`code highlighted`: the swap's cost, detail.where
 // "worker" or "idle") for tests and bench/page-stream.ts.
-import { nodesOf, tokensOf } from "./highlight-tokens.js";
+import { codeNodes } from "./markdown-setup.js";
 
 /** An idle callback waits at most this long for idle time: a busy page still gets its colours. */
 const IDLE_TIMEOUT_MS = 300;
@@ -58,30 +57,77 @@ function fallBack() {
   queue.push(...sent.values());
   sent.clear();
   if (queue.length > 0) ask();
-  else done();
+  else if (swapping === 0) done();
 }
 
-/** Shows highlighted tokens in the block's <code>, unless the block was replaced meanwhile. */
-function show(/** @type {Job} */ job, /** @type {unknown} */ tokens, /** @type {"worker" | "idle"} */ where) {
-  if (!job.code.isConnected) return;
+/** Shows highlighted HTML in the block's <code>, unless the block was replaced meanwhile. */
+function show(/** @type {Job} */ job, /** @type {string} */ html, /** @type {"worker" | "idle"} */ where, /** @type {Node[]} */ nodes = codeNodes(html)) {
+  if (!html || !job.code.isConnected) return;
   const started = performance.now();
-  const nodes = nodesOf(tokens);
-  // Not highlighted (a language highlight.js does not know), or not tokens: the block stays plain.
-  if (!nodes || nodes.length === 0) return;
   job.code.replaceChildren(...nodes);
+  // Pieces sanitized apart leave a text node split at each cut: one again, as a whole render has it.
+  job.code.normalize();
   performance.measure("code highlighted", { start: started, end: performance.now(), detail: { where, lang: job.lang, chars: job.text.length } });
   // Only the newest stays in the timeline (PerformanceObservers see each).
   performance.clearMeasures("code highlighted");
 }
 
-function received(/** @type {MessageEvent} */ event) {
-  const { id, tokens } = /** @type {{ id?: unknown, tokens?: unknown }} */ (event.data ?? {});
+/** Highlighted HTML is sanitized in pieces of about this many characters, each in a task of its own. */
+const PIECE_CHARS = 2048;
+
+/**
+ * highlight.js's HTML cut at line ends outside every span, each piece about PIECE_CHARS:
+ * DOMPurify took ~95 ms of a 4x-throttled main thread for a 1.8 KB Python block at once
+ * (bench:page-stream's CPU-long tasks). The text is escaped, so `<span`, `</span>` and "\n"
+ * are all there is to follow.
+ */
+function pieces(/** @type {string} */ html) {
+  const cuts = [];
+  let depth = 0;
+  let from = 0;
+  for (const match of html.matchAll(/<span\b|<\/span>|\n/g)) {
+    if (match[0] === "\n") {
+      if (depth === 0 && (match.index ?? 0) - from >= PIECE_CHARS) {
+        cuts.push(html.slice(from, (match.index ?? 0) + 1));
+        from = (match.index ?? 0) + 1;
+      }
+    } else depth += match[0] === "</span>" ? -1 : 1;
+  }
+  cuts.push(html.slice(from));
+  return cuts;
+}
+
+/** The next task (input and a frame may run first): scheduler.yield where the browser has it. */
+const nextTask = () => {
+  const scheduler = /** @type {{ scheduler?: { yield?: () => Promise<void> } }} */ (/** @type {unknown} */ (globalThis)).scheduler;
+  if (scheduler?.yield) return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+};
+
+/** Blocks whose worker HTML is being sanitized (over several tasks). */
+let swapping = 0;
+
+async function received(/** @type {MessageEvent} */ event) {
+  const { id, html } = /** @type {{ id?: unknown, html?: unknown }} */ (event.data ?? {});
   if (typeof id !== "number") return;
   const job = sent.get(id);
   if (!job) return;
   sent.delete(id);
-  show(job, tokens, "worker");
-  if (sent.size === 0 && queue.length === 0) done();
+  swapping++;
+  try {
+    const text = typeof html === "string" ? html : "";
+    /** @type {Node[]} */
+    const nodes = [];
+    for (const [i, piece] of pieces(text).entries()) {
+      if (i > 0) await nextTask();
+      if (!job.code.isConnected) break;
+      nodes.push(...codeNodes(piece));
+    }
+    show(job, text, "worker", nodes);
+  } finally {
+    swapping--;
+  }
+  if (sent.size === 0 && queue.length === 0 && swapping === 0) done();
 }
 
 /** Everything given is highlighted: whoever waits for that goes on. */
@@ -104,14 +150,14 @@ const idle = (/** @type {(deadline: { timeRemaining(): number, didTimeout: boole
 let hljs;
 const loadHljs = () => (hljs ??= import("../vendor/highlight.js/highlight.min.js").then((module) => module.default));
 
-/** A block's highlighted tokens, or null for a language highlight.js does not know (the block stays plain). */
+/** A block's highlighted HTML, or "" for a language highlight.js does not know (the block stays plain). */
 function highlightWith(/** @type {Hljs} */ library, /** @type {string} */ code, /** @type {string} */ lang) {
   const name = lang.trim();
-  if (!name || !library.getLanguage(name)) return null;
+  if (!name || !library.getLanguage(name)) return "";
   try {
-    return tokensOf(library.highlight(code, { language: name, ignoreIllegals: true }).value);
+    return library.highlight(code, { language: name, ignoreIllegals: true }).value;
   } catch {
-    return null;
+    return "";
   }
 }
 
@@ -125,7 +171,7 @@ function ask() {
       // Not even the page's own chunk loads: the blocks stay plain, and nobody waits for them.
       asked = false;
       queue.length = 0;
-      if (sent.size === 0) done();
+      if (sent.size === 0 && swapping === 0) done();
     },
   );
 }
@@ -146,7 +192,7 @@ async function run(/** @type {{ timeRemaining(): number }} */ deadline) {
   } while (performance.now() - started < QUICK_MS && deadline.timeRemaining() > QUICK_MS);
   asked = false;
   if (queue.length > 0) return ask();
-  if (sent.size === 0) done();
+  if (sent.size === 0 && swapping === 0) done();
 }
 
 /** Highlights `code` (a <code> holding `text` plain) later: in the worker, else in idle time. */
@@ -174,6 +220,6 @@ export function highlightLater(/** @type {Element} */ code, /** @type {string} *
 
 /** Resolves once every block given is highlighted. */
 export function highlighted() {
-  if (queue.length === 0 && sent.size === 0) return Promise.resolve();
+  if (queue.length === 0 && sent.size === 0 && swapping === 0) return Promise.resolve();
   return new Promise((resolve) => waiting.push(() => resolve(undefined)));
 }

@@ -16,7 +16,7 @@ import { launchBrowser, noPageErrors, openPage, sendMessage } from "./browser";
 const PARTS = 24;
 
 function section(i: number): string {
-  // 3 to 21 lines of Python, each block highlighted in the worker (code-highlight.js).
+  // 3 to 21 lines: the longer ones' highlighted HTML is sanitized in pieces (code-highlight.js).
   const code = Array.from({ length: 3 + (i % 4) * 6 }, (_, k) => `    total += step(${i}, ${k})  # part ${i}`);
   return [
     `### Part ${i}`,
