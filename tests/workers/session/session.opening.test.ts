@@ -98,31 +98,6 @@ describe("a turn's opening after the model request", () => {
     }
   });
 
-  it("lets through exactly the owner's tokens left when messages arrive at once in several chats", async () => {
-    // The account answers before its bucket is stored (SpendLedger.keep): five chats of one
-    // person asking in the same instant still take its two tokens left one by one.
-    const user: TestUser = "dave";
-    const account = userAccount(bindings, tokenUserId(user));
-    await runInDurableObject(account, (_instance, state) => state.storage.put(bucketKey("turn"), { tokens: 2, at: Date.now() + 3_600_000 }));
-    try {
-      await script(llm, KEY, [reply.text("one"), reply.text("two"), reply.text("never")]);
-      const ids = Array.from({ length: 5 }, () => crypto.randomUUID());
-      const sockets = await Promise.all(ids.map((id) => openSession(id, user)));
-      const froms = sockets.map((socket) => socket.say("at once"));
-      const outcomes = await Promise.all(
-        sockets.map((socket, i) => socket.next((m) => m.type === "error" || m.type === "turn_end", froms[i])),
-      );
-      expect(outcomes.map((m) => (m.type === "error" ? m.code : m.type)).sort()).toEqual(["rate_limited", "rate_limited", "rate_limited", "turn_end", "turn_end"]);
-      // The refused chats stored nothing; the model was asked twice, once per admitted turn.
-      const refused = ids.filter((_, i) => outcomes[i]?.type === "error");
-      for (const id of refused) expect(await stored(id, user)).toEqual([]);
-      expect(await requests(llm, KEY)).toHaveLength(2);
-      for (const socket of sockets) socket.close();
-    } finally {
-      await runInDurableObject(account, (_instance, state) => state.storage.delete(bucketKey("turn")));
-    }
-  });
-
   it("stores nothing, sends nothing and asks no model when the daily budget refuses the turn", async () => {
     // As identity/spend.test.ts leaves carol: her day's tokens used up.
     const account = userAccount(bindings, tokenUserId("carol"));
