@@ -5,6 +5,7 @@
 import type { Connection } from "agents";
 import type { Logger } from "../shared/logger";
 import { errorMessage } from "../shared/logger";
+import { RequestError } from "../shared/errors";
 import { toWire, type ClientMessage, type ServerMessage } from "../protocol/messages";
 import { branchOpening, TURN_RUNNING, unknownTurn } from "./branch-opening";
 import type { AppCalls } from "./mcp-apps";
@@ -53,15 +54,27 @@ export async function routeFrame(site: FrameSite, connection: Connection, messag
   switch (message.type) {
     case "message": {
       const { text, attachments, files } = message;
-      const ownRate = await site.admitSender(person);
-      if (ownRate) return site.sendTo(connection, ownRate);
       const author = site.shared() || person.role !== "owner" ? { key: person.key, name: person.name } : undefined;
+      const attached = Boolean(attachments?.length || files?.length);
+      // The turn is claimed at once (no await before it): a cancel sent right behind the message must find it.
+      // A participant's own rate is asked inside the claimed turn, as the owner's is (TurnRunner.start).
       const refused = await site.parts.turns.start(
-        attachments?.length || files?.length
-          ? () => openMessage(text, { attachments, files }, { files: site.parts.files, resources: site.parts.attachments, connected: () => site.connected() })
-          : author
-            ? async () => ({ entries: [{ kind: "user", text, author }], title: text })
-            : text,
+        person.role === "owner" && !author && !attached
+          ? text
+          : async () => {
+              // Theirs from the claim on: a participant may cancel a turn they started, even while it opens.
+              site.startedBy(site.parts.turns.running, person.user);
+              const ownRate = await site.admitSender(person);
+              if (ownRate) throw new RequestError(ownRate.code, ownRate.message);
+              if (attached) {
+                return openMessage(
+                  text,
+                  { attachments, files },
+                  { files: site.parts.files, resources: site.parts.attachments, connected: () => site.connected() },
+                );
+              }
+              return { entries: [{ kind: "user", text, ...(author ? { author } : {}) }], title: text };
+            },
         { requestId: site.requestIdOf(connection), ...(author ? { author } : {}) },
       );
       if (refused) site.sendTo(connection, refused);

@@ -163,8 +163,17 @@ describe("a turn's opening after the model request", () => {
     await script(llm, KEY, [reply.hang()]);
     const id = crypto.randomUUID();
     const socket = await openSession(id);
-    const from = socket.say("oops");
-    socket.send({ type: "cancel" });
+    // Connected first: connections opened inside runInDurableObject's call would end with that call.
+    await socket.next((m) => m.type === "servers" && m.servers.length > 0 && m.servers.every((s) => s.state === "ready"));
+    const from = socket.received.length;
+    // The two frames, in order, in one event of the object: two frames sent back to back over a socket
+    // have been seen to reach the object in the other order here (each is an event of its own).
+    const sessions = bindings.CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>;
+    await runInDurableObject(sessions.get(sessions.idFromName(id)), async (instance: ChatSession) => {
+      const { turns } = (instance as unknown as { parts: SessionParts }).parts;
+      expect(await turns.start("oops")).toBeUndefined();
+      turns.cancel();
+    });
     const { end, messages } = await socket.turnEnd(from);
     expect(end.reason).toBe("cancelled");
     expect(kinds(messages)).toEqual(["entry:user", "turn_start", "entry:notice", "turn_end"]);

@@ -5,7 +5,10 @@
 // their reconnect, a guessed id, the invite cap, an unknown name, bob's own server and rate.
 import { env, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, inject, it } from "vitest";
+import type { Connection } from "agents";
 import type { Env } from "../../../src/config/env";
+import type { ClientMessage } from "../../../src/protocol/messages";
+import type { ChatSession } from "../../../src/session/ChatSession";
 import { userAccount } from "../../../src/users/account";
 import { bucketKey } from "../../../src/users/spend-ledger";
 import type { StoredUserServer } from "../../../src/users/user-servers";
@@ -278,6 +281,30 @@ describe("several people in one chat", () => {
     bob.send({ type: "cancel", turnId: his.turnId });
     expect((await alice.turnEnd(second)).end).toMatchObject({ turnId: his.turnId, reason: "cancelled" });
     for (const socket of [alice, bob, carol]) socket.close();
+  });
+
+  it("a participant's cancel right behind his message stops that turn (his own rate is asked inside it)", async () => {
+    await script(llm, KEY, [reply.hang("bob's slow answer")]);
+    const id = crypto.randomUUID();
+    const alice = await openSession(id, "alice");
+    await invited(id, "bob", "participant");
+    const bob = await openSession(id, "bob");
+    const from = bob.received.length;
+    // His two frames in order, in one event of the object (two frames sent back to back have been seen to reach
+    // it in the other order here): the turn is his from its claim, while his own rate is still being asked.
+    const sessions = bindings.CHAT_SESSION as unknown as DurableObjectNamespace<ChatSession>;
+    await runInDurableObject(sessions.get(sessions.idFromName(id)), async (instance: ChatSession) => {
+      const session = instance as unknown as { getConnections(): Iterable<Connection>; onFrame(c: Connection, m: ClientMessage): Promise<void> };
+      const his = [...session.getConnections()].find((c) => (c.state as { user?: string } | null)?.user === "token:bob");
+      if (!his) throw new Error("bob's socket is not on the chat");
+      const message = session.onFrame(his, { type: "message", text: "bob asks" });
+      await session.onFrame(his, { type: "cancel" });
+      await message;
+    });
+    const { end, messages } = await bob.turnEnd(from);
+    expect(end.reason).toBe("cancelled");
+    expect(messages.filter(is("error"))).toEqual([]);
+    for (const socket of [alice, bob]) socket.close();
   });
 
   it("runs the owner's servers only, and counts a participant's messages against his own rate", async () => {
