@@ -25,7 +25,7 @@ export type SpendLimits = BucketLimits & { dailyTokens?: number };
 
 const BucketSchema = z.object({ tokens: z.number(), at: z.number() });
 
-/** Where a spend bucket is kept (the key-value API: it can be written without holding the answer back). */
+/** Where a spend bucket is kept (the key-value API: it can be written without holding the answer back, SpendLedger.keep). */
 export const bucketKey = (kind: SpendKind) => `bucket:${kind}`;
 
 /** The UTC day a usage figure counts towards. */
@@ -35,6 +35,12 @@ export class SpendLedger {
   private readonly reservations: Reservations;
   /** The day whose older rows were last dropped (in memory: this object is the only writer). */
   private usageDay?: string;
+  /**
+   * Buckets taken since their last write, which waits for the next macrotask (writeBuckets).
+   * They are what the next admission reads: two messages in one instant never both take the
+   * stored token. Lost in a crash before that write: the counts of that one instant.
+   */
+  private readonly unwritten = new Map<SpendKind, Bucket>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -57,13 +63,8 @@ export class SpendLedger {
         message: `Your daily model budget of ${limits.dailyTokens} tokens is used up; it renews at 00:00 UTC.${running}`,
       };
     }
-    const stored = BucketSchema.safeParse(this.storage.kv.get(bucketKey(kind)));
-    const { bucket, waitMs } = takeToken(stored.success ? (stored.data as Bucket) : undefined, limits, now);
-    // Every turn passes here before its first model call. A write's commit holds back what
-    // the object sends next (its answer) until the storage confirms it, a disk sync or a
-    // replication round trip per turn; the bucket need not be confirmed before answering:
-    // it is still written, and a failed write restarts the object.
-    void this.storage.put(bucketKey(kind), bucket, { allowUnconfirmed: true });
+    const { bucket, waitMs } = takeToken(this.bucket(kind), limits, now);
+    this.keep(kind, bucket);
     if (waitMs > 0) {
       const what = { turn: "messages", call: "tool calls", upload: "uploads", share: "shared links" }[kind];
       return { ok: false, code: "rate_limited", message: `Too many ${what}: try again in ${Math.ceil(waitMs / 1000)} s.`, retryAfterMs: waitMs };
@@ -71,6 +72,34 @@ export class SpendLedger {
     // The turn's worst case, within what is left: parallel turns then pass the budget by one turn's worth at most.
     if (hold && limits.dailyTokens !== undefined) this.reservations.hold(hold.id, Math.min(hold.tokens, limits.dailyTokens - spent), now);
     return { ok: true };
+  }
+
+  /** The bucket as last taken: the one not written yet, else the stored one. */
+  private bucket(kind: SpendKind): Bucket | undefined {
+    const unwritten = this.unwritten.get(kind);
+    if (unwritten) return unwritten;
+    const stored = BucketSchema.safeParse(this.storage.kv.get(bucketKey(kind)));
+    return stored.success ? (stored.data as Bucket) : undefined;
+  }
+
+  /**
+   * Every turn passes here before its first model call, so the bucket's write waits until
+   * after the answer. Written now, its commit (a disk sync here; on a deployment a
+   * replication round trip) comes before the answer leaves: unconfirmed, it no longer holds
+   * the answer back (the output gate), but locally every object shares workerd's one thread
+   * and the sync still blocked it (1-5 ms per turn, bench/first-token.ts --syscalls). A timer
+   * fires after the answer is on its way. A budget's spend and holds stay confirmed SQL writes:
+   * only a rate's last instant may be lost. A failed write still restarts the object.
+   */
+  private keep(kind: SpendKind, bucket: Bucket): void {
+    if (this.unwritten.size === 0) setTimeout(() => this.writeBuckets(), 0);
+    this.unwritten.set(kind, bucket);
+  }
+
+  private writeBuckets(): void {
+    const entries = Object.fromEntries([...this.unwritten].map(([kind, bucket]) => [bucketKey(kind), bucket]));
+    this.unwritten.clear();
+    void this.storage.put(entries, { allowUnconfirmed: true });
   }
 
   /** `release`: the hold these tokens settle (a finished turn's or sampling answer's). */

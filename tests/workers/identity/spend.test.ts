@@ -25,6 +25,34 @@ describe("per-user spend", () => {
     expect(await userAccount(bindings, user).admit("turn", limits)).toMatchObject({ ok: false, code: "rate_limited" });
   });
 
+  it("admits the same count of messages sent at once as one by one, per user, and keeps it across a restart", async () => {
+    // The bucket is written after each answer (SpendLedger.keep): admissions queued in the same
+    // instant must still each see the one before, or a burst at once would pass the limit.
+    const users = [`token:burst-${crypto.randomUUID()}`, `token:burst-${crypto.randomUUID()}`];
+    const limits = { perMinute: 1, burst: 3 };
+    const decisions = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => userAccount(bindings, users[i % 2] ?? "").admit(i % 4 < 2 ? "turn" : "call", limits)),
+    );
+    const admitted = (user: number, kind: number) => decisions.filter((d, i) => i % 2 === user && (i % 4 < 2 ? 0 : 1) === kind && d.ok).length;
+    // Each user's turns and calls have their own bucket of 3: 4 asked each, 3 admitted each.
+    expect([admitted(0, 0), admitted(0, 1), admitted(1, 0), admitted(1, 1)]).toEqual([3, 3, 3, 3]);
+    // The write follows the answers by a macrotask (a crash in that instant may lose its counts):
+    // once stored, the empty buckets outlive a restart.
+    const stored = (user: string) =>
+      runInDurableObject(userAccount(bindings, user), async (_instance, state) =>
+        (await state.storage.get<{ tokens: number }[]>([bucketKey("turn"), bucketKey("call")])).size === 2 ? "both" : "not yet",
+      );
+    for (const user of users) {
+      for (let i = 0; i < 100 && (await stored(user)) !== "both"; i++);
+      expect(await stored(user)).toBe("both");
+    }
+    await abortAllDurableObjects();
+    for (const user of users) {
+      expect(await userAccount(bindings, user).admit("turn", limits)).toMatchObject({ ok: false, code: "rate_limited" });
+      expect(await userAccount(bindings, user).admit("call", limits)).toMatchObject({ ok: false, code: "rate_limited" });
+    }
+  });
+
   it("refuses turns in every session of a user whose bucket is empty, and not other users' turns", async () => {
     const carol = userAccount(bindings, "token:carol");
     // Carol has used her messages: the bucket is empty and refills nothing for the next hour.
