@@ -142,8 +142,9 @@ export class McpHost {
    */
   async reconnect(): Promise<void> {
     const all = [...this.connections.values()];
-    const due = all.filter((c) => (c.state === "unavailable" || c.state === "auth_required") && c.retryAfterMs() === 0);
-    await Promise.all([...due.map((c) => c.connect().catch(() => undefined)), ...all.map((c) => c.opened())]);
+    for (const c of all) if ((c.state === "unavailable" || c.state === "auth_required") && c.retryAfterMs() === 0) void c.connect().catch(() => undefined);
+    // Every connect under way now, those just started included.
+    await Promise.all(all.map((c) => c.opened()));
   }
 
   /** Connects `name` again now, whatever its backoff (after the user signed in to it); its state after (undefined: no such server). */
