@@ -63,10 +63,10 @@ function lineOffset(text, line) {
  * Per element, what it shows: `source` the text rendered; `settled` where its open tail
  * starts (blocks before it are final and never looked at again); `chunks` the elements
  * holding the blocks, `final` how many blocks are final; `tail` the HTML and nodes of each
- * block from there on (in the chunks too, after the final ones); `whole` true once the text
- * defines link references (`[x]: url`), which can change blocks above them: such an answer
- * is parsed whole each time.
- * @typedef {{ source: string, settled: number, chunks: HTMLElement[], final: number, tail: { html: string, nodes: Node[] }[], whole: boolean }} Rendered
+ * block from there on (in the chunks too, after the final ones), and whether its code went
+ * to the highlighter; `whole` true once the text defines link references (`[x]: url`),
+ * which can change blocks above them: such an answer is parsed whole each time.
+ * @typedef {{ source: string, settled: number, chunks: HTMLElement[], final: number, tail: { html: string, nodes: Node[], highlighted: boolean }[], whole: boolean }} Rendered
  * @type {WeakMap<Element, Rendered>}
  */
 const rendered = new WeakMap();
@@ -165,18 +165,35 @@ export function renderMarkdownInto(element, source) {
   return tailText.length;
 }
 
-/** Keeps the tail's blocks whose HTML is unchanged, and replaces the rest (their fences highlighted later). */
+/** The <code> of a block's nodes that is a fence's, if any. @param {Node[]} nodes */
+const fenceCode = (nodes) => (nodes[0] instanceof Element ? nodes[0].querySelector("pre > code") : null);
+
+/**
+ * Keeps the tail's blocks whose HTML is unchanged, and replaces the rest (their fences
+ * highlighted later). A fence kept as it is but closed now (its closing line was all that
+ * came: a slice cut at its last line, stream-render.js) has the same HTML as when it was
+ * open, and is highlighted now.
+ */
 function replaceChanged(element, state, { html, fences }) {
   let same = 0;
-  while (same < state.tail.length && same < html.length && state.tail[same].html === html[same]) same++;
+  while (same < state.tail.length && same < html.length && state.tail[same].html === html[same]) {
+    const fence = fences[same];
+    const block = state.tail[same];
+    if (fence && !block.highlighted) {
+      const code = fenceCode(block.nodes);
+      if (code) highlightLater(code, fence.text, fence.lang);
+      block.highlighted = true;
+    }
+    same++;
+  }
   for (const block of state.tail.slice(same)) for (const node of block.nodes) node.remove();
   const tail = state.tail.slice(0, same);
   for (const [i, { fragment, ...block }] of blocksNodes(html.slice(same)).entries()) {
     chunkOf(element, state, state.final + tail.length).append(fragment);
-    tail.push(block);
     const fence = fences[same + i];
-    const code = fence && block.nodes[0] instanceof Element ? block.nodes[0].querySelector("pre > code") : null;
+    const code = fence ? fenceCode(block.nodes) : null;
     if (fence && code) highlightLater(code, fence.text, fence.lang);
+    tail.push({ ...block, highlighted: Boolean(fence) });
   }
   state.tail = tail;
   // Chunks left empty at the end (the tail has fewer blocks now) go.

@@ -231,6 +231,25 @@ describe("answers as Markdown", () => {
     expect(mismatches).toEqual([]);
   }, 120_000);
 
+  it("highlights a code block whose closing line comes in a render of its own, after its last line", async () => {
+    // A stream cut at a line end inside a fence renders it open (not highlighted); the next
+    // render adds only the closing line, and the block's HTML does not change: it must still
+    // be highlighted then (stream-render.js cuts slices at line ends inside long blocks).
+    const code = "```python\ndef f(x):\n    return x if x else None\n";
+    const renders = [code, `${code}\`\`\`\n`, `${code}\`\`\`\n\nAfter it.`];
+    const result = (await page.evaluate(`(async () => {
+      const { renderMarkdownInto, highlighted } = await import("${markdownModule}");
+      const body = document.createElement("div");
+      document.body.append(body);
+      for (const text of ${JSON.stringify(renders)}) renderMarkdownInto(body, text);
+      await highlighted();
+      body.remove();
+      return { keywords: body.querySelectorAll("pre > code .hljs-keyword").length, text: body.querySelector("pre > code")?.textContent };
+    })()`)) as { keywords: number; text: string };
+    expect(result.text).toBe("def f(x):\n    return x if x else None\n");
+    expect(result.keywords).toBeGreaterThan(2);
+  });
+
   it("streams 20 KB and 60 KB answers in small deltas, at normal speed and 4x CPU throttling, and re-rendering them stays cheap", async () => {
     const section = (i: number) =>
       [
