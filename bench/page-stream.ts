@@ -83,7 +83,12 @@ async function startTrace(cdp: Cdp): Promise<{ end: () => Promise<CpuTask[]> }> 
     ts: number;
     dur?: number;
     tdur?: number;
-    args?: { name?: string; data?: { functionName?: string; type?: string; url?: string } };
+    args?: {
+      name?: string;
+      data?: { functionName?: string; type?: string; url?: string };
+      beginData?: { dirtyObjects?: number; totalObjects?: number };
+      elementCount?: number;
+    };
   };
   const events: TraceEvent[] = [];
   cdp.on("Tracing.dataCollected", (e) => {
@@ -121,7 +126,15 @@ async function startTrace(cdp: Cdp): Promise<{ end: () => Promise<CpuTask[]> }> 
             .slice(0, 4);
           const what = top.map((e) => {
             const data = e.args?.data ?? {};
-            const where = data.functionName || data.type || "";
+            // How much a layout or a style pass touched (--why): dirty/total layout objects, elements styled.
+            const layout = e.args?.beginData;
+            const size =
+              e.name === "Layout" && layout
+                ? `${layout.dirtyObjects}/${layout.totalObjects}`
+                : e.name === "UpdateLayoutTree" && e.args?.elementCount !== undefined
+                  ? `${e.args.elementCount}`
+                  : "";
+            const where = data.functionName || data.type || size;
             return `${e.name}${where ? `(${where})` : ""} ${Math.round((e.tdur ?? 0) / 1000)}`;
           });
           return { cpuMs, wallMs, what: what.join(", ") };
