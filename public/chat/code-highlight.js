@@ -12,6 +12,7 @@
 // stream-render.js leaves the streaming state only once nothing is left to highlight.
 // Each block shown highlighted is measured (`code highlighted`: the swap's cost, detail.where
 // "worker" or "idle") for tests and bench/page-stream.ts.
+import { nextTask } from "./frame-tasks.js";
 import { codeNodes } from "./markdown-setup.js";
 
 /** An idle callback waits at most this long for idle time: a busy page still gets its colours. */
@@ -96,13 +97,6 @@ function pieces(/** @type {string} */ html) {
   cuts.push(html.slice(from));
   return cuts;
 }
-
-/** The next task (input and a frame may run first): scheduler.yield where the browser has it. */
-const nextTask = () => {
-  const scheduler = /** @type {{ scheduler?: { yield?: () => Promise<void> } }} */ (/** @type {unknown} */ (globalThis)).scheduler;
-  if (scheduler?.yield) return scheduler.yield();
-  return new Promise((resolve) => setTimeout(resolve, 0));
-};
 
 /** Blocks whose worker HTML is being sanitized (over several tasks). */
 let swapping = 0;

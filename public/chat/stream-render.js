@@ -25,6 +25,7 @@
 // the next frame. When the answer is final, its last pass leaves no plain text, and the
 // element leaves the streaming state: the same DOM as a fresh render of the stored text.
 import { highlighted, renderMarkdownInto } from "./markdown-load.js";
+import { inFrame, nextTask } from "./frame-tasks.js";
 import { createPlain } from "./stream-plain.js";
 
 /** What one slice's render (parse, sanitize, DOM) should take: the frame's layout and paint come on top. */
@@ -103,50 +104,6 @@ function sliceEnd(/** @type {string} */ text, /** @type {number} */ from, /** @t
   if (block >= from + sliceChars / 2) return block + 2;
   const line = text.lastIndexOf("\n", limit);
   return line >= from ? line + 1 : limit;
-}
-
-/** The next task (after input and a frame if one is due): scheduler.yield where the browser has it. */
-const nextTask = () => {
-  const scheduler = /** @type {{ scheduler?: { yield?: () => Promise<void> } }} */ (/** @type {unknown} */ (globalThis)).scheduler;
-  if (scheduler?.yield) return scheduler.yield();
-  return new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => resolve(undefined);
-    channel.port2.postMessage(null);
-  });
-};
-
-/** Callbacks waiting for the task after the frame, in order (one message each). @type {(() => void)[]} */
-const afterFrame = [];
-/** @type {MessageChannel | null} */
-let afterChannel = null;
-
-/**
- * The task after the frame: whatever else was queued may run first, so a cost seen is never
- * too low. One channel for all: a MessageChannel made per frame cost about 0.1-0.3 ms of
- * every streaming frame (a Chromium page, 200 made vs one reused; issue 37).
- */
-const afterTask = (/** @type {() => void} */ run) => {
-  if (!afterChannel) {
-    afterChannel = new MessageChannel();
-    afterChannel.port1.onmessage = () => afterFrame.shift()?.();
-  }
-  afterFrame.push(run);
-  afterChannel.port2.postMessage(null);
-};
-
-/**
- * Runs `write` in the next frame's callback, then calls `cost` with what the frame cost from
- * there: the callback, and the style, layout and paint the browser does after it in the same
- * task (a message posted from the callback runs after that task).
- * @param {() => void} write @param {(ms: number) => void} cost
- */
-function inFrame(write, cost) {
-  requestAnimationFrame(() => {
-    const started = performance.now();
-    write();
-    afterTask(() => cost(performance.now() - started));
-  });
 }
 
 /**

@@ -3,10 +3,10 @@
 // response stream makes the server unavailable, and the next use after a backoff delay
 // tries to connect again. A connect (its transports, its MCP era) is connect-attempt.ts,
 // what the server offers is read in discovery.ts, and its transport is wrapped in
-// tracked-transport.ts (sends still going out) and stream-watch.ts (broken streams).
+// tracked-transport.ts (sends still going out) and stream-watch.ts (broken streams); its
+// dependencies, policies and states are connection-types.ts.
 import type {
   Client,
-  ClientCapabilities,
   Implementation,
   Prompt,
   Resource,
@@ -14,56 +14,23 @@ import type {
   Root,
   ServerCapabilities,
 } from "@modelcontextprotocol/client";
-import { z } from "zod";
-import { backoffDelay, type BackoffPolicy } from "../shared/backoff";
+import { backoffDelay } from "../shared/backoff";
 import type { ServerConfig } from "../shared/mcp-config/config";
-import { errorMessage, type Logger } from "../shared/logger";
+import { errorMessage } from "../shared/logger";
 import { ServerStats } from "../shared/metrics";
-import type { BreakerPolicy } from "./breaker";
-import { ServerOfferings, type DiscoveredTool, type ListMemory } from "./discovery";
+import { ServerOfferings, type DiscoveredTool } from "./discovery";
 import { ServerUnavailableError } from "./errors";
 import { publicFailure } from "./http-failure";
 import { isSignInRequired } from "./oauth/errors";
 import { openClient, type AttemptHooks } from "./connect-attempt";
 import { priorFrom, verdictOf, type EraVerdict } from "./protocol-era";
 import { ChangeFeed } from "./change-feed";
-import type { ServerRequestHandlers } from "./server-requests";
+import type { ConnectionDeps, ServerState } from "./connection-types";
 import type { TrackedTransport } from "./tracked-transport";
-import type { TransportFactory, TransportHandle, TransportKind } from "./transports";
+import type { TransportHandle, TransportKind } from "./transports";
 
 export type { DiscoveredTool } from "./discovery";
-
-// auth_required: the server answered 401 and only the user signing in (OAuth) lets us in.
-export const ServerStateSchema = z.enum(["connecting", "ready", "unavailable", "closed", "disabled", "auth_required"]);
-export type ServerState = z.infer<typeof ServerStateSchema>;
-export type ChangeKind = "tools" | "prompts" | "resources" | "state";
-
-export interface ConnectionPolicies {
-  connectTimeoutMs: number;
-  reconnect: Pick<BackoffPolicy, "initialMs" | "maxMs">;
-  breaker: BreakerPolicy;
-}
-
-export interface ConnectionDeps {
-  transports: TransportFactory;
-  clientInfo: Implementation;
-  capabilities: ClientCapabilities;
-  handlers: () => ServerRequestHandlers;
-  logger: Logger;
-  now: () => number;
-  policies: ConnectionPolicies;
-  onChange: (server: string, kind: ChangeKind) => void;
-  /** A resource this client subscribed to changed (notifications/resources/updated). */
-  onResourceUpdated?: (server: string, uri: string) => void;
-  /** What each server was last found with: its era, so a connect skips the probe (protocol-era.ts); its lists with a ttl (list-ttl.ts). */
-  eras?: EraMemory & ListMemory;
-}
-
-export interface EraMemory {
-  remembered(server: string): EraVerdict | undefined;
-  /** A connect found (or confirmed) `server`'s era (a session keeps it with the server's discovery instead). */
-  found?(server: string, verdict: EraVerdict): void;
-}
+export { ServerStateSchema, type ChangeKind, type ConnectionDeps, type ConnectionPolicies, type EraMemory, type ServerState } from "./connection-types";
 
 export class ServerConnection {
   state: ServerState;
