@@ -90,6 +90,25 @@ const rendered = new WeakMap();
  */
 const CHUNK = 8;
 
+/**
+ * A streaming answer's last LIVE chunks are never skipped (call-looks.css): they carry the
+ * class `md-live`. A class on the chunk made and the one it pushes out, not a
+ * `:nth-last-child(-n + 5)` rule: with that rule, every chunk made restyled all the answer's
+ * chunks (Blink restyles every sibling under a backward positional rule on insertion).
+ */
+const LIVE = 5;
+
+/** Marks the last LIVE chunks live, and unmarks those before them (the marks are a run at the end). @param {Rendered} state */
+function markLive(state) {
+  const count = state.chunks.length;
+  for (let at = count - 1; at >= 0; at--) {
+    const chunk = /** @type {HTMLElement} */ (state.chunks[at]);
+    if (at >= count - LIVE) chunk.classList.add("md-live");
+    else if (chunk.classList.contains("md-live")) chunk.classList.remove("md-live");
+    else break;
+  }
+}
+
 /** The chunk of the `index`-th block, made (at the end) if it is not there yet. @param {Element} element @param {Rendered} state @param {number} index */
 function chunkOf(element, state, index) {
   while (state.chunks.length <= Math.floor(index / CHUNK)) {
@@ -97,6 +116,7 @@ function chunkOf(element, state, index) {
     chunk.className = "md-chunk";
     element.append(chunk);
     state.chunks.push(chunk);
+    markLive(state);
   }
   return /** @type {HTMLElement} */ (state.chunks[Math.floor(index / CHUNK)]);
 }
@@ -198,7 +218,9 @@ function replaceChanged(element, state, { html, fences }) {
   state.tail = tail;
   // Chunks left empty at the end (the tail has fewer blocks now) go.
   const used = Math.ceil((state.final + tail.length) / CHUNK);
-  for (const chunk of state.chunks.splice(used)) chunk.remove();
+  const gone = state.chunks.splice(used);
+  for (const chunk of gone) chunk.remove();
+  if (gone.length > 0) markLive(state);
 }
 
 /** An answer with link references: parsed whole each time, its changed blocks replaced. */
