@@ -12,7 +12,9 @@
 // between the send and the first `text` frame.
 // `--model-ms N`: the fake model takes N ms to its first chunk (a real one does), so a commit the
 // first text frame waits for can overlap the model's own time.
-// Run: npx tsx bench/first-token.ts [--base DIR] [--turns N] [--model-ms N] [--syscalls]
+// `--budget N`: this tree runs with DAILY_TOKEN_BUDGET=N (the base without), so admission's confirmed writes
+// (a budget's usage and its hold, src/users/reservations.ts) are on this tree's path: what they cost.
+// Run: npx tsx bench/first-token.ts [--base DIR] [--turns N] [--model-ms N] [--syscalls] [--budget N]
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -25,7 +27,13 @@ import { startWorker } from "./lib/turn-worker";
 import { traceSyscalls } from "./lib/syscall-timeline";
 
 const cli = parseArgs({
-  options: { base: { type: "string" }, turns: { type: "string" }, syscalls: { type: "boolean" }, "model-ms": { type: "string" } },
+  options: {
+    base: { type: "string" },
+    turns: { type: "string" },
+    syscalls: { type: "boolean" },
+    "model-ms": { type: "string" },
+    budget: { type: "string" },
+  },
 }).values;
 /** The fake model's own time before its first chunk (`--model-ms`; 0: at once): what a commit on the path can hide behind. */
 const MODEL_MS = Number(cli["model-ms"] ?? 0);
@@ -131,8 +139,9 @@ async function main(): Promise<void> {
       cleanupDirs: [],
       groups: fixture.groups,
       observations,
+      vars: dir === repoRoot && cli.budget ? { DAILY_TOKEN_BUDGET: cli.budget } : undefined,
     });
-    const label = dir === repoRoot ? "this tree" : dir;
+    const label = dir === repoRoot ? (cli.budget ? `this tree, budget ${cli.budget}` : "this tree") : dir;
     for (const [via, url] of [
       ["proxy", worker.url],
       ["direct", worker.direct],
