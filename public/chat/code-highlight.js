@@ -1,19 +1,21 @@
 // Highlighting of answers' code blocks (streaming or from the history), off the main path:
-// a closed fence is first rendered plain (markdown.js), and its <code> gets highlight.js's
-// classed spans here, later. highlight.js runs in a Web Worker (highlight-worker.js): it is
-// synchronous, and one Python block took 100–190 ms of a 4x-throttled main thread, in
-// idle time or not. The main thread only sanitizes the worker's HTML (codeNodes:
-// DOMPurify, the same rules as a block render), a few lines per task, and swaps it in.
+// a closed fence is first rendered plain (markdown.js), and its <code> gets coloured spans
+// here, later. highlight.js runs in a Web Worker (highlight-worker.js): it is synchronous,
+// and one Python block took 100–190 ms of a 4x-throttled main thread, in idle time or not.
+// The worker answers with numbers only, the block's colours as ranges of its text
+// (code-colours.js): the page checks them against the block and builds the spans itself,
+// text nodes and `<span class="hl-GROUP">`, so there is no markup to sanitize (DOMPurify
+// on highlight.js's HTML took ~95 ms of a 4x-throttled main thread for a 1.8 KB block,
+// cut into pieces across tasks) and one span per coloured run: highlight.js's spans that
+// colour nothing, and nesting, are gone (fewer elements to style and lay out at the swap).
 // Where no worker can be made (construction throws, its script fails to load), highlight.js
 // is loaded into the page then (a chunk of its own: the page's bundle does not carry its
 // 120 KB, issue 37's cold load) and blocks are highlighted in idle callbacks, one after another.
-// The result is the same DOM a render that highlights at once makes (the same highlight.js
-// build and DOMPurify rules), so a finished answer equals a fresh render of its stored text;
-// stream-render.js leaves the streaming state only once nothing is left to highlight.
-// Each block shown highlighted is measured (`code highlighted`: the swap's cost, detail.where
-// "worker" or "idle") for tests and bench/page-stream.ts.
-import { nextTask } from "./frame-tasks.js";
-import { codeNodes } from "./markdown-setup.js";
+// Both paths make the same spans, so a finished answer equals a fresh render of its stored
+// text; stream-render.js leaves the streaming state only once nothing is left to highlight.
+// Each block shown highlighted is measured (`code highlighted`: the swap's cost,
+// detail.where "worker" or "idle") for tests and bench/page-stream.ts.
+import { colourRanges, GROUPS } from "./code-colours.js";
 
 /** An idle callback waits at most this long for idle time: a busy page still gets its colours. */
 const IDLE_TIMEOUT_MS = 300;
@@ -58,70 +60,55 @@ function fallBack() {
   queue.push(...sent.values());
   sent.clear();
   if (queue.length > 0) ask();
-  else if (swapping === 0) done();
+  else done();
 }
 
-/** Shows highlighted HTML in the block's <code>, unless the block was replaced meanwhile. */
-function show(/** @type {Job} */ job, /** @type {string} */ html, /** @type {"worker" | "idle"} */ where, /** @type {Node[]} */ nodes = codeNodes(html)) {
-  if (!html || !job.code.isConnected) return;
+/**
+ * The block's text as text nodes and coloured spans, from `ranges` (code-colours.js triples,
+ * in order); null when a range does not fit the text (nothing is shown from it).
+ */
+function colouredNodes(/** @type {string} */ text, /** @type {unknown[]} */ ranges) {
+  /** @type {Node[]} */
+  const nodes = [];
+  let at = 0;
+  for (let i = 0; i + 2 < ranges.length; i += 3) {
+    const [start, end, group] = ranges.slice(i, i + 3);
+    const name = typeof group === "number" ? GROUPS[group] : undefined;
+    if (!name || !Number.isInteger(start) || !Number.isInteger(end)) return null;
+    const from = /** @type {number} */ (start);
+    const to = /** @type {number} */ (end);
+    if (from < at || to > text.length || from >= to) return null;
+    if (from > at) nodes.push(document.createTextNode(text.slice(at, from)));
+    const span = document.createElement("span");
+    span.className = `hl-${name}`;
+    span.textContent = text.slice(from, to);
+    nodes.push(span);
+    at = to;
+  }
+  if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));
+  return nodes;
+}
+
+/** Shows the block's text coloured by `ranges`, unless the block was replaced or changed meanwhile. */
+function show(/** @type {Job} */ job, /** @type {unknown[]} */ ranges, /** @type {"worker" | "idle"} */ where) {
+  if (ranges.length === 0 || !job.code.isConnected || job.code.textContent !== job.text) return;
   const started = performance.now();
+  const nodes = colouredNodes(job.text, ranges);
+  if (!nodes) return;
   job.code.replaceChildren(...nodes);
-  // Pieces sanitized apart leave a text node split at each cut: one again, as a whole render has it.
-  job.code.normalize();
   performance.measure("code highlighted", { start: started, end: performance.now(), detail: { where, lang: job.lang, chars: job.text.length } });
   // Only the newest stays in the timeline (PerformanceObservers see each).
   performance.clearMeasures("code highlighted");
 }
 
-/** Highlighted HTML is sanitized in pieces of about this many characters, each in a task of its own. */
-const PIECE_CHARS = 2048;
-
-/**
- * highlight.js's HTML cut at line ends outside every span, each piece about PIECE_CHARS:
- * DOMPurify took ~95 ms of a 4x-throttled main thread for a 1.8 KB Python block at once
- * (bench:page-stream's CPU-long tasks). The text is escaped, so `<span`, `</span>` and "\n"
- * are all there is to follow.
- */
-function pieces(/** @type {string} */ html) {
-  const cuts = [];
-  let depth = 0;
-  let from = 0;
-  for (const match of html.matchAll(/<span\b|<\/span>|\n/g)) {
-    if (match[0] === "\n") {
-      if (depth === 0 && (match.index ?? 0) - from >= PIECE_CHARS) {
-        cuts.push(html.slice(from, (match.index ?? 0) + 1));
-        from = (match.index ?? 0) + 1;
-      }
-    } else depth += match[0] === "</span>" ? -1 : 1;
-  }
-  cuts.push(html.slice(from));
-  return cuts;
-}
-
-/** Blocks whose worker HTML is being sanitized (over several tasks). */
-let swapping = 0;
-
-async function received(/** @type {MessageEvent} */ event) {
-  const { id, html } = /** @type {{ id?: unknown, html?: unknown }} */ (event.data ?? {});
+function received(/** @type {MessageEvent} */ event) {
+  const { id, ranges } = /** @type {{ id?: unknown, ranges?: unknown }} */ (event.data ?? {});
   if (typeof id !== "number") return;
   const job = sent.get(id);
   if (!job) return;
   sent.delete(id);
-  swapping++;
-  try {
-    const text = typeof html === "string" ? html : "";
-    /** @type {Node[]} */
-    const nodes = [];
-    for (const [i, piece] of pieces(text).entries()) {
-      if (i > 0) await nextTask();
-      if (!job.code.isConnected) break;
-      nodes.push(...codeNodes(piece));
-    }
-    show(job, text, "worker", nodes);
-  } finally {
-    swapping--;
-  }
-  if (sent.size === 0 && queue.length === 0 && swapping === 0) done();
+  show(job, Array.isArray(ranges) ? ranges : [], "worker");
+  if (sent.size === 0 && queue.length === 0) done();
 }
 
 /** Everything given is highlighted: whoever waits for that goes on. */
@@ -144,14 +131,14 @@ const idle = (/** @type {(deadline: { timeRemaining(): number, didTimeout: boole
 let hljs;
 const loadHljs = () => (hljs ??= import("../vendor/highlight.js/highlight.min.js").then((module) => module.default));
 
-/** A block's highlighted HTML, or "" for a language highlight.js does not know (the block stays plain). */
+/** A block's colours (code-colours.js), or none for a language highlight.js does not know (the block stays plain). */
 function highlightWith(/** @type {Hljs} */ library, /** @type {string} */ code, /** @type {string} */ lang) {
   const name = lang.trim();
-  if (!name || !library.getLanguage(name)) return "";
+  if (!name || !library.getLanguage(name)) return [];
   try {
-    return library.highlight(code, { language: name, ignoreIllegals: true }).value;
+    return colourRanges(library.highlight(code, { language: name, ignoreIllegals: true }).value);
   } catch {
-    return "";
+    return [];
   }
 }
 
@@ -165,7 +152,7 @@ function ask() {
       // Not even the page's own chunk loads: the blocks stay plain, and nobody waits for them.
       asked = false;
       queue.length = 0;
-      if (sent.size === 0 && swapping === 0) done();
+      if (sent.size === 0) done();
     },
   );
 }
@@ -186,7 +173,7 @@ async function run(/** @type {{ timeRemaining(): number }} */ deadline) {
   } while (performance.now() - started < QUICK_MS && deadline.timeRemaining() > QUICK_MS);
   asked = false;
   if (queue.length > 0) return ask();
-  if (sent.size === 0 && swapping === 0) done();
+  if (sent.size === 0) done();
 }
 
 /** Highlights `code` (a <code> holding `text` plain) later: in the worker, else in idle time. */
@@ -214,6 +201,6 @@ export function highlightLater(/** @type {Element} */ code, /** @type {string} *
 
 /** Resolves once every block given is highlighted. */
 export function highlighted() {
-  if (queue.length === 0 && sent.size === 0 && swapping === 0) return Promise.resolve();
+  if (queue.length === 0 && sent.size === 0) return Promise.resolve();
   return new Promise((resolve) => waiting.push(() => resolve(undefined)));
 }

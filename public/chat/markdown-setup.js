@@ -8,8 +8,9 @@
 // - Links, images, `2*3*4` and heading levels: src/share/markdown-rules.ts, the rules the
 //   shared page renders answers by on the Worker too (bundled into the page by the build).
 //   Links open in a new tab with rel="noopener noreferrer".
-// - Code blocks get their language and a copy button here; highlight.js (vendored too) gives
-//   them classed spans afterwards (code-highlight.js), which DOMPurify lets through like the rest.
+// - Code blocks get their language and a copy button here; highlight.js (vendored too) colours
+//   them afterwards (code-highlight.js): spans the page builds from ranges, not HTML, so
+//   nothing of it goes through DOMPurify.
 import MarkdownIt from "../vendor/markdown-it/markdown-it.esm.min.mjs";
 import DOMPurify from "../vendor/dompurify/purify.es.mjs";
 import { applyAnswerRules } from "../../src/share/markdown-rules";
@@ -128,12 +129,6 @@ export function blocksNodes(htmls) {
     for (const table of part.querySelectorAll("table")) watchSideScroll(table);
     return { html, nodes: [...part.childNodes], fragment: part };
   });
-}
-
-/** Highlighted code (highlight.js's HTML) as sanitized nodes for its <code>: what a block render puts there. */
-export function codeNodes(/** @type {string} */ html) {
-  const fragment = /** @type {DocumentFragment} */ (/** @type {unknown} */ (DOMPurify.sanitize(`<code>${html}</code>`, PURIFY)));
-  return [...(fragment.firstChild?.childNodes ?? [])];
 }
 
 /** One line of inline Markdown (code, emphasis, links) into the element: for notices. */

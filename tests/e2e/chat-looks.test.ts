@@ -114,18 +114,20 @@ describe("the chat's looks", () => {
       const block = answer.locator(".code-block").first();
       expect(await block.getAttribute("data-lang")).toBe("python");
       expect(await block.locator(".code-lang").evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el, "::before").content)).toBe('"python"');
-      // Highlighted as spans of highlight.js's classes; the code reads exactly as written.
-      expect(await block.locator(".hljs-keyword").allTextContents()).toEqual(expect.arrayContaining(["def", "for", "in"]));
-      expect(await block.locator(".hljs-comment").first().textContent()).toBe("# every child");
+      // Highlighted: a span per coloured run (code-colours.js); the code reads exactly as written.
+      const colour = (el: any) => el.ownerDocument.defaultView.getComputedStyle(el).color;
+      expect(await block.locator(".hl-keyword").allTextContents()).toEqual(expect.arrayContaining(["def", "for", "in"]));
+      expect(await block.locator(".hl-comment").first().textContent()).toBe("# every child");
       expect(await block.locator("pre > code").textContent()).toBe(code);
-      // Markup and entities in the highlighted code (a Python string) are text, never elements.
+      // Markup and entities in the highlighted code (a Python string) are text, never elements; the spans are all there is.
       expect(await block.locator("script, img, [onerror], [style]").count()).toBe(0);
       expect(
-        await block
-          .locator(".hljs-keyword")
-          .first()
-          .evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).color),
-      ).not.toBe(await block.locator("pre > code").evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).color));
+        await block.locator("pre > code *").evaluateAll((els) => els.filter((el: any) => el.tagName !== "SPAN" || !/^hl-[a-z]+$/.test(el.className)).length),
+      ).toBe(0);
+      // The light theme's --hl-keyword and --hl-comment (code-looks.css), not the code's own colour.
+      expect(await block.locator(".hl-keyword").first().evaluate(colour)).toBe("rgb(207, 34, 46)");
+      expect(await block.locator(".hl-comment").first().evaluate(colour)).toBe("rgb(89, 99, 110)");
+      expect(await block.locator("pre > code").evaluate(colour)).not.toBe("rgb(207, 34, 46)");
       // No wrapping: the long line scrolls inside its block, the page does not get wider.
       const pre = block.locator("pre");
       expect(await pre.evaluate((el: any) => el.ownerDocument.defaultView.getComputedStyle(el).whiteSpace)).toBe("pre");

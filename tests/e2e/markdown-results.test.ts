@@ -78,6 +78,8 @@ interface AnswerDom {
   inlineCode: string[];
   fenced: { text: string; className: string };
   dangerous: string[];
+  /** The fenced block's coloured spans (code-highlight.js), "class:text". */
+  painted: string[];
   text: string;
   html: string;
 }
@@ -104,6 +106,7 @@ async function readAnswer(body: Locator): Promise<AnswerDom> {
       inlineCode: texts(":not(pre) > code"),
       fenced: { text: pre?.textContent ?? "", className: pre?.className ?? "" },
       dangerous: all("script, img, iframe, object, embed, svg, [onerror], [onclick], [style], div").map((e) => e.outerHTML),
+      painted: pre ? [...pre.children].map((span: any) => `${span.className}:${span.textContent}`) : [],
       text: body.textContent,
       html: body.innerHTML,
     };
@@ -130,6 +133,7 @@ function expectRenderedAnswer(dom: AnswerDom): void {
   expect(dom.strong).toEqual(["bold"]);
   expect(dom.inlineCode).toEqual(["list_directory", "const x = 1;"]);
   expect(dom.fenced).toEqual({ text: 'const html = "<b>not bold</b>";\nconsole.log(html);\n', className: "language-js" });
+  expect(dom.painted).toEqual(["hl-keyword:const", 'hl-string:"<b>not bold</b>"', "hl-title:log"]);
   // Raw HTML is text; refused links read as what was written.
   expect(dom.dangerous).toEqual([]);
   expect(dom.text).toContain("Raw HTML: <img src=x onerror=alert(1)> and <script>alert(2)</script>.");
@@ -244,7 +248,8 @@ describe("answers as Markdown", () => {
       for (const text of ${JSON.stringify(renders)}) renderMarkdownInto(body, text);
       await highlighted();
       body.remove();
-      return { keywords: body.querySelectorAll("pre > code .hljs-keyword").length, text: body.querySelector("pre > code")?.textContent };
+      const code = body.querySelector("pre > code");
+      return { keywords: code?.querySelectorAll(".hl-keyword").length, text: code?.textContent };
     })()`)) as { keywords: number; text: string };
     expect(result.text).toBe("def f(x):\n    return x if x else None\n");
     expect(result.keywords).toBeGreaterThan(2);

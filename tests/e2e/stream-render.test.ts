@@ -40,14 +40,14 @@ function section(i: number): string {
 }
 const ANSWER = Array.from({ length: PARTS }, (_, i) => section(i + 1)).join("\n");
 /**
- * Until every Python block in `body` shows highlight.js's spans: a history entry's code is
+ * Until every Python block in `body` shows its coloured spans (code-highlight.js): a history entry's code is
  * highlighted after it is shown (in the Web Worker, or in idle time), as a streamed one's is.
  */
 async function highlightedAll(page: Page, selector: string): Promise<void> {
   // Rendered first: text shown plainly while the renderer's chunk loads (.md-pending, markdown-load.js) has no
   // code blocks yet, and "every block highlighted" held of none (the history was then highlighted under WATCH).
   await page.waitForFunction(
-    `document.querySelector(${JSON.stringify(`${selector} .md-pending`)}) === null && [...document.querySelectorAll(${JSON.stringify(`${selector} pre > code.language-python`)})].every((code) => code.querySelector(".hljs-keyword"))`,
+    `document.querySelector(${JSON.stringify(`${selector} .md-pending`)}) === null && [...document.querySelectorAll(${JSON.stringify(`${selector} pre > code.language-python`)})].every((code) => code.querySelector(".hl-keyword"))`,
     undefined,
     { polling: "raf", timeout: 30_000 },
   );
@@ -131,7 +131,7 @@ describe("a long streamed answer", () => {
         tablesSame: kept.tables.every((t: any, i: number) => t === tables[i]),
         headings: headings.map((h: any) => h.textContent),
         tables: tables.length,
-        code: [...el.querySelectorAll("pre > code")].map((c: any) => ({ lang: c.className, keywords: c.querySelectorAll(".hljs-keyword").length })),
+        code: [...el.querySelectorAll("pre > code")].map((c: any) => ({ lang: c.className, keywords: c.querySelectorAll(".hl-keyword").length })),
         html: el.innerHTML as string,
       };
     })) as {
@@ -216,7 +216,7 @@ describe("a long streamed answer", () => {
       await body.waitFor();
       const live = (await body.evaluate((el: any) => ({
         highlightedIn: (globalThis as any).__kept.highlightedIn,
-        keywords: [...el.querySelectorAll("pre > code")].map((c: any) => c.querySelectorAll(".hljs-keyword").length),
+        keywords: [...el.querySelectorAll("pre > code")].map((c: any) => c.querySelectorAll(".hl-keyword").length),
         html: el.innerHTML,
       }))) as { highlightedIn: Record<string, number>; keywords: number[]; html: string };
       expect(live.highlightedIn).toEqual({ idle: 2 });
