@@ -29,7 +29,9 @@
 // the frame that shows those words when that frame is late).
 // The fake model runs in a child process (bench/lib/fake-process.ts); `--fake-here`: in the bench's
 // own process, as before (a request then waits behind playwright's CDP traffic to be read).
-// Run: npm run bench:page-stream [-- --base DIR] [--dir DIR (instead of this tree)] [--turns N] [--rounds N] [--model-ms N] [--chunk-ms N] [--fake-here]
+// `--direct`: the page talks to each checkout's workerd itself, not through wrangler dev's proxy (a
+// dev-only hop on every request and socket frame: a deployed page has Cloudflare's edge there instead).
+// Run: npm run bench:page-stream [-- --base DIR] [--dir DIR (instead of this tree)] [--turns N] [--rounds N] [--model-ms N] [--chunk-ms N] [--fake-here] [--direct]
 // [--why: the worst long animation frames of each 60 KB answer, with their scripts]
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -49,6 +51,7 @@ const cli = parseArgs({
     "model-ms": { type: "string" },
     "chunk-ms": { type: "string" },
     "fake-here": { type: "boolean" },
+    direct: { type: "boolean" },
   },
 }).values;
 const BASE = cli.base ?? "/work/base-2f66";
@@ -295,7 +298,13 @@ async function main(): Promise<void> {
   // behind playwright's CDP traffic to be read (bench/lib/fake-process.ts). `--fake-here`: as before.
   const stack = await startPageStack({ dirs, fakeProcess: !cli["fake-here"] });
   try {
-    const pages = await Promise.all(stack.workers.map(({ worker }) => openChat(stack, worker.url)));
+    const urls = stack.workers.map(({ dir, worker }) => {
+      if (!cli.direct) return worker.url;
+      if (!worker.direct) throw new Error(`${dir}: --direct, but its workerd's own port was not found`);
+      return worker.direct;
+    });
+    if (cli.direct) console.log(`the page talks to workerd directly: ${urls.join(", ")}`);
+    const pages = await Promise.all(urls.map((url) => openChat(stack, url)));
     // A first turn each: the session exists and the page's code is warm.
     for (const page of pages) {
       await script(stack.fake.url, stack.apiKey, [reply.text("Hello.")]);
