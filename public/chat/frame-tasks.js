@@ -1,4 +1,4 @@
-// Where the page's streaming work runs between frames (stream-render.js, code-highlight.js):
+// Where the page's streaming work runs between frames (stream-render.js):
 // the next task, the task after a frame, and a frame's own callback with what it cost.
 
 /** The next task (input and a frame, if one is due, may run first): scheduler.yield where the browser has it. */
