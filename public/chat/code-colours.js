@@ -7,44 +7,26 @@
 // fewer elements for the browser to style and lay out when a block is swapped in (issue 37).
 // Used by the worker and by the page's own idle path, so both colour a block alike.
 
-/** The colour groups, each a `.hl-NAME` rule in code-looks.css; a range's group is its index here. */
-export const GROUPS = /** @type {const} */ (["keyword", "string", "comment", "number", "title", "type", "attr"]);
-
 /**
- * highlight.js's classes by group, as code-looks.css coloured its spans: a class not here
- * (hljs-variable, hljs-subst, hljs-operator…) takes the colour of the span around it.
- * @type {Record<string, number>}
+ * highlight.js's classes (without `hljs-`) by colour group, as code-looks.css coloured its
+ * spans: a class not here (hljs-variable, hljs-subst, hljs-operator…) takes the colour of
+ * the span around it. Each group is a `.hl-NAME` rule in code-looks.css.
  */
-const GROUP_OF = {
-  keyword: 0,
-  "selector-tag": 0,
-  doctag: 0,
-  "template-tag": 0,
-  deletion: 0,
-  string: 1,
-  regexp: 1,
-  "char escape_": 1,
-  comment: 2,
-  quote: 2,
-  number: 3,
-  literal: 3,
-  "variable constant_": 3,
-  symbol: 3,
-  bullet: 3,
-  title: 4,
-  section: 4,
-  type: 5,
-  built_in: 5,
-  params: 5,
-  meta: 5,
-  attr: 6,
-  attribute: 6,
-  name: 6,
-  tag: 6,
-  "selector-class": 6,
-  "selector-id": 6,
-  addition: 6,
+const CLASSES = {
+  keyword: ["keyword", "selector-tag", "doctag", "template-tag", "deletion"],
+  string: ["string", "regexp", "char escape_"],
+  comment: ["comment", "quote"],
+  number: ["number", "literal", "variable constant_", "symbol", "bullet"],
+  title: ["title", "section"],
+  type: ["type", "built_in", "params", "meta"],
+  attr: ["attr", "attribute", "name", "tag", "selector-class", "selector-id", "addition"],
 };
+
+/** The colour groups; a range's group is its index here. */
+export const GROUPS = Object.keys(CLASSES);
+
+/** @type {Record<string, number>} */
+const GROUP_OF = Object.fromEntries(Object.values(CLASSES).flatMap((classes, group) => classes.map((name) => [name, group])));
 
 /** A span's group from its class attribute ("hljs-title function_"), or -1 (inherits). */
 function groupOf(/** @type {string} */ className) {

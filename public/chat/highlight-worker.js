@@ -27,7 +27,7 @@ self.addEventListener("message", (event) => {
     try {
       ranges = colourRanges(hljs.highlight(request.code, { language: name, ignoreIllegals: true }).value);
     } catch {
-      ranges = [];
+      // highlight.js gave up on this text: the block stays plain.
     }
   }
   self.postMessage({ id: request.id, ranges });
