@@ -56,9 +56,19 @@ export async function openPage(browser: Browser, stack: Stack, options: OpenOpti
   });
   page.on("pageerror", (error) => errors.push(error.message));
   page.on("close", () => expect(external).toEqual([]));
-  await page.goto(`${stack.url}${options.path ?? "/"}`);
-  // Attached, not visible: at phone width the panel is behind the menu button.
-  if (options.ready !== false) await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
+  // What has not finished loading, named should the page not come up (a CI run once waited 15 s for "load").
+  const loading = new Set<Request>();
+  page.on("request", (request) => loading.add(request));
+  for (const settled of ["requestfinished", "requestfailed"] as const) page.on(settled, (request) => loading.delete(request));
+  try {
+    // Not until "load": the app runs once its module has (DOMContentLoaded), and what the tests wait for is below.
+    await page.goto(`${stack.url}${options.path ?? "/"}`, { waitUntil: "domcontentloaded" });
+    // Attached, not visible: at phone width the panel is behind the menu button.
+    if (options.ready !== false) await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
+  } catch (error) {
+    const pending = [...loading].map((request) => `${request.method()} ${new URL(request.url()).pathname}`);
+    throw new Error(`the page did not come up; still loading: ${pending.join(", ") || "nothing"}`, { cause: error });
+  }
   return page;
 }
 
