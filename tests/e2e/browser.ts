@@ -59,7 +59,8 @@ export async function openPage(browser: Browser, stack: Stack, options: OpenOpti
   // What has not finished loading, named should the page not come up (a CI run once waited 15 s for "load").
   const loading = new Set<Request>();
   page.on("request", (request) => loading.add(request));
-  for (const settled of ["requestfinished", "requestfailed"] as const) page.on(settled, (request) => loading.delete(request));
+  page.on("requestfinished", (request) => loading.delete(request));
+  page.on("requestfailed", (request) => loading.delete(request));
   try {
     // Not until "load": the app runs once its module has (DOMContentLoaded), and what the tests wait for is below.
     await page.goto(`${stack.url}${options.path ?? "/"}`, { waitUntil: "domcontentloaded" });
