@@ -16,6 +16,7 @@
 // Each block shown highlighted is measured (`code highlighted`: the swap's cost,
 // detail.where "worker" or "idle") for tests and bench/page-stream.ts.
 import { colourRanges, GROUPS } from "./code-colours.js";
+import { inFrame } from "./frame-tasks.js";
 
 /** An idle callback waits at most this long for idle time: a busy page still gets its colours. */
 const IDLE_TIMEOUT_MS = 300;
@@ -60,7 +61,7 @@ function fallBack() {
   queue.push(...sent.values());
   sent.clear();
   if (queue.length > 0) ask();
-  else done();
+  else if (colouring === 0) done();
 }
 
 /**
@@ -89,16 +90,72 @@ function colouredNodes(/** @type {string} */ text, /** @type {unknown[]} */ rang
   return nodes;
 }
 
+/**
+ * A block of more nodes than this is coloured over several frames, this many nodes a frame:
+ * a frame styles and lays out what it was given, and a long block's spans at once (about 160
+ * elements, 450 layout objects) made the costliest frames of a streamed answer (15 ms at 1x
+ * CPU, over 50 ms at 4x; bench:paint --bar 12.5).
+ */
+const PIECE = 64;
+/** On a block while it is coloured over several frames (no rule uses it: a test or a bench can wait for it to go). */
+export const COLOURING = "hl-colouring";
+/** Blocks being coloured over several frames: `highlighted()` waits for them too. */
+let colouring = 0;
+
+/** The measure a block's colouring leaves (its script's cost, all pieces together). */
+function measured(/** @type {Job} */ job, /** @type {"worker" | "idle"} */ where, /** @type {number} */ ms) {
+  const end = performance.now();
+  performance.measure("code highlighted", { start: end - ms, end, detail: { where, lang: job.lang, chars: job.text.length } });
+  // Only the newest stays in the timeline (PerformanceObservers see each).
+  performance.clearMeasures("code highlighted");
+}
+
 /** Shows the block's text coloured by `ranges`, unless the block was replaced or changed meanwhile. */
 function show(/** @type {Job} */ job, /** @type {unknown[]} */ ranges, /** @type {"worker" | "idle"} */ where) {
   if (ranges.length === 0 || !job.code.isConnected || job.code.textContent !== job.text) return;
   const started = performance.now();
   const nodes = colouredNodes(job.text, ranges);
   if (!nodes) return;
-  job.code.replaceChildren(...nodes);
-  performance.measure("code highlighted", { start: started, end: performance.now(), detail: { where, lang: job.lang, chars: job.text.length } });
-  // Only the newest stays in the timeline (PerformanceObservers see each).
-  performance.clearMeasures("code highlighted");
+  const plain = job.code.firstChild;
+  // A hidden page has no frames to spread it over (nor anyone to see it).
+  if (nodes.length <= PIECE || document.hidden || !(plain instanceof Text) || plain !== job.code.lastChild) {
+    job.code.replaceChildren(...nodes);
+    measured(job, where, performance.now() - started);
+    return;
+  }
+  colouring++;
+  job.code.classList.add(COLOURING);
+  /** The script's cost: the nodes built, then each piece put in. */
+  let spent = performance.now() - started;
+  let rest = plain;
+  let at = 0;
+  // Each piece takes the start of the plain text left (split off, so the text never changes) and
+  // puts its coloured nodes there; the next waits for the frame that shows this one.
+  const piece = () => {
+    const began = performance.now();
+    const whole = document.hidden;
+    if (job.code.isConnected && rest.parentNode === job.code) {
+      const part = whole ? nodes.slice(at) : nodes.slice(at, at + PIECE);
+      at += part.length;
+      const after = at < nodes.length ? rest.splitText(part.reduce((sum, node) => sum + (node.textContent ?? "").length, 0)) : null;
+      rest.replaceWith(...part);
+      spent += performance.now() - began;
+      if (after) {
+        rest = after;
+        inFrame(
+          () => {},
+          () => piece(),
+        );
+        return;
+      }
+      job.code.classList.remove(COLOURING);
+      measured(job, where, spent);
+    }
+    // Done, or the block was replaced meanwhile (its answer rendered again): nothing more to do.
+    colouring--;
+    if (colouring === 0 && sent.size === 0 && queue.length === 0) done();
+  };
+  piece();
 }
 
 function received(/** @type {MessageEvent} */ event) {
@@ -108,7 +165,7 @@ function received(/** @type {MessageEvent} */ event) {
   if (!job) return;
   sent.delete(id);
   show(job, Array.isArray(ranges) ? ranges : [], "worker");
-  if (sent.size === 0 && queue.length === 0) done();
+  if (sent.size === 0 && queue.length === 0 && colouring === 0) done();
 }
 
 /** Everything given is highlighted: whoever waits for that goes on. */
@@ -152,7 +209,7 @@ function ask() {
       // Not even the page's own chunk loads: the blocks stay plain, and nobody waits for them.
       asked = false;
       queue.length = 0;
-      if (sent.size === 0) done();
+      if (sent.size === 0 && colouring === 0) done();
     },
   );
 }
@@ -173,7 +230,7 @@ async function run(/** @type {{ timeRemaining(): number }} */ deadline) {
   } while (performance.now() - started < QUICK_MS && deadline.timeRemaining() > QUICK_MS);
   asked = false;
   if (queue.length > 0) return ask();
-  if (sent.size === 0) done();
+  if (sent.size === 0 && colouring === 0) done();
 }
 
 /** Highlights `code` (a <code> holding `text` plain) later: in the worker, else in idle time. */
@@ -201,6 +258,6 @@ export function highlightLater(/** @type {Element} */ code, /** @type {string} *
 
 /** Resolves once every block given is highlighted. */
 export function highlighted() {
-  if (queue.length === 0 && sent.size === 0) return Promise.resolve();
+  if (queue.length === 0 && sent.size === 0 && colouring === 0) return Promise.resolve();
   return new Promise((resolve) => waiting.push(() => resolve(undefined)));
 }

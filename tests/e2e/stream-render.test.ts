@@ -16,7 +16,7 @@ import { launchBrowser, noPageErrors, openPage, sendMessage } from "./browser";
 const PARTS = 24;
 
 function section(i: number): string {
-  // 3 to 21 lines: the longer ones' highlighted HTML is sanitized in pieces (code-highlight.js).
+  // 3 to 21 lines: the longer ones are coloured over several frames (code-highlight.js).
   const code = Array.from({ length: 3 + (i % 4) * 6 }, (_, k) => `    total += step(${i}, ${k})  # part ${i}`);
   return [
     `### Part ${i}`,
@@ -44,10 +44,11 @@ const ANSWER = Array.from({ length: PARTS }, (_, i) => section(i + 1)).join("\n"
  * highlighted after it is shown (in the Web Worker, or in idle time), as a streamed one's is.
  */
 async function highlightedAll(page: Page, selector: string): Promise<void> {
+  // Whole: a long block is coloured over several frames (hl-colouring until its last piece).
   // Rendered first: text shown plainly while the renderer's chunk loads (.md-pending, markdown-load.js) has no
   // code blocks yet, and "every block highlighted" held of none (the history was then highlighted under WATCH).
   await page.waitForFunction(
-    `document.querySelector(${JSON.stringify(`${selector} .md-pending`)}) === null && [...document.querySelectorAll(${JSON.stringify(`${selector} pre > code.language-python`)})].every((code) => code.querySelector(".hl-keyword"))`,
+    `document.querySelector(${JSON.stringify(`${selector} .md-pending`)}) === null && [...document.querySelectorAll(${JSON.stringify(`${selector} pre > code.language-python`)})].every((code) => code.querySelector(".hl-keyword") && !code.classList.contains("hl-colouring"))`,
     undefined,
     { polling: "raf", timeout: 30_000 },
   );
