@@ -5,3 +5,5 @@ export declare const outDir: string;
 export declare function isStale(): boolean;
 /** Builds dist/page; resolves to a one-line summary (names, sizes, time). */
 export declare function build(): Promise<string>;
+/** index.html's text with each `<!-- include: PATH -->` line replaced by that partial of public/ (less its header comment). */
+export declare function withIncludes(html: string): string;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds the page (public/) into dist/page/, wrangler's assets directory:
-//   index.html                 the page, always revalidated, naming the two files below
+//   index.html                 the page, always revalidated, naming the two files below; its
+//                              dialogs come from partials by concern (`<!-- include: PATH -->`)
 //   assets/page-<hash>.js      every module from core/app.js on, vendor libraries included (rolldown)
 //   assets/markdown-<hash>.js  the Markdown renderer (markdown-it, DOMPurify), imported once the page
 //                              is interactive (chat/markdown-load.js), prefetched by index.html
@@ -112,6 +113,19 @@ async function bundle(entry, name, define = {}) {
   }
 }
 
+/**
+ * index.html with each `<!-- include: PATH -->` line replaced by that file of public/ (a partial:
+ * a concern's dialogs, kept beside its script so index.html stays the shell), less the partial's
+ * first line, the comment saying what it holds. One level: a partial includes nothing.
+ */
+export function withIncludes(html) {
+  return html.replace(/^ *<!-- include: ([\w/-]+\.html) -->\n/gm, (_, path) => {
+    const partial = readFileSync(join(source, path), "utf8");
+    if (!partial.startsWith("<!--")) throw new Error(`public/${path} must start with a comment saying what it holds`);
+    return partial.slice(partial.indexOf("\n") + 1);
+  });
+}
+
 /** index.html's stylesheets, in order, and its one module script. */
 function pageParts(html) {
   const styles = [...html.matchAll(/^\s*<link rel="stylesheet" href="\/([^"]+)">\n/gm)];
@@ -134,7 +148,7 @@ function put(path, text) {
 export async function build() {
   const started = performance.now();
   const inputs = inputsHash();
-  const html = readFileSync(join(source, "index.html"), "utf8");
+  const html = withIncludes(readFileSync(join(source, "index.html"), "utf8"));
   const { styles, script } = pageParts(html);
 
   const css = styles.map((match) => `/* ${match[1]} */\n${readFileSync(join(source, match[1]), "utf8")}`).join("\n");
