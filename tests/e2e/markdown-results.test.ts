@@ -255,6 +255,64 @@ describe("answers as Markdown", () => {
     expect(result.keywords).toBeGreaterThan(2);
   });
 
+  it("colours a long code block over several frames, its text unchanged throughout, ending as a fresh render of it does", async () => {
+    // 40 lines of 3 coloured runs each (two numbers, a comment): about 240 nodes, so several pieces.
+    const lines = Array.from({ length: 40 }, (_, k) => `    total += step(${k}, ${k * 7})  # line ${k}`);
+    const source = ["def run(total):", ...lines, "    return total", ""].join("\n");
+    const result = (await page.evaluate(`(async () => {
+      const { renderMarkdownInto, highlighted } = await import("${markdownModule}");
+      const source = ${JSON.stringify(source)};
+      const body = document.createElement("div");
+      document.body.append(body);
+      // Spans added to the block in each frame, and whether its text ever differed from the source.
+      const added = [0];
+      let frames = 0;
+      const tick = () => { added.push(0); frames++; if (frames < 600) requestAnimationFrame(tick); };
+      requestAnimationFrame(tick);
+      let textChanged = false;
+      renderMarkdownInto(body, "\`\`\`python\\n" + source + "\`\`\`\\n");
+      const code = body.querySelector("pre > code");
+      new MutationObserver((records) => {
+        for (const r of records) added[added.length - 1] += [...r.addedNodes].filter((n) => n.nodeType === 1).length;
+        if (code.textContent !== source) textChanged = true;
+      }).observe(code, { childList: true });
+      const during = [];
+      const watch = () => { during.push(code.classList.contains("hl-colouring")); if (!done) requestAnimationFrame(watch); };
+      let done = false;
+      requestAnimationFrame(watch);
+      await highlighted();
+      done = true;
+      frames = 600;
+      const fresh = document.createElement("div");
+      document.body.append(fresh);
+      renderMarkdownInto(fresh, "\`\`\`python\\n" + source + "\`\`\`\\n");
+      await highlighted();
+      const same = fresh.innerHTML === body.innerHTML;
+      body.remove();
+      fresh.remove();
+      return {
+        framesWithNodes: added.filter((n) => n > 0).length,
+        mostInAFrame: Math.max(...added),
+        textChanged,
+        sawColouring: during.includes(true),
+        className: code.className,
+        numbers: code.querySelectorAll(".hl-number").length,
+        comments: code.querySelectorAll(".hl-comment").length,
+        same,
+      };
+    })()`)) as Record<string, unknown>;
+    // Spread over frames, no frame given the whole block (120 spans; a piece is 64 nodes, spans and text).
+    expect(result.framesWithNodes).toBeGreaterThan(2);
+    expect(result.mostInAFrame).toBeLessThanOrEqual(40);
+    expect(result.textChanged).toBe(false);
+    expect(result.sawColouring).toBe(true);
+    // Whole at the end: every line's numbers and comment, no colouring mark left, the same as a fresh render.
+    expect(result.className).toBe("language-python");
+    expect(result.numbers).toBe(80);
+    expect(result.comments).toBe(40);
+    expect(result.same).toBe(true);
+  });
+
   it("streams 20 KB and 60 KB answers in small deltas, at normal speed and 4x CPU throttling, and re-rendering them stays cheap", async () => {
     const section = (i: number) =>
       [
