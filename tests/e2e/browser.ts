@@ -68,7 +68,9 @@ export async function openPage(browser: Browser, stack: Stack, options: OpenOpti
     if (options.ready !== false) await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
   } catch (error) {
     const pending = [...loading].map((request) => `${request.method()} ${new URL(request.url()).pathname}`);
-    throw new Error(`the page did not come up; still loading: ${pending.join(", ") || "nothing"}`, { cause: error });
+    // A runtime reload of wrangler dev's cuts what is in flight (tests/fixtures/stack.ts waits out the one it makes at start).
+    const reloads = stack.workerLog().split("Reloading local server").length - 1;
+    throw new Error(`the page did not come up; still loading: ${pending.join(", ") || "nothing"}; wrangler dev reloaded ${reloads} times`, { cause: error });
   }
   return page;
 }
