@@ -61,7 +61,7 @@ function fallBack() {
   queue.push(...sent.values());
   sent.clear();
   if (queue.length > 0) ask();
-  else if (colouring === 0) done();
+  else if (nothingLeft()) done();
 }
 
 /**
@@ -98,9 +98,11 @@ function colouredNodes(/** @type {string} */ text, /** @type {unknown[]} */ rang
  */
 const PIECE = 64;
 /** On a block while it is coloured over several frames (no rule uses it: a test or a bench can wait for it to go). */
-export const COLOURING = "hl-colouring";
+const COLOURING = "hl-colouring";
 /** Blocks being coloured over several frames: `highlighted()` waits for them too. */
 let colouring = 0;
+/** Nothing given is left: queued, at the worker, or still being coloured. */
+const nothingLeft = () => queue.length === 0 && sent.size === 0 && colouring === 0;
 
 /** The measure a block's colouring leaves (its script's cost, all pieces together). */
 function measured(/** @type {Job} */ job, /** @type {"worker" | "idle"} */ where, /** @type {number} */ ms) {
@@ -153,7 +155,7 @@ function show(/** @type {Job} */ job, /** @type {unknown[]} */ ranges, /** @type
     }
     // Done, or the block was replaced meanwhile (its answer rendered again): nothing more to do.
     colouring--;
-    if (colouring === 0 && sent.size === 0 && queue.length === 0) done();
+    if (nothingLeft()) done();
   };
   piece();
 }
@@ -165,7 +167,7 @@ function received(/** @type {MessageEvent} */ event) {
   if (!job) return;
   sent.delete(id);
   show(job, Array.isArray(ranges) ? ranges : [], "worker");
-  if (sent.size === 0 && queue.length === 0 && colouring === 0) done();
+  if (nothingLeft()) done();
 }
 
 /** Everything given is highlighted: whoever waits for that goes on. */
@@ -209,7 +211,7 @@ function ask() {
       // Not even the page's own chunk loads: the blocks stay plain, and nobody waits for them.
       asked = false;
       queue.length = 0;
-      if (sent.size === 0 && colouring === 0) done();
+      if (nothingLeft()) done();
     },
   );
 }
@@ -230,7 +232,7 @@ async function run(/** @type {{ timeRemaining(): number }} */ deadline) {
   } while (performance.now() - started < QUICK_MS && deadline.timeRemaining() > QUICK_MS);
   asked = false;
   if (queue.length > 0) return ask();
-  if (sent.size === 0 && colouring === 0) done();
+  if (nothingLeft()) done();
 }
 
 /** Highlights `code` (a <code> holding `text` plain) later: in the worker, else in idle time. */
@@ -258,6 +260,6 @@ export function highlightLater(/** @type {Element} */ code, /** @type {string} *
 
 /** Resolves once every block given is highlighted. */
 export function highlighted() {
-  if (queue.length === 0 && sent.size === 0 && colouring === 0) return Promise.resolve();
+  if (nothingLeft()) return Promise.resolve();
   return new Promise((resolve) => waiting.push(() => resolve(undefined)));
 }
