@@ -12,10 +12,19 @@ import type { Stack } from "../fixtures/stack";
 export const shots = process.env.E2E_SHOTS ?? join(tmpdir(), "edgehost-shots");
 mkdirSync(shots, { recursive: true });
 
+/** E2E_NETLOG=DIR: each browser writes Chromium's NetLog there (to see where a request waited). */
+const netLog = (): string[] => {
+  const dir = process.env.E2E_NETLOG;
+  if (!dir) return [];
+  mkdirSync(dir, { recursive: true });
+  return [`--log-net-log=${join(dir, `netlog-${process.pid}-${Date.now()}.json`)}`];
+};
+
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: [
+      ...netLog(),
       "--no-sandbox",
       "--disable-gpu",
       "--disable-quic",
@@ -58,7 +67,9 @@ export async function openPage(browser: Browser, stack: Stack, options: OpenOpti
   page.on("close", () => expect(external).toEqual([]));
   // What has not finished loading, named should the page not come up (a CI run once waited 15 s for "load").
   const loading = new Set<Request>();
+  const answered = new Set<Request>();
   page.on("request", (request) => loading.add(request));
+  page.on("response", (response) => answered.add(response.request()));
   page.on("requestfinished", (request) => loading.delete(request));
   page.on("requestfailed", (request) => loading.delete(request));
   try {
@@ -67,10 +78,25 @@ export async function openPage(browser: Browser, stack: Stack, options: OpenOpti
     // Attached, not visible: at phone width the panel is behind the menu button.
     if (options.ready !== false) await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
   } catch (error) {
-    const pending = [...loading].map((request) => `${request.method()} ${new URL(request.url()).pathname}`);
+    // Whether the server's headers came (then the body stalled) or not, and when it was sent (ms after the request started; -1: not sent).
+    const pending = [...loading].map(
+      (request) =>
+        `${request.method()} ${new URL(request.url()).pathname} (${answered.has(request) ? "headers came" : "no headers"}, sent at ${request.timing().requestStart.toFixed(0)} ms)`,
+    );
+    // Whether wrangler dev answers the same URL now, from here: a stalled server, or one request lost on its way.
+    const first = [...loading][0];
+    const now = first
+      ? await fetch(first.url(), { signal: AbortSignal.timeout(3_000) }).then(
+          async (response) => `${response.status} with ${(await response.arrayBuffer()).byteLength} bytes`,
+          (probe: Error) => probe.name,
+        )
+      : "";
     // A runtime reload of wrangler dev's cuts what is in flight (tests/fixtures/stack.ts waits out the one it makes at start).
     const reloads = stack.workerLog().split("Reloading local server").length - 1;
-    throw new Error(`the page did not come up; still loading: ${pending.join(", ") || "nothing"}; wrangler dev reloaded ${reloads} times`, { cause: error });
+    throw new Error(
+      `the page did not come up; still loading: ${pending.join(", ") || "nothing"}${first ? `; the first asked again from Node: ${now}` : ""}; wrangler dev reloaded ${reloads} times`,
+      { cause: error },
+    );
   }
   return page;
 }
