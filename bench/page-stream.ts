@@ -326,6 +326,7 @@ async function main(): Promise<void> {
       "oursArrived",
       "fakeParse",
       "toArrival",
+      "toDom",
     ] as const;
     const first = pages.map(() => Object.fromEntries(columns.map((c) => [c, [] as number[]])) as Record<(typeof columns)[number], number[]>);
     // The browser's own moments of the socket's frames (CDP, its monotonic clock): how long a
@@ -380,6 +381,7 @@ async function main(): Promise<void> {
         row.toModel.push(trip.toModel);
         row.fromModel.push(trip.fromModel);
         row.toArrival.push(trip.toArrival);
+        row.toDom.push(seen.dom - seen.textFrame);
       }
     }
 
@@ -461,6 +463,9 @@ async function main(): Promise<void> {
       console.log(
         `   ${(names[k] ?? "").padEnd(12).slice(0, 12)} ${f1(median(row.total)).padStart(5)} ${f1(median(row.model)).padStart(21)} ${f1(median(row.ours)).padStart(22)} ${f1(median(row.toFrame)).padStart(19)} ${f1(median(row.frame)).padStart(21)} ${f1(median(row.toSend)).padStart(20)} ${f1(median(row.waited)).padStart(27)}`,
       );
+    console.log("   where text frame -> visible goes (median ms): the frame's handler until the words are in the DOM; from there to the frame that shows them");
+    for (const [k, row] of first.entries())
+      console.log(`   ${(names[k] ?? "").padEnd(12).slice(0, 12)} ${f1(median(row.toDom)).padStart(6)} ${f1(median(row.frame) - median(row.toDom)).padStart(6)}`);
     console.log(
       "   where Enter -> text frame goes (browser clock, median ms): socket send -> model's request arrives; model's first chunk -> text frame at the browser",
     );
