@@ -6,13 +6,14 @@
 // - "My servers": add, edit (header values masked), test, reconnect and remove the
 //   user's own MCP servers, with the API's field errors next to their fields.
 import { Buffer } from "node:buffer";
+import { join } from "node:path";
 import type { Browser, Page, Request, WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { startEverythingHttp, type RunningServer } from "../fixtures/http-servers";
 import { everythingBin } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
-import { DESKTOP, focus, launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot } from "./browser";
+import { DESKTOP, focus, launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, shot, shots } from "./browser";
 
 let browser: Browser;
 let stack: Stack;
@@ -340,7 +341,7 @@ describe("My servers", () => {
       "that the server is running and 127.0.0.1:9 is reachable from this computer, and any header the server needs to sign you in.",
     );
     // Said with the Advanced fields still folded away: a person sees the message beside the URL.
-    await page.locator("#my-servers-dialog").screenshot({ path: "/work/notes/s44/shots/forms-unreachable.png" });
+    await page.locator("#my-servers-dialog").screenshot({ path: join(shots, "forms-unreachable.png") });
 
     await fillForm({ name: "filesystem", url: http.url });
     await save();

@@ -6,16 +6,14 @@
 // to it, and the fixture decrypts what arrives. The service worker is the real /sw.js; a push
 // reaches it through the DevTools protocol (ServiceWorker.deliverPushMessage), as in push-sw.
 import "../fixtures/push-tls/trust";
-import { mkdirSync } from "node:fs";
 import type { Browser, BrowserContext, Page, Worker } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { newPushDevice, type PushDeviceFixture, type PushService, pushesTo, type ReceivedPush, startPushService, vapidVars } from "../fixtures/push-service";
 import { startStack, type Stack } from "../fixtures/stack";
 import { axeCheck } from "./axe";
-import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, setHidden } from "./browser";
+import { launchBrowser, noPageErrors, openPage, overflow, PHONE, sendMessage, setHidden, shots } from "./browser";
 
-const SHOTS = "/work/notes/s47/shots";
 const WIDE = { width: 1280, height: 800 };
 /** Waits on the Worker's answers: on this shared 2-core machine one can take seconds (expect.poll's default is 1 s). */
 const SLOW = { timeout: 15_000 };
@@ -33,7 +31,6 @@ beforeAll(async () => {
     launchBrowser(),
     startStack({ vars: { ...vapidVars(), PUSH_SERVICE_HOSTS: "localhost,127.0.0.1", PUSH_PER_HOUR: "1" } }),
   ]);
-  mkdirSync(SHOTS, { recursive: true });
 });
 afterAll(async () => {
   await Promise.all([stack?.stop(), bare?.stop(), push?.stop()]);
@@ -169,7 +166,7 @@ describe("notifications when away, in the page", () => {
     await expect.poll(async () => ((await (await context.request.get(`${stack.url}/api/push`)).json()) as { detail: string }).detail, SLOW).toBe("full");
 
     expect(await axeCheck(page, "push devices")).toEqual([]);
-    await page.screenshot({ path: `${SHOTS}/push-devices-1280.png` });
+    await page.screenshot({ path: `${shots}/push-devices-1280.png` });
     noPageErrors(page);
   });
 
@@ -231,7 +228,7 @@ describe("notifications when away, in the page", () => {
     expect(await args.isVisible()).toBe(true);
     expect((await overflow(page)).overflow).toBeLessThanOrEqual(0);
     expect(await axeCheck(page, "approval from push, phone")).toEqual([]);
-    await page.screenshot({ path: `${SHOTS}/approval-from-push-390.png` });
+    await page.screenshot({ path: `${shots}/approval-from-push-390.png` });
 
     await page.locator("#approve-once").click();
     const last = page.locator(".msg.assistant", { hasText: "Line 12 of the answer" });
@@ -244,7 +241,7 @@ describe("notifications when away, in the page", () => {
       return end <= document.getElementById("messages").getBoundingClientRect().bottom + 1 && end <= window.innerHeight;
     })()`;
     await expect.poll(() => page.evaluate(lastInView), SLOW).toBe(true);
-    await page.screenshot({ path: `${SHOTS}/approval-from-push-390-end.png` });
+    await page.screenshot({ path: `${shots}/approval-from-push-390-end.png` });
     noPageErrors(page);
   });
 

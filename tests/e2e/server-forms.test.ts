@@ -5,7 +5,7 @@
 // for several, a check box beside its label, a date or time picker, a number with its
 // range), starting at the server's defaults, and sending the values typed as the schema says.
 // The page runs in Paris time, so a date-time is shown in local time and sent in UTC.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -13,10 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, script } from "../fixtures/fake-llm-script";
 import { repoRoot } from "../fixtures/servers";
 import { startStack, type Stack } from "../fixtures/stack";
-import { launchBrowser, noPageErrors, openPage, PHONE, sendMessage } from "./browser";
+import { launchBrowser, noPageErrors, openPage, PHONE, sendMessage, shots } from "./browser";
 
 const formServerBin = join(repoRoot, "tests", "fixtures", "form-server.mjs");
-const SHOTS = "/work/notes/s44/shots";
 const DESKTOP_1280 = { width: 1280, height: 800 };
 
 let browser: Browser;
@@ -42,7 +41,6 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: DESKTOP_1280, timezoneId: "Europe/Paris" });
   page = await openPage(browser, stack, { context });
   await page.locator('#servers li[data-server="forms"][data-state="ready"]').waitFor({ state: "attached" });
-  mkdirSync(SHOTS, { recursive: true });
 }, 90_000);
 afterAll(async () => {
   await context?.close();
@@ -127,9 +125,9 @@ describe("a server's form", () => {
     expect(await page.locator('#elicitation-fields input[type="checkbox"][name="toppings"]').count()).toBe(4);
     expect(await checked(page, "toppings")).toEqual(["cheese"]);
     expect(await checked(page, "fish")).toEqual(["Salmon"]);
-    await page.screenshot({ path: join(SHOTS, "forms-desktop-1280.png") });
+    await page.screenshot({ path: join(shots, "forms-desktop-1280.png") });
     await page.locator("#elicitation-dialog").evaluate((d) => d.scrollTo(0, d.scrollHeight));
-    await page.screenshot({ path: join(SHOTS, "forms-desktop-1280-end.png") });
+    await page.screenshot({ path: join(shots, "forms-desktop-1280-end.png") });
 
     // What the person changes, and Send: the server gets each value typed as its schema says.
     await field(page, "name").click();
@@ -232,14 +230,14 @@ describe("a server's form", () => {
       const scroller = phone.locator("#elicitation-dialog");
       expect(await scroller.evaluate((d) => d.scrollHeight > d.clientHeight)).toBe(true);
       await inView();
-      await phone.screenshot({ path: join(SHOTS, "forms-phone-top.png") });
+      await phone.screenshot({ path: join(shots, "forms-phone-top.png") });
       await field(phone, "fish").last().scrollIntoViewIfNeeded();
       await inView();
       // The last field is not hidden behind the buttons.
       const last = await phone.locator('#elicitation-fields label:has([name="fish"])').last().boundingBox();
       const send = await phone.locator("#elicitation-accept").boundingBox();
       expect(last && send && last.y + last.height <= send.y).toBe(true);
-      await phone.screenshot({ path: join(SHOTS, "forms-phone-end.png") });
+      await phone.screenshot({ path: join(shots, "forms-phone-end.png") });
       await field(phone, "name").fill("Phone");
       await pick(phone, "agree", "I agree to the terms");
       await phone.locator("#elicitation-accept").tap();
