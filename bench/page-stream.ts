@@ -465,7 +465,9 @@ async function main(): Promise<void> {
       );
     console.log("   where text frame -> visible goes (median ms): the frame's handler until the words are in the DOM; from there to the frame that shows them");
     for (const [k, row] of first.entries())
-      console.log(`   ${(names[k] ?? "").padEnd(12).slice(0, 12)} ${f1(median(row.toDom)).padStart(6)} ${f1(median(row.frame) - median(row.toDom)).padStart(6)}`);
+      console.log(
+        `   ${(names[k] ?? "").padEnd(12).slice(0, 12)} ${f1(median(row.toDom)).padStart(6)} ${f1(median(row.frame) - median(row.toDom)).padStart(6)}`,
+      );
     console.log(
       "   where Enter -> text frame goes (browser clock, median ms): socket send -> model's request arrives; model's first chunk -> text frame at the browser",
     );
