@@ -79,12 +79,13 @@ export async function openPage(browser: Browser, stack: Stack, options: OpenOpti
     if (options.ready !== false) await page.locator('#servers li[data-server="filesystem"][data-state="ready"]').waitFor({ state: "attached" });
   } catch (error) {
     // Whether the server's headers came (then the body stalled) or not, and when it was sent (ms after the request started; -1: not sent).
-    const pending = [...loading].map(
+    const stuck = [...loading];
+    const pending = stuck.map(
       (request) =>
         `${request.method()} ${new URL(request.url()).pathname} (${answered.has(request) ? "headers came" : "no headers"}, sent at ${request.timing().requestStart.toFixed(0)} ms)`,
     );
     // Whether wrangler dev answers the same URL now, from here: a stalled server, or one request lost on its way.
-    const first = [...loading][0];
+    const first = stuck[0];
     const now = first
       ? await fetch(first.url(), { signal: AbortSignal.timeout(3_000) }).then(
           async (response) => `${response.status} with ${(await response.arrayBuffer()).byteLength} bytes`,
